@@ -1,0 +1,103 @@
+/* ffn-lab C API: the exported kernels of ffn.wasm (float32, row-major, row-vector layout). */
+#ifndef FFN_H
+#define FFN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __EMSCRIPTEN__
+#include <emscripten/emscripten.h>
+#define FFN_API EMSCRIPTEN_KEEPALIVE
+#else
+#define FFN_API
+#endif
+
+/* Activation codes. The JS wrapper maps names to these numbers; keep them stable. */
+enum ffn_act {
+  FFN_ACT_IDENTITY = 0,
+  FFN_ACT_RELU = 1,
+  FFN_ACT_RELU2 = 2,        /* squared ReLU */
+  FFN_ACT_SIGMOID = 3,
+  FFN_ACT_SILU = 4,
+  FFN_ACT_GELU = 5,         /* exact, x * Phi(x) through erfc */
+  FFN_ACT_GELU_TANH = 6,
+  FFN_ACT_GELU_SIGMOID = 7, /* x * sigmoid(1.702 x) */
+  FFN_ACT_COUNT = 8
+};
+
+/* Status codes returned by kernels that validate their arguments. */
+enum ffn_status {
+  FFN_OK = 0,
+  FFN_EINVAL = -1 /* a size is negative or an activation code is unknown */
+};
+
+/* ---- matmul ------------------------------------------------------------ */
+/* A (M,K) @ B (K,N) -> C (M,N). C must not alias A or B. */
+FFN_API int matmul_forward(float *C, const float *A, const float *B, int M, int K, int N);
+FFN_API int matmul_ref(float *C, const float *A, const float *B, int M, int K, int N);
+
+/* ---- activations ------------------------------------------------------- */
+/* x (n) -> y (n) = phi(x). y may alias x. */
+FFN_API int act_forward(float *y, const float *x, int n, int act);
+FFN_API int act_ref(float *y, const float *x, int n, int act);
+/* x (n) -> g (n) = phi'(x). g may alias x. */
+FFN_API int act_grad(float *g, const float *x, int n, int act);
+FFN_API int act_grad_ref(float *g, const float *x, int n, int act);
+/* dy (n), x (n) -> dx (n) = dy * phi'(x). dx may alias dy or x. */
+FFN_API int act_backward(float *dx, const float *dy, const float *x, int n, int act);
+
+/* ---- classic FFN ------------------------------------------------------- */
+/* X (T,d) @ W1 (d,dff) + b1 (dff) -> H (T,dff); phi(H) @ W2 (dff,d) + b2 (d) -> Y (T,d).
+   b1 and b2 may be NULL (no bias). work: T*dff floats, caller-owned. */
+FFN_API int ffn_forward(float *Y, const float *X, const float *W1, const float *b1,
+                        const float *W2, const float *b2, int T, int d, int dff, int act,
+                        float *work);
+FFN_API int ffn_ref(float *Y, const float *X, const float *W1, const float *b1,
+                    const float *W2, const float *b2, int T, int d, int dff, int act,
+                    float *work);
+
+/* ---- gated FFN --------------------------------------------------------- */
+/* X (T,d) @ Wg (d,dff) -> G; X @ Wu (d,dff) -> U; (phi(G) * U) (T,dff) @ Wd (dff,d) -> Y (T,d).
+   No biases. work: 2*T*dff floats, caller-owned. */
+FFN_API int gated_ffn_forward(float *Y, const float *X, const float *Wg, const float *Wu,
+                              const float *Wd, int T, int d, int dff, int act, float *work);
+FFN_API int gated_ffn_ref(float *Y, const float *X, const float *Wg, const float *Wu,
+                          const float *Wd, int T, int d, int dff, int act, float *work);
+
+/* ---- SwiGLU backward --------------------------------------------------- */
+/* dY (N,d), X (N,d), Wg (d,dff), Wu (d,dff), Wd (dff,d)
+   -> dX (N,d), dWg (d,dff), dWu (d,dff), dWd (dff,d).
+   Recomputes G, U, A = silu(G), H = A*U. work: 3*N*dff floats, caller-owned. */
+FFN_API int swiglu_backward(float *dX, float *dWg, float *dWu, float *dWd, const float *dY,
+                            const float *X, const float *Wg, const float *Wu, const float *Wd,
+                            int N, int d, int dff, float *work);
+FFN_API int swiglu_backward_ref(float *dX, float *dWg, float *dWu, float *dWd,
+                                const float *dY, const float *X, const float *Wg,
+                                const float *Wu, const float *Wd, int N, int d, int dff,
+                                float *work);
+
+/* ---- key-value memories ------------------------------------------------ */
+/* x (d) @ W1 (d,dff) + b1 (dff) -> coef (dff) = relu(.);
+   top (k) = indices of the k largest coef, largest first, ties by lower index;
+   partial (d) = sum over i in top of coef_i * W2[i,:] with W2 (dff,d). b1 may be NULL.
+   Requires 0 <= k <= dff. */
+FFN_API int ffn_memories(float *coef, int32_t *top, float *partial, const float *x,
+                         const float *W1, const float *b1, const float *W2, int d, int dff,
+                         int k);
+FFN_API int ffn_memories_ref(float *coef, int32_t *top, float *partial, const float *x,
+                             const float *W1, const float *b1, const float *W2, int d,
+                             int dff, int k);
+
+/* ---- counts (doubles: exact integers up to 2^53) ----------------------- */
+/* 2 d dff (+ dff + d) ungated; 3 d dff (+ 2 dff + d) gated. */
+FFN_API double ffn_param_count(double d, double dff, int bias, int gated);
+/* int(2*(4d)/3), times multiplier and int again if multiplier > 0, rounded up to multiple_of. */
+FFN_API double llama_hidden_dim(double d, double multiple_of, double ffn_dim_multiplier);
+/* forward FLOPs per token: 2 per weight, 4 d dff ungated, 6 d dff gated. */
+FFN_API double ffn_flops(double d, double dff, int gated);
+
+/* ---- heap accounting (for leak tests) ---------------------------------- */
+/* Bytes currently handed out by malloc. */
+FFN_API double ffn_heap_in_use(void);
+
+#endif
