@@ -1,0 +1,177 @@
+/* Matrix kernels with f32x4 SIMD: matmul, classic and gated FFN forward, SwiGLU backward, key-value memories. */
+#include <stddef.h>
+#include <string.h>
+
+#include "ffn.h"
+#include "simd.h"
+
+/* defined in activations.c */
+void ffn_gate_mul(float *h, const float *g, const float *u, size_t n, int act);
+void ffn_swiglu_gate_grads(float *G, float *U, const float *dH, size_t n);
+
+/* ---- building blocks ---------------------------------------------------- */
+
+/* p (n) = 0; p may be NULL when n == 0 */
+static inline void zero(float *p, size_t n) {
+  if (n) memset(p, 0, n * sizeof(float));
+}
+
+/* c (n) += a * b (n) */
+static inline void axpy(float *c, float a, const float *b, size_t n) {
+  f32x4 va = f32x4_splat(a);
+  size_t j = 0;
+  for (; j + 4 <= n; j += 4)
+    f32x4_store(c + j, f32x4_add(f32x4_load(c + j), f32x4_mul(va, f32x4_load(b + j))));
+  for (; j < n; j++) c[j] += a * b[j];
+}
+
+/* a (n) . b (n), four lane partial sums reduced pairwise, then the scalar leftovers */
+static inline float dot(const float *a, const float *b, size_t n) {
+  f32x4 acc = f32x4_splat(0.0f);
+  size_t j = 0;
+  for (; j + 4 <= n; j += 4) acc = f32x4_add(acc, f32x4_mul(f32x4_load(a + j), f32x4_load(b + j)));
+  float s = f32x4_hsum(acc);
+  for (; j < n; j++) s += a[j] * b[j];
+  return s;
+}
+
+/* A (M,K) @ B (K,N) [+ bias (N)] -> C (M,N), i-k-j order: each C[i,j] sums its K products in
+   order k = 0..K-1 in float, then adds the bias, exactly as the scalar reference does. */
+static void mm_nn(float *C, const float *A, const float *B, const float *bias, size_t M, size_t K,
+                  size_t N) {
+  for (size_t i = 0; i < M; i++) {
+    float *c = C + i * N;
+    zero(c, N);
+    for (size_t k = 0; k < K; k++) axpy(c, A[i * K + k], B + k * N, N);
+    if (bias) {
+      size_t j = 0;
+      for (; j + 4 <= N; j += 4) f32x4_store(c + j, f32x4_add(f32x4_load(c + j), f32x4_load(bias + j)));
+      for (; j < N; j++) c[j] += bias[j];
+    }
+  }
+}
+
+/* A^T B: A (K,M), B (K,N) -> C (M,N), without forming A^T: C[m,:] += A[k,m] B[k,:] for k in order */
+static void mm_tn(float *C, const float *A, const float *B, size_t M, size_t K, size_t N) {
+  zero(C, M * N);
+  for (size_t k = 0; k < K; k++)
+    for (size_t m = 0; m < M; m++) axpy(C + m * N, A[k * M + m], B + k * N, N);
+}
+
+/* A B^T: A (M,K), B (N,K) -> C (M,N) (C += when accumulate), each entry a dot of two rows */
+static void mm_nt(float *C, const float *A, const float *B, size_t M, size_t K, size_t N,
+                  int accumulate) {
+  for (size_t m = 0; m < M; m++)
+    for (size_t n = 0; n < N; n++) {
+      float s = dot(A + m * K, B + n * K, K);
+      C[m * N + n] = accumulate ? C[m * N + n] + s : s;
+    }
+}
+
+static int bad_act(int act) { return act < 0 || act >= FFN_ACT_COUNT; }
+
+/* ---- exported kernels --------------------------------------------------- */
+
+/* A (M,K) @ B (K,N) -> C (M,N). C must not alias A or B. K = 0 gives zeros. */
+FFN_API int matmul_forward(float *C, const float *A, const float *B, int M, int K, int N) {
+  if (M < 0 || K < 0 || N < 0) return FFN_EINVAL;
+  mm_nn(C, A, B, NULL, (size_t)M, (size_t)K, (size_t)N);
+  return FFN_OK;
+}
+
+/* X (T,d) @ W1 (d,dff) + b1 (dff) -> H (T,dff) in work; phi(H) @ W2 (dff,d) + b2 (d) -> Y (T,d).
+   b1, b2 may be NULL. work: T*dff floats. */
+FFN_API int ffn_forward(float *Y, const float *X, const float *W1, const float *b1,
+                        const float *W2, const float *b2, int T, int d, int dff, int act,
+                        float *work) {
+  if (T < 0 || d < 0 || dff < 0 || bad_act(act)) return FFN_EINVAL;
+  size_t t = (size_t)T, D = (size_t)d, F = (size_t)dff;
+  mm_nn(work, X, W1, b1, t, D, F);
+  for (size_t i = 0; i < t; i++) act_forward(work + i * F, work + i * F, dff, act);
+  mm_nn(Y, work, W2, b2, t, F, D);
+  return FFN_OK;
+}
+
+/* X (T,d) @ Wg (d,dff) -> G, X @ Wu (d,dff) -> U; (phi(G) * U) (T,dff) @ Wd (dff,d) -> Y (T,d).
+   No biases. work: 2*T*dff floats (G, then U overwritten by phi(G)*U in one fused pass). */
+FFN_API int gated_ffn_forward(float *Y, const float *X, const float *Wg, const float *Wu,
+                              const float *Wd, int T, int d, int dff, int act, float *work) {
+  if (T < 0 || d < 0 || dff < 0 || bad_act(act)) return FFN_EINVAL;
+  size_t t = (size_t)T, D = (size_t)d, F = (size_t)dff;
+  float *G = work, *U = work + t * F;
+  mm_nn(G, X, Wg, NULL, t, D, F);
+  mm_nn(U, X, Wu, NULL, t, D, F);
+  ffn_gate_mul(U, G, U, t * F, act);
+  mm_nn(Y, U, Wd, NULL, t, F, D);
+  return FFN_OK;
+}
+
+/* dY (N,d), X (N,d), Wg (d,dff), Wu (d,dff), Wd (dff,d)
+   -> dX (N,d), dWg (d,dff), dWu (d,dff), dWd (dff,d).
+   work: 3*N*dff floats holding G, U and H = silu(G)*U (later dH). */
+FFN_API int swiglu_backward(float *dX, float *dWg, float *dWu, float *dWd, const float *dY,
+                            const float *X, const float *Wg, const float *Wu, const float *Wd,
+                            int N, int d, int dff, float *work) {
+  if (N < 0 || d < 0 || dff < 0) return FFN_EINVAL;
+  size_t n = (size_t)N, D = (size_t)d, F = (size_t)dff;
+  float *G = work, *U = work + n * F, *H = work + 2 * n * F;
+  mm_nn(G, X, Wg, NULL, n, D, F);       /* G = X Wg        (N,dff) */
+  mm_nn(U, X, Wu, NULL, n, D, F);       /* U = X Wu        (N,dff) */
+  ffn_gate_mul(H, G, U, n * F, FFN_ACT_SILU); /* H = silu(G) U */
+  mm_tn(dWd, H, dY, F, n, D);           /* dWd = H^T dY    (dff,d) */
+  mm_nt(H, dY, Wd, n, D, F, 0);         /* dH = dY Wd^T    (N,dff), into H */
+  ffn_swiglu_gate_grads(G, U, H, n * F); /* G <- dG = dH U silu'(G), U <- dU = dH silu(G) */
+  mm_tn(dWg, X, G, D, n, F);            /* dWg = X^T dG    (d,dff) */
+  mm_tn(dWu, X, U, D, n, F);            /* dWu = X^T dU    (d,dff) */
+  mm_nt(dX, G, Wg, n, F, D, 0);         /* dX = dG Wg^T    (N,d) */
+  mm_nt(dX, U, Wu, n, F, D, 1);         /*    + dU Wu^T */
+  return FFN_OK;
+}
+
+/* ---- key-value memories ------------------------------------------------- */
+
+/* strict total order of memories: larger coef first, NaN above every number (as torch.topk),
+   equal values by lower index */
+static inline int ranks_before(const float *c, int32_t i, int32_t j) {
+  float a = c[i], b = c[j];
+  int an = a != a, bn = b != b;
+  if (an || bn) return an && bn ? i < j : an;
+  return a > b || (a == b && i < j);
+}
+
+/* sift down in a heap whose root is the memory ranked last */
+static void sift_down(int32_t *h, size_t len, size_t r, const float *c) {
+  for (;;) {
+    size_t l = 2 * r + 1, w = r;
+    if (l < len && ranks_before(c, h[w], h[l])) w = l;
+    if (l + 1 < len && ranks_before(c, h[w], h[l + 1])) w = l + 1;
+    if (w == r) return;
+    int32_t tmp = h[r];
+    h[r] = h[w], h[w] = tmp, r = w;
+  }
+}
+
+/* x (d) @ W1 (d,dff) + b1 (dff) -> coef (dff) = relu(.); top (k): the k largest coef, largest
+   first, ties by lower index; partial (d) = sum over top, in that order, of coef_i W2[i,:]
+   with W2 (dff,d). b1 may be NULL. Requires 0 <= k <= dff. */
+FFN_API int ffn_memories(float *coef, int32_t *top, float *partial, const float *x,
+                         const float *W1, const float *b1, const float *W2, int d, int dff,
+                         int k) {
+  if (d < 0 || dff < 0 || k < 0 || k > dff) return FFN_EINVAL;
+  size_t D = (size_t)d, F = (size_t)dff, K = (size_t)k;
+  mm_nn(coef, x, W1, b1, 1, D, F);
+  act_forward(coef, coef, dff, FFN_ACT_RELU);
+  /* top-k by a heap of the k best seen so far, rooted at the worst of them; then heap sort */
+  for (size_t i = 0; i < K; i++) top[i] = (int32_t)i;
+  for (size_t r = K / 2; r-- > 0;) sift_down(top, K, r, coef);
+  for (size_t i = K; i < F && K > 0; i++)
+    if (ranks_before(coef, (int32_t)i, top[0])) top[0] = (int32_t)i, sift_down(top, K, 0, coef);
+  for (size_t len = K; len > 1; len--) { /* move the worst to the end: best ends up first */
+    int32_t tmp = top[0];
+    top[0] = top[len - 1], top[len - 1] = tmp;
+    sift_down(top, len - 1, 0, coef);
+  }
+  zero(partial, D);
+  for (size_t r = 0; r < K; r++) axpy(partial, coef[top[r]], W2 + (size_t)top[r] * D, D);
+  return FFN_OK;
+}

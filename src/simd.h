@@ -1,0 +1,121 @@
+/* Thin 128-bit SIMD helpers: wasm_simd128.h under -msimd128, GCC/clang vector extensions natively. */
+#ifndef FFN_SIMD_H
+#define FFN_SIMD_H
+
+#include <stdint.h>
+#include <string.h>
+
+/* f32x4: 4 floats; f64x2: 2 doubles; i32x4 / i64x2 are their comparison masks and bit views.
+   Masks are all-ones / all-zeros per lane. No helper changes IEEE semantics (no fast-math). */
+
+#if defined(__wasm_simd128__)
+#include <wasm_simd128.h>
+
+typedef v128_t f32x4;
+typedef v128_t f64x2;
+typedef v128_t m32x4; /* lane mask for f32x4 */
+typedef v128_t m64x2; /* lane mask for f64x2 */
+
+static inline f32x4 f32x4_load(const float *p) { return wasm_v128_load(p); }
+static inline void f32x4_store(float *p, f32x4 v) { wasm_v128_store(p, v); }
+static inline f32x4 f32x4_splat(float a) { return wasm_f32x4_splat(a); }
+static inline f32x4 f32x4_add(f32x4 a, f32x4 b) { return wasm_f32x4_add(a, b); }
+static inline f32x4 f32x4_sub(f32x4 a, f32x4 b) { return wasm_f32x4_sub(a, b); }
+static inline f32x4 f32x4_mul(f32x4 a, f32x4 b) { return wasm_f32x4_mul(a, b); }
+static inline m32x4 f32x4_lt(f32x4 a, f32x4 b) { return wasm_f32x4_lt(a, b); }
+static inline m32x4 f32x4_le(f32x4 a, f32x4 b) { return wasm_f32x4_le(a, b); }
+static inline m32x4 f32x4_gt(f32x4 a, f32x4 b) { return wasm_f32x4_gt(a, b); }
+static inline m32x4 f32x4_isnan(f32x4 a) { return wasm_f32x4_ne(a, a); }
+/* mask ? a : b, lane by lane */
+static inline f32x4 f32x4_select(m32x4 m, f32x4 a, f32x4 b) { return wasm_v128_bitselect(a, b, m); }
+static inline float f32x4_hsum(f32x4 v) {
+  return (wasm_f32x4_extract_lane(v, 0) + wasm_f32x4_extract_lane(v, 1)) +
+         (wasm_f32x4_extract_lane(v, 2) + wasm_f32x4_extract_lane(v, 3));
+}
+static inline f64x2 f32x4_promote_lo(f32x4 v) { return wasm_f64x2_promote_low_f32x4(v); }
+static inline f64x2 f32x4_promote_hi(f32x4 v) {
+  return wasm_f64x2_promote_low_f32x4(wasm_i32x4_shuffle(v, v, 2, 3, 2, 3));
+}
+/* (lo0, lo1, hi0, hi1) rounded to float */
+static inline f32x4 f64x2_demote_pair(f64x2 lo, f64x2 hi) {
+  return wasm_i32x4_shuffle(wasm_f32x4_demote_f64x2_zero(lo), wasm_f32x4_demote_f64x2_zero(hi), 0,
+                            1, 4, 5);
+}
+
+static inline f64x2 f64x2_splat(double a) { return wasm_f64x2_splat(a); }
+static inline f64x2 f64x2_add(f64x2 a, f64x2 b) { return wasm_f64x2_add(a, b); }
+static inline f64x2 f64x2_sub(f64x2 a, f64x2 b) { return wasm_f64x2_sub(a, b); }
+static inline f64x2 f64x2_mul(f64x2 a, f64x2 b) { return wasm_f64x2_mul(a, b); }
+static inline f64x2 f64x2_div(f64x2 a, f64x2 b) { return wasm_f64x2_div(a, b); }
+static inline f64x2 f64x2_abs(f64x2 a) { return wasm_f64x2_abs(a); }
+static inline f64x2 f64x2_neg(f64x2 a) { return wasm_f64x2_neg(a); }
+static inline m64x2 f64x2_lt(f64x2 a, f64x2 b) { return wasm_f64x2_lt(a, b); }
+static inline m64x2 f64x2_gt(f64x2 a, f64x2 b) { return wasm_f64x2_gt(a, b); }
+static inline f64x2 f64x2_select(m64x2 m, f64x2 a, f64x2 b) { return wasm_v128_bitselect(a, b, m); }
+/* 2^n for lanes whose low mantissa bits hold n (see f64x2_exp in activations.c) */
+static inline f64x2 f64x2_shl52_add(f64x2 bits, int64_t add) {
+  return wasm_i64x2_add(wasm_i64x2_shl(bits, 52), wasm_i64x2_splat(add));
+}
+
+#else /* portable fallback: the same kernels compile natively (tests under ASan/UBSan) */
+
+typedef float f32x4 __attribute__((vector_size(16)));
+typedef double f64x2 __attribute__((vector_size(16)));
+typedef int32_t m32x4 __attribute__((vector_size(16)));
+typedef int64_t m64x2 __attribute__((vector_size(16)));
+
+static inline f32x4 f32x4_load(const float *p) {
+  f32x4 v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+static inline void f32x4_store(float *p, f32x4 v) { memcpy(p, &v, sizeof v); }
+static inline f32x4 f32x4_splat(float a) { return (f32x4){a, a, a, a}; }
+static inline f32x4 f32x4_add(f32x4 a, f32x4 b) { return a + b; }
+static inline f32x4 f32x4_sub(f32x4 a, f32x4 b) { return a - b; }
+static inline f32x4 f32x4_mul(f32x4 a, f32x4 b) { return a * b; }
+static inline m32x4 f32x4_lt(f32x4 a, f32x4 b) { return (m32x4)(a < b); }
+static inline m32x4 f32x4_le(f32x4 a, f32x4 b) { return (m32x4)(a <= b); }
+static inline m32x4 f32x4_gt(f32x4 a, f32x4 b) { return (m32x4)(a > b); }
+static inline m32x4 f32x4_isnan(f32x4 a) { return (m32x4)(a != a); }
+static inline f32x4 f32x4_select(m32x4 m, f32x4 a, f32x4 b) {
+  return (f32x4)((m & (m32x4)a) | (~m & (m32x4)b));
+}
+static inline float f32x4_hsum(f32x4 v) { return (v[0] + v[1]) + (v[2] + v[3]); }
+static inline f64x2 f32x4_promote_lo(f32x4 v) { return (f64x2){v[0], v[1]}; }
+static inline f64x2 f32x4_promote_hi(f32x4 v) { return (f64x2){v[2], v[3]}; }
+static inline f32x4 f64x2_demote_pair(f64x2 lo, f64x2 hi) {
+  return (f32x4){(float)lo[0], (float)lo[1], (float)hi[0], (float)hi[1]};
+}
+
+static inline f64x2 f64x2_splat(double a) { return (f64x2){a, a}; }
+static inline f64x2 f64x2_add(f64x2 a, f64x2 b) { return a + b; }
+static inline f64x2 f64x2_sub(f64x2 a, f64x2 b) { return a - b; }
+static inline f64x2 f64x2_mul(f64x2 a, f64x2 b) { return a * b; }
+static inline f64x2 f64x2_div(f64x2 a, f64x2 b) { return a / b; }
+static inline f64x2 f64x2_abs(f64x2 a) {
+  return (f64x2)((m64x2)a & (m64x2){INT64_MAX, INT64_MAX});
+}
+static inline f64x2 f64x2_neg(f64x2 a) { return -a; }
+static inline m64x2 f64x2_lt(f64x2 a, f64x2 b) { return (m64x2)(a < b); }
+static inline m64x2 f64x2_gt(f64x2 a, f64x2 b) { return (m64x2)(a > b); }
+static inline f64x2 f64x2_select(m64x2 m, f64x2 a, f64x2 b) {
+  return (f64x2)((m & (m64x2)a) | (~m & (m64x2)b));
+}
+static inline f64x2 f64x2_shl52_add(f64x2 bits, int64_t add) {
+  /* shift as unsigned: the bits shifted out are meant to be dropped */
+  typedef uint64_t u64x2 __attribute__((vector_size(16)));
+  u64x2 u = ((u64x2)bits << 52) + (u64x2){(uint64_t)add, (uint64_t)add};
+  return (f64x2)u;
+}
+
+#endif
+
+/* clamp a into [lo, hi]; NaN lanes pass through unchanged */
+static inline f64x2 f64x2_clamp(f64x2 a, double lo, double hi) {
+  f64x2 l = f64x2_splat(lo), h = f64x2_splat(hi);
+  a = f64x2_select(f64x2_lt(a, l), l, a);
+  return f64x2_select(f64x2_gt(a, h), h, a);
+}
+
+#endif
