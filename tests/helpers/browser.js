@@ -1,0 +1,61 @@
+// Test helper: start Debian's chromium headless through playwright-core (never downloads a browser).
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export const CHROMIUM = '/usr/bin/chromium';
+
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--no-first-run',
+  '--disable-quic',
+  '--disable-sync',
+];
+
+/**
+ * Why browser tests cannot run here, or null if they can. With CI set, a missing browser is an error
+ * (throws) rather than a skip.
+ */
+export function browserSkipReason() {
+  if (existsSync(CHROMIUM)) return null;
+  const why = `${CHROMIUM} is missing (install Debian's chromium: apt-get install chromium)`;
+  if (process.env.CI) throw new Error(`browser tests required in CI but ${why}`);
+  return `skipped: ${why}`;
+}
+
+/**
+ * launchBrowser() -> { context, newPage(), close() }: a persistent context on a fresh temporary
+ * user-data-dir, removed again by close().
+ */
+export async function launchBrowser({ args = [] } = {}) {
+  const reason = browserSkipReason();
+  if (reason) throw new Error(reason);
+  const { chromium } = await import('playwright-core');
+  const userDataDir = mkdtempSync(join(tmpdir(), 'ffn-lab-chromium-'));
+  let context;
+  try {
+    context = await chromium.launchPersistentContext(userDataDir, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [...CHROMIUM_ARGS, ...args],
+    });
+  } catch (e) {
+    rmSync(userDataDir, { recursive: true, force: true });
+    throw e;
+  }
+  return {
+    context,
+    newPage: () => context.newPage(),
+    async close() {
+      try {
+        await context.close();
+      } finally {
+        rmSync(userDataDir, { recursive: true, force: true });
+      }
+    },
+  };
+}

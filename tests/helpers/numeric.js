@@ -1,0 +1,77 @@
+// Test helpers: a seeded PRNG, float32 ulp, and closeness assertions with stated tolerances.
+import assert from 'node:assert/strict';
+
+/** mulberry32: small deterministic PRNG returning floats in [0, 1). */
+export function rng(seed = 1) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A float32 tensor of uniform values in [lo, hi). */
+export function randTensor(rand, shape, lo = -1, hi = 1) {
+  const n = shape.reduce((a, b) => a * b, 1);
+  const data = new Float32Array(n);
+  for (let i = 0; i < n; i++) data[i] = lo + (hi - lo) * rand();
+  return { data, shape };
+}
+
+/** Spacing of float32 numbers at |v| (subnormal spacing below 2^-126). */
+export function ulp32(v) {
+  const a = Math.abs(v);
+  if (!Number.isFinite(a)) return NaN;
+  if (a < 2 ** -126) return 2 ** -149;
+  return 2 ** (Math.floor(Math.log2(a)) - 23);
+}
+
+/** Largest error in float32 ulps of the reference value; NaN/inf must match exactly. */
+export function maxUlpError(actual, expected) {
+  let worst = 0;
+  let where = -1;
+  for (let i = 0; i < expected.length; i++) {
+    const a = actual[i];
+    const e = expected[i];
+    if (Number.isNaN(e) || !Number.isFinite(e)) {
+      if (!Object.is(a, e) && !(Number.isNaN(a) && Number.isNaN(e))) return { ulps: Infinity, where: i };
+      continue;
+    }
+    const u = Math.abs(a - e) / ulp32(e);
+    if (!(u <= worst)) {
+      worst = u;
+      where = i;
+    }
+  }
+  return { ulps: worst, where };
+}
+
+/**
+ * Assert |actual - expected| <= atol + rtol * scale elementwise, where scale defaults to |expected|.
+ * `scale` may be an array (e.g. the float64 sum of |terms| of each dot product, the natural error scale of a matmul).
+ */
+export function assertClose(actual, expected, { rtol = 1e-5, atol = 0, scale = null, msg = '' } = {}) {
+  const a = actual.data ?? actual;
+  const e = expected.data ?? expected;
+  if (actual.shape && expected.shape) assert.deepEqual(actual.shape, expected.shape, `${msg} shape`);
+  assert.equal(a.length, e.length, `${msg} length`);
+  for (let i = 0; i < e.length; i++) {
+    const s = scale ? (scale.data ?? scale)[i] : Math.abs(e[i]);
+    const tol = atol + rtol * s;
+    if (Number.isNaN(e[i])) {
+      assert.ok(Number.isNaN(a[i]), `${msg} [${i}]: expected NaN, got ${a[i]}`);
+      continue;
+    }
+    if (!(Math.abs(a[i] - e[i]) <= tol) && !(a[i] === e[i])) {
+      assert.fail(`${msg} [${i}]: got ${a[i]}, expected ${e[i]} (|diff| ${Math.abs(a[i] - e[i])} > tol ${tol})`);
+    }
+  }
+}
+
+/** Elementwise absolute value of a tensor (for error scales). */
+export function absT(t) {
+  return { data: Float64Array.from(t.data, Math.abs), shape: t.shape };
+}

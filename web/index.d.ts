@@ -1,0 +1,186 @@
+// Type declarations of the ffn-lab API (both the default `ffn-lab` entry and `ffn-lab/url`).
+
+/** A dense float32 tensor, row-major. `data.length` is the product of `shape`. */
+export interface Tensor {
+  data: Float32Array;
+  shape: number[];
+}
+
+/** Nested rectangular number arrays of any depth (a number alone is not accepted). */
+export type NestedArray = number[] | NestedArray[];
+
+/** Numeric typed arrays accepted as 1-D input (BigInt arrays are not). */
+export type NumericArray =
+  | Float32Array
+  | Float64Array
+  | Int8Array
+  | Uint8Array
+  | Uint8ClampedArray
+  | Int16Array
+  | Uint16Array
+  | Int32Array
+  | Uint32Array;
+
+/**
+ * Anything an array argument accepts: a tensor-like `{ data, shape }`, a nested rectangular
+ * number array, or a flat typed array / number[] (1-D).
+ */
+export type TensorLike =
+  | Tensor
+  | { data: ArrayLike<number> | NumericArray | NestedArray; shape: readonly number[] }
+  | NestedArray
+  | NumericArray;
+
+/** Activation names accepted by activationGrad, ffn and gatedFfn. */
+export type ActivationName =
+  | 'relu'
+  | 'relu2'
+  | 'sigmoid'
+  | 'silu'
+  | 'gelu'
+  | 'gelu_tanh'
+  | 'gelu_sigmoid'
+  | 'identity';
+
+/** Where the wasm comes from: a URL (or URL string / file path in Node), its bytes, or a compiled module. */
+export type WasmSource = URL | string | ArrayBuffer | ArrayBufferView | WebAssembly.Module;
+
+export interface ReadyOptions {
+  /**
+   * The wasm module. Default: the inlined bytes (`ffn-lab`) or `new URL('./ffn.wasm', import.meta.url)`
+   * (`ffn-lab/url`).
+   */
+  wasm?: WasmSource;
+}
+
+/**
+ * Instantiate the wasm module once; later calls return the same promise (their options are ignored).
+ * A failed load can be retried. Every other function throws an Error if called before it resolves.
+ */
+export function ready(opts?: ReadyOptions): Promise<void>;
+
+/** The activation names, in a fixed order. */
+export const activations: readonly ActivationName[];
+
+/** Wasm heap diagnostics (leak checks). */
+export interface HeapStats {
+  /** Bytes currently handed out by the wasm malloc (flat between calls: every call frees what it allocates). */
+  heapInUse: number;
+  /** Current size of wasm memory in bytes (grows, never shrinks). */
+  memoryBytes: number;
+  /** The most wasm memory can ever hold; requests above it fail with a RangeError before allocating. */
+  maxMemoryBytes: number;
+  /** How many times wasm memory grew since ready(). */
+  growths: number;
+}
+export function heapStats(): HeapStats;
+
+/**
+ * Make a tensor with a fresh Float32Array. With `shape`, `data` (flat or nested) must have exactly
+ * prod(shape) elements; without it the shape is inferred (nested arrays) or 1-D.
+ * @example tensor([1, 2, 3, 4, 5, 6], [2, 3]) // { data: Float32Array(6), shape: [2, 3] }
+ */
+export function tensor(data: TensorLike, shape?: readonly number[]): Tensor;
+
+/** max(0, x) elementwise; result has x's shape. */
+export function relu(x: TensorLike): Tensor;
+/** max(0, x)^2 elementwise (squared ReLU). */
+export function relu2(x: TensorLike): Tensor;
+/** Logistic sigmoid 1 / (1 + e^-x), stable for large |x|. */
+export function sigmoid(x: TensorLike): Tensor;
+/** SiLU (Swish-1): x * sigmoid(x). */
+export function silu(x: TensorLike): Tensor;
+/** Exact GELU x * Phi(x) (through erfc, accurate in the negative tail), as PyTorch F.gelu. */
+export function gelu(x: TensorLike): Tensor;
+/** GELU tanh approximation, as PyTorch F.gelu(x, approximate='tanh') and GPT-2. */
+export function geluTanh(x: TensorLike): Tensor;
+/** GELU sigmoid approximation x * sigmoid(1.702 x). */
+export function geluSigmoid(x: TensorLike): Tensor;
+/** The derivative phi'(x) of the named activation, elementwise. */
+export function activationGrad(name: ActivationName, x: TensorLike): Tensor;
+
+/** A (..., k) @ B (k, n) -> (..., n). */
+export function matmul(A: TensorLike, B: TensorLike): Tensor;
+
+export interface FfnOptions {
+  /** Default 'gelu_tanh' (GPT-2). */
+  activation?: ActivationName;
+}
+/**
+ * Classic FFN phi(X W1 + b1) W2 + b2 for X (..., d), W1 (d, dFF), b1 (dFF) or null,
+ * W2 (dFF, d), b2 (d) or null. Result has X's shape.
+ */
+export function ffn(
+  X: TensorLike,
+  W1: TensorLike,
+  b1: TensorLike | null | undefined,
+  W2: TensorLike,
+  b2: TensorLike | null | undefined,
+  opts?: FfnOptions,
+): Tensor;
+
+export interface GatedFfnOptions {
+  /** Default 'silu' (SwiGLU); 'sigmoid' GLU, 'identity' bilinear, 'relu' ReGLU, 'gelu'/'gelu_tanh' GEGLU. */
+  activation?: ActivationName;
+}
+/** Gated FFN (phi(X Wg) * (X Wu)) Wd for X (..., d), Wg and Wu (d, dFF), Wd (dFF, d); no biases. */
+export function gatedFfn(X: TensorLike, Wg: TensorLike, Wu: TensorLike, Wd: TensorLike, opts?: GatedFfnOptions): Tensor;
+/** SwiGLU FFN (SiLU(X Wg) * (X Wu)) Wd, as LLaMA. */
+export function swigluFfn(X: TensorLike, Wg: TensorLike, Wu: TensorLike, Wd: TensorLike): Tensor;
+
+export interface SwigluGradients {
+  /** dL/dX, shape of X. */
+  dX: Tensor;
+  /** dL/dWg, (d, dFF). */
+  dWGate: Tensor;
+  /** dL/dWu, (d, dFF). */
+  dWUp: Tensor;
+  /** dL/dWd, (dFF, d). */
+  dWDown: Tensor;
+}
+/** Backward pass of swigluFfn given dY = dL/dY; X and dY (N, d). Recomputes the forward intermediates. */
+export function swigluBackward(
+  dY: TensorLike,
+  X: TensorLike,
+  Wg: TensorLike,
+  Wu: TensorLike,
+  Wd: TensorLike,
+): SwigluGradients;
+
+export interface FfnMemories {
+  /** relu(x W1 + b1), one activation per memory, (dFF). */
+  coef: Tensor;
+  /** Indices of the k largest coef, largest first, ties by lower index. */
+  top: Int32Array;
+  /** sum over i in top of coef[i] * W2[i, :], (d). */
+  partial: Tensor;
+}
+/** Key-value-memory view of a ReLU FFN without output bias, for one token x (d); 0 <= k <= dFF. */
+export function ffnMemories(
+  x: TensorLike,
+  W1: TensorLike,
+  b1: TensorLike | null | undefined,
+  W2: TensorLike,
+  k: number,
+): FfnMemories;
+
+export interface ParamCountOptions {
+  /** Count biases (default true). */
+  bias?: boolean;
+  /** Gated FFN with three matrices (default false). */
+  gated?: boolean;
+}
+/** Parameters of one FFN: 2 d dFF (+ dFF + d) ungated, 3 d dFF (+ 2 dFF + d) gated. */
+export function ffnParamCount(d: number, dFF: number, opts?: ParamCountOptions): number;
+
+export interface LlamaHiddenDimOptions {
+  /** Round up to a multiple of this (default 256). */
+  multipleOf?: number;
+  /** Extra width factor applied before rounding (default null: none). */
+  ffnDimMultiplier?: number | null;
+}
+/** LLaMA's SwiGLU width: int(8d/3), times the multiplier if given, rounded up (4096 -> 11008). */
+export function llamaHiddenDim(d: number, opts?: LlamaHiddenDimOptions): number;
+
+/** Forward FLOPs per token: 4 d dFF ungated, 6 d dFF gated (2 per weight). */
+export function ffnFlops(d: number, dFF: number, opts?: { gated?: boolean }): number;

@@ -1,0 +1,432 @@
+// ffn-lab runtime: the one memoized wasm loader, heap helpers and tensor parsing/validation shared by every entry point.
+
+/** Upper bound of wasm memory when the module does not declare one we can read (Emscripten's default MAXIMUM_MEMORY, 2 GiB). */
+export const DEFAULT_MAX_WASM_BYTES = 2 ** 31;
+
+const FLOAT_BYTES = 4;
+
+// The only module-level state: the memoized loading promise and, once resolved, the instance record.
+let loading = null;
+let inst = null;
+
+/* ------------------------------------------------------------------ */
+/* loading                                                             */
+/* ------------------------------------------------------------------ */
+
+function isNodeLike() {
+  return typeof process !== 'undefined' && process.versions != null && process.versions.node != null;
+}
+
+/** Decode a base64 string (browser and Node 16+ both have atob). */
+export function base64ToBytes(b64) {
+  const bin = atob(b64);
+  const out = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+  return out;
+}
+
+function toUint8(bytes) {
+  if (bytes instanceof ArrayBuffer) return new Uint8Array(bytes);
+  if (typeof SharedArrayBuffer !== 'undefined' && bytes instanceof SharedArrayBuffer) return new Uint8Array(bytes);
+  if (ArrayBuffer.isView(bytes)) return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return null;
+}
+
+async function fetchBytes(url) {
+  if (url.protocol === 'file:') {
+    // Node reads local files itself; the specifier is hidden from bundlers that target browsers.
+    const spec = 'node:fs/promises';
+    const fs = await import(/* webpackIgnore: true */ /* @vite-ignore */ spec);
+    return new Uint8Array(await fs.readFile(url));
+  }
+  if (typeof fetch !== 'function') throw new Error(`ffn-lab: cannot load ${url.href}: fetch is not available`);
+  const res = await fetch(url);
+  if (!res.ok) throw new Error(`ffn-lab: could not load the wasm module from ${url.href} (HTTP ${res.status})`);
+  return new Uint8Array(await res.arrayBuffer());
+}
+
+async function resolveSource(src) {
+  if (typeof WebAssembly === 'undefined') throw new Error('ffn-lab: WebAssembly is not available in this environment');
+  if (src instanceof WebAssembly.Module) return { module: src, bytes: null };
+  const u8 = toUint8(src);
+  if (u8) return { module: null, bytes: u8 };
+  let url;
+  if (src instanceof URL) url = src;
+  else if (typeof src === 'string') {
+    if (/^[a-zA-Z][a-zA-Z0-9+.-]*:/.test(src) && !/^[a-zA-Z]:[\\/]/.test(src)) url = new URL(src);
+    else if (typeof location !== 'undefined' && location.href) url = new URL(src, location.href);
+    else if (isNodeLike()) {
+      const spec = 'node:url';
+      const path = 'node:path';
+      const [{ pathToFileURL }, { resolve }] = await Promise.all([
+        import(/* webpackIgnore: true */ /* @vite-ignore */ spec),
+        import(/* webpackIgnore: true */ /* @vite-ignore */ path),
+      ]);
+      url = pathToFileURL(resolve(src));
+    } else url = new URL(src);
+  } else {
+    throw new TypeError(
+      `ready: opts.wasm must be a URL, a string, bytes (ArrayBuffer or typed array) or a WebAssembly.Module; got ${describe(src)}`,
+    );
+  }
+  return { module: null, bytes: await fetchBytes(url) };
+}
+
+/** Read the maximum of the module's own memory from its binary (memory section, id 5), or null. */
+function declaredMaxBytes(bytes) {
+  try {
+    if (!bytes || bytes.length < 8 || bytes[0] !== 0 || bytes[1] !== 0x61 || bytes[2] !== 0x73 || bytes[3] !== 0x6d) return null;
+    let p = 8;
+    const leb = () => {
+      let result = 0, shift = 0, b;
+      do {
+        b = bytes[p++];
+        result += (b & 0x7f) * 2 ** shift;
+        shift += 7;
+      } while (b & 0x80);
+      return result;
+    };
+    while (p < bytes.length) {
+      const id = bytes[p++];
+      const size = leb();
+      const end = p + size;
+      if (id === 5) {
+        const count = leb();
+        if (count < 1) return null;
+        const flags = leb();
+        leb(); // minimum pages
+        if (flags & 1) return leb() * 65536;
+        return null;
+      }
+      p = end;
+    }
+  } catch {
+    /* fall through */
+  }
+  return null;
+}
+
+async function load(src) {
+  const { module, bytes } = await resolveSource(src);
+  const record = { exports: null, memory: null, maxBytes: DEFAULT_MAX_WASM_BYTES, growths: 0 };
+  const imports = {
+    env: {
+      // The heap moved: every Float32Array view is stale. We never keep views, so we only count the event.
+      emscripten_notify_memory_growth() {
+        record.growths++;
+      },
+    },
+  };
+  let instance;
+  try {
+    if (module) instance = await WebAssembly.instantiate(module, imports);
+    else instance = (await WebAssembly.instantiate(bytes, imports)).instance;
+  } catch (e) {
+    const hint = e instanceof WebAssembly.CompileError ? ' (this engine may lack 128-bit wasm SIMD)' : '';
+    throw new Error(`ffn-lab: could not instantiate the wasm module${hint}: ${e.message}`, { cause: e });
+  }
+  const ex = instance.exports;
+  if (!(ex.memory instanceof WebAssembly.Memory)) throw new Error('ffn-lab: the wasm module exports no memory');
+  if (typeof ex.malloc !== 'function' || typeof ex.free !== 'function') {
+    throw new Error('ffn-lab: the wasm module does not export malloc/free');
+  }
+  if (typeof ex._initialize === 'function') ex._initialize();
+  record.exports = ex;
+  record.memory = ex.memory;
+  const declared = declaredMaxBytes(bytes);
+  if (declared != null) record.maxBytes = declared;
+  return record;
+}
+
+/**
+ * Instantiate the wasm module once. Later calls return the same promise whatever their options.
+ * `fallback` is a function returning the source to use when opts.wasm is absent.
+ */
+export function ready(opts, fallback) {
+  if (loading) return loading;
+  if (opts != null && typeof opts !== 'object') throw new TypeError(`ready: opts must be an object; got ${describe(opts)}`);
+  const wasm = opts && opts.wasm != null ? opts.wasm : null;
+  const p = (async () => {
+    const src = wasm != null ? wasm : fallback ? fallback() : new URL('./ffn.wasm', import.meta.url);
+    inst = await load(src);
+  })();
+  loading = p.then(
+    () => undefined,
+    (e) => {
+      // A failed load may be retried (for example with another opts.wasm).
+      loading = null;
+      throw e;
+    },
+  );
+  return loading;
+}
+
+/** True once ready() has resolved. */
+export function isReady() {
+  return inst !== null;
+}
+
+/** The instance record; throws a clear Error naming the caller before ready(). */
+export function wasm(fnName) {
+  if (inst === null) {
+    throw new Error(`ffn-lab: call await ready() first (${fnName} was called before the wasm module was loaded)`);
+  }
+  return inst;
+}
+
+/** Heap diagnostics: bytes handed out by malloc, current memory size, the ceiling and how often memory grew. */
+export function heapStats() {
+  const r = wasm('heapStats');
+  return {
+    heapInUse: typeof r.exports.ffn_heap_in_use === 'function' ? r.exports.ffn_heap_in_use() : NaN,
+    memoryBytes: r.memory.buffer.byteLength,
+    maxMemoryBytes: r.maxBytes,
+    growths: r.growths,
+  };
+}
+
+/* ------------------------------------------------------------------ */
+/* heap helpers                                                        */
+/* ------------------------------------------------------------------ */
+
+function fmtBytes(n) {
+  if (n >= 2 ** 30) return `${(n / 2 ** 30).toFixed(1)} GiB`;
+  if (n >= 2 ** 20) return `${(n / 2 ** 20).toFixed(1)} MiB`;
+  if (n >= 1024) return `${(n / 1024).toFixed(1)} KiB`;
+  return `${n} B`;
+}
+
+/**
+ * Run one kernel call on a fresh heap block.
+ * fnName: public function name (for messages). what: a short description of the shapes involved.
+ * bufs: [{ len, data?, kind? ('f32' default, 'i32') }]: each buffer gets `len` elements; `data` is copied in.
+ * compute(ptrs, ex): calls the kernel, returns its status (0 ok) or any value.
+ * Returns the list of copied-out typed arrays (fresh), one per buffer with `out: true`.
+ */
+export function withHeap(fnName, what, bufs, compute) {
+  const r = wasm(fnName);
+  const offsets = [];
+  let total = 0;
+  for (const b of bufs) {
+    offsets.push(total);
+    total += Math.ceil((b.len * FLOAT_BYTES) / 16) * 16;
+  }
+  total = Math.max(total, 16);
+  if (!(total <= r.maxBytes - 65536)) {
+    throw new RangeError(
+      `${fnName}: ${what} needs ${fmtBytes(total)} of wasm memory, more than wasm memory can ever hold (${fmtBytes(r.maxBytes)})`,
+    );
+  }
+  const ex = r.exports;
+  const base = ex.malloc(total) >>> 0;
+  if (base === 0) {
+    throw new RangeError(
+      `${fnName}: out of wasm memory: ${what} needs ${fmtBytes(total)} (heap is ${fmtBytes(r.memory.buffer.byteLength)})`,
+    );
+  }
+  try {
+    const ptrs = offsets.map((o) => base + o);
+    // Views are made from the current buffer after malloc, never kept across a call that can grow memory.
+    const buf = r.memory.buffer;
+    for (let i = 0; i < bufs.length; i++) {
+      const b = bufs[i];
+      if (b.data) {
+        const View = b.kind === 'i32' ? Int32Array : Float32Array;
+        new View(buf, ptrs[i], b.len).set(b.data);
+      }
+    }
+    const status = compute(ptrs, ex);
+    if (typeof status === 'number' && status !== 0) {
+      throw new Error(`${fnName}: kernel failed with status ${status} for ${what}`);
+    }
+    const after = r.memory.buffer;
+    const outs = [];
+    for (let i = 0; i < bufs.length; i++) {
+      const b = bufs[i];
+      if (!b.out) continue;
+      const View = b.kind === 'i32' ? Int32Array : Float32Array;
+      outs.push(new View(after, ptrs[i], b.len).slice());
+    }
+    return outs;
+  } finally {
+    ex.free(base);
+  }
+}
+
+/* ------------------------------------------------------------------ */
+/* tensors                                                             */
+/* ------------------------------------------------------------------ */
+
+export function fmtShape(shape) {
+  return `[${shape.join(',')}]`;
+}
+
+export function describe(v) {
+  if (v === null) return 'null';
+  if (v === undefined) return 'undefined';
+  if (Array.isArray(v)) return `an array of length ${v.length}`;
+  if (ArrayBuffer.isView(v)) return `a ${v.constructor.name} of length ${v.length}`;
+  if (typeof v === 'string') return `the string ${JSON.stringify(v.length > 40 ? v.slice(0, 40) + '...' : v)}`;
+  if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return `${typeof v} ${String(v)}`;
+  if (typeof v === 'function') return 'a function';
+  if (typeof v === 'symbol') return 'a symbol';
+  return v.constructor && v.constructor.name ? `an object (${v.constructor.name})` : 'an object';
+}
+
+function product(shape) {
+  let n = 1;
+  for (const s of shape) n *= s;
+  return n;
+}
+
+/** Validate a shape: an array of non-negative integers. */
+export function checkShape(fnName, argName, shape) {
+  if (!Array.isArray(shape)) {
+    throw new TypeError(`${fnName}: ${argName} shape must be an array of sizes; got ${describe(shape)}`);
+  }
+  for (let i = 0; i < shape.length; i++) {
+    const s = shape[i];
+    if (typeof s !== 'number') {
+      throw new TypeError(`${fnName}: ${argName} shape [${shape.map(String).join(',')}] has a non-numeric size at position ${i}`);
+    }
+    if (!Number.isInteger(s) || s < 0) {
+      throw new RangeError(
+        `${fnName}: ${argName} shape ${fmtShape(shape)} has an invalid size ${s} at position ${i} (sizes must be non-negative integers)`,
+      );
+    }
+  }
+  return shape.slice();
+}
+
+function isNumericTyped(v) {
+  return ArrayBuffer.isView(v) && !(v instanceof DataView) && !(typeof BigInt64Array !== 'undefined' && (v instanceof BigInt64Array || v instanceof BigUint64Array));
+}
+
+function isArrayLike(v) {
+  return Array.isArray(v) || isNumericTyped(v);
+}
+
+function flatNumbers(fnName, argName, arr, out, offset) {
+  // arr is an Array or typed array of numbers; writes into out from offset.
+  if (arr instanceof Float32Array || (isNumericTyped(arr))) {
+    out.set(arr, offset);
+    return;
+  }
+  for (let i = 0; i < arr.length; i++) {
+    const v = arr[i];
+    if (typeof v !== 'number') {
+      throw new TypeError(`${fnName}: ${argName} entry ${i} is not a number (got ${describe(v)})`);
+    }
+    out[offset + i] = v;
+  }
+}
+
+/** Infer the shape of a nested rectangular array and flatten it; ragged -> TypeError naming where. */
+function parseNested(fnName, argName, x) {
+  const shape = [];
+  let cur = x;
+  while (Array.isArray(cur) || (shape.length > 0 && isNumericTyped(cur))) {
+    shape.push(cur.length);
+    if (cur.length === 0 || isNumericTyped(cur)) break;
+    cur = cur[0];
+  }
+  const depth = shape.length;
+  const data = new Float32Array(product(shape));
+  let pos = 0;
+  const walk = (node, level, path) => {
+    if (!isArrayLike(node)) {
+      throw new TypeError(
+        `${fnName}: ${argName} is ragged: ${argName}${path} is ${describe(node)} but an array of length ${shape[level]} was expected (shape ${fmtShape(shape)})`,
+      );
+    }
+    if (node.length !== shape[level]) {
+      throw new TypeError(
+        `${fnName}: ${argName} is ragged: ${argName}${path} has length ${node.length} but ${argName}${'[0]'.repeat(level)} has length ${shape[level]}`,
+      );
+    }
+    if (level === depth - 1) {
+      if (isNumericTyped(node)) {
+        data.set(node, pos);
+        pos += node.length;
+        return;
+      }
+      for (let i = 0; i < node.length; i++) {
+        const v = node[i];
+        if (typeof v !== 'number') {
+          if (isArrayLike(v)) {
+            throw new TypeError(
+              `${fnName}: ${argName} is ragged: ${argName}${path}[${i}] is an array but ${argName}${'[0]'.repeat(level + 1)} is a number`,
+            );
+          }
+          throw new TypeError(`${fnName}: ${argName}${path}[${i}] is not a number (got ${describe(v)})`);
+        }
+        data[pos++] = v;
+      }
+      return;
+    }
+    for (let i = 0; i < node.length; i++) walk(node[i], level + 1, `${path}[${i}]`);
+  };
+  walk(x, 0, '');
+  return { data, shape };
+}
+
+/**
+ * Parse any accepted array argument into { data: Float32Array, shape: number[] }.
+ * data may share memory with the caller's Float32Array (it is only read).
+ */
+export function parseTensor(fnName, argName, x) {
+  if (x == null) {
+    throw new TypeError(`${fnName}: ${argName} is ${x === null ? 'null' : 'missing'}; expected a tensor {data, shape}, a nested number array or a typed array`);
+  }
+  if (isNumericTyped(x)) {
+    return { data: x instanceof Float32Array ? x : Float32Array.from(x), shape: [x.length] };
+  }
+  if (Array.isArray(x)) return parseNested(fnName, argName, x);
+  if (typeof x === 'object' && 'data' in x && 'shape' in x) {
+    const shape = checkShape(fnName, argName, x.shape);
+    const n = product(shape);
+    const d = x.data;
+    let data;
+    if (d instanceof Float32Array) data = d;
+    else if (isNumericTyped(d)) data = Float32Array.from(d);
+    else if (Array.isArray(d)) {
+      if (d.length > 0 && Array.isArray(d[0])) {
+        const t = parseNested(fnName, argName, d);
+        data = t.data;
+      } else {
+        data = new Float32Array(d.length);
+        flatNumbers(fnName, argName, d, data, 0);
+      }
+    } else {
+      throw new TypeError(`${fnName}: ${argName}.data must be a typed array or a number array; got ${describe(d)}`);
+    }
+    if (data.length !== n) {
+      throw new RangeError(
+        `${fnName}: ${argName} has shape ${fmtShape(shape)} (${n} elements) but its data has ${data.length} elements`,
+      );
+    }
+    return { data, shape };
+  }
+  throw new TypeError(
+    `${fnName}: ${argName} must be a tensor {data, shape}, a nested number array or a typed array; got ${describe(x)}`,
+  );
+}
+
+/** Build a fresh tensor (the public ffn.tensor). */
+export function makeTensor(data, shape) {
+  if (shape === undefined) {
+    const t = parseTensor('tensor', 'data', data);
+    return { data: t.data === data ? Float32Array.from(t.data) : t.data, shape: t.shape };
+  }
+  const sh = checkShape('tensor', 'shape', shape);
+  const t = parseTensor('tensor', 'data', data);
+  const n = product(sh);
+  if (t.data.length !== n) {
+    throw new RangeError(
+      `tensor: shape ${fmtShape(sh)} needs ${n} elements but data ${t.shape.length > 1 ? `has shape ${fmtShape(t.shape)} (${t.data.length} elements)` : `has ${t.data.length} elements`}`,
+    );
+  }
+  return { data: t.data === data || (data && t.data === data.data) ? Float32Array.from(t.data) : t.data, shape: sh };
+}
+
+export { product as shapeSize };
