@@ -100,4 +100,31 @@ FFN_API double ffn_flops(double d, double dff, int gated);
 /* Bytes currently handed out by malloc. */
 FFN_API double ffn_heap_in_use(void);
 
+/* ---- fast kernels: packed GEMM and resident layers (src/gemm.c) -------- */
+/* Weights are packed once into 8-column panels (gemm_pack) and stay in wasm memory; each call packs
+   its A rows into a caller-owned scratch buffer (work). Sizes are in floats; negative sizes -> -1. */
+FFN_API double gemm_packed_size(int K, int N);
+/* B (K,N) -> Bp (gemm_packed_size(K,N) floats). */
+FFN_API int gemm_pack(float *Bp, const float *B, int K, int N);
+FFN_API double gemm_gated_packed_size(int K, int N);
+/* Wg (K,N), Wu (K,N) -> Bp (gemm_gated_packed_size(K,N) floats), gate and up columns interleaved. */
+FFN_API int gemm_gated_pack(float *Bp, const float *Wg, const float *Wu, int K, int N);
+/* Scratch floats for gemm_forward / gemm_gated_forward with A (M,K). */
+FFN_API double gemm_work_size(int M, int K);
+/* A (M,K) @ B (K,N) + bias (N) -> act -> C (M,N); B packed; bias may be NULL; C must not alias A. */
+FFN_API int gemm_forward(float *C, const float *A, const float *Bp, const float *bias, int M, int K,
+                         int N, int act, float *work);
+/* A (M,K) @ Wg (K,N) -> G, A @ Wu (K,N) -> U, H (M,N) = act(G) * U; Wg, Wu packed together. */
+FFN_API int gemm_gated_forward(float *H, const float *A, const float *Bp, int M, int K, int N, int act,
+                               float *work);
+/* Scratch floats for ffn_packed_forward / gated_packed_forward with T tokens. */
+FFN_API double ffn_packed_work_size(int T, int d, int dff);
+/* X (T,d) @ W1 (d,dff) + b1 -> act -> @ W2 (dff,d) + b2 -> Y (T,d); W1, W2 packed; b1, b2 may be NULL. */
+FFN_API int ffn_packed_forward(float *Y, const float *X, const float *W1p, const float *b1,
+                               const float *W2p, const float *b2, int T, int d, int dff, int act,
+                               float *work);
+/* X (T,d) -> act(X Wg) * (X Wu) (T,dff) @ Wd (dff,d) -> Y (T,d); Wgu from gemm_gated_pack, Wd packed. */
+FFN_API int gated_packed_forward(float *Y, const float *X, const float *Wgu, const float *Wdp, int T,
+                                 int d, int dff, int act, float *work);
+
 #endif

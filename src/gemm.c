@@ -1,0 +1,305 @@
+/* Packed GEMM: weights packed once into 8-wide panels, a 4x8 f32x4 microkernel, fused bias/activation/gate epilogues, resident FFN layers. */
+#include <stddef.h>
+#include <string.h>
+
+#include "ffn.h"
+#include "simd.h"
+
+/* defined in activations.c */
+void ffn_gate_mul(float *h, const float *g, const float *u, size_t n, int act);
+
+#define MR 4          /* rows of A per microkernel tile */
+#define NR 8          /* columns of a packed panel: two f32x4 */
+#define NC 64         /* columns per epilogue group: 8 panels share one activation call per row */
+#define A_BUDGET 131072 /* floats of packed A kept hot in L2 (512 KB): sets the row block mc */
+#define FFN_ROWS 64   /* token rows per block in the fused FFN layers (hidden block stays in L2) */
+
+/* Keeps clang from hoisting all the A broadcasts of a k step up front (V8 would spill them). */
+#if defined(__wasm_simd128__)
+#define ORDER_BARRIER() __asm__ volatile("" ::: "memory")
+#define SPLAT_LOAD(p) wasm_v128_load32_splat(p)
+#else
+#define ORDER_BARRIER() ((void)0)
+#define SPLAT_LOAD(p) f32x4_splat(*(p))
+#endif
+
+static inline int imin(int a, int b) { return a < b ? a : b; }
+static inline int panels(int N) { return (N + NR - 1) / NR; }
+
+/* ---- packing --------------------------------------------------------------------------------- */
+
+/* Floats of a packed B (K,N): ceil(N/8) panels of K x 8, zero padded. Negative sizes -> -1. */
+FFN_API double gemm_packed_size(int K, int N) {
+  if (K < 0 || N < 0) return -1;
+  return (double)panels(N) * NR * K;
+}
+
+/* B (K,N) -> Bp (ceil(N/8), K, 8): panel p holds columns 8p..8p+7, row k contiguous, zero padded. */
+FFN_API int gemm_pack(float *Bp, const float *B, int K, int N) {
+  if (K < 0 || N < 0) return FFN_EINVAL;
+  for (int p = 0; p < panels(N); p++) {
+    int c0 = p * NR, nc = imin(NR, N - c0);
+    float *dst = Bp + (size_t)p * K * NR;
+    for (int k = 0; k < K; k++, dst += NR) {
+      memcpy(dst, B + (size_t)k * N + c0, (size_t)nc * sizeof(float));
+      if (nc < NR) memset(dst + nc, 0, (size_t)(NR - nc) * sizeof(float));
+    }
+  }
+  return FFN_OK;
+}
+
+/* Floats of a packed gate/up pair Wg, Wu (K,N): ceil(N/4) panels of K x 8. Negative sizes -> -1. */
+FFN_API double gemm_gated_packed_size(int K, int N) {
+  if (K < 0 || N < 0) return -1;
+  return (double)((N + 3) / 4) * NR * K;
+}
+
+/* Wg (K,N), Wu (K,N) -> Bp (ceil(N/4), K, 8): panel p row k = Wg[k, 4p..4p+3], Wu[k, 4p..4p+3],
+   zero padded; one pass of the microkernel then yields a G tile and the matching U tile. */
+FFN_API int gemm_gated_pack(float *Bp, const float *Wg, const float *Wu, int K, int N) {
+  if (K < 0 || N < 0) return FFN_EINVAL;
+  for (int p = 0; p < (N + 3) / 4; p++) {
+    int c0 = p * 4, nc = imin(4, N - c0);
+    float *dst = Bp + (size_t)p * K * NR;
+    for (int k = 0; k < K; k++, dst += NR) {
+      memset(dst, 0, NR * sizeof(float));
+      memcpy(dst, Wg + (size_t)k * N + c0, (size_t)nc * sizeof(float));
+      memcpy(dst + 4, Wu + (size_t)k * N + c0, (size_t)nc * sizeof(float));
+    }
+  }
+  return FFN_OK;
+}
+
+/* rows i0..i0+mr-1 of A (.,K) -> Ap (ceil(mr/4), K, 4): strip s row k = A[i0+4s .. +3, k], zero padded */
+static void pack_a(float *Ap, const float *A, int K, int i0, int mr) {
+  for (int s = 0; s < mr; s += MR) {
+    int rows = imin(MR, mr - s);
+    const float *a = A + (size_t)(i0 + s) * K;
+    float *dst = Ap + (size_t)s * K;
+    if (rows == MR) {
+      const float *a0 = a, *a1 = a + K, *a2 = a + 2 * (size_t)K, *a3 = a + 3 * (size_t)K;
+      for (int k = 0; k < K; k++, dst += MR) {
+        dst[0] = a0[k], dst[1] = a1[k], dst[2] = a2[k], dst[3] = a3[k];
+      }
+    } else {
+      for (int k = 0; k < K; k++, dst += MR)
+        for (int r = 0; r < MR; r++) dst[r] = r < rows ? a[(size_t)r * K + k] : 0.0f;
+    }
+  }
+}
+
+/* Rows of A per block: the packed block (mc x K) stays within A_BUDGET floats. */
+static int row_block(int M, int K) {
+  int mc = K > 0 ? A_BUDGET / K : M;
+  mc = mc / MR * MR;
+  if (mc < MR) mc = MR;
+  return imin(mc, (M + MR - 1) / MR * MR);
+}
+
+/* Scratch floats gemm_forward / gemm_gated_forward need for A (M,K). Negative sizes -> -1. */
+FFN_API double gemm_work_size(int M, int K) {
+  if (M < 0 || K < 0) return -1;
+  if (M <= 1) return 0; /* the GEMV path reads A in place */
+  return (double)row_block(M, K) * K + (double)MR * NC;
+}
+
+/* ---- microkernels ---------------------------------------------------------------------------- */
+
+/* Ap (K,4) strip @ Bp (K,8) panel -> acc (4 rows x 2 f32x4), sums in order k = 0..K-1 */
+static inline __attribute__((always_inline)) void ukr_4x8(const float *Ap, const float *Bp, int K,
+                                                          f32x4 acc[MR][2]) {
+  f32x4 c00 = f32x4_splat(0.0f), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00,
+        c31 = c00;
+  for (int k = 0; k < K; k++, Ap += MR, Bp += NR) {
+    f32x4 b0 = f32x4_load(Bp), b1 = f32x4_load(Bp + 4), a;
+    a = SPLAT_LOAD(Ap + 0);
+    c00 = f32x4_add(c00, f32x4_mul(a, b0)), c01 = f32x4_add(c01, f32x4_mul(a, b1));
+    ORDER_BARRIER();
+    a = SPLAT_LOAD(Ap + 1);
+    c10 = f32x4_add(c10, f32x4_mul(a, b0)), c11 = f32x4_add(c11, f32x4_mul(a, b1));
+    ORDER_BARRIER();
+    a = SPLAT_LOAD(Ap + 2);
+    c20 = f32x4_add(c20, f32x4_mul(a, b0)), c21 = f32x4_add(c21, f32x4_mul(a, b1));
+    ORDER_BARRIER();
+    a = SPLAT_LOAD(Ap + 3);
+    c30 = f32x4_add(c30, f32x4_mul(a, b0)), c31 = f32x4_add(c31, f32x4_mul(a, b1));
+  }
+  acc[0][0] = c00, acc[0][1] = c01, acc[1][0] = c10, acc[1][1] = c11;
+  acc[2][0] = c20, acc[2][1] = c21, acc[3][0] = c30, acc[3][1] = c31;
+}
+
+/* x (K) @ Bp (K,8) panel -> (2 f32x4). Four k-interleaved partial sums keep eight add chains in
+   flight; they are reduced at the end (k = 0,4,8.. + 1,5,9.. + ..), so the order differs from i-k-j. */
+static inline f32x4 gemv_panel(const float *x, const float *Bp, int K, f32x4 *hi) {
+  f32x4 z = f32x4_splat(0.0f), s0 = z, s1 = z, t0 = z, t1 = z, u0 = z, u1 = z, v0 = z, v1 = z;
+  int k = 0;
+  for (; k + 4 <= K; k += 4, Bp += 4 * NR) {
+    f32x4 a0 = SPLAT_LOAD(x + k), a1 = SPLAT_LOAD(x + k + 1), a2 = SPLAT_LOAD(x + k + 2),
+          a3 = SPLAT_LOAD(x + k + 3);
+    s0 = f32x4_add(s0, f32x4_mul(a0, f32x4_load(Bp))), s1 = f32x4_add(s1, f32x4_mul(a0, f32x4_load(Bp + 4)));
+    t0 = f32x4_add(t0, f32x4_mul(a1, f32x4_load(Bp + 8))), t1 = f32x4_add(t1, f32x4_mul(a1, f32x4_load(Bp + 12)));
+    u0 = f32x4_add(u0, f32x4_mul(a2, f32x4_load(Bp + 16))), u1 = f32x4_add(u1, f32x4_mul(a2, f32x4_load(Bp + 20)));
+    v0 = f32x4_add(v0, f32x4_mul(a3, f32x4_load(Bp + 24))), v1 = f32x4_add(v1, f32x4_mul(a3, f32x4_load(Bp + 28)));
+  }
+  for (; k < K; k++, Bp += NR) {
+    f32x4 a = SPLAT_LOAD(x + k);
+    s0 = f32x4_add(s0, f32x4_mul(a, f32x4_load(Bp))), s1 = f32x4_add(s1, f32x4_mul(a, f32x4_load(Bp + 4)));
+  }
+  *hi = f32x4_add(f32x4_add(s1, t1), f32x4_add(u1, v1));
+  return f32x4_add(f32x4_add(s0, t0), f32x4_add(u0, v0));
+}
+
+/* ---- epilogues ------------------------------------------------------------------------------- */
+
+/* Stores rows x cols of a 4x8 tile (plus bias) into C (ldc); full tiles go straight from registers. */
+static inline void store_tile(float *C, int ldc, f32x4 acc[MR][2], const float *bias, int rows,
+                              int cols) {
+  if (bias) {
+    float bb[NR] = {0};
+    memcpy(bb, bias, (size_t)cols * sizeof(float));
+    f32x4 b0 = f32x4_load(bb), b1 = f32x4_load(bb + 4);
+    for (int r = 0; r < MR; r++) acc[r][0] = f32x4_add(acc[r][0], b0), acc[r][1] = f32x4_add(acc[r][1], b1);
+  }
+  if (rows == MR && cols == NR) {
+    for (int r = 0; r < MR; r++) {
+      f32x4_store(C + (size_t)r * ldc, acc[r][0]);
+      f32x4_store(C + (size_t)r * ldc + 4, acc[r][1]);
+    }
+  } else {
+    float t[MR * NR];
+    for (int r = 0; r < MR; r++) f32x4_store(t + r * NR, acc[r][0]), f32x4_store(t + r * NR + 4, acc[r][1]);
+    for (int r = 0; r < rows; r++) memcpy(C + (size_t)r * ldc, t + r * NR, (size_t)cols * sizeof(float));
+  }
+}
+
+/* ---- GEMM -------------------------------------------------------------------------------------- */
+
+/* A (M,K) @ B (K,N) + bias (N) -> act(.) -> C (M,N), B given packed by gemm_pack. bias may be NULL.
+   work: gemm_work_size(M,K) floats. C must not alias A. */
+FFN_API int gemm_forward(float *C, const float *A, const float *Bp, const float *bias, int M, int K,
+                         int N, int act, float *work) {
+  if (M < 0 || K < 0 || N < 0 || act < 0 || act >= FFN_ACT_COUNT) return FFN_EINVAL;
+  if (M == 0 || N == 0) return FFN_OK;
+  if (M == 1) { /* GEMV: stream each panel once */
+    for (int p = 0; p < panels(N); p++) {
+      int c0 = p * NR, cols = imin(NR, N - c0);
+      f32x4 acc[MR][2];
+      acc[0][0] = gemv_panel(A, Bp + (size_t)p * K * NR, K, &acc[0][1]);
+      store_tile(C + c0, N, acc, bias ? bias + c0 : NULL, 1, cols);
+    }
+    if (act != FFN_ACT_IDENTITY) act_forward(C, C, N, act);
+    return FFN_OK;
+  }
+  int mc = row_block(M, K);
+  float *Ap = work;
+  for (int i0 = 0; i0 < M; i0 += mc) {
+    int mb = imin(mc, M - i0);
+    pack_a(Ap, A, K, i0, mb);
+    for (int j0 = 0; j0 < N; j0 += NC) { /* a group of panels: the activation runs on L1-hot rows */
+      int nb = imin(NC, N - j0);
+      for (int s = 0; s < mb; s += MR) {
+        int rows = imin(MR, mb - s);
+        float *Crow = C + (size_t)(i0 + s) * N;
+        for (int c0 = j0; c0 < j0 + nb; c0 += NR) {
+          f32x4 acc[MR][2];
+          ukr_4x8(Ap + (size_t)s * K, Bp + (size_t)(c0 / NR) * K * NR, K, acc);
+          store_tile(Crow + c0, N, acc, bias ? bias + c0 : NULL, rows, imin(NR, N - c0));
+        }
+        if (act != FFN_ACT_IDENTITY)
+          for (int r = 0; r < rows; r++) act_forward(Crow + (size_t)r * N + j0, Crow + (size_t)r * N + j0, nb, act);
+      }
+    }
+  }
+  return FFN_OK;
+}
+
+/* A (M,K) @ Wg (K,N) -> G, A @ Wu (K,N) -> U, H (M,N) = act(G) * U, with Wg, Wu given packed by
+   gemm_gated_pack: one pass over A computes the G and U tiles together; G and U never reach memory
+   beyond an L1 tile. work: gemm_work_size(M,K) floats. H must not alias A. */
+FFN_API int gemm_gated_forward(float *H, const float *A, const float *Bp, int M, int K, int N, int act,
+                               float *work) {
+  if (M < 0 || K < 0 || N < 0 || act < 0 || act >= FFN_ACT_COUNT) return FFN_EINVAL;
+  if (M == 0 || N == 0) return FFN_OK;
+  if (M == 1) {
+    float g[NC / 2], u[NC / 2];
+    for (int j0 = 0; j0 < N; j0 += NC / 2) {
+      int nb = imin(NC / 2, N - j0);
+      for (int c = 0; c < nb; c += 4) {
+        f32x4 hi, lo = gemv_panel(A, Bp + (size_t)((j0 + c) / 4) * K * NR, K, &hi);
+        f32x4_store(g + c, lo), f32x4_store(u + c, hi);
+      }
+      ffn_gate_mul(H + j0, g, u, (size_t)nb, act);
+    }
+    return FFN_OK;
+  }
+  int mc = row_block(M, K);
+  float *Ap = work, *U = work + (size_t)mc * K; /* U: MR x NC/2 floats, L1 resident */
+  for (int i0 = 0; i0 < M; i0 += mc) {
+    int mb = imin(mc, M - i0);
+    pack_a(Ap, A, K, i0, mb);
+    for (int j0 = 0; j0 < N; j0 += NC / 2) {
+      int nb = imin(NC / 2, N - j0);
+      for (int s = 0; s < mb; s += MR) {
+        int rows = imin(MR, mb - s);
+        float *Hrow = H + (size_t)(i0 + s) * N;
+        for (int c = 0; c < nb; c += 4) {
+          f32x4 acc[MR][2];
+          ukr_4x8(Ap + (size_t)s * K, Bp + (size_t)((j0 + c) / 4) * K * NR, K, acc);
+          float t[MR * NR];
+          for (int r = 0; r < MR; r++) f32x4_store(t + r * NR, acc[r][0]), f32x4_store(t + r * NR + 4, acc[r][1]);
+          int cols = imin(4, nb - c);
+          for (int r = 0; r < rows; r++) {
+            memcpy(Hrow + (size_t)r * N + j0 + c, t + r * NR, (size_t)cols * sizeof(float));
+            memcpy(U + r * (NC / 2) + c, t + r * NR + 4, (size_t)cols * sizeof(float));
+          }
+        }
+        for (int r = 0; r < rows; r++)
+          ffn_gate_mul(Hrow + (size_t)r * N + j0, Hrow + (size_t)r * N + j0, U + r * (NC / 2), (size_t)nb, act);
+      }
+    }
+  }
+  return FFN_OK;
+}
+
+/* ---- resident FFN layers ----------------------------------------------------------------------- */
+
+/* Scratch floats for ffn_packed_forward / gated_packed_forward with T tokens. Negative sizes -> -1. */
+FFN_API double ffn_packed_work_size(int T, int d, int dff) {
+  if (T < 0 || d < 0 || dff < 0) return -1;
+  int tb = imin(T, FFN_ROWS);
+  double w1 = gemm_work_size(tb, d), w2 = gemm_work_size(tb, dff);
+  return (double)tb * dff + (w1 > w2 ? w1 : w2);
+}
+
+/* X (T,d) @ W1 (d,dff) + b1 -> act -> H (T,dff) @ W2 (dff,d) + b2 -> Y (T,d), W1 and W2 packed by
+   gemm_pack; b1, b2 may be NULL. Runs FFN_ROWS tokens at a time so the hidden block stays in cache.
+   work: ffn_packed_work_size(T,d,dff) floats. Y must not alias X. */
+FFN_API int ffn_packed_forward(float *Y, const float *X, const float *W1p, const float *b1,
+                               const float *W2p, const float *b2, int T, int d, int dff, int act,
+                               float *work) {
+  if (T < 0 || d < 0 || dff < 0 || act < 0 || act >= FFN_ACT_COUNT) return FFN_EINVAL;
+  int tb = imin(T, FFN_ROWS);
+  float *Hb = work, *w = work + (size_t)tb * dff;
+  for (int t0 = 0; t0 < T; t0 += tb) {
+    int rows = imin(tb, T - t0);
+    gemm_forward(Hb, X + (size_t)t0 * d, W1p, b1, rows, d, dff, act, w);
+    gemm_forward(Y + (size_t)t0 * d, Hb, W2p, b2, rows, dff, d, FFN_ACT_IDENTITY, w);
+  }
+  return FFN_OK;
+}
+
+/* X (T,d) @ (Wg, Wu) (d,dff) -> H = act(X Wg) * (X Wu) (T,dff) @ Wd (dff,d) -> Y (T,d), Wg and Wu
+   packed together by gemm_gated_pack, Wd by gemm_pack. work: ffn_packed_work_size(T,d,dff) floats.
+   Y must not alias X. */
+FFN_API int gated_packed_forward(float *Y, const float *X, const float *Wgu, const float *Wdp, int T,
+                                 int d, int dff, int act, float *work) {
+  if (T < 0 || d < 0 || dff < 0 || act < 0 || act >= FFN_ACT_COUNT) return FFN_EINVAL;
+  int tb = imin(T, FFN_ROWS);
+  float *Hb = work, *w = work + (size_t)tb * dff;
+  for (int t0 = 0; t0 < T; t0 += tb) {
+    int rows = imin(tb, T - t0);
+    gemm_gated_forward(Hb, X + (size_t)t0 * d, Wgu, rows, d, dff, act, w);
+    gemm_forward(Y + (size_t)t0 * d, Hb, Wdp, NULL, rows, dff, d, FFN_ACT_IDENTITY, w);
+  }
+  return FFN_OK;
+}
