@@ -1,0 +1,125 @@
+// Types of ffn-lab/components: the three custom elements and their pure models.
+import type * as Ffn from '../index.js';
+
+type FfnModule = typeof Ffn;
+type Activation = 'relu' | 'gelu' | 'silu';
+
+export interface Fact { key: string; value: string; threshold?: number }
+
+export interface MemoryResult {
+  query: [number, number];
+  k: number;
+  activation: Activation;
+  /** x . k_i + b_i for every memory. */
+  match: Float32Array;
+  /** phi(match) for every memory. */
+  coef: Float32Array;
+  /** Indices of the k strongest memories, largest first. */
+  top: number[];
+  partial: Float32Array;
+  written: Float32Array;
+  scores: Float32Array;
+  partialScores: Float32Array;
+  decoded: { token: string | null; index: number; score: number };
+  partialDecoded: { token: string | null; index: number; score: number };
+  fires: number[];
+  leaks: number[];
+}
+
+/** <ffn-memory-widget facts="Tokyo>Japan, Paris>France" distractors="the, of" threshold="1.5" k="3" activation="relu" query="0,1" token="Tokyo" sync-hash> */
+export class FfnMemoryWidget extends HTMLElement {
+  facts: Fact[];
+  distractors: string[];
+  query: [number, number];
+  k: number;
+  threshold: number;
+  activation: Activation;
+  readonly result: MemoryResult | null;
+  selectToken(name: string, opts?: { animate?: boolean }): void;
+}
+
+export interface ReadoutRow { id: string; label: string; y: number; dy: number }
+export interface Readout { x: number; rows: ReadoutRow[]; errTanh: number; errSigmoid: number }
+
+/** <ffn-activation-plot x="-0.752" range="-4,4" curves="relu,gelu,silu"> */
+export class FfnActivationPlot extends HTMLElement {
+  x: number;
+  readonly readout: Readout | null;
+  readonly annotations: {
+    gelu: { x: number; y: number };
+    silu: { x: number; y: number };
+    peaks: { tanh: { x: number; err: number }; sigmoid: { x: number; err: number } };
+  } | null;
+}
+
+export interface BlockConfig {
+  d: number;
+  dffMode?: 'explicit' | 'llama';
+  dff?: number;
+  multipleOf?: number;
+  multiplier?: number | null;
+  gated?: boolean;
+  bias?: boolean;
+  heads: number;
+  kvHeads: number;
+  headDim?: number | null;
+  moe?: { experts: number; active: number; shared?: number } | null;
+}
+
+export interface BlockCounts {
+  d: number; dff: number; gated: boolean; bias: boolean; heads: number; kvHeads: number; headDim: number; ratio: number;
+  ffnParams: number; ffnFlops: number; attnParams: number; attnFlops: number; share: number;
+  moe: null | {
+    experts: number; active: number; shared: number; router: number; totalParams: number; activeParams: number;
+    activeFlops: number; totalFlopsIfDense: number; shareTotal: number; shareActive: number;
+  };
+}
+
+export type PresetId = 'transformer' | 'gpt2' | 'llama7b' | 'llama3_8b' | 'llama2_70b' | 'qwen3_moe';
+
+/** <ffn-param-calculator preset="llama7b" d="4096" rule="llama" multiple-of="256" gated bias="false" heads="32" kv-heads="8"> */
+export class FfnParamCalculator extends HTMLElement {
+  config: BlockConfig;
+  readonly result: BlockCounts | null;
+  applyPreset(id: PresetId): void;
+}
+
+export declare namespace memoryModel {
+  const KEY_SCALE: number;
+  const VALUE_SCALE: number;
+  const DEFAULT_THRESHOLD: number;
+  const ACTIVATIONS: readonly Activation[];
+  const DEFAULT_FACTS: readonly Fact[];
+  const DEFAULT_DISTRACTORS: readonly string[];
+  function parseFacts(input: string | Fact[]): Fact[];
+  function formatFacts(facts: Fact[]): string;
+  function parseDistractors(input: string | string[]): string[];
+  function buildMemory(facts?: readonly Fact[], distractors?: readonly string[], threshold?: number): any;
+  function compute(ffn: FfnModule, mem: any, state: { x: number; y: number; k?: number; activation?: Activation }): MemoryResult;
+  function describe(mem: any, r: MemoryResult): string;
+  function firingRegion(mem: any, i: number, lim?: number): [number, number][];
+}
+
+export declare namespace activationModel {
+  const CURVE_IDS: readonly string[];
+  function grid(lo: number, hi: number, n: number): Float32Array;
+  function sample(ffn: FfnModule, xs: Float32Array): Record<string, { y: Float32Array; dy: Float32Array }>;
+  function geluErrors(ffn: FfnModule, xs: Float32Array): { tanh: Float32Array; sigmoid: Float32Array };
+  function errorPeaks(ffn: FfnModule, lo?: number, hi?: number, n?: number): { tanh: { x: number; err: number }; sigmoid: { x: number; err: number } };
+  function findMinimum(ffn: FfnModule, id: string, lo?: number, hi?: number): { x: number; y: number };
+  function readout(ffn: FfnModule, x: number): Readout;
+}
+
+export declare namespace paramModel {
+  const PRESETS: Readonly<Record<PresetId, BlockConfig & { label: string }>>;
+  const DEFAULTS: Readonly<BlockConfig>;
+  function computeBlock(ffn: FfnModule, input: BlockConfig): BlockCounts;
+}
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'ffn-memory-widget': FfnMemoryWidget;
+    'ffn-activation-plot': FfnActivationPlot;
+    'ffn-param-calculator': FfnParamCalculator;
+  }
+}
