@@ -287,7 +287,7 @@ export function checkShape(fnName, argName, shape) {
   for (let i = 0; i < shape.length; i++) {
     const s = shape[i];
     if (typeof s !== 'number') {
-      throw new TypeError(`${fnName}: ${argName} shape [${shape.map(String).join(',')}] has a non-numeric size at position ${i}`);
+      throw new TypeError(`${fnName}: ${argName} shape ${JSON.stringify(shape)} has a non-numeric size at position ${i} (got ${describe(s)})`);
     }
     if (!Number.isInteger(s) || s < 0) {
       throw new RangeError(
@@ -414,9 +414,10 @@ export function parseTensor(fnName, argName, x) {
 
 /** Build a fresh tensor (the public ffn.tensor). */
 export function makeTensor(data, shape) {
+  const fresh = (t) => (t.data === data || (data && t.data === data.data) ? Float32Array.from(t.data) : t.data);
   if (shape === undefined) {
     const t = parseTensor('tensor', 'data', data);
-    return { data: t.data === data ? Float32Array.from(t.data) : t.data, shape: t.shape };
+    return { data: fresh(t), shape: t.shape };
   }
   const sh = checkShape('tensor', 'shape', shape);
   const t = parseTensor('tensor', 'data', data);
@@ -426,7 +427,7 @@ export function makeTensor(data, shape) {
       `tensor: shape ${fmtShape(sh)} needs ${n} elements but data ${t.shape.length > 1 ? `has shape ${fmtShape(t.shape)} (${t.data.length} elements)` : `has ${t.data.length} elements`}`,
     );
   }
-  return { data: t.data === data || (data && t.data === data.data) ? Float32Array.from(t.data) : t.data, shape: sh };
+  return { data: fresh(t), shape: sh };
 }
 
 export { product as shapeSize };
