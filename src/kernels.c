@@ -16,6 +16,9 @@ static inline void zero(float *p, size_t n) {
   if (n) memset(p, 0, n * sizeof(float));
 }
 
+/* p + n, without forming NULL + 0 (undefined behaviour in C) when a buffer is empty */
+static inline float *skip(float *p, size_t n) { return n ? p + n : p; }
+
 /* c (n) += a * b (n) */
 static inline void axpy(float *c, float a, const float *b, size_t n) {
   f32x4 va = f32x4_splat(a);
@@ -39,6 +42,7 @@ static inline float dot(const float *a, const float *b, size_t n) {
    order k = 0..K-1 in float, then adds the bias, exactly as the scalar reference does. */
 static void mm_nn(float *C, const float *A, const float *B, const float *bias, size_t M, size_t K,
                   size_t N) {
+  if (N == 0) return; /* nothing to write: A and B need not be read */
   for (size_t i = 0; i < M; i++) {
     float *c = C + i * N;
     zero(c, N);
@@ -54,6 +58,7 @@ static void mm_nn(float *C, const float *A, const float *B, const float *bias, s
 /* A^T B: A (K,M), B (K,N) -> C (M,N), without forming A^T: C[m,:] += A[k,m] B[k,:] for k in order */
 static void mm_tn(float *C, const float *A, const float *B, size_t M, size_t K, size_t N) {
   zero(C, M * N);
+  if (M * N == 0) return;
   for (size_t k = 0; k < K; k++)
     for (size_t m = 0; m < M; m++) axpy(C + m * N, A[k * M + m], B + k * N, N);
 }
@@ -61,6 +66,10 @@ static void mm_tn(float *C, const float *A, const float *B, size_t M, size_t K, 
 /* A B^T: A (M,K), B (N,K) -> C (M,N) (C += when accumulate), each entry a dot of two rows */
 static void mm_nt(float *C, const float *A, const float *B, size_t M, size_t K, size_t N,
                   int accumulate) {
+  if (K == 0) { /* empty sums */
+    if (!accumulate) zero(C, M * N);
+    return;
+  }
   for (size_t m = 0; m < M; m++)
     for (size_t n = 0; n < N; n++) {
       float s = dot(A + m * K, B + n * K, K);
@@ -87,7 +96,7 @@ FFN_API int ffn_forward(float *Y, const float *X, const float *W1, const float *
   if (T < 0 || d < 0 || dff < 0 || bad_act(act)) return FFN_EINVAL;
   size_t t = (size_t)T, D = (size_t)d, F = (size_t)dff;
   mm_nn(work, X, W1, b1, t, D, F);
-  for (size_t i = 0; i < t; i++) act_forward(work + i * F, work + i * F, dff, act);
+  if (F) act_forward(work, work, (int)(t * F), act); /* rows are contiguous */
   mm_nn(Y, work, W2, b2, t, F, D);
   return FFN_OK;
 }
@@ -98,7 +107,7 @@ FFN_API int gated_ffn_forward(float *Y, const float *X, const float *Wg, const f
                               const float *Wd, int T, int d, int dff, int act, float *work) {
   if (T < 0 || d < 0 || dff < 0 || bad_act(act)) return FFN_EINVAL;
   size_t t = (size_t)T, D = (size_t)d, F = (size_t)dff;
-  float *G = work, *U = work + t * F;
+  float *G = work, *U = skip(work, t * F);
   mm_nn(G, X, Wg, NULL, t, D, F);
   mm_nn(U, X, Wu, NULL, t, D, F);
   ffn_gate_mul(U, G, U, t * F, act);
@@ -114,7 +123,7 @@ FFN_API int swiglu_backward(float *dX, float *dWg, float *dWu, float *dWd, const
                             int N, int d, int dff, float *work) {
   if (N < 0 || d < 0 || dff < 0) return FFN_EINVAL;
   size_t n = (size_t)N, D = (size_t)d, F = (size_t)dff;
-  float *G = work, *U = work + n * F, *H = work + 2 * n * F;
+  float *G = work, *U = skip(work, n * F), *H = skip(work, 2 * n * F);
   mm_nn(G, X, Wg, NULL, n, D, F);       /* G = X Wg        (N,dff) */
   mm_nn(U, X, Wu, NULL, n, D, F);       /* U = X Wu        (N,dff) */
   ffn_gate_mul(H, G, U, n * F, FFN_ACT_SILU); /* H = silu(G) U */
@@ -172,6 +181,6 @@ FFN_API int ffn_memories(float *coef, int32_t *top, float *partial, const float 
     sift_down(top, len - 1, 0, coef);
   }
   zero(partial, D);
-  for (size_t r = 0; r < K; r++) axpy(partial, coef[top[r]], W2 + (size_t)top[r] * D, D);
+  for (size_t r = 0; r < K && D > 0; r++) axpy(partial, coef[top[r]], W2 + (size_t)top[r] * D, D);
   return FFN_OK;
 }

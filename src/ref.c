@@ -125,7 +125,7 @@ FFN_API int gated_ffn_ref(float *Y, const float *X, const float *Wg, const float
                           const float *Wd, int T, int d, int dff, int act, float *work) {
   if (T < 0 || d < 0 || dff < 0 || act < 0 || act >= FFN_ACT_COUNT) return FFN_EINVAL;
   size_t t = (size_t)T, D = (size_t)d, F = (size_t)dff;
-  float *G = work, *U = work + t * F;
+  float *G = work, *U = (t * F != 0) ? work + t * F : work;
   mm(G, X, Wg, NULL, t, D, F);
   mm(U, X, Wu, NULL, t, D, F);
   for (size_t i = 0; i < t * F; i++) U[i] = act1(G[i], act) * U[i];
@@ -140,7 +140,8 @@ FFN_API int swiglu_backward_ref(float *dX, float *dWg, float *dWu, float *dWd, c
                                 const float *Wd, int N, int d, int dff, float *work) {
   if (N < 0 || d < 0 || dff < 0) return FFN_EINVAL;
   size_t n = (size_t)N, D = (size_t)d, F = (size_t)dff;
-  float *G = work, *U = work + n * F, *H = work + 2 * n * F;
+  size_t nf = n * F;
+  float *G = work, *U = nf ? work + nf : work, *H = nf ? work + 2 * nf : work;
   mm(G, X, Wg, NULL, n, D, F);
   mm(U, X, Wu, NULL, n, D, F);
   for (size_t i = 0; i < n * F; i++) H[i] = act1(G[i], FFN_ACT_SILU) * U[i];

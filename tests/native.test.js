@@ -1,0 +1,45 @@
+// Builds the C kernels natively with ASan/UBSan (the portable SIMD path of src/simd.h) and runs tests/native/test_kernels.c.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const buildDir = path.join(root, 'tests/native/build');
+// every kernel source except the fast GEMM (another issue, with its own tests)
+const sources = readdirSync(path.join(root, 'src'))
+  .filter((f) => f.endsWith('.c') && !f.startsWith('gemm'))
+  .map((f) => path.join(root, 'src', f));
+
+function has(cmd) {
+  return spawnSync(cmd, ['--version'], { stdio: 'ignore' }).status === 0;
+}
+// the default compiler, plus clang when it is a different one (its vector extensions differ slightly)
+const compilers = ['cc', 'gcc', 'clang'].filter(has);
+const chosen = compilers.length ? [...new Set([compilers[0], compilers.includes('clang') ? 'clang' : compilers[0]])] : [];
+
+const sanitize = ['-fsanitize=address,undefined', '-fno-sanitize-recover=all'];
+const flags = ['-std=c11', '-O1', '-g', '-Wall', '-Wextra', '-Werror', `-I${path.join(root, 'src')}`];
+
+if (chosen.length === 0) {
+  test('native kernels under ASan/UBSan', { skip: 'no C compiler (cc, gcc or clang) on PATH' }, () => {});
+}
+
+for (const cc of chosen) {
+  test(`native kernels vs references under ASan/UBSan (${cc})`, () => {
+    mkdirSync(buildDir, { recursive: true });
+    const exe = path.join(buildDir, `test_kernels_${cc}`);
+    execFileSync(cc, [...flags, ...sanitize, ...sources, path.join(root, 'tests/native/test_kernels.c'), '-lm', '-o', exe], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const run = spawnSync(exe, [], {
+      encoding: 'utf8',
+      env: { ...process.env, ASAN_OPTIONS: 'detect_leaks=1', UBSAN_OPTIONS: 'print_stacktrace=1' },
+    });
+    const out = `${run.stdout}\n${run.stderr}`;
+    assert.equal(run.status, 0, `test_kernels (${cc}) failed:\n${out.slice(-4000)}`);
+    assert.match(run.stdout, /\d+ checks, 0 failures/);
+  });
+}
