@@ -9,6 +9,7 @@ import {
   describe,
   heapStats as runtimeHeapStats,
 } from './runtime.js';
+export * from './layers.js';
 
 /** Activation codes of the C ABI (src/ffn.h enum ffn_act). */
 const ACT_CODES = Object.freeze({

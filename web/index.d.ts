@@ -184,3 +184,53 @@ export function llamaHiddenDim(d: number, opts?: LlamaHiddenDimOptions): number;
 
 /** Forward FLOPs per token: 4 d dFF ungated, 6 d dFF gated (2 per weight). */
 export function ffnFlops(d: number, dFF: number, opts?: { gated?: boolean }): number;
+
+/* ---------------- resident layers (fast kernels) ---------------- */
+
+/** A layer whose weights are packed once into wasm memory; free them with dispose(). */
+export interface ResidentLayer {
+  /** Runs the layer on X (..., dIn) and returns (..., dOut) as a fresh tensor. Throws after dispose(). */
+  forward(X: TensorLike): Tensor;
+  /** Frees the packed weights and scratch memory; calling it again does nothing. */
+  dispose(): void;
+  /** True once dispose() was called. */
+  readonly disposed: boolean;
+  readonly activation: ActivationName;
+}
+export interface LinearLayer extends ResidentLayer {
+  readonly dIn: number;
+  readonly dOut: number;
+}
+export interface FfnLayer extends ResidentLayer {
+  readonly d: number;
+  readonly dFF: number;
+}
+export interface LinearSpec {
+  /** Weights (dIn, dOut). */
+  W: TensorLike;
+  /** Bias (dOut), or null/undefined for none. */
+  b?: TensorLike | null;
+  /** Activation fused into the GEMM epilogue (default 'identity'). */
+  activation?: ActivationName;
+}
+/** Y = act(X W + b) on the packed SIMD GEMM, weights resident. */
+export function createLinear(spec: LinearSpec): LinearLayer;
+export interface FfnSpec {
+  W1: TensorLike;
+  b1?: TensorLike | null;
+  W2: TensorLike;
+  b2?: TensorLike | null;
+  /** Default 'gelu_tanh'. */
+  activation?: ActivationName;
+}
+/** Y = act(X W1 + b1) W2 + b2 with W1 (d, dFF), W2 (dFF, d) packed once. */
+export function createFfn(spec: FfnSpec): FfnLayer;
+export interface GatedFfnSpec {
+  Wg: TensorLike;
+  Wu: TensorLike;
+  Wd: TensorLike;
+  /** Default 'silu' (SwiGLU). */
+  activation?: ActivationName;
+}
+/** Y = (act(X Wg) * (X Wu)) Wd with Wg, Wu (d, dFF) packed interleaved and Wd (dFF, d); the gate product is fused. */
+export function createGatedFfn(spec: GatedFfnSpec): FfnLayer;

@@ -1,0 +1,269 @@
+// The packed GEMM kernels (src/gemm.c) on the raw wasm exports: against the scalar C reference, a float64 reference and the unfused composition, on every edge shape.
+import { test, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import * as ref from './ref.js';
+import { rng } from './helpers/numeric.js';
+
+const U = 2 ** -24;
+const ACTS = ['identity', 'relu', 'relu2', 'sigmoid', 'silu', 'gelu', 'gelu_tanh', 'gelu_sigmoid'];
+let ex;
+
+before(async () => {
+  const bytes = await readFile(new URL(import.meta.resolve('ffn-lab/ffn.wasm')));
+  const { instance } = await WebAssembly.instantiate(bytes, { env: { emscripten_notify_memory_growth() {} } });
+  ex = instance.exports;
+  ex._initialize();
+});
+
+/* heap helpers: every block freed at the end of its test */
+function heap(list) {
+  const ptrs = [];
+  const api = {
+    alloc(n) {
+      const p = ex.malloc(Math.max(16, n * 4 + 16));
+      assert.notEqual(p, 0, 'malloc failed');
+      ptrs.push(p);
+      return p;
+    },
+    put(data) {
+      const p = api.alloc(data.length);
+      new Float32Array(ex.memory.buffer, p, data.length).set(data);
+      return p;
+    },
+    get: (p, n) => new Float32Array(ex.memory.buffer, p, n).slice(),
+    free: () => ptrs.forEach((p) => ex.free(p)),
+  };
+  list.push(api);
+  return api;
+}
+
+function rand(r, n, lo = -1, hi = 1) {
+  const a = new Float32Array(n);
+  for (let i = 0; i < n; i++) a[i] = lo + (hi - lo) * r();
+  return a;
+}
+
+/** float64 A (M,K) @ B (K,N) + bias and its error scale sum_k |A_ik B_kj| + |bias_j|. */
+function ref64(A, B, bias, M, K, N) {
+  const C = ref.matmul({ data: A, shape: [M, K] }, { data: B, shape: [K, N] }).data;
+  const S = ref.matmul({ data: A.map(Math.abs), shape: [M, K] }, { data: B.map(Math.abs), shape: [K, N] }).data;
+  if (bias) for (let i = 0; i < M * N; i++) (C[i] += bias[i % N]), (S[i] += Math.abs(bias[i % N]));
+  return { C, S };
+}
+
+function assertEqualBits(a, b, msg) {
+  assert.equal(a.length, b.length, `${msg}: length`);
+  for (let i = 0; i < a.length; i++) {
+    if (!(Object.is(a[i], b[i]) || (Number.isNaN(a[i]) && Number.isNaN(b[i])))) {
+      assert.fail(`${msg}: [${i}] ${a[i]} !== ${b[i]}`);
+    }
+  }
+}
+
+function assertWithin(got, want, scale, K, msg) {
+  const rtol = 2 * (K + 2) * U; // classic dot-product bound gamma_K on sum |a b|, plus the bias add
+  for (let i = 0; i < want.length; i++) {
+    const tol = rtol * scale[i] + 1e-30;
+    if (!(Math.abs(got[i] - want[i]) <= tol)) assert.fail(`${msg}: [${i}] got ${got[i]}, want ${want[i]} (tol ${tol})`);
+  }
+}
+
+/** C = act(A @ B + bias) through gemm_pack + gemm_forward. */
+function gemm(h, A, B, bias, M, K, N, act) {
+  const pB = h.put(B);
+  const pBp = h.alloc(ex.gemm_packed_size(K, N));
+  assert.equal(ex.gemm_pack(pBp, pB, K, N), 0);
+  const pA = h.put(A);
+  const pb = bias ? h.put(bias) : 0;
+  const pC = h.alloc(M * N);
+  const pW = h.alloc(ex.gemm_work_size(M, K));
+  assert.equal(ex.gemm_forward(pC, pA, pBp, pb, M, K, N, ACTS.indexOf(act), pW), 0);
+  return h.get(pC, M * N);
+}
+
+const EDGE = [0, 1, 2, 3, 4, 5, 7, 8, 9, 12, 13, 16, 17, 33]; // MR=4 +-1, NR=8 +-1, tile multiples + 1, 0
+
+test('gemm_forward matches the scalar C reference bit for bit (M >= 2) and float64 on every edge shape', () => {
+  const r = rng(11);
+  let checked = 0;
+  for (const M of EDGE)
+    for (const K of EDGE)
+      for (const N of EDGE) {
+        const hs = [];
+        const h = heap(hs);
+        try {
+          const A = rand(r, M * K), B = rand(r, K * N), bias = rand(r, N);
+          const C = gemm(h, A, B, bias, M, K, N, 'identity');
+          const { C: C64, S } = ref64(A, B, bias, M, K, N);
+          assertWithin(C, C64, S, K, `${M}x${K}x${N}`);
+          if (M >= 2) {
+            // same k order as matmul_ref (no FMA in wasm SIMD), then the bias: identical rounding
+            const pR = h.alloc(M * N);
+            assert.equal(ex.matmul_ref(pR, h.put(A), h.put(B), M, K, N), 0);
+            const R = h.get(pR, M * N).map((v, i) => Math.fround(v + bias[i % N]));
+            assertEqualBits(C, R, `${M}x${K}x${N} vs matmul_ref`);
+          }
+          checked++;
+        } finally {
+          hs.forEach((x) => x.free());
+        }
+      }
+  assert.equal(checked, EDGE.length ** 3);
+});
+
+test('gemm_forward across row blocks, panel groups and the GEMV path (no bias)', () => {
+  const r = rng(12);
+  // K=1000 gives 128-row blocks (M=133 crosses one); N=70 and 131 cross the 64-column epilogue groups
+  for (const [M, K, N] of [[133, 1000, 70], [1, 1000, 131], [6, 300, 131], [1, 4099, 9], [67, 64, 200]]) {
+    const hs = [];
+    const h = heap(hs);
+    try {
+      const A = rand(r, M * K), B = rand(r, K * N);
+      const C = gemm(h, A, B, null, M, K, N, 'identity');
+      const { C: C64, S } = ref64(A, B, null, M, K, N);
+      assertWithin(C, C64, S, K, `${M}x${K}x${N}`);
+    } finally {
+      hs.forEach((x) => x.free());
+    }
+  }
+});
+
+test('the fused bias + activation epilogue equals the unfused act_forward(A @ B + b) for every activation', () => {
+  const r = rng(13);
+  for (const act of ACTS)
+    for (const [M, K, N] of [[1, 9, 13], [5, 17, 70], [8, 8, 8], [13, 33, 9], [2, 3, 131]]) {
+      const hs = [];
+      const h = heap(hs);
+      try {
+        const A = rand(r, M * K, -2, 2), B = rand(r, K * N, -2, 2), bias = rand(r, N);
+        const lin = gemm(h, A, B, bias, M, K, N, 'identity');
+        const fused = gemm(h, A, B, bias, M, K, N, act);
+        const p = h.put(lin);
+        assert.equal(ex.act_forward(p, p, lin.length, ACTS.indexOf(act)), 0);
+        assertEqualBits(fused, h.get(p, lin.length), `${act} ${M}x${K}x${N}`);
+        // and close to float64 act(A B + b): slope of every activation here is <= 2 |h| + 1.2
+        const { C: C64, S } = ref64(A, B, bias, M, K, N);
+        for (let i = 0; i < C64.length; i++) {
+          const want = ref.act(act, C64[i]);
+          const slope = act === 'relu2' ? 2 * Math.abs(C64[i]) + 1 : 1.2;
+          const tol = slope * 2 * (K + 2) * U * S[i] + 8 * U * Math.abs(want) + 1e-30;
+          if (!(Math.abs(fused[i] - want) <= tol)) assert.fail(`${act} ${M}x${K}x${N} [${i}]: ${fused[i]} vs ${want}`);
+        }
+      } finally {
+        hs.forEach((x) => x.free());
+      }
+    }
+});
+
+test('gemm_gated_forward computes act(A Wg) * (A Wu) in one pass, equal to the unfused composition', () => {
+  const r = rng(14);
+  for (const act of ACTS)
+    for (const [M, K, N] of [[1, 7, 5], [1, 33, 70], [2, 9, 3], [5, 17, 33], [9, 8, 64], [4, 1, 1], [6, 16, 100]]) {
+      const hs = [];
+      const h = heap(hs);
+      try {
+        const A = rand(r, M * K), G = rand(r, K * N), Uw = rand(r, K * N);
+        const pP = h.alloc(ex.gemm_gated_packed_size(K, N));
+        assert.equal(ex.gemm_gated_pack(pP, h.put(G), h.put(Uw), K, N), 0);
+        const pH = h.alloc(M * N);
+        assert.equal(ex.gemm_gated_forward(pH, h.put(A), pP, M, K, N, ACTS.indexOf(act), h.alloc(ex.gemm_work_size(M, K))), 0);
+        const H = h.get(pH, M * N);
+        const g = gemm(h, A, G, null, M, K, N, 'identity');
+        const u = gemm(h, A, Uw, null, M, K, N, 'identity');
+        const pg = h.put(g);
+        ex.act_forward(pg, pg, g.length, ACTS.indexOf(act));
+        const want = h.get(pg, g.length).map((v, i) => Math.fround(v * u[i]));
+        assertEqualBits(H, want, `${act} ${M}x${K}x${N}`);
+      } finally {
+        hs.forEach((x) => x.free());
+      }
+    }
+});
+
+test('NaN propagates through its row; +-1e4 inputs give no spurious NaN', () => {
+  const hs = [];
+  const h = heap(hs);
+  try {
+    const M = 5, K = 9, N = 11;
+    const r = rng(15);
+    const A = rand(r, M * K), B = rand(r, K * N);
+    A[2 * K + 4] = NaN;
+    for (const act of ACTS) {
+      const C = gemm(h, A, B, null, M, K, N, act);
+      for (let i = 0; i < M; i++)
+        for (let j = 0; j < N; j++) assert.equal(Number.isNaN(C[i * N + j]), i === 2, `${act} [${i},${j}] = ${C[i * N + j]}`);
+    }
+    const big = new Float32Array(M * K).map((_, i) => (i % 2 ? 1e4 : -1e4));
+    const eye = new Float32Array(K * N).map((_, i) => (Math.floor(i / N) === i % N ? 1 : 0));
+    for (const act of ACTS) {
+      const C = gemm(h, big, eye, null, M, K, N, act);
+      for (let i = 0; i < M; i++)
+        for (let j = 0; j < N; j++) {
+          const h0 = j < K ? big[i * K + j] : 0;
+          const want = ref.act(act, h0);
+          const got = C[i * N + j];
+          assert.ok(!Number.isNaN(got), `${act} [${i},${j}] is NaN`);
+          assert.ok(Math.abs(got - want) <= 4 * U * Math.abs(want) + 1e-30, `${act}(${h0}) = ${got}, want ${want}`);
+        }
+    }
+  } finally {
+    hs.forEach((x) => x.free());
+  }
+});
+
+test('bad sizes and activation codes return FFN_EINVAL without touching memory', () => {
+  assert.equal(ex.gemm_forward(0, 0, 0, 0, -1, 2, 2, 0, 0), -1);
+  assert.equal(ex.gemm_forward(0, 0, 0, 0, 2, 2, 2, 8, 0), -1);
+  assert.equal(ex.gemm_forward(0, 0, 0, 0, 2, 2, 2, -1, 0), -1);
+  assert.equal(ex.gemm_gated_forward(0, 0, 0, 2, -2, 2, 0, 0), -1);
+  assert.equal(ex.gemm_pack(0, 0, 2, -1), -1);
+  assert.equal(ex.gemm_gated_pack(0, 0, 0, -1, 2), -1);
+  assert.equal(ex.gemm_packed_size(-1, 3), -1);
+  assert.equal(ex.gemm_work_size(3, -1), -1);
+  assert.equal(ex.ffn_packed_work_size(-1, 3, 3), -1);
+  assert.equal(ex.ffn_packed_forward(0, 0, 0, 0, 0, 0, 2, 2, 2, 99, 0), -1);
+  assert.equal(ex.gated_packed_forward(0, 0, 0, 0, 2, 2, -3, 4, 0), -1);
+  assert.equal(ex.gemm_forward(0, 0, 0, 0, 0, 5, 5, 0, 0), 0, 'M = 0 is a valid empty product');
+});
+
+test('ffn_packed_forward and gated_packed_forward match ffn_ref / gated_ffn_ref across token blocks', () => {
+  const r = rng(16);
+  for (const [T, d, dff] of [[1, 8, 32], [3, 5, 7], [65, 16, 40], [130, 9, 33], [0, 4, 4]]) {
+    const hs = [];
+    const h = heap(hs);
+    try {
+      const X = rand(r, T * d), W1 = rand(r, d * dff, -0.5, 0.5), b1 = rand(r, dff), W2 = rand(r, dff * d, -0.5, 0.5), b2 = rand(r, d);
+      const Wu = rand(r, d * dff, -0.5, 0.5);
+      for (const act of ['gelu_tanh', 'relu', 'silu', 'gelu']) {
+        const code = ACTS.indexOf(act);
+        const p1 = h.alloc(ex.gemm_packed_size(d, dff)), p2 = h.alloc(ex.gemm_packed_size(dff, d));
+        ex.gemm_pack(p1, h.put(W1), d, dff);
+        ex.gemm_pack(p2, h.put(W2), dff, d);
+        const pX = h.put(X), pY = h.alloc(T * d), pR = h.alloc(T * d);
+        assert.equal(ex.ffn_packed_forward(pY, pX, p1, h.put(b1), p2, h.put(b2), T, d, dff, code, h.alloc(ex.ffn_packed_work_size(T, d, dff))), 0);
+        assert.equal(ex.ffn_ref(pR, pX, h.put(W1), h.put(b1), h.put(W2), h.put(b2), T, d, dff, code, h.alloc(T * dff)), 0);
+        const Y = h.get(pY, T * d), R = h.get(pR, T * d);
+        const want = ref.ffn({ data: X, shape: [T, d] }, { data: W1, shape: [d, dff] }, b1, { data: W2, shape: [dff, d] }, b2, { activation: act }).data;
+        for (let i = 0; i < T * d; i++) {
+          const tol = 1e-5 * (1 + Math.abs(want[i])) * Math.sqrt(dff);
+          assert.ok(Math.abs(Y[i] - want[i]) <= tol, `ffn ${act} ${T},${d},${dff} [${i}] ${Y[i]} vs ${want[i]}`);
+          assert.ok(Math.abs(Y[i] - R[i]) <= tol, `ffn vs ffn_ref ${act} [${i}]`);
+        }
+        const pgu = h.alloc(ex.gemm_gated_packed_size(d, dff));
+        ex.gemm_gated_pack(pgu, h.put(W1), h.put(Wu), d, dff);
+        assert.equal(ex.gated_packed_forward(pY, pX, pgu, p2, T, d, dff, code, h.alloc(ex.ffn_packed_work_size(T, d, dff))), 0);
+        assert.equal(ex.gated_ffn_ref(pR, pX, h.put(W1), h.put(Wu), h.put(W2), T, d, dff, code, h.alloc(2 * T * dff)), 0);
+        const G = h.get(pY, T * d), GR = h.get(pR, T * d);
+        const gw = ref.gatedFfn({ data: X, shape: [T, d] }, { data: W1, shape: [d, dff] }, { data: Wu, shape: [d, dff] }, { data: W2, shape: [dff, d] }, { activation: act }).data;
+        for (let i = 0; i < T * d; i++) {
+          const tol = 1e-5 * (1 + Math.abs(gw[i])) * Math.sqrt(dff);
+          assert.ok(Math.abs(G[i] - gw[i]) <= tol, `gated ${act} ${T},${d},${dff} [${i}] ${G[i]} vs ${gw[i]}`);
+          assert.ok(Math.abs(G[i] - GR[i]) <= tol, `gated vs gated_ffn_ref ${act} [${i}]`);
+        }
+      }
+    } finally {
+      hs.forEach((x) => x.free());
+    }
+  }
+});

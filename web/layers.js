@@ -1,0 +1,290 @@
+// Resident FFN layers: weights packed once into wasm memory, forward(X) on the packed SIMD GEMM with fused epilogues, dispose() to free.
+import { wasm, parseTensor, fmtShape, describe } from './runtime.js';
+
+const FLOAT_BYTES = 4;
+/** Per-layer input/output scratch kept between calls up to this size; larger calls use a per-call block. */
+const KEEP_SCRATCH_BYTES = 4 * 2 ** 20;
+
+/** Activation codes of the C ABI (src/ffn.h enum ffn_act). */
+const ACT_CODES = Object.freeze({
+  identity: 0,
+  relu: 1,
+  relu2: 2,
+  sigmoid: 3,
+  silu: 4,
+  gelu: 5,
+  gelu_tanh: 6,
+  gelu_sigmoid: 7,
+});
+const ACT_NAMES = Object.keys(ACT_CODES);
+
+function actCode(fn, name) {
+  const list = ACT_NAMES.map((a) => `'${a}'`).join(', ');
+  if (typeof name !== 'string') throw new TypeError(`${fn}: activation must be one of ${list}; got ${describe(name)}`);
+  if (!Object.prototype.hasOwnProperty.call(ACT_CODES, name)) {
+    throw new RangeError(`${fn}: unknown activation '${name}'; expected one of ${list}`);
+  }
+  return ACT_CODES[name];
+}
+
+function spec(fn, opts, required) {
+  if (opts === null || typeof opts !== 'object' || Array.isArray(opts)) {
+    throw new TypeError(`${fn}: expected an object { ${required.join(', ')}, ... }; got ${describe(opts)}`);
+  }
+  return opts;
+}
+
+function fmtBytes(n) {
+  if (n >= 2 ** 30) return `${(n / 2 ** 30).toFixed(1)} GiB`;
+  if (n >= 2 ** 20) return `${(n / 2 ** 20).toFixed(1)} MiB`;
+  if (n >= 1024) return `${(n / 1024).toFixed(1)} KiB`;
+  return `${n} B`;
+}
+
+function weight(fn, name, v, rows, cols, why) {
+  const t = parseTensor(fn, name, v);
+  const ok = t.shape.length === 2 && (rows == null || t.shape[0] === rows) && (cols == null || t.shape[1] === cols);
+  if (!ok) {
+    const exp = `[${rows == null ? '?' : rows},${cols == null ? '?' : cols}]`;
+    throw new RangeError(`${fn}: ${name} has shape ${fmtShape(t.shape)} but expected ${why || exp}`);
+  }
+  return t;
+}
+
+function bias(fn, name, v, n, why) {
+  if (v === null || v === undefined) return null;
+  const t = parseTensor(fn, name, v);
+  if (t.shape.length !== 1 || t.shape[0] !== n) {
+    throw new RangeError(`${fn}: ${name} has shape ${fmtShape(t.shape)} but expected [${n}] (${why})`);
+  }
+  return t;
+}
+
+/** malloc of `floats` floats, or a RangeError naming the layer and what needed the memory. */
+function alloc(r, fn, what, floats) {
+  const bytes = Math.max(16, Math.ceil((floats * FLOAT_BYTES) / 16) * 16);
+  if (!(bytes <= r.maxBytes - 65536)) {
+    throw new RangeError(`${fn}: ${what} needs ${fmtBytes(bytes)} of wasm memory, more than wasm memory can ever hold (${fmtBytes(r.maxBytes)})`);
+  }
+  const p = r.exports.malloc(bytes) >>> 0;
+  if (p === 0) {
+    throw new RangeError(`${fn}: out of wasm memory: ${what} needs ${fmtBytes(bytes)} (heap is ${fmtBytes(r.memory.buffer.byteLength)})`);
+  }
+  return p;
+}
+
+/**
+ * The shared machinery of the three layer kinds: one block of packed weights, a scratch block reused
+ * between calls, forward(X) with X (..., dIn) -> (..., dOut), dispose().
+ * pack(ex, base) writes the packed weights at base; run(ex, pY, pX, M, pWork) computes; workFloats(M).
+ */
+function makeLayer(kind, { dIn, dOut, floats, pack, run, workFloats, info }) {
+  const r = wasm(kind);
+  const ex = r.exports;
+  let weights = alloc(r, kind, `the packed weights (${dIn} -> ${dOut})`, floats);
+  try {
+    pack(ex, weights, r);
+  } catch (e) {
+    ex.free(weights);
+    throw e;
+  }
+  let scratch = 0;
+  let scratchFloats = 0;
+  let disposed = false;
+  const fwd = `${kind}(...).forward`;
+
+  function forward(X) {
+    if (disposed) throw new Error(`${fwd}: this layer was disposed; create a new one with ${kind}()`);
+    const x = parseTensor(fwd, 'X', X);
+    const n = x.shape.length;
+    if (n < 1 || x.shape[n - 1] !== dIn) {
+      throw new RangeError(`${fwd}: X has shape ${fmtShape(x.shape)} but expected (..., ${dIn}) (the layer's input size)`);
+    }
+    let rowsM = 1;
+    for (let i = 0; i < n - 1; i++) rowsM *= x.shape[i];
+    const outShape = [...x.shape.slice(0, -1), dOut];
+    const inF = Math.ceil((rowsM * dIn) / 4) * 4;
+    const outF = Math.ceil((rowsM * dOut) / 4) * 4;
+    const need = inF + outF + workFloats(rowsM);
+    let base = scratch;
+    let temporary = false;
+    if (need > scratchFloats) {
+      const what = `X ${fmtShape(x.shape)} -> ${fmtShape(outShape)}`;
+      if (need * FLOAT_BYTES <= KEEP_SCRATCH_BYTES) {
+        // grow the kept scratch (free first: the old block is not needed any more)
+        if (scratch) ex.free(scratch);
+        scratch = 0;
+        scratchFloats = 0;
+        scratch = alloc(r, fwd, what, need);
+        scratchFloats = need;
+        base = scratch;
+      } else {
+        base = alloc(r, fwd, what, need);
+        temporary = true;
+      }
+    }
+    try {
+      const pX = base;
+      const pY = base + inF * FLOAT_BYTES;
+      const pW = pY + outF * FLOAT_BYTES;
+      new Float32Array(r.memory.buffer, pX, rowsM * dIn).set(x.data);
+      const status = run(ex, pY, pX, rowsM, pW, weights);
+      if (status !== 0) throw new Error(`${fwd}: kernel failed with status ${status} for X ${fmtShape(x.shape)}`);
+      return { data: new Float32Array(r.memory.buffer, pY, rowsM * dOut).slice(), shape: outShape };
+    } finally {
+      if (temporary) ex.free(base);
+    }
+  }
+
+  function dispose() {
+    if (disposed) return;
+    disposed = true;
+    ex.free(weights);
+    weights = 0;
+    if (scratch) ex.free(scratch);
+    scratch = 0;
+    scratchFloats = 0;
+  }
+
+  const layer = { forward, dispose };
+  Object.defineProperty(layer, 'disposed', { get: () => disposed, enumerable: true });
+  for (const [k, v] of Object.entries(info)) Object.defineProperty(layer, k, { value: v, enumerable: true });
+  return Object.freeze(layer);
+}
+
+/** Copy a Float32Array into wasm memory at p (a fresh view: memory may have grown). */
+function put(r, p, data) {
+  new Float32Array(r.memory.buffer, p, data.length).set(data);
+}
+
+/**
+ * A resident linear layer Y = act(X W + b): W (dIn, dOut) packed once, b (dOut) or null,
+ * activation (default 'identity'). forward(X) takes X (..., dIn) and returns (..., dOut).
+ */
+export function createLinear(opts) {
+  const fn = 'createLinear';
+  wasm(fn);
+  const o = spec(fn, opts, ['W', 'b', 'activation']);
+  const code = actCode(fn, o.activation === undefined ? 'identity' : o.activation);
+  const w = weight(fn, 'W', o.W, null, null, '2 dimensions [d_in,d_out]');
+  const [K, N] = w.shape;
+  const b = bias(fn, 'b', o.b, N, "d_out, W's second dimension");
+  const wf = wasm(fn).exports.gemm_packed_size(K, N);
+  const bf = b ? Math.ceil(N / 4) * 4 : 0;
+  return makeLayer(fn, {
+    dIn: K,
+    dOut: N,
+    floats: wf + bf,
+    info: { dIn: K, dOut: N, activation: o.activation === undefined ? 'identity' : o.activation },
+    pack(ex, base, r) {
+      const tmp = alloc(r, fn, `W ${fmtShape(w.shape)}`, K * N);
+      try {
+        put(r, tmp, w.data);
+        ex.gemm_pack(base, tmp, K, N);
+      } finally {
+        ex.free(tmp);
+      }
+      if (b) put(r, base + wf * FLOAT_BYTES, b.data);
+    },
+    workFloats: (M) => wasm(fn).exports.gemm_work_size(M, K),
+    run: (ex, pY, pX, M, pW, base) => ex.gemm_forward(pY, pX, base, b ? base + wf * FLOAT_BYTES : 0, M, K, N, code, pW),
+  });
+}
+
+/**
+ * A resident classic FFN Y = act(X W1 + b1) W2 + b2: W1 (d, dFF), W2 (dFF, d), biases (or null),
+ * activation (default 'gelu_tanh', as GPT-2). forward(X) takes X (..., d) and returns (..., d).
+ */
+export function createFfn(opts) {
+  const fn = 'createFfn';
+  const r = wasm(fn);
+  const o = spec(fn, opts, ['W1', 'b1', 'W2', 'b2', 'activation']);
+  const act = o.activation === undefined ? 'gelu_tanh' : o.activation;
+  const code = actCode(fn, act);
+  const w1 = weight(fn, 'W1', o.W1, null, null, '2 dimensions [d,d_ff]');
+  const [d, dff] = w1.shape;
+  const b1 = bias(fn, 'b1', o.b1, dff, "d_ff, W1's second dimension");
+  const w2 = weight(fn, 'W2', o.W2, dff, d, `[${dff},${d}] (the transpose of W1's shape)`);
+  const b2 = bias(fn, 'b2', o.b2, d, "d, W1's first dimension");
+  const ex0 = r.exports;
+  const f1 = ex0.gemm_packed_size(d, dff);
+  const f2 = ex0.gemm_packed_size(dff, d);
+  const o2 = f1;
+  const ob1 = o2 + f2;
+  const ob2 = ob1 + Math.ceil(dff / 4) * 4;
+  const total = ob2 + Math.ceil(d / 4) * 4;
+  return makeLayer(fn, {
+    dIn: d,
+    dOut: d,
+    floats: total,
+    info: { d, dFF: dff, activation: act },
+    pack(ex, base, rr) {
+      const tmp = alloc(rr, fn, `W1 ${fmtShape(w1.shape)}`, d * dff);
+      try {
+        put(rr, tmp, w1.data);
+        ex.gemm_pack(base, tmp, d, dff);
+        put(rr, tmp, w2.data);
+        ex.gemm_pack(base + o2 * FLOAT_BYTES, tmp, dff, d);
+      } finally {
+        ex.free(tmp);
+      }
+      if (b1) put(rr, base + ob1 * FLOAT_BYTES, b1.data);
+      if (b2) put(rr, base + ob2 * FLOAT_BYTES, b2.data);
+    },
+    workFloats: (M) => wasm(fn).exports.ffn_packed_work_size(M, d, dff),
+    run: (ex, pY, pX, M, pW, base) =>
+      ex.ffn_packed_forward(
+        pY,
+        pX,
+        base,
+        b1 ? base + ob1 * FLOAT_BYTES : 0,
+        base + o2 * FLOAT_BYTES,
+        b2 ? base + ob2 * FLOAT_BYTES : 0,
+        M,
+        d,
+        dff,
+        code,
+        pW,
+      ),
+  });
+}
+
+/**
+ * A resident gated FFN Y = (act(X Wg) * (X Wu)) Wd: Wg, Wu (d, dFF), Wd (dFF, d), no biases,
+ * activation (default 'silu': SwiGLU). Wg and Wu are packed interleaved so one pass computes both
+ * and the gate product is fused. forward(X) takes X (..., d) and returns (..., d).
+ */
+export function createGatedFfn(opts) {
+  const fn = 'createGatedFfn';
+  const r = wasm(fn);
+  const o = spec(fn, opts, ['Wg', 'Wu', 'Wd', 'activation']);
+  const act = o.activation === undefined ? 'silu' : o.activation;
+  const code = actCode(fn, act);
+  const wg = weight(fn, 'Wg', o.Wg, null, null, '2 dimensions [d,d_ff]');
+  const [d, dff] = wg.shape;
+  const wu = weight(fn, 'Wu', o.Wu, d, dff, `${fmtShape([d, dff])} (the shape of Wg)`);
+  const wd = weight(fn, 'Wd', o.Wd, dff, d, `${fmtShape([dff, d])} (the transpose of Wg's shape)`);
+  const ex0 = r.exports;
+  const fgu = ex0.gemm_gated_packed_size(d, dff);
+  const fd = ex0.gemm_packed_size(dff, d);
+  return makeLayer(fn, {
+    dIn: d,
+    dOut: d,
+    floats: fgu + fd,
+    info: { d, dFF: dff, activation: act },
+    pack(ex, base, rr) {
+      const tmp = alloc(rr, fn, `Wg and Wu ${fmtShape(wg.shape)}`, 2 * d * dff);
+      try {
+        put(rr, tmp, wg.data);
+        put(rr, tmp + d * dff * FLOAT_BYTES, wu.data);
+        ex.gemm_gated_pack(base, tmp, tmp + d * dff * FLOAT_BYTES, d, dff);
+        put(rr, tmp, wd.data);
+        ex.gemm_pack(base + fgu * FLOAT_BYTES, tmp, dff, d);
+      } finally {
+        ex.free(tmp);
+      }
+    },
+    workFloats: (M) => wasm(fn).exports.ffn_packed_work_size(M, d, dff),
+    run: (ex, pY, pX, M, pW, base) => ex.gated_packed_forward(pY, pX, base, base + fgu * FLOAT_BYTES, M, d, dff, code, pW),
+  });
+}
