@@ -37,7 +37,11 @@ async function fetchBytes(url) {
     // Node reads local files itself; the specifier is hidden from bundlers that target browsers.
     const spec = 'node:fs/promises';
     const fs = await import(/* webpackIgnore: true */ /* @vite-ignore */ spec);
-    return new Uint8Array(await fs.readFile(url));
+    try {
+      return new Uint8Array(await fs.readFile(url));
+    } catch (e) {
+      throw new Error(`ffn-lab: could not load the wasm module from ${url.href} (${e.code || e.message})`, { cause: e });
+    }
   }
   if (typeof fetch !== 'function') throw new Error(`ffn-lab: cannot load ${url.href}: fetch is not available`);
   const res = await fetch(url);

@@ -1,0 +1,97 @@
+// The two entries ('ffn-lab' inline bytes, 'ffn-lab/url') and every ready() source, each in a fresh Node process.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { dirname, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import * as ffn from 'ffn-lab';
+import * as ffnUrl from 'ffn-lab/url';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** Run an ES-module snippet in a fresh process from the package root (so 'ffn-lab' resolves by name). */
+function runModule(code) {
+  return new Promise((done, fail) => {
+    execFile(process.execPath, ['--input-type=module', '-e', code], { cwd: ROOT, timeout: 20000 }, (err, stdout, stderr) => {
+      if (err) fail(new Error(`child failed: ${err.message}\n${stderr}`));
+      else done(stdout.trim());
+    });
+  });
+}
+
+// gelu(1) = Phi(1) = 0.8413447460685429 (known value), float32-rounded.
+const GELU1 = Math.fround(0.8413447460685429);
+const probe = `const y = ffn.gelu([1]).data[0]; console.log(JSON.stringify({ y }));`;
+
+const cases = {
+  'ffn-lab default (inlined bytes)': `import * as ffn from 'ffn-lab'; await ffn.ready(); ${probe}`,
+  'ffn-lab/url default (new URL("./ffn.wasm", import.meta.url), read with node:fs)': `import * as ffn from 'ffn-lab/url'; await ffn.ready(); ${probe}`,
+  'opts.wasm = Uint8Array': `import * as ffn from 'ffn-lab'; import { readFileSync } from 'node:fs'; await ffn.ready({ wasm: new Uint8Array(readFileSync('web/ffn.wasm')) }); ${probe}`,
+  'opts.wasm = ArrayBuffer': `import * as ffn from 'ffn-lab/url'; import { readFileSync } from 'node:fs'; const b = readFileSync('web/ffn.wasm'); await ffn.ready({ wasm: b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) }); ${probe}`,
+  'opts.wasm = WebAssembly.Module': `import * as ffn from 'ffn-lab'; import { readFileSync } from 'node:fs'; await ffn.ready({ wasm: new WebAssembly.Module(readFileSync('web/ffn.wasm')) }); ${probe}`,
+  'opts.wasm = file: URL': `import * as ffn from 'ffn-lab/url'; import { pathToFileURL } from 'node:url'; await ffn.ready({ wasm: pathToFileURL('web/ffn.wasm') }); ${probe}`,
+  'opts.wasm = URL string': `import * as ffn from 'ffn-lab/url'; import { pathToFileURL } from 'node:url'; await ffn.ready({ wasm: pathToFileURL('web/ffn.wasm').href }); ${probe}`,
+  'opts.wasm = relative path string': `import * as ffn from 'ffn-lab'; await ffn.ready({ wasm: './web/ffn.wasm' }); ${probe}`,
+  'ffn-lab/ffn.wasm subpath resolves': `import * as ffn from 'ffn-lab/url'; await ffn.ready({ wasm: new URL(import.meta.resolve('ffn-lab/ffn.wasm')) }); ${probe}`,
+  'one ready() serves both entries (one shared instance)': `import * as a from 'ffn-lab'; import * as ffn from 'ffn-lab/url'; await a.ready(); ${probe}`,
+};
+
+for (const [name, code] of Object.entries(cases)) {
+  test(`ready(): ${name}`, async () => {
+    const out = JSON.parse(await runModule(code));
+    assert.equal(out.y, GELU1);
+  });
+}
+
+test('a missing wasm file rejects with a clear error and ready() can be retried', async () => {
+  const out = await runModule(`
+    import * as ffn from 'ffn-lab/url';
+    let msg = '';
+    try { await ffn.ready({ wasm: './web/no-such.wasm' }); } catch (e) { msg = e.message; }
+    await ffn.ready();
+    console.log(JSON.stringify({ msg, y: ffn.relu([-1, 3]).data[1] }));`);
+  const r = JSON.parse(out);
+  assert.match(r.msg, /no-such\.wasm|ENOENT/);
+  assert.equal(r.y, 3);
+});
+
+test('both entries export the same API; index re-exports ffn.js and only ready differs', async () => {
+  const names = Object.keys(ffn).sort();
+  assert.deepEqual(names, Object.keys(ffnUrl).sort());
+  for (const n of names) {
+    if (n === 'ready') assert.notEqual(ffn.ready, ffnUrl.ready);
+    else assert.equal(ffn[n], ffnUrl[n], `${n} is the same binding`);
+  }
+  for (const n of [
+    'ready',
+    'tensor',
+    'relu',
+    'relu2',
+    'sigmoid',
+    'silu',
+    'gelu',
+    'geluTanh',
+    'geluSigmoid',
+    'activationGrad',
+    'matmul',
+    'ffn',
+    'gatedFfn',
+    'swigluFfn',
+    'swigluBackward',
+    'ffnMemories',
+    'ffnParamCount',
+    'llamaHiddenDim',
+    'ffnFlops',
+    'activations',
+  ]) {
+    assert.ok(n in ffn, `ffn-lab exports ${n}`);
+  }
+});
+
+test('index.d.ts declares every exported name', () => {
+  const dts = readFileSync(resolve(ROOT, 'web/index.d.ts'), 'utf8');
+  for (const n of Object.keys(ffn)) {
+    assert.match(dts, new RegExp(`export (function|const) ${n}\\b`), `index.d.ts declares ${n}`);
+  }
+});

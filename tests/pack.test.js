@@ -1,0 +1,82 @@
+// The package as a site uses it: npm pack (prepack builds the wasm), install the tarball offline into a temp project, import 'ffn-lab' by name.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as ref from './ref.js';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const work = mkdtempSync(join(tmpdir(), 'ffn-lab-pack-'));
+after(() => rmSync(work, { recursive: true, force: true }));
+
+function run(cmd, args, cwd) {
+  return new Promise((done, fail) => {
+    execFile(cmd, args, { cwd, timeout: 120000, maxBuffer: 16 << 20, env: { ...process.env, npm_config_update_notifier: 'false' } }, (err, stdout, stderr) => {
+      if (err) fail(new Error(`${cmd} ${args.join(' ')} failed: ${err.message}\n${stdout}\n${stderr}`));
+      else done(stdout);
+    });
+  });
+}
+
+test('npm pack -> offline install -> import ffn-lab by name -> forward pass matches the float64 reference', async () => {
+  const packOut = await run('npm', ['pack', '--json', '--pack-destination', work], ROOT);
+  // stdout holds build.sh's log (prepack) followed by the JSON report
+  const start = packOut.search(/^\[\s*\{/m);
+  assert.ok(start >= 0, `npm pack --json printed no report:\n${packOut}`);
+  const info = JSON.parse(packOut.slice(start));
+  const files = info[0].files.map((f) => f.path);
+  for (const f of ['package.json', 'web/index.js', 'web/ffn.js', 'web/runtime.js', 'web/index.d.ts', 'web/ffn.wasm', 'web/ffn-wasm-inline.js', 'web/serve.js']) {
+    assert.ok(files.includes(f), `tarball ships ${f}`);
+  }
+  assert.ok(!files.some((f) => f.startsWith('tests/')), 'tests are not shipped');
+  const tgz = join(work, info[0].filename);
+  assert.ok(existsSync(tgz));
+
+  const app = join(work, 'app');
+  await run('mkdir', ['-p', app], work);
+  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'site', private: true, type: 'module' }));
+  await run('npm', ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', tgz], app);
+
+  // The site's code: fixed small weights, GPT-2 style FFN (gelu_tanh) and a SwiGLU FFN, through both entries.
+  const X = [
+    [0.5, -1.25, 2],
+    [-0.75, 0.25, 1],
+  ];
+  const W1 = [
+    [0.2, -0.1, 0.4, 0.3],
+    [-0.5, 0.6, 0.1, -0.2],
+    [0.3, 0.2, -0.4, 0.5],
+  ];
+  const b1 = [0.1, -0.2, 0.05, 0];
+  const W2 = [
+    [0.1, 0.2, -0.3],
+    [0.4, -0.5, 0.6],
+    [-0.7, 0.8, 0.9],
+    [0.15, -0.25, 0.35],
+  ];
+  const b2 = [0.01, 0.02, -0.03];
+  const Wu = W1.map((r) => r.map((v) => -v / 2));
+  const site = `
+    import * as ffn from 'ffn-lab';
+    import * as ffnUrl from 'ffn-lab/url';
+    await ffn.ready();
+    const X = ${JSON.stringify(X)}, W1 = ${JSON.stringify(W1)}, b1 = ${JSON.stringify(b1)}, W2 = ${JSON.stringify(W2)}, b2 = ${JSON.stringify(b2)}, Wu = ${JSON.stringify(Wu)};
+    const y = ffn.ffn(X, W1, b1, W2, b2);
+    const s = ffnUrl.swigluFfn(X, W1, Wu, W2);
+    console.log(JSON.stringify({ y: Array.from(y.data), shape: y.shape, s: Array.from(s.data), params: ffn.ffnParamCount(768, 3072), url: import.meta.resolve('ffn-lab') }));
+  `;
+  writeFileSync(join(app, 'site.js'), site);
+  const out = JSON.parse(await run(process.execPath, ['site.js'], app));
+  assert.ok(out.url.includes(join('node_modules', 'ffn-lab')), `resolved from node_modules: ${out.url}`);
+  assert.deepEqual(out.shape, [2, 3]);
+  assert.equal(out.params, 4722432);
+  const y = ref.ffn(X, W1, b1, W2, b2, { activation: 'gelu_tanh' }).data;
+  const s = ref.swigluFfn(X, W1, Wu, W2).data;
+  for (let i = 0; i < y.length; i++) {
+    assert.ok(Math.abs(out.y[i] - y[i]) < 1e-6, `ffn[${i}] ${out.y[i]} vs ${y[i]}`);
+    assert.ok(Math.abs(out.s[i] - s[i]) < 1e-6, `swiglu[${i}] ${out.s[i]} vs ${s[i]}`);
+  }
+});
