@@ -16,6 +16,9 @@ static inline void zero(float *p, size_t n) {
   if (n) memset(p, 0, n * sizeof(float));
 }
 
+/* the products stay out of line (one copy each) to keep the module small */
+#define NOINLINE __attribute__((noinline))
+
 /* p + n, without forming NULL + 0 (undefined behaviour in C) when a buffer is empty */
 static inline float *skip(float *p, size_t n) { return n ? p + n : p; }
 
@@ -40,7 +43,7 @@ static inline float dot(const float *a, const float *b, size_t n) {
 
 /* A (M,K) @ B (K,N) [+ bias (N)] -> C (M,N), i-k-j order: each C[i,j] sums its K products in
    order k = 0..K-1 in float, then adds the bias, exactly as the scalar reference does. */
-static void mm_nn(float *C, const float *A, const float *B, const float *bias, size_t M, size_t K,
+static NOINLINE void mm_nn(float *C, const float *A, const float *B, const float *bias, size_t M, size_t K,
                   size_t N) {
   if (N == 0) return; /* nothing to write: A and B need not be read */
   for (size_t i = 0; i < M; i++) {
@@ -56,7 +59,7 @@ static void mm_nn(float *C, const float *A, const float *B, const float *bias, s
 }
 
 /* A^T B: A (K,M), B (K,N) -> C (M,N), without forming A^T: C[m,:] += A[k,m] B[k,:] for k in order */
-static void mm_tn(float *C, const float *A, const float *B, size_t M, size_t K, size_t N) {
+static NOINLINE void mm_tn(float *C, const float *A, const float *B, size_t M, size_t K, size_t N) {
   zero(C, M * N);
   if (M * N == 0) return;
   for (size_t k = 0; k < K; k++)
@@ -64,7 +67,7 @@ static void mm_tn(float *C, const float *A, const float *B, size_t M, size_t K, 
 }
 
 /* A B^T: A (M,K), B (N,K) -> C (M,N) (C += when accumulate), each entry a dot of two rows */
-static void mm_nt(float *C, const float *A, const float *B, size_t M, size_t K, size_t N,
+static NOINLINE void mm_nt(float *C, const float *A, const float *B, size_t M, size_t K, size_t N,
                   int accumulate) {
   if (K == 0) { /* empty sums */
     if (!accumulate) zero(C, M * N);

@@ -1,0 +1,320 @@
+// ffn.wasm at the C ABI: its imports, and every SIMD kernel against its scalar *_ref export on edge shapes, special values and bad sizes.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+
+// the package's own .wasm, found through its exports map ("./ffn.wasm")
+const wasmUrl = new URL(import.meta.resolve('ffn-lab/ffn.wasm'));
+const module = await WebAssembly.compile(await readFile(wasmUrl));
+let growths = 0;
+const instance = await WebAssembly.instantiate(module, {
+  env: { emscripten_notify_memory_growth: () => { growths++; } },
+});
+const k = instance.exports;
+k._initialize();
+
+const EINVAL = -1;
+const ACTS = ['identity', 'relu', 'relu2', 'sigmoid', 'silu', 'gelu', 'gelu_tanh', 'gelu_sigmoid'];
+
+/* ---- heap helpers (views are re-created after every call: memory may grow) ---- */
+const allocs = [];
+function alloc(n) {
+  const p = k.malloc(Math.max(4 * n, 4));
+  assert.notEqual(p, 0, 'malloc failed');
+  allocs.push(p);
+  return p;
+}
+function freeAll() {
+  while (allocs.length) k.free(allocs.pop());
+}
+const f32 = (p, n) => new Float32Array(k.memory.buffer, p, n);
+const i32 = (p, n) => new Int32Array(k.memory.buffer, p, n);
+function put(data) {
+  const p = alloc(data.length);
+  f32(p, data.length).set(data);
+  return p;
+}
+const get = (p, n) => Float32Array.from(f32(p, n));
+
+/* ---- data ---- */
+let seed = 12345;
+function rand() { // xorshift32 in [0, 1)
+  seed ^= seed << 13; seed ^= seed >>> 17; seed ^= seed << 5;
+  return (seed >>> 0) / 4294967296;
+}
+const randArray = (n, lo = -1, hi = 1) => Float32Array.from({ length: n }, () => lo + (hi - lo) * rand());
+const SPECIALS = [NaN, Infinity, -Infinity, 1e4, -1e4, 1e30, -1e30, 3.4e38, -3.4e38, 0, -0, 1e-40, -1e-40,
+  1e-45, 88, -88, 104, -104, 20, -20, 5, -5, -0.752, 1, -1, 30, -30];
+const SIZES = [0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 33, 64, 65];
+
+/* float32 ulps between a and b (order-preserving integer map); NaN matches only NaN */
+const bits = new Int32Array(2);
+const fl = new Float32Array(bits.buffer);
+function ulps(a, b) {
+  if (Number.isNaN(a) || Number.isNaN(b)) return Number.isNaN(a) && Number.isNaN(b) ? 0 : Infinity;
+  if (a === b) return 0;
+  fl[0] = a; fl[1] = b;
+  const m = (i) => (i < 0 ? -2147483648 - i : i);
+  return Math.abs(m(bits[0]) - m(bits[1]));
+}
+const sameBits = (a, b) => (Number.isNaN(a) && Number.isNaN(b)) || Object.is(a, b);
+function closeTo(a, b, tol, scale = 1) {
+  if (Number.isNaN(a) || Number.isNaN(b)) return Number.isNaN(a) && Number.isNaN(b);
+  if (!Number.isFinite(a) || !Number.isFinite(b)) return a === b;
+  return Math.abs(a - b) <= tol * (scale + Math.abs(b));
+}
+
+test('imports are exactly env.emscripten_notify_memory_growth; the API is exported', () => {
+  assert.deepEqual(WebAssembly.Module.imports(module), [
+    { module: 'env', name: 'emscripten_notify_memory_growth', kind: 'function' },
+  ]);
+  const names = new Set(WebAssembly.Module.exports(module).map((e) => e.name));
+  for (const n of ['memory', '_initialize', 'malloc', 'free', 'matmul_forward', 'matmul_ref', 'act_forward',
+    'act_ref', 'act_grad', 'act_grad_ref', 'act_backward', 'ffn_forward', 'ffn_ref', 'gated_ffn_forward',
+    'gated_ffn_ref', 'swiglu_backward', 'swiglu_backward_ref', 'ffn_memories', 'ffn_memories_ref',
+    'ffn_param_count', 'llama_hidden_dim', 'ffn_flops', 'ffn_heap_in_use']) {
+    assert.ok(names.has(n), `missing export ${n}`);
+  }
+});
+
+test('malloc returns 0 for a request memory cannot meet, and the module stays usable', () => {
+  const before = k.ffn_heap_in_use();
+  assert.equal(k.malloc(0xf0000000), 0); // 3.75 GiB > the 2 GiB limit
+  assert.equal(k.malloc(0x7fffffff), 0);
+  const p = k.malloc(1024);
+  assert.notEqual(p, 0);
+  assert.ok(k.ffn_heap_in_use() >= before + 1024);
+  k.free(p);
+  assert.equal(k.ffn_heap_in_use(), before);
+});
+
+test('act_forward / act_grad vs act_ref / act_grad_ref, act_backward == dy * act_grad', () => {
+  const report = [];
+  for (let act = 0; act < ACTS.length; act++) {
+    let worstF = 0;
+    let worstG = 0;
+    for (const n0 of SIZES) {
+      const n = n0 === 65 ? n0 + SPECIALS.length : n0;
+      const x = randArray(n, -12, 12);
+      for (let i = 0; i < n; i++) if (rand() < 0.25) x[i] = SPECIALS[Math.floor(rand() * SPECIALS.length)];
+      if (n0 === 65) x.set(SPECIALS, n0);
+      const dy = randArray(n, -2, 2);
+      const px = put(x); const pdy = put(dy);
+      const py = alloc(n); const pr = alloc(n); const pdx = alloc(n);
+      assert.equal(k.act_forward(py, px, n, act), 0);
+      assert.equal(k.act_ref(pr, px, n, act), 0);
+      let y = get(py, n); let r = get(pr, n);
+      for (let i = 0; i < n; i++) {
+        const u = ulps(y[i], r[i]);
+        worstF = Math.max(worstF, u);
+        assert.ok(u <= 2, `${ACTS[act]}(${x[i]}): simd ${y[i]} ref ${r[i]} (${u} ulp)`);
+        if (Number.isNaN(x[i])) assert.ok(Number.isNaN(y[i]), `${ACTS[act]}(NaN) = ${y[i]}`);
+      }
+      assert.equal(k.act_grad(py, px, n, act), 0);
+      assert.equal(k.act_grad_ref(pr, px, n, act), 0);
+      y = get(py, n); r = get(pr, n);
+      for (let i = 0; i < n; i++) {
+        const u = Math.abs(y[i] - r[i]) < 1e-30 ? 0 : ulps(y[i], r[i]); // tiny floor at zero crossings
+        worstG = Math.max(worstG, u);
+        assert.ok(u <= 4, `${ACTS[act]}'(${x[i]}): simd ${y[i]} ref ${r[i]} (${u} ulp)`);
+      }
+      assert.equal(k.act_backward(pdx, pdy, px, n, act), 0);
+      const dx = get(pdx, n);
+      for (let i = 0; i < n; i++) {
+        assert.ok(sameBits(dx[i], Math.fround(dy[i] * y[i])), `${ACTS[act]} backward at ${x[i]}`);
+      }
+      // aliasing: y = x in place
+      assert.equal(k.act_forward(px, px, n, act), 0);
+      assert.equal(k.act_forward(py, pr, 0, act), 0);
+      freeAll();
+    }
+    report.push(`${ACTS[act]} ${worstF}/${worstG}`);
+  }
+  console.log(`SIMD vs ref, max ulp forward/grad: ${report.join(', ')}`);
+});
+
+test('activation limits: +-inf, +-1e4, NaN, signed zero', () => {
+  const x = [-Infinity, Infinity, -1e4, 1e4, NaN, -0];
+  const px = put(x); const py = alloc(x.length);
+  const run = (fn, act) => { k[fn](py, px, x.length, act); return get(py, x.length); };
+  let y = run('act_forward', 3);
+  assert.deepEqual([...y.slice(0, 4)], [0, 1, 0, 1]);
+  for (const act of [4, 5, 6, 7]) {
+    y = run('act_forward', act);
+    assert.ok(Object.is(y[0], -0), `${ACTS[act]}(-inf) = ${y[0]}, expected -0`);
+    assert.equal(y[1], Infinity);
+    assert.ok(y[2] === 0 && y[3] === 1e4 && Number.isNaN(y[4]), `${ACTS[act]}: ${y}`);
+    y = run('act_grad', act);
+    assert.ok(y[0] === 0 && y[1] === 1 && y[2] === 0 && y[3] === 1 && Number.isNaN(y[4]), `${ACTS[act]}': ${y}`);
+  }
+  y = run('act_forward', 1); // relu
+  assert.ok(Object.is(y[5], 0) && Number.isNaN(y[4]) && y[1] === Infinity);
+  y = run('act_grad', 1); // relu'(0) = 0, relu'(-0) = 0
+  assert.deepEqual([...y.slice(0, 4), y[5]], [0, 1, 0, 1, 0]);
+  y = run('act_grad', 2); // relu2' = 2 relu
+  assert.deepEqual([...y.slice(0, 4)], [0, Infinity, 0, 2e4]);
+  freeAll();
+});
+
+test('matmul_forward equals matmul_ref bit for bit (same summation order), incl. NaN/inf', () => {
+  for (const M of [0, 1, 3, 4, 5]) {
+    for (const K of [0, 1, 3, 4, 8, 17]) {
+      for (const N of [0, 1, 3, 4, 5, 8, 9, 33]) {
+        const A = randArray(M * K); const B = randArray(K * N);
+        if (M * K > 1 && (M + K + N) % 2) A[1] = SPECIALS[(M + N) % SPECIALS.length];
+        const pa = put(A); const pb = put(B); const pc = alloc(M * N); const pr = alloc(M * N);
+        f32(pc, M * N).fill(7);
+        assert.equal(k.matmul_forward(pc, pa, pb, M, K, N), 0);
+        assert.equal(k.matmul_ref(pr, pa, pb, M, K, N), 0);
+        const c = get(pc, M * N); const r = get(pr, M * N);
+        for (let i = 0; i < M * N; i++) assert.ok(sameBits(c[i], r[i]), `matmul ${M}x${K}x${N}[${i}]: ${c[i]} vs ${r[i]}`);
+        freeAll();
+      }
+    }
+  }
+});
+
+test('ffn_forward and gated_ffn_forward vs their references, every activation', () => {
+  for (let act = 0; act < ACTS.length; act++) {
+    for (const [T, d, F] of [[0, 3, 4], [1, 1, 1], [2, 4, 8], [3, 5, 17], [1, 9, 0], [4, 16, 33]]) {
+      const X = randArray(T * d, -2, 2); const W1 = randArray(d * F); const W2 = randArray(F * d);
+      const W3 = randArray(d * F); const b1 = randArray(F); const b2 = randArray(d);
+      const p = { X: put(X), W1: put(W1), W2: put(W2), W3: put(W3), b1: put(b1), b2: put(b2) };
+      const py = alloc(T * d); const pr = alloc(T * d); const w1 = alloc(2 * T * F); const w2 = alloc(2 * T * F);
+      assert.equal(k.ffn_forward(py, p.X, p.W1, p.b1, p.W2, p.b2, T, d, F, act, w1), 0);
+      assert.equal(k.ffn_ref(pr, p.X, p.W1, p.b1, p.W2, p.b2, T, d, F, act, w2), 0);
+      let y = get(py, T * d); let r = get(pr, T * d);
+      for (let i = 0; i < T * d; i++) assert.ok(closeTo(y[i], r[i], 1e-5), `ffn ${ACTS[act]} ${T},${d},${F}: ${y[i]} vs ${r[i]}`);
+      assert.equal(k.ffn_forward(py, p.X, p.W1, 0, p.W2, 0, T, d, F, act, w1), 0); // no biases
+      assert.equal(k.ffn_ref(pr, p.X, p.W1, 0, p.W2, 0, T, d, F, act, w2), 0);
+      y = get(py, T * d); r = get(pr, T * d);
+      for (let i = 0; i < T * d; i++) assert.ok(closeTo(y[i], r[i], 1e-5), `ffn (no bias) ${ACTS[act]}: ${y[i]} vs ${r[i]}`);
+      assert.equal(k.gated_ffn_forward(py, p.X, p.W1, p.W3, p.W2, T, d, F, act, w1), 0);
+      assert.equal(k.gated_ffn_ref(pr, p.X, p.W1, p.W3, p.W2, T, d, F, act, w2), 0);
+      y = get(py, T * d); r = get(pr, T * d);
+      for (let i = 0; i < T * d; i++) assert.ok(closeTo(y[i], r[i], 1e-5), `gated ${ACTS[act]} ${T},${d},${F}: ${y[i]} vs ${r[i]}`);
+      freeAll();
+    }
+  }
+});
+
+test('swiglu_backward vs swiglu_backward_ref on edge shapes', () => {
+  for (const [N, d, F] of [[0, 2, 3], [1, 1, 1], [2, 3, 4], [3, 4, 5], [5, 9, 17], [2, 0, 3], [2, 3, 0]]) {
+    const X = randArray(N * d, -2, 2); const dY = randArray(N * d);
+    const Wg = randArray(d * F); const Wu = randArray(d * F); const Wd = randArray(F * d);
+    const ins = [put(dY), put(X), put(Wg), put(Wu), put(Wd)];
+    const lens = [N * d, d * F, d * F, F * d];
+    const outs = [lens.map(alloc), lens.map(alloc)];
+    const work = [alloc(3 * N * F), alloc(3 * N * F)];
+    assert.equal(k.swiglu_backward(...outs[0], ...ins, N, d, F, work[0]), 0);
+    assert.equal(k.swiglu_backward_ref(...outs[1], ...ins, N, d, F, work[1]), 0);
+    lens.forEach((len, o) => {
+      const a = get(outs[0][o], len); const b = get(outs[1][o], len);
+      for (let i = 0; i < len; i++) assert.ok(closeTo(a[i], b[i], 1e-5), `swiglu_backward ${N},${d},${F} out ${o}[${i}]: ${a[i]} vs ${b[i]}`);
+    });
+    freeAll();
+  }
+});
+
+test('ffn_memories vs ffn_memories_ref: ties by lower index, NaN first, k = 0 .. dff', () => {
+  for (const [d, F] of [[0, 0], [1, 1], [3, 4], [4, 5], [5, 9], [8, 33]]) {
+    for (let kk = 0; kk <= F; kk++) {
+      const x = Float32Array.from({ length: d }, () => Math.floor(rand() * 3));
+      const W1 = Float32Array.from({ length: d * F }, () => Math.floor(rand() * 5) - 2); // many ties
+      const b1 = Float32Array.from({ length: F }, () => Math.floor(rand() * 3) - 1);
+      if (F > 4 && kk % 3 === 1) b1[3] = NaN;
+      const W2 = randArray(F * d);
+      const ins = [put(x), put(W1), kk % 2 ? put(b1) : 0, put(W2)];
+      const res = [0, 1].map(() => [alloc(F), alloc(kk), alloc(d)]);
+      assert.equal(k.ffn_memories(...res[0], ...ins, d, F, kk), 0);
+      assert.equal(k.ffn_memories_ref(...res[1], ...ins, d, F, kk), 0);
+      const [c0, c1] = res.map(([c]) => get(c, F));
+      const [t0, t1] = res.map(([, t]) => Array.from(i32(t, kk)));
+      const [p0, p1] = res.map(([, , p]) => get(p, d));
+      for (let i = 0; i < F; i++) assert.ok(sameBits(c0[i], c1[i]));
+      assert.deepEqual(t0, t1, `top d=${d} dff=${F} k=${kk}`);
+      for (let i = 1; i < kk; i++) {
+        const [a, b] = [c0[t0[i - 1]], c0[t0[i]]];
+        assert.ok(Number.isNaN(a) || a > b || (a === b && t0[i - 1] < t0[i]), `order at ${i}: ${t0}`);
+      }
+      for (let i = 0; i < d; i++) assert.ok(sameBits(p0[i], p1[i]), `partial ${d},${F},${kk}`);
+      freeAll();
+    }
+  }
+});
+
+test('bad sizes, unknown activations and k out of range return EINVAL and touch nothing', () => {
+  const s = alloc(64);
+  f32(s, 64).fill(7);
+  const bad = [[-1, 2, 2], [2, -1, 2], [2, 2, -1]];
+  for (const [a, b, c] of bad) {
+    assert.equal(k.matmul_forward(s, s, s, a, b, c), EINVAL);
+    assert.equal(k.matmul_ref(s, s, s, a, b, c), EINVAL);
+    assert.equal(k.ffn_forward(s, s, s, s, s, s, a, b, c, 1, s), EINVAL);
+    assert.equal(k.ffn_ref(s, s, s, s, s, s, a, b, c, 1, s), EINVAL);
+    assert.equal(k.gated_ffn_forward(s, s, s, s, s, a, b, c, 4, s), EINVAL);
+    assert.equal(k.gated_ffn_ref(s, s, s, s, s, a, b, c, 4, s), EINVAL);
+    assert.equal(k.swiglu_backward(s, s, s, s, s, s, s, s, s, a, b, c, s), EINVAL);
+    assert.equal(k.swiglu_backward_ref(s, s, s, s, s, s, s, s, s, a, b, c, s), EINVAL);
+  }
+  for (const act of [-1, 8, 1000]) {
+    for (const fn of ['act_forward', 'act_ref', 'act_grad', 'act_grad_ref']) assert.equal(k[fn](s, s, 4, act), EINVAL);
+    assert.equal(k.act_backward(s, s, s, 4, act), EINVAL);
+    assert.equal(k.ffn_forward(s, s, s, s, s, s, 1, 2, 2, act, s), EINVAL);
+    assert.equal(k.ffn_ref(s, s, s, s, s, s, 1, 2, 2, act, s), EINVAL);
+    assert.equal(k.gated_ffn_forward(s, s, s, s, s, 1, 2, 2, act, s), EINVAL);
+    assert.equal(k.gated_ffn_ref(s, s, s, s, s, 1, 2, 2, act, s), EINVAL);
+  }
+  for (const fn of ['act_forward', 'act_ref', 'act_grad', 'act_grad_ref']) assert.equal(k[fn](s, s, -4, 1), EINVAL);
+  assert.equal(k.act_backward(s, s, s, -1, 1), EINVAL);
+  for (const [d, F, kk] of [[-1, 4, 1], [4, -1, 0], [4, 4, -1], [4, 4, 5], [0, 0, 1]]) {
+    assert.equal(k.ffn_memories(s, s, s, s, s, s, s, d, F, kk), EINVAL, `memories ${d},${F},${kk}`);
+    assert.equal(k.ffn_memories_ref(s, s, s, s, s, s, s, d, F, kk), EINVAL);
+  }
+  assert.ok(f32(s, 64).every((v) => v === 7), 'an EINVAL call wrote to memory');
+  // zero sizes are valid; K = 0 gives zeros; dff = 0 gives the output bias
+  assert.equal(k.matmul_forward(s, s, s, 2, 0, 3), 0);
+  assert.deepEqual([...f32(s, 7)], [0, 0, 0, 0, 0, 0, 7]);
+  f32(s, 64).fill(7);
+  const b2 = put([1.5, -2]);
+  assert.equal(k.ffn_forward(s, s, s, s, s, b2, 1, 2, 0, 6, s), 0);
+  assert.deepEqual([...f32(s, 3)], [1.5, -2, 7]);
+  freeAll();
+});
+
+test('counts: parameters, LLaMA hidden sizes, FLOPs, validation', () => {
+  assert.equal(k.ffn_param_count(768, 3072, 1, 0), 4722432); // GPT-2 FFN per layer
+  assert.equal(k.ffn_param_count(4096, 11008, 0, 1), 3 * 4096 * 11008);
+  assert.equal(k.ffn_param_count(10, 20, 1, 1), 3 * 200 + 2 * 20 + 10);
+  assert.equal(k.llama_hidden_dim(4096, 256, 0), 11008);
+  assert.equal(k.llama_hidden_dim(8192, 4096, 1.3), 28672);
+  assert.equal(k.llama_hidden_dim(4096, 1024, 1.3), 14336);
+  assert.equal(k.llama_hidden_dim(768, 1, 0), 2048);
+  assert.equal(k.ffn_flops(768, 3072, 0), 16 * 768 * 768);
+  assert.equal(k.ffn_flops(4096, 11008, 1), 6 * 4096 * 11008);
+  for (const v of [-1, 1.5, NaN, Infinity]) {
+    assert.equal(k.ffn_param_count(v, 4, 1, 0), EINVAL);
+    assert.equal(k.ffn_flops(4, v, 0), EINVAL);
+    assert.equal(k.llama_hidden_dim(v, 256, 0), EINVAL);
+  }
+  assert.equal(k.llama_hidden_dim(4096, 0, 0), EINVAL);
+  assert.equal(k.llama_hidden_dim(4096, 256, NaN), EINVAL);
+});
+
+test('memory growth: emscripten_notify_memory_growth is called and kernels keep working', () => {
+  assert.equal(allocs.length, 0);
+  const base = k.ffn_heap_in_use();
+  const pages = k.memory.buffer.byteLength;
+  const before = growths;
+  const big = alloc(8 << 20); // 32 MiB: more than the initial 16 MiB
+  assert.ok(k.memory.buffer.byteLength > pages && growths > before, 'memory did not grow');
+  f32(big, 8 << 20).fill(1);
+  const x = randArray(1000, -8, 8);
+  const px = put(x); const py = alloc(1000); const pr = alloc(1000);
+  k.act_forward(py, px, 1000, 5);
+  k.act_ref(pr, px, 1000, 5);
+  const y = get(py, 1000); const r = get(pr, 1000);
+  for (let i = 0; i < 1000; i++) assert.ok(ulps(y[i], r[i]) <= 2);
+  freeAll();
+  assert.equal(k.ffn_heap_in_use(), base, 'heap not back to its level');
+});
