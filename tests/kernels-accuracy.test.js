@@ -1,0 +1,245 @@
+// Activation accuracy of ffn.wasm in float32 ulps against an independent float64 JS reference; finite-difference checks of the derivatives and of swiglu_backward.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+
+const wasmUrl = new URL(import.meta.resolve('ffn-lab/ffn.wasm'));
+const { instance } = await WebAssembly.instantiate(await readFile(wasmUrl), {
+  env: { emscripten_notify_memory_growth: () => {} },
+});
+const k = instance.exports;
+k._initialize();
+
+/* ---- float64 reference (independent of src/: series + continued fraction) ---- */
+
+const SQRT_PI = Math.sqrt(Math.PI);
+/* erf(x), |x| < 3, by the positive-term series erf x = 2/sqrt(pi) e^{-x^2} sum 2^n x^{2n+1} / (2n+1)!! */
+function erfSeries(x) {
+  const x2 = x * x;
+  let term = x;
+  let sum = x;
+  for (let n = 1; n < 300 && Math.abs(term) > 1e-18 * Math.abs(sum); n++) {
+    term *= (2 * x2) / (2 * n + 1);
+    sum += term;
+  }
+  return (2 / SQRT_PI) * Math.exp(-x2) * sum;
+}
+/* erfc(x), x >= 2.5, by the continued fraction
+   erfc x = e^{-x^2}/sqrt(pi) * 1/(x + (1/2)/(x + 1/(x + (3/2)/(x + 2/(x + ...))))), evaluated backwards */
+function erfcFraction(x) {
+  let f = x;
+  for (let n = 400; n >= 1; n--) f = x + n / 2 / f;
+  return Math.exp(-x * x) / SQRT_PI / f;
+}
+function erfc(x) {
+  if (Number.isNaN(x)) return NaN;
+  if (x < 0) return 2 - erfc(-x);
+  return x < 2.5 ? 1 - erfSeries(x) : erfcFraction(x);
+}
+const Phi = (x) => 0.5 * erfc(-x / Math.SQRT2);
+const phi = (x) => Math.exp(-0.5 * x * x) / Math.sqrt(2 * Math.PI);
+const sigmoid = (z) => (z >= 0 ? 1 / (1 + Math.exp(-z)) : Math.exp(z) / (1 + Math.exp(z)));
+const C = Math.sqrt(2 / Math.PI);
+const A = 0.044715;
+const K = 1.702;
+/* 0.5 (1 + tanh u): the tanh itself where it has no cancellation, 1/(1 + e^{-2u}) in the lower tail */
+const halfOnePlusTanh = (u) => (u > -1 ? 0.5 * (1 + Math.tanh(u)) : Math.exp(2 * u) / (1 + Math.exp(2 * u)));
+const gu = (x) => C * (x + A * x * x * x);
+
+/* x * (factor vanishing at -inf): 0 * -inf is taken as the limit -0 */
+const times = (x, f) => (x === -Infinity ? -0 : x * f);
+const REF = {
+  identity: [(x) => x, () => 1],
+  relu: [(x) => (x > 0 ? x : 0), (x) => (x > 0 ? 1 : 0)],
+  relu2: [(x) => (x > 0 ? x * x : 0), (x) => (x > 0 ? 2 * x : 0)],
+  sigmoid: [sigmoid, (x) => sigmoid(x) * sigmoid(-x)],
+  silu: [(x) => times(x, sigmoid(x)), (x) => (Number.isFinite(x) ? sigmoid(x) * (1 + x * sigmoid(-x)) : x > 0 ? 1 : 0)],
+  gelu: [(x) => times(x, Phi(x)), (x) => (Number.isFinite(x) ? Phi(x) + x * phi(x) : x > 0 ? 1 : 0)],
+  gelu_tanh: [
+    (x) => times(x, halfOnePlusTanh(gu(x))),
+    (x) => {
+      if (!Number.isFinite(x)) return x > 0 ? 1 : 0;
+      const u = gu(x);
+      const sech = 1 / Math.cosh(u);
+      return halfOnePlusTanh(u) + 0.5 * x * sech * sech * C * (1 + 3 * A * x * x);
+    },
+  ],
+  gelu_sigmoid: [
+    (x) => times(x, sigmoid(K * x)),
+    (x) => (Number.isFinite(x) ? sigmoid(K * x) + K * x * sigmoid(K * x) * sigmoid(-K * x) : x > 0 ? 1 : 0),
+  ],
+};
+const ACTS = Object.keys(REF); // index = activation code of src/ffn.h
+
+/* error of float32 y against the float64 value r in units of the float32 spacing at r;
+   near zero crossings an absolute floor of 2^-100 keeps the measure meaningful; values beyond the float32
+   range must round to +-inf */
+function ulpError(y, r) {
+  if (Number.isNaN(r)) return Number.isNaN(y) ? 0 : Infinity;
+  if (!Number.isFinite(Math.fround(r))) return y === Math.fround(r) ? 0 : Infinity; // beyond float32: +-inf
+  if (!Number.isFinite(y)) return Infinity;
+  const a = Math.max(Math.abs(r), 2 ** -100);
+  let e = Math.floor(Math.log2(a));
+  if (2 ** e > a) e--;
+  else if (2 ** (e + 1) <= a) e++;
+  const ulp = 2 ** (Math.max(e, -126) - 23);
+  return Math.abs(y - r) / ulp;
+}
+
+/* the sweep: every 1e-3 in [-20, 20], wide magnitudes, and the special values */
+const sweep = [];
+for (let i = -20000; i <= 20000; i++) sweep.push(i / 1000);
+for (let e = -45; e <= 38; e += 0.25) sweep.push(10 ** e, -(10 ** e));
+sweep.push(1e4, -1e4, Infinity, -Infinity, NaN, 0, -0, 1e-45, -1e-45, 1.17549435e-38, -1.17549435e-38,
+  3.4028234e38, -3.4028234e38, -0.7517916, -1.2784645, 5.5, -5.5, -13.5, -14.5, -15);
+const X = Float32Array.from(sweep);
+const n = X.length;
+
+function runKernel(name, act) {
+  const px = k.malloc(4 * n);
+  const py = k.malloc(4 * n);
+  new Float32Array(k.memory.buffer, px, n).set(X);
+  assert.equal(k[name](py, px, n, act), 0);
+  const y = Float32Array.from(new Float32Array(k.memory.buffer, py, n));
+  k.free(px);
+  k.free(py);
+  return y;
+}
+
+function measure(kernel, act, which) {
+  const f = REF[ACTS[act]][which];
+  const y = runKernel(kernel, act);
+  let worst = 0;
+  let at = 0;
+  for (let i = 0; i < n; i++) {
+    const x = X[i];
+    const r = Number.isNaN(x) ? NaN : f(x); // NaN passes through every function and derivative
+    if (Number.isNaN(x)) assert.ok(Number.isNaN(y[i]), `${kernel} ${ACTS[act]}(NaN) = ${y[i]}`);
+    const err = ulpError(y[i], r);
+    if (err > worst) [worst, at] = [err, x];
+  }
+  return { worst, at, y };
+}
+
+// The reference is good to about 1e-11 relative (worst where series and fraction meet), 4 orders of
+// magnitude below a float32 ulp (6e-8 relative), so the measured ulp errors are exact to ~1e-4 ulp.
+test('sanity of the float64 reference itself (known values)', () => {
+  const near = (a, b, tol) => assert.ok(Math.abs(a - b) <= tol * Math.abs(b), `${a} vs ${b}`);
+  near(erfc(0.5), 0.4795001221869535, 1e-15);
+  near(erfc(1), 0.15729920705028513, 1e-15);
+  near(erfc(2), 0.004677734981047266, 1e-12); // 1 - erf: cancellation costs a few digits here
+  near(erfc(2.5), 0.0004069520174449590, 1e-11); // slowest point of the fraction: 2e-12
+  near(erfc(3), 2.209049699858544e-05, 1e-13);
+  near(erfc(5), 1.5374597944280349e-12, 1e-13);
+  near(erfc(10), 2.088487583762545e-45, 1e-13);
+  near(1 - erfc(1), 0.8427007929497149, 1e-15);
+  // the series and the continued fraction agree where they meet
+  near(1 - erfSeries(2.5), erfcFraction(2.5), 1e-11);
+  near(REF.gelu[0](-0.7517916), -0.16997120747, 1e-9); // GELU's minimum
+});
+
+test('activations: max error in float32 ulps vs float64 (SIMD act_forward/act_grad and the scalar refs)', () => {
+  const lines = [];
+  for (let act = 0; act < ACTS.length; act++) {
+    const f = measure('act_forward', act, 0);
+    const g = measure('act_grad', act, 1);
+    const fr = measure('act_ref', act, 0);
+    const gr = measure('act_grad_ref', act, 1);
+    lines.push(`${ACTS[act].padEnd(12)} forward ${f.worst.toFixed(4)} (x=${f.at})  grad ${g.worst.toFixed(4)} (x=${g.at})` +
+      `  | ref forward ${fr.worst.toFixed(4)} grad ${gr.worst.toFixed(4)}`);
+    assert.ok(f.worst <= 1, `${ACTS[act]} forward off by ${f.worst} ulp at ${f.at}`);
+    assert.ok(g.worst <= 2, `${ACTS[act]} grad off by ${g.worst} ulp at ${g.at}`);
+    assert.ok(fr.worst <= 1 && gr.worst <= 2, `${ACTS[act]} ref off: ${fr.worst} / ${gr.worst}`);
+  }
+  console.log(`max ulp vs float64 over ${n} points:\n${lines.join('\n')}`);
+});
+
+test('exact GELU keeps relative accuracy in the negative tail (through erfc)', () => {
+  const xs = Float32Array.from([-5, -5.5, -6, -7, -8, -9, -10, -12, -13]);
+  const px = k.malloc(4 * xs.length);
+  const py = k.malloc(4 * xs.length);
+  new Float32Array(k.memory.buffer, px, xs.length).set(xs);
+  k.act_forward(py, px, xs.length, ACTS.indexOf('gelu'));
+  const y = new Float32Array(k.memory.buffer, py, xs.length);
+  xs.forEach((x, i) => {
+    const r = REF.gelu[0](x);
+    assert.ok(y[i] < 0 && Math.abs(y[i] - r) <= 1e-6 * Math.abs(r), `gelu(${x}) = ${y[i]}, expected ${r}`);
+  });
+  k.free(px);
+  k.free(py);
+});
+
+test('derivatives agree with central differences of the float64 forward', () => {
+  const xs = [];
+  for (let i = -800; i <= 800; i++) xs.push(i / 100 + 0.003);
+  const X32 = Float32Array.from(xs);
+  const px = k.malloc(4 * xs.length);
+  const pg = k.malloc(4 * xs.length);
+  new Float32Array(k.memory.buffer, px, xs.length).set(X32);
+  for (let act = 0; act < ACTS.length; act++) {
+    k.act_grad(pg, px, xs.length, act);
+    const g = new Float32Array(k.memory.buffer, pg, xs.length);
+    const f = REF[ACTS[act]][0];
+    for (let i = 0; i < xs.length; i++) {
+      const x = X32[i];
+      const h = 1e-5 * Math.max(1, Math.abs(x));
+      const fd = (f(x + h) - f(x - h)) / (2 * h);
+      assert.ok(Math.abs(g[i] - fd) <= 1e-6 + 1e-6 * Math.abs(fd), `${ACTS[act]}'(${x}) = ${g[i]}, central difference ${fd}`);
+    }
+  }
+  k.free(px);
+  k.free(pg);
+});
+
+test('swiglu_backward agrees with central differences of a float64 SwiGLU loss', () => {
+  const [N, d, F] = [3, 5, 7];
+  let s = 7;
+  const rnd = () => ((s = (s * 1103515245 + 12345) % 2147483648) / 2147483648) * 2 - 1;
+  const mk = (len) => Float32Array.from({ length: len }, rnd);
+  const X = mk(N * d); const Wg = mk(d * F); const Wu = mk(d * F); const Wd = mk(F * d); const R = mk(N * d);
+  const silu = REF.silu[0];
+  // L = sum(Y * R), Y = (silu(X Wg) * (X Wu)) Wd, in float64
+  const loss = (X_, Wg_, Wu_, Wd_) => {
+    let L = 0;
+    for (let r = 0; r < N; r++) {
+      const H = new Float64Array(F);
+      for (let j = 0; j < F; j++) {
+        let g = 0;
+        let u = 0;
+        for (let c = 0; c < d; c++) {
+          g += X_[r * d + c] * Wg_[c * F + j];
+          u += X_[r * d + c] * Wu_[c * F + j];
+        }
+        H[j] = silu(g) * u;
+      }
+      for (let c = 0; c < d; c++) {
+        let y = 0;
+        for (let j = 0; j < F; j++) y += H[j] * Wd_[j * d + c];
+        L += y * R[r * d + c];
+      }
+    }
+    return L;
+  };
+  const put = (a) => { const p = k.malloc(4 * a.length); new Float32Array(k.memory.buffer, p, a.length).set(a); return p; };
+  const ins = [put(R), put(X), put(Wg), put(Wu), put(Wd)];
+  const outs = [N * d, d * F, d * F, F * d].map((len) => k.malloc(4 * len));
+  const work = k.malloc(4 * 3 * N * F);
+  assert.equal(k.swiglu_backward(...outs, ...ins, N, d, F, work), 0);
+  const grads = outs.map((p, i) => Float32Array.from(new Float32Array(k.memory.buffer, p, [N * d, d * F, d * F, F * d][i])));
+  const params = [X, Wg, Wu, Wd].map((a) => Float64Array.from(a));
+  const names = ['dX', 'dWg', 'dWu', 'dWd'];
+  params.forEach((P, which) => {
+    for (let i = 0; i < P.length; i++) {
+      const keep = P[i];
+      const h = 1e-6;
+      P[i] = keep + h;
+      const up = loss(...params);
+      P[i] = keep - h;
+      const down = loss(...params);
+      P[i] = keep;
+      const fd = (up - down) / (2 * h);
+      assert.ok(Math.abs(grads[which][i] - fd) <= 1e-4 * (1 + Math.abs(fd)), `${names[which]}[${i}] = ${grads[which][i]}, central difference ${fd}`);
+    }
+  });
+  [...ins, ...outs, work].forEach((p) => k.free(p));
+});
