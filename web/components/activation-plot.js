@@ -20,7 +20,8 @@ svg.plot { display: block; width: 100%; touch-action: pan-y; }
 .curve { fill: none; stroke-width: 2.2; stroke-linejoin: round; }
 .cursor { stroke: var(--_fg); stroke-width: 1.2; stroke-dasharray: 4 3; }
 .dot { stroke: var(--_bg); stroke-width: 1.5; }
-.note { font-size: 11.5px; }
+.note { font-size: 11.5px; paint-order: stroke; stroke: var(--_surface); stroke-width: 4px; stroke-linejoin: round; }
+.leader { stroke: var(--_fg); stroke-width: 1; }
 .mark { fill: var(--_fg); }
 .c-relu { --c: #4b4b55; } .c-relu2 { --c: #8a5a00; } .c-gelu { --c: #1d5fc4; }
 .c-gelu_tanh { --c: #0f7565; } .c-gelu_sigmoid { --c: #b33f00; } .c-silu { --c: #a0278f; }
@@ -271,12 +272,15 @@ export class FfnActivationPlot extends ElementBase {
     };
     const a = this._ann;
     const p0 = P.p[0];
-    for (const [id, m, dy] of [['gelu', a.gelu, 24], ['silu', a.silu, 18]]) {
-      if (!this._visible.has(id)) continue;
-      if (m.x < P.lo || m.x > P.hi) continue;
-      svgEl('circle', { class: `mark`, cx: P.sx(m.x), cy: p0.sy(m.y), r: 3.5 }, svg);
-      note(P.sx(m.x) + (id === 'silu' ? -6 : 6), p0.sy(m.y) + dy, `${id === 'gelu' ? 'GELU' : 'SiLU'} min ${fmt(m.y, 3)} at ${fmt(m.x, 3)}`, id === 'silu' ? 'end' : 'start');
-    }
+    // Minima labels sit in the empty upper-left of the first panel, with leader lines to the points.
+    const labelX = P.sx(P.lo) + 8;
+    [['gelu', a.gelu, 1.9], ['silu', a.silu, 1.2]].forEach(([id, m, ly]) => {
+      if (!this._visible.has(id) || m.x < P.lo || m.x > P.hi) return;
+      const px = P.sx(m.x), py = p0.sy(m.y), ty = p0.sy(ly);
+      svgEl('line', { class: 'leader', x1: px, y1: py - 4, x2: Math.min(px, labelX + 60), y2: ty + 4 }, svg);
+      svgEl('circle', { class: 'mark', cx: px, cy: py, r: 3.5 }, svg);
+      note(labelX, ty, `${id === 'gelu' ? 'GELU' : 'SiLU'} min ${fmt(m.y, 3)} at ${fmt(m.x, 3)}`);
+    });
     const p2 = P.p[2];
     for (const [name, pk, cls] of [['tanh', a.peaks.tanh, 'err-tanh'], ['sigmoid', a.peaks.sigmoid, 'err-sigmoid']]) {
       const x = Math.max(P.lo, Math.min(P.hi, pk.x));

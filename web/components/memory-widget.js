@@ -21,8 +21,8 @@ figcaption { font-size: 0.88em; color: var(--_muted); margin-bottom: 4px; }
 svg.plane { width: 100%; height: auto; display: block; background: var(--_surface); border-radius: 6px; touch-action: none; user-select: none; -webkit-user-select: none; }
 svg.plane.in { cursor: crosshair; }
 .axis { stroke: var(--_grid); stroke-width: 0.012; }
-.region { fill: var(--_fire); opacity: 0.07; }
-.region.on { opacity: 0.2; }
+.region { fill: var(--_fire); opacity: 0; }
+.region.on { opacity: 0.18; }
 .boundary { stroke: var(--_fire); stroke-width: 0.012; stroke-dasharray: 0.05 0.04; opacity: 0.75; }
 .tok circle { fill: var(--_bg); stroke: var(--_fg); stroke-width: 0.02; }
 .tok.key circle { stroke: var(--_accent); stroke-width: 0.03; }
@@ -301,8 +301,8 @@ export class FfnMemoryWidget extends ElementBase {
     svgEl('line', { class: 'axis', x1: 0, y1: -OUT_LIM, x2: 0, y2: OUT_LIM, 'stroke-width': 0.024 }, outSvg);
     this._vocabMarks = mem.vocab.map((v) => {
       const g = svgEl('g', { class: 'vocab' }, outSvg);
-      svgEl('line', { x1: 0, y1: 0, x2: v.dir[0] * 2.35, y2: -v.dir[1] * 2.35 }, g);
-      const t = svgEl('text', { x: v.dir[0] * 2.5, y: -v.dir[1] * 2.5 + (v.dir[1] > 0.5 ? -0.04 : 0.22), 'text-anchor': Math.abs(v.dir[0]) < 0.2 ? 'middle' : v.dir[0] > 0 ? 'start' : 'end' }, g);
+      svgEl('line', { x1: 0, y1: 0, x2: v.dir[0] * 2.1, y2: -v.dir[1] * 2.1 }, g);
+      const t = svgEl('text', { x: v.dir[0] * 2.2, y: -v.dir[1] * 2.2 + (v.dir[1] > 0.5 ? -0.04 : 0.26), 'text-anchor': Math.abs(v.dir[0]) < 0.2 ? 'middle' : v.dir[0] > 0 ? 'start' : 'end' }, g);
       t.textContent = v.name;
       return g;
     });

@@ -1,0 +1,258 @@
+// Browser tests of the course page and its three components in Debian chromium, served from 127.0.0.1.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startServer } from '../web/serve.js';
+import { launchBrowser, browserSkipReason } from './helpers/browser.js';
+
+const ARTIFACTS = join(dirname(fileURLToPath(import.meta.url)), 'artifacts');
+const skipReason = browserSkipReason();
+const skip = skipReason ? skipReason : false;
+
+let server, browser, page, base;
+const consoleErrors = [];
+const foreignRequests = [];
+
+/** Record console errors, page errors and any request that leaves 127.0.0.1. */
+function watch(p) {
+  p.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
+  p.on('pageerror', (e) => consoleErrors.push(`pageerror: ${e.message}`));
+  p.on('request', (r) => {
+    const u = new URL(r.url());
+    if (u.protocol === 'data:' || u.protocol === 'blob:') return;
+    if (u.hostname !== '127.0.0.1') foreignRequests.push(r.url());
+  });
+}
+
+async function openPage(path, viewport = { width: 1280, height: 900 }) {
+  const p = await browser.newPage();
+  await p.setViewportSize(viewport);
+  watch(p);
+  await p.goto(base + path, { waitUntil: 'load' });
+  return p;
+}
+
+/** Wait until a component has computed its first result from the kernels. */
+function waitReady(p, selector, prop = 'result') {
+  return p.waitForFunction(([s, k]) => { const el = document.querySelector(s); return el && el[k]; }, [selector, prop], { timeout: 15000 });
+}
+
+const memRows = (p) => p.$$eval('#memory', ([el]) => [...el.shadowRoot.querySelectorAll('tbody tr')].map((tr) => ({
+  name: tr.querySelector('th').textContent, cls: tr.className, coef: Number(tr.dataset.coef),
+})));
+const memDecoded = (p) => p.$eval('#memory', (el) => el.shadowRoot.querySelector('.out p').dataset.decoded);
+const nextFrames = (p) => p.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+
+before(async () => {
+  if (skipReason) return;
+  mkdirSync(ARTIFACTS, { recursive: true });
+  server = await startServer({ port: 0 });
+  base = server.url.replace(/\/$/, '');
+  browser = await launchBrowser();
+  page = await openPage('/web/');
+  await waitReady(page, '#memory');
+  await waitReady(page, '#calc');
+  await waitReady(page, '#plot', 'readout');
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+test('the course page loads with no console error and no request outside 127.0.0.1', { skip }, async () => {
+  const title = await page.title();
+  assert.match(title, /feed-forward network/);
+  for (const id of ['ex-gelu', 'ex-ffn', 'ex-swiglu', 'ex-gqa', 'ex-backward', 'ex-memories']) {
+    assert.ok(await page.$(`#${id}`), `exercise slot ${id} is in the page`);
+  }
+  await nextFrames(page);
+  assert.deepEqual(consoleErrors, []);
+  assert.deepEqual(foreignRequests, []);
+});
+
+test('dragging the query onto Tokyo fires only Tokyo and decodes Japan', { skip }, async () => {
+  const w = await page.$('#memory');
+  await w.evaluate((el) => { el.query = [-0.9, -0.6]; });
+  await w.scrollIntoViewIfNeeded();
+  await nextFrames(page);
+  const start = await w.evaluate((el) => el.shadowRoot.querySelector('.query').getBoundingClientRect().toJSON());
+  const tokyo = await w.evaluate((el) => {
+    const g = [...el.shadowRoot.querySelectorAll('.tok')].find((t) => t.textContent === 'Tokyo');
+    return g.querySelector('circle').getBoundingClientRect().toJSON();
+  });
+  await page.mouse.move(start.x + start.width / 2, start.y + start.height / 2);
+  await page.mouse.down();
+  for (let i = 1; i <= 8; i++) {
+    const t = i / 8;
+    await page.mouse.move(start.x + start.width / 2 + t * (tokyo.x + tokyo.width / 2 - start.x - start.width / 2),
+      start.y + start.height / 2 + t * (tokyo.y + tokyo.height / 2 - start.y - start.height / 2));
+  }
+  await page.mouse.up();
+  await nextFrames(page);
+  const rows = await memRows(page);
+  assert.deepEqual(rows.map((r) => r.cls.includes('fires')), [true, false, false], JSON.stringify(rows));
+  assert.ok(rows[0].coef > 1.5, `Tokyo fires strongly, got ${rows[0].coef}`);
+  assert.equal(rows[1].coef, 0);
+  assert.equal(rows[2].coef, 0);
+  assert.equal(await memDecoded(page), 'Japan');
+  const q = await w.evaluate((el) => el.getAttribute('query'));
+  const [x, y] = q.split(',').map(Number);
+  assert.ok(Math.hypot(x, y - 1) < 0.08, `query attribute reflects the drag, got ${q}`);
+  await page.waitForFunction(() => /Tokyo's memory fires \(\d\.\d\d\) and writes Japan/.test(document.querySelector('#memory').shadowRoot.querySelector('[aria-live]').textContent), null, { timeout: 5000 });
+});
+
+test('the token buttons: Tokyo writes Japan, "the" fires nothing', { skip }, async () => {
+  const w = await page.$('#memory');
+  await w.evaluate((el) => { el.activation = 'relu'; });
+  await (await w.$('button[data-token="Tokyo"]')).click();
+  await page.waitForFunction(() => document.querySelector('#memory').shadowRoot.querySelector('.out p').dataset.decoded === 'Japan', null, { timeout: 5000 });
+  let rows = await memRows(page);
+  assert.deepEqual(rows.map((r) => r.cls.split(' ')[0]), ['fires', 'silent', 'silent']);
+  await (await w.$('button[data-token="the"]')).click();
+  await page.waitForFunction(() => document.querySelector('#memory').shadowRoot.querySelector('.out p').dataset.decoded === '', null, { timeout: 5000 });
+  await page.waitForTimeout(400); // let the move animation finish
+  rows = await memRows(page);
+  assert.deepEqual(rows.map((r) => r.coef), [0, 0, 0]);
+  assert.deepEqual(rows.map((r) => r.cls.split(' ')[0]), ['silent', 'silent', 'silent']);
+  // A smooth activation lets the silent memories leak a little, and still decodes to nothing.
+  await (await w.$('button[data-activation="silu"]')).click();
+  await nextFrames(page);
+  rows = await memRows(page);
+  assert.ok(rows.every((r) => r.cls.startsWith('leaks') && r.coef < 0), JSON.stringify(rows));
+  assert.equal(await memDecoded(page), '');
+  assert.equal(await w.evaluate((el) => el.getAttribute('activation')), 'silu');
+  await (await w.$('button[data-activation="relu"]')).click();
+});
+
+test('arrow keys move the query along each slider axis and update the bars', { skip }, async () => {
+  const w = await page.$('#memory');
+  await w.evaluate((el) => { el.query = [0, 0.6]; });
+  await nextFrames(page);
+  const before = await memRows(page);
+  const sliders = await w.$$('[role="slider"]');
+  assert.equal(sliders.length, 2);
+  await sliders[1].focus();
+  for (let i = 0; i < 6; i++) await page.keyboard.press('ArrowUp');
+  await nextFrames(page);
+  const afterUp = await memRows(page);
+  assert.equal(await sliders[1].getAttribute('aria-valuenow'), '0.90');
+  assert.ok(afterUp[0].coef > before[0].coef + 1, `Tokyo's bar grows: ${before[0].coef} -> ${afterUp[0].coef}`);
+  const width = (p) => p.$eval('#memory', (el) => el.shadowRoot.querySelector('tbody tr .fill').style.width);
+  const wUp = await width(page);
+  await sliders[0].focus();
+  await page.keyboard.press('ArrowLeft');
+  await page.keyboard.press('ArrowLeft');
+  await nextFrames(page);
+  const q = await w.evaluate((el) => el.query);
+  assert.ok(Math.abs(q[0] + 0.1) < 1e-9 && Math.abs(q[1] - 0.9) < 1e-9, `query moved left: ${q}`);
+  assert.equal(await sliders[0].getAttribute('aria-valuenow'), '-0.10');
+  assert.notEqual(await width(page), '0%');
+  assert.ok(wUp !== '0%');
+  // The focus ring is visible on the focused slider.
+  const outline = await sliders[0].evaluate((el) => getComputedStyle(el).outlineStyle);
+  assert.equal(outline, 'solid');
+});
+
+test('the top-k control changes the partial sum', { skip }, async () => {
+  const w = await page.$('#memory');
+  // Between Tokyo (90 deg) and Paris (210 deg) with a low threshold both memories fire.
+  await w.evaluate((el) => { el.threshold = 0.5; el.query = [-0.75, 0.43]; el.k = 3; });
+  await nextFrames(page);
+  const r3 = await w.evaluate((el) => ({ partial: Array.from(el.result.partial), written: Array.from(el.result.written), fires: el.result.fires }));
+  assert.equal(r3.fires.length, 2);
+  assert.deepEqual(r3.partial, r3.written);
+  const range = await w.$('input[type="range"]');
+  await range.fill('1');
+  await nextFrames(page);
+  const r1 = await w.evaluate((el) => ({ partial: Array.from(el.result.partial), top: el.result.top, coef: Array.from(el.result.coef) }));
+  assert.equal(await w.evaluate((el) => el.getAttribute('k')), '1');
+  assert.equal(r1.top.length, 1);
+  const dist = Math.hypot(r1.partial[0] - r3.partial[0], r1.partial[1] - r3.partial[1]);
+  const other = r1.coef[r1.top[0] === 0 ? 1 : 0];
+  assert.ok(Math.abs(dist - other) < 1e-5, `dropping one memory moves the partial sum by its activation (${dist} vs ${other})`);
+  const text = await w.evaluate((el) => el.shadowRoot.querySelectorAll('.out p')[1].textContent);
+  assert.match(text, /^Top-1 partial sum/);
+  await w.evaluate((el) => { el.threshold = 1.5; el.k = 3; el.selectToken('Tokyo', { animate: false }); });
+});
+
+test("the calculator's LLaMA-7B preset shows 11008", { skip }, async () => {
+  const c = await page.$('#calc');
+  const dff = () => c.evaluate((el) => el.shadowRoot.querySelector('[data-out="dff"]').textContent);
+  assert.equal(await dff(), '3,072');
+  assert.equal(await c.evaluate((el) => el.shadowRoot.querySelector('[data-out="ffnParams"]').textContent), '4,722,432');
+  assert.equal(await c.evaluate((el) => el.shadowRoot.querySelector('[data-out="attnParams"]').textContent), '2,362,368');
+  await (await c.$('button[data-preset="llama7b"]')).click();
+  await page.waitForFunction(() => document.querySelector('#calc').shadowRoot.querySelector('[data-out="dff"]').textContent === '11,008', null, { timeout: 5000 });
+  assert.equal(await c.evaluate((el) => el.getAttribute('preset')), 'llama7b');
+  await (await c.$('button[data-preset="llama3_8b"]')).click();
+  await page.waitForFunction(() => document.querySelector('#calc').shadowRoot.querySelector('[data-out="share"]').textContent === '80.8%', null, { timeout: 5000 });
+  assert.equal(await c.evaluate((el) => el.shadowRoot.querySelector('[data-out="dff"]').textContent), '14,336');
+});
+
+test('the activation plot renders and reads about -0.170 for GELU at x = -0.752', { skip }, async () => {
+  const p = await page.$('#plot');
+  const n = await p.evaluate((el) => el.shadowRoot.querySelectorAll('polyline.curve').length);
+  assert.equal(n, 6 * 2 + 2, 'six curves, six derivatives, two error curves');
+  const readGelu = () => p.evaluate((el) => el.shadowRoot.querySelector('tr[data-curve="gelu"] td').textContent);
+  assert.equal(await p.evaluate((el) => el.getAttribute('x')), '-0.752');
+  assert.equal(await readGelu(), '-0.1700');
+  // The keyboard moves the readout: two steps right, then two back.
+  await p.evaluate((el) => el.shadowRoot.querySelector('[role="slider"]').focus());
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('ArrowRight');
+  await nextFrames(page);
+  assert.equal(await p.evaluate((el) => el.getAttribute('x')), '-0.732');
+  await page.keyboard.press('ArrowLeft');
+  await page.keyboard.press('ArrowLeft');
+  await nextFrames(page);
+  assert.equal(await readGelu(), '-0.1700');
+  const notes = await p.evaluate((el) => [...el.shadowRoot.querySelectorAll('text.note')].map((t) => t.textContent));
+  assert.ok(notes.some((t) => /GELU min -0\.170 at -0\.752/.test(t)), notes.join(' | '));
+  assert.ok(notes.some((t) => /SiLU min -0\.278 at -1\.278/.test(t)), notes.join(' | '));
+  assert.ok(notes.some((t) => /tanh: max 4\.7e-4/.test(t)), notes.join(' | '));
+  assert.ok(notes.some((t) => /sigmoid: max 2\.0e-2/.test(t)), notes.join(' | '));
+});
+
+test('screenshots of each component, light and dark (tests/artifacts/)', { skip }, async () => {
+  for (const [id, name] of [['#memory', 'memory-widget'], ['#plot', 'activation-plot'], ['#calc', 'param-calculator']]) {
+    await (await page.$(id)).screenshot({ path: join(ARTIFACTS, `${name}.png`) });
+  }
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await nextFrames(page);
+  await (await page.$('#memory')).screenshot({ path: join(ARTIFACTS, 'memory-widget-dark.png') });
+  await (await page.$('#plot')).screenshot({ path: join(ARTIFACTS, 'activation-plot-dark.png') });
+  await page.emulateMedia({ colorScheme: 'light' });
+});
+
+test('at 360 px the page has no horizontal scroll', { skip }, async () => {
+  const p = await openPage('/web/', { width: 360, height: 740 });
+  await waitReady(p, '#memory');
+  await waitReady(p, '#calc');
+  await waitReady(p, '#plot', 'readout');
+  await nextFrames(p);
+  const { sw, cw } = await p.evaluate(() => ({ sw: document.documentElement.scrollWidth, cw: document.documentElement.clientWidth }));
+  assert.ok(sw <= cw, `scrollWidth ${sw} > clientWidth ${cw}`);
+  await p.screenshot({ path: join(ARTIFACTS, 'page-360.png'), fullPage: false });
+  await (await p.$('#memory')).screenshot({ path: join(ARTIFACTS, 'memory-widget-360.png') });
+  await p.close();
+});
+
+test('each embed page loads its component and takes attributes from the URL', { skip }, async () => {
+  const p = await openPage('/web/embed/memory-widget.html?token=the&activation=gelu', { width: 480, height: 800 });
+  await waitReady(p, 'ffn-memory-widget');
+  const r = await p.$eval('ffn-memory-widget', (el) => ({ act: el.result.activation, fires: el.result.fires.length, decoded: el.result.decoded.token }));
+  assert.deepEqual(r, { act: 'gelu', fires: 0, decoded: null });
+  await p.goto(base + '/web/embed/param-calculator.html?preset=llama2_70b');
+  await waitReady(p, 'ffn-param-calculator');
+  assert.equal(await p.$eval('ffn-param-calculator', (el) => el.result.dff), 28672);
+  await p.goto(base + '/web/embed/activation-plot.html?x=-1.278');
+  await waitReady(p, 'ffn-activation-plot', 'readout');
+  const silu = await p.$eval('ffn-activation-plot', (el) => el.readout.rows.find((row) => row.id === 'silu').y);
+  assert.ok(Math.abs(silu + 0.2785) < 5e-4, `SiLU(-1.278) = ${silu}`);
+  await p.close();
+  assert.deepEqual(consoleErrors, []);
+  assert.deepEqual(foreignRequests, []);
+});
