@@ -149,6 +149,9 @@ const CASES = [
   ['llamaHiddenDim multiplier string', () => ffn.llamaHiddenDim(4096, { ffnDimMultiplier: '1.3' }), TypeError, ['llamaHiddenDim', 'ffnDimMultiplier']],
   ['ffnFlops Infinity', () => ffn.ffnFlops(Infinity, 4), RangeError, ['ffnFlops', 'd', 'Infinity']],
   ['ffnFlops gated not boolean', () => ffn.ffnFlops(4, 4, { gated: 1 }), TypeError, ['ffnFlops', 'gated']],
+  ['self-containing array', () => { const a = []; a.push(a); ffn.relu(a); }, TypeError, ['relu', 'x', 'nested']],
+  ['sparse array hole', () => ffn.relu([1, , 3]), TypeError, ['relu', 'x[1]', 'not a number', 'undefined']],
+  ['a dimension beyond int32', () => ffn.matmul({ data: [], shape: [3e9, 0] }, { data: [], shape: [0, 2] }), RangeError, ['matmul', '[3000000000,0]', '[0,2]']],
   [
     'a request larger than wasm memory can hold (60000x60000 output)',
     () => ffn.matmul({ data: new Float32Array(60000), shape: [60000, 1] }, { data: new Float32Array(60000), shape: [1, 60000] }),

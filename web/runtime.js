@@ -4,6 +4,14 @@
 export const DEFAULT_MAX_WASM_BYTES = 2 ** 31;
 
 const FLOAT_BYTES = 4;
+const INT32_MAX = 2 ** 31 - 1;
+
+/** Throw a RangeError if a size passed to a kernel's int parameter does not fit in int32. */
+export function checkKernelDims(fnName, what, dims) {
+  for (const v of dims) {
+    if (v > INT32_MAX) throw new RangeError(`${fnName}: ${what} has a dimension of ${v}, more than the kernels' limit ${INT32_MAX}`);
+  }
+}
 
 // The only module-level state: the memoized loading promise and, once resolved, the instance record.
 let loading = null;
@@ -216,6 +224,7 @@ export function withHeap(fnName, what, bufs, compute) {
     total += Math.ceil((b.len * FLOAT_BYTES) / 16) * 16;
   }
   total = Math.max(total, 16);
+
   if (!(total <= r.maxBytes - 65536)) {
     throw new RangeError(
       `${fnName}: ${what} needs ${fmtBytes(total)} of wasm memory, more than wasm memory can ever hold (${fmtBytes(r.maxBytes)})`,
@@ -326,10 +335,15 @@ function flatNumbers(fnName, argName, arr, out, offset) {
 }
 
 /** Infer the shape of a nested rectangular array and flatten it; ragged -> TypeError naming where. */
+const MAX_DIMS = 32;
+
 function parseNested(fnName, argName, x) {
   const shape = [];
   let cur = x;
   while (Array.isArray(cur) || (shape.length > 0 && isNumericTyped(cur))) {
+    if (shape.length >= MAX_DIMS) {
+      throw new TypeError(`${fnName}: ${argName} is nested more than ${MAX_DIMS} levels deep (or contains itself)`);
+    }
     shape.push(cur.length);
     if (cur.length === 0 || isNumericTyped(cur)) break;
     cur = cur[0];
