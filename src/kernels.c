@@ -99,7 +99,7 @@ FFN_API int ffn_forward(float *Y, const float *X, const float *W1, const float *
   if (T < 0 || d < 0 || dff < 0 || bad_act(act)) return FFN_EINVAL;
   size_t t = (size_t)T, D = (size_t)d, F = (size_t)dff;
   mm_nn(work, X, W1, b1, t, D, F);
-  if (F) act_forward(work, work, (int)(t * F), act); /* rows are contiguous */
+  for (size_t i = 0; i < t && F > 0; i++) act_forward(work + i * F, work + i * F, dff, act);
   mm_nn(Y, work, W2, b2, t, F, D);
   return FFN_OK;
 }
