@@ -1,8 +1,8 @@
-// The package as a site uses it: npm pack (prepack builds the wasm), install the tarball offline into a temp project, import 'ffn-lab' by name.
+// The package as a site uses it: npm pack of a copy (prepack builds the wasm afresh), install the tarball offline into a temp project, import 'ffn-lab' by name.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync, existsSync, cpSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,7 +22,16 @@ function run(cmd, args, cwd) {
 }
 
 test('npm pack -> offline install -> import ffn-lab by name -> forward pass matches the float64 reference', async () => {
-  const packOut = await run('npm', ['pack', '--json', '--pack-destination', work], ROOT);
+  // Pack from a copy of the package, so prepack's build never rewrites files other processes may be reading.
+  const src = join(work, 'src-pkg');
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+  for (const entry of ['package.json', 'README.md', 'LICENSE', ...pkg.files.filter((f) => !f.startsWith('!'))]) {
+    const from = join(ROOT, entry);
+    if (existsSync(from)) cpSync(from, join(src, entry), { recursive: true, filter: (f) => !f.includes('node_modules') });
+  }
+  rmSync(join(src, 'web', 'ffn.wasm'), { force: true });
+  rmSync(join(src, 'web', 'ffn-wasm-inline.js'), { force: true });
+  const packOut = await run('npm', ['pack', '--json', '--pack-destination', work], src);
   // stdout holds build.sh's log (prepack) followed by the JSON report
   const start = packOut.search(/^\[\s*\{/m);
   assert.ok(start >= 0, `npm pack --json printed no report:\n${packOut}`);
