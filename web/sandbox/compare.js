@@ -1,0 +1,241 @@
+// Page-side checking of learner outputs: rebuild values from the worker's wire format, validate shapes and types, compare with atol + rtol*|ref|.
+
+/*
+ * Expected values are specs:
+ *   { kind: 'tensor', data, shape }   floats, compared with the tolerance
+ *   { kind: 'ints', data, shape }     integer indices, compared exactly
+ *   { kind: 'count', value }          an exact integer (parameter counts, widths)
+ *   { kind: 'number', value }         a float, compared with the tolerance
+ *   { kind: 'object', entries: { key: spec } }
+ */
+
+export const fmtShape = (shape) => `[${shape.join(',')}]`;
+
+function product(shape) {
+  let n = 1;
+  for (const s of shape) n *= s;
+  return n;
+}
+
+export function fmtNum(v) {
+  if (typeof v !== 'number') return String(v);
+  if (Number.isNaN(v)) return 'NaN';
+  if (!Number.isFinite(v)) return v > 0 ? 'Infinity' : '-Infinity';
+  if (Number.isInteger(v) && Math.abs(v) < 1e15) return v.toLocaleString('en-US');
+  const a = Math.abs(v);
+  if (a !== 0 && (a < 1e-3 || a >= 1e6)) return v.toExponential(4);
+  return String(Number(v.toPrecision(7)));
+}
+
+/** Spec constructors. */
+export const expect = {
+  tensor: (t) => ({ kind: 'tensor', data: Float64Array.from(t.data), shape: Array.from(t.shape) }),
+  ints: (data) => ({ kind: 'ints', data: Float64Array.from(data), shape: [data.length] }),
+  count: (value) => ({ kind: 'count', value }),
+  number: (value) => ({ kind: 'number', value }),
+  object: (entries) => ({ kind: 'object', entries }),
+};
+
+/* ---------------- wire format -> checked values ---------------- */
+
+function describeWire(w) {
+  if (!w || typeof w !== 'object') return 'nothing';
+  switch (w.k) {
+    case 'number':
+      return `the number ${fmtNum(w.v)}`;
+    case 'typed':
+      return `a ${w.type} of length ${w.data.length}`;
+    case 'array':
+      return `an array of length ${w.items.length}`;
+    case 'object':
+      return `an object with keys {${Object.keys(w.entries).join(', ')}}`;
+    case 'bad':
+      return String(w.what);
+    default:
+      return 'an unknown value';
+  }
+}
+
+function nestedToTensor(w) {
+  // A nested array of numbers (or of typed arrays at the last level) -> { data, shape } or a problem string.
+  const shape = [];
+  let cur = w;
+  while (cur && cur.k === 'array') {
+    shape.push(cur.items.length);
+    if (cur.items.length === 0) break;
+    cur = cur.items[0];
+  }
+  if (cur && cur.k === 'typed') shape.push(cur.data.length);
+  const out = [];
+  const walk = (node, depth) => {
+    if (depth === shape.length) {
+      if (node.k !== 'number') throw new Error(`found ${describeWire(node)} where a number was expected`);
+      out.push(node.v);
+      return;
+    }
+    if (node.k === 'typed' && depth === shape.length - 1) {
+      if (node.data.length !== shape[depth]) throw new Error('the nested array is ragged');
+      for (const v of node.data) out.push(v);
+      return;
+    }
+    if (node.k !== 'array' || node.items.length !== shape[depth]) throw new Error('the nested array is ragged');
+    for (const item of node.items) walk(item, depth + 1);
+  };
+  try {
+    walk(w, 0);
+  } catch (e) {
+    return { problem: `returned ${describeWire(w)}, but ${e.message}` };
+  }
+  return { data: Float64Array.from(out), shape };
+}
+
+/** Accept {data, shape}, a nested array, or a typed array; return { data, shape } or { problem }. */
+export function wireToTensor(w) {
+  if (!w || typeof w !== 'object') return { problem: 'returned nothing' };
+  if (w.k === 'typed') return { data: w.data, shape: [w.data.length], flat: true };
+  if (w.k === 'array') return nestedToTensor(w);
+  if (w.k === 'object' && w.entries.data && w.entries.shape) {
+    const s = w.entries.shape;
+    let shape;
+    if (s.k === 'array' && s.items.every((i) => i.k === 'number' && Number.isInteger(i.v) && i.v >= 0)) shape = s.items.map((i) => i.v);
+    else if (s.k === 'typed' && Array.from(s.data).every((v) => Number.isInteger(v) && v >= 0)) shape = Array.from(s.data);
+    else return { problem: `returned a tensor whose shape is ${describeWire(s)}, not a list of sizes` };
+    const d = w.entries.data;
+    let data;
+    if (d.k === 'typed') data = d.data;
+    else if (d.k === 'array' && d.items.every((i) => i.k === 'number')) data = Float64Array.from(d.items, (i) => i.v);
+    else return { problem: `returned a tensor whose data is ${describeWire(d)}, not a flat list of numbers` };
+    if (product(shape) !== data.length) {
+      return { problem: `returned a tensor with shape ${fmtShape(shape)} (${product(shape)} numbers) but ${data.length} numbers in data` };
+    }
+    return { data, shape };
+  }
+  return { problem: `returned ${describeWire(w)}; expected a tensor {data, shape} or a nested array` };
+}
+
+/* ---------------- comparison ---------------- */
+
+function multiIndex(flat, shape) {
+  const idx = [];
+  for (let a = shape.length - 1; a >= 0; a--) {
+    idx.unshift(flat % shape[a]);
+    flat = Math.floor(flat / shape[a]);
+  }
+  return idx;
+}
+
+function closeEnough(got, exp, tol) {
+  if (Number.isNaN(exp)) return Number.isNaN(got);
+  if (Number.isNaN(got)) return false;
+  if (!Number.isFinite(exp) || !Number.isFinite(got)) return got === exp;
+  return Math.abs(got - exp) <= tol.atol + tol.rtol * Math.abs(exp);
+}
+
+function compareArrays(got, exp, shape, tol, exact) {
+  let maxError = 0;
+  let first = -1;
+  for (let i = 0; i < exp.length; i++) {
+    const g = got[i];
+    const e = exp[i];
+    const ok = exact ? g === e || (Number.isNaN(g) && Number.isNaN(e)) : closeEnough(g, e, tol);
+    if (Number.isFinite(g) && Number.isFinite(e)) maxError = Math.max(maxError, Math.abs(g - e));
+    else if (!ok) maxError = Infinity;
+    if (!ok && first < 0) first = i;
+  }
+  const res = { pass: first < 0, maxError };
+  if (first >= 0) res.mismatch = { index: multiIndex(first, shape), flatIndex: first, got: got[first], expected: exp[first] };
+  return res;
+}
+
+/** Compare a wire value with a spec. Returns { pass, maxError?, mismatch?, problem?, key? }. */
+export function compareValue(w, spec, tol) {
+  switch (spec.kind) {
+    case 'tensor':
+    case 'ints': {
+      const t = wireToTensor(w);
+      if (t.problem) return { pass: false, problem: t.problem };
+      const sameShape = t.shape.length === spec.shape.length && t.shape.every((s, i) => s === spec.shape[i]);
+      if (!sameShape) {
+        const flatHint = t.flat && t.data.length === spec.data.length && spec.shape.length > 1 ? ' (a flat array: wrap it as {data, shape})' : '';
+        return { pass: false, problem: `returned shape ${fmtShape(t.shape)}, expected ${fmtShape(spec.shape)}${flatHint}` };
+      }
+      if (spec.kind === 'ints') {
+        for (let i = 0; i < t.data.length; i++) {
+          if (!Number.isInteger(t.data[i])) return { pass: false, problem: `returned ${fmtNum(t.data[i])} at position ${i}; expected integer indices` };
+        }
+      }
+      return compareArrays(t.data, spec.data, spec.shape, tol, spec.kind === 'ints');
+    }
+    case 'count': {
+      if (!w || w.k !== 'number') return { pass: false, problem: `returned ${describeWire(w)}; expected a whole number` };
+      const ok = w.v === spec.value;
+      const res = { pass: ok, maxError: Number.isFinite(w.v) ? Math.abs(w.v - spec.value) : Infinity };
+      if (!ok) res.mismatch = { index: [], flatIndex: 0, got: w.v, expected: spec.value };
+      return res;
+    }
+    case 'number': {
+      if (!w || w.k !== 'number') return { pass: false, problem: `returned ${describeWire(w)}; expected a number` };
+      return compareArrays([w.v], [spec.value], [], tol, false);
+    }
+    case 'object': {
+      if (!w || w.k !== 'object') return { pass: false, problem: `returned ${describeWire(w)}; expected an object with keys {${Object.keys(spec.entries).join(', ')}}` };
+      const parts = {};
+      let pass = true;
+      let first = null;
+      let maxError = 0;
+      for (const [key, sub] of Object.entries(spec.entries)) {
+        const r = Object.prototype.hasOwnProperty.call(w.entries, key)
+          ? compareValue(w.entries[key], sub, tol)
+          : { pass: false, problem: `the key "${key}" is missing` };
+        parts[key] = r;
+        if (r.maxError !== undefined) maxError = Math.max(maxError, r.maxError);
+        if (!r.pass) {
+          pass = false;
+          if (!first) first = { key, ...r };
+        }
+      }
+      const res = { pass, maxError, parts };
+      if (first) {
+        res.key = first.key;
+        if (first.problem) res.problem = `${first.key}: ${first.problem.replace(/^the key "[^"]+" is missing$/, 'missing')}`;
+        if (first.mismatch) res.mismatch = first.mismatch;
+      }
+      return res;
+    }
+    default:
+      throw new Error(`compareValue: unknown spec kind ${spec.kind}`);
+  }
+}
+
+/** Turn a float64 JS value computed page-side (tensor/number/object) into a spec of the same kind as `like`. */
+export function specLike(value, like) {
+  switch (like.kind) {
+    case 'tensor':
+      return { kind: 'tensor', data: Float64Array.from(value.data), shape: Array.from(value.shape) };
+    case 'ints':
+      return { kind: 'ints', data: Float64Array.from(value.data ?? value), shape: value.shape ? Array.from(value.shape) : [value.length] };
+    case 'count':
+      return { kind: 'count', value };
+    case 'number':
+      return { kind: 'number', value };
+    case 'object': {
+      const entries = {};
+      for (const [k, sub] of Object.entries(like.entries)) entries[k] = specLike(value[k], sub);
+      return { kind: 'object', entries };
+    }
+    default:
+      throw new Error(`specLike: unknown kind ${like.kind}`);
+  }
+}
+
+/** Whether two specs agree within the tolerance (used to know where a variant differs from the reference). */
+export function specsAgree(a, b, tol) {
+  if (a.kind !== b.kind) return false;
+  if (a.kind === 'object') return Object.keys(a.entries).every((k) => b.entries[k] && specsAgree(a.entries[k], b.entries[k], tol));
+  if (a.kind === 'count' || a.kind === 'number') return a.kind === 'count' ? a.value === b.value : closeEnough(a.value, b.value, tol);
+  if (a.shape.length !== b.shape.length || a.shape.some((s, i) => s !== b.shape[i])) return false;
+  for (let i = 0; i < a.data.length; i++) {
+    if (a.kind === 'ints' ? a.data[i] !== b.data[i] : !closeEnough(a.data[i], b.data[i], tol)) return false;
+  }
+  return true;
+}

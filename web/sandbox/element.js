@@ -1,0 +1,452 @@
+// The <ffn-exercise> element class (no registration here): prompt, editor, run/hints/solution, announced results, saved progress.
+import { gradeExercise } from './grade.js';
+import { getExercise } from './exercises.js';
+import { createProgressStore, DEFAULT_STORAGE_KEY } from './storage.js';
+import { createEditor } from './editor.js';
+import { toolkitNames } from './toolkit.js';
+
+const STYLE = `
+:host {
+  display: block;
+  font-family: var(--ffn-ex-font, system-ui, sans-serif);
+  color: var(--ffn-ex-fg, #1d1d1f);
+  background: var(--ffn-ex-bg, #fff);
+  border: 1px solid var(--ffn-ex-border, #d0d4da);
+  border-radius: var(--ffn-ex-radius, 8px);
+  padding: 1rem 1.1rem;
+  line-height: 1.5;
+}
+:host([hidden]) { display: none; }
+* { box-sizing: border-box; }
+header { display: flex; align-items: baseline; gap: .75rem; flex-wrap: wrap; }
+h3 { margin: 0; font-size: 1.1rem; }
+.level { color: var(--ffn-ex-muted, #5f6670); font-size: .85rem; }
+.badge { margin-left: auto; font-size: .8rem; padding: .1rem .55rem; border-radius: 999px; border: 1px solid currentColor; }
+.badge.passed { color: var(--ffn-ex-pass, #1a7f37); }
+.badge.attempted { color: var(--ffn-ex-muted, #5f6670); }
+.badge:empty { display: none; }
+code, pre, .editor { font-family: var(--ffn-ex-mono, ui-monospace, SFMono-Regular, Menlo, Consolas, monospace); }
+code { background: var(--ffn-ex-code-bg, #f3f4f6); padding: 0 .2em; border-radius: 3px; font-size: .92em; }
+.examples { margin: .4rem 0; padding-left: 1.2rem; font-size: .9rem; }
+.examples li { margin: .15rem 0; }
+.toolkit, .keys { color: var(--ffn-ex-muted, #5f6670); font-size: .82rem; margin: .3rem 0; }
+.editor { display: grid; grid-template-columns: auto 1fr; border: 1px solid var(--ffn-ex-border, #d0d4da); border-radius: 6px;
+  background: var(--ffn-ex-code-bg, #f7f8fa); height: var(--ffn-ex-editor-height, 18rem); overflow: hidden; font-size: var(--ffn-ex-code-size, 13px); }
+.gutter { overflow: hidden; padding: .5rem .4rem .5rem .6rem; text-align: right; color: var(--ffn-ex-muted, #8a9099); user-select: none;
+  border-right: 1px solid var(--ffn-ex-border, #d0d4da); line-height: 1.5; white-space: pre; }
+.gutter span { display: block; }
+.gutter span.marked { color: var(--ffn-ex-fail, #c62828); font-weight: 700; }
+textarea.code { border: 0; margin: 0; resize: none; outline: none; padding: .5rem .6rem; background: transparent; color: inherit; font: inherit;
+  line-height: 1.5; tab-size: 2; white-space: pre; overflow: auto; width: 100%; height: 100%; }
+.editor:focus-within { outline: 2px solid var(--ffn-ex-accent, #2b59c3); outline-offset: 1px; }
+.toolbar { display: flex; gap: .5rem; flex-wrap: wrap; margin: .6rem 0; align-items: center; }
+button { font: inherit; font-size: .9rem; padding: .35rem .8rem; border-radius: 6px; border: 1px solid var(--ffn-ex-border, #c4c9d0);
+  background: var(--ffn-ex-button-bg, #fff); color: inherit; cursor: pointer; }
+button:focus-visible { outline: 2px solid var(--ffn-ex-accent, #2b59c3); outline-offset: 1px; }
+button:disabled { opacity: .55; cursor: default; }
+button.run { background: var(--ffn-ex-accent, #2b59c3); color: var(--ffn-ex-accent-fg, #fff); border-color: transparent; }
+button.link { border: 0; padding: 0; background: none; color: var(--ffn-ex-accent, #2b59c3); text-decoration: underline; font-size: inherit; }
+.confirm { display: flex; gap: .5rem; align-items: center; flex-wrap: wrap; font-size: .9rem; padding: .4rem .6rem;
+  border: 1px dashed var(--ffn-ex-border, #c4c9d0); border-radius: 6px; }
+.confirm[hidden], .hints[hidden], .solution[hidden], [hidden] { display: none; }
+.hints { margin: .4rem 0; padding-left: 1.2rem; }
+.hints li { margin: .25rem 0; }
+.results { margin-top: .5rem; }
+.summary { font-weight: 600; margin: .3rem 0; }
+.summary.pass { color: var(--ffn-ex-pass, #1a7f37); }
+.summary.fail { color: var(--ffn-ex-fail, #c62828); }
+.diagnosis { border-left: 4px solid var(--ffn-ex-diagnosis, #b26a00); background: var(--ffn-ex-diagnosis-bg, #fff7e6); padding: .4rem .7rem; margin: .5rem 0; border-radius: 4px; }
+.diagnosis strong { display: block; }
+ul.tests { list-style: none; padding: 0; margin: .3rem 0; font-size: .9rem; }
+ul.tests li { padding: .15rem 0; }
+ul.tests li .mark { display: inline-block; width: 1.3rem; font-weight: 700; }
+ul.tests li.pass .mark { color: var(--ffn-ex-pass, #1a7f37); }
+ul.tests li:not(.pass) .mark { color: var(--ffn-ex-fail, #c62828); }
+ul.tests .detail { display: block; margin-left: 1.3rem; color: var(--ffn-ex-muted, #5f6670); font-family: var(--ffn-ex-mono, ui-monospace, monospace); font-size: .82rem; white-space: pre-wrap; }
+.logs { font-size: .82rem; background: var(--ffn-ex-code-bg, #f3f4f6); padding: .4rem .6rem; border-radius: 4px; max-height: 12rem; overflow: auto; white-space: pre-wrap; }
+.solution pre { background: var(--ffn-ex-code-bg, #f3f4f6); padding: .6rem; border-radius: 6px; overflow: auto; font-size: .85rem; }
+.note { font-size: .82rem; color: var(--ffn-ex-muted, #5f6670); }
+`;
+
+const Base = globalThis.HTMLElement ?? class {};
+let counter = 0;
+
+function el(doc, tag, props = {}, children = []) {
+  const e = doc.createElement(tag);
+  for (const [k, v] of Object.entries(props)) {
+    if (k === 'part' || k.startsWith('aria-') || k === 'role' || k === 'id' || k === 'type' || k === 'for') e.setAttribute(k, v);
+    else if (k === 'hidden') e.hidden = v;
+    else e[k] = v;
+  }
+  e.append(...children);
+  return e;
+}
+
+export class FfnExerciseElement extends Base {
+  static get observedAttributes() {
+    return ['exercise', 'timeout', 'storage-key'];
+  }
+
+  constructor() {
+    super();
+    this.attachShadow({ mode: 'open' });
+    this._uid = `ffnx${++counter}`;
+    this._storage = null; // a custom adapter set through the `storage` property
+    this._api = null;
+    this._seed = undefined;
+    this._running = null;
+    this._report = null;
+    this._saveTimer = null;
+    this._rendered = null;
+  }
+
+  /* ----- properties ----- */
+
+  /** Pluggable storage adapter ({ getItem, setItem, removeItem }); defaults to localStorage with a memory fallback. */
+  get storage() {
+    return this._storage;
+  }
+  set storage(v) {
+    this._storage = v || null;
+    if (this.isConnected) this._render();
+  }
+  /** Optional ffn-lab API module to grade against (defaults to the package's own). */
+  get api() {
+    return this._api;
+  }
+  set api(v) {
+    this._api = v || null;
+  }
+  get seed() {
+    return this._seed;
+  }
+  set seed(v) {
+    this._seed = v;
+  }
+  get exercise() {
+    return this.getAttribute('exercise') || '';
+  }
+  set exercise(v) {
+    this.setAttribute('exercise', v);
+  }
+  get timeout() {
+    const t = Number(this.getAttribute('timeout'));
+    return Number.isFinite(t) && t > 0 ? t : 2000;
+  }
+  set timeout(v) {
+    this.setAttribute('timeout', String(v));
+  }
+  get storageKey() {
+    return this.getAttribute('storage-key') || DEFAULT_STORAGE_KEY;
+  }
+  set storageKey(v) {
+    this.setAttribute('storage-key', v);
+  }
+  /** The last grading report, or null. */
+  get report() {
+    return this._report;
+  }
+  /** The editor's current code. */
+  get code() {
+    return this._editor ? this._editor.value : '';
+  }
+  set code(v) {
+    if (!this._editor) return;
+    this._editor.value = String(v);
+    this._saveCode();
+  }
+
+  connectedCallback() {
+    if (this._rendered !== this._renderKey()) this._render();
+  }
+
+  disconnectedCallback() {
+    if (this._running) this._running.abort();
+    this._flushSave();
+  }
+
+  attributeChangedCallback(name, oldValue, newValue) {
+    if (oldValue === newValue || !this.isConnected) return;
+    if (name === 'exercise' || name === 'storage-key') this._render();
+  }
+
+  _renderKey() {
+    return `${this.exercise}|${this.storageKey}`;
+  }
+
+  _emit(name, detail) {
+    this.dispatchEvent(new CustomEvent(name, { detail, bubbles: true, composed: true }));
+  }
+
+  /* ----- rendering ----- */
+
+  _render() {
+    this._flushSave();
+    if (this._running) this._running.abort();
+    const root = this.shadowRoot;
+    const doc = this.ownerDocument;
+    this._rendered = this._renderKey();
+    root.replaceChildren();
+    root.append(el(doc, 'style', { textContent: STYLE }));
+    let ex;
+    try {
+      ex = getExercise(this.exercise);
+    } catch (e) {
+      root.append(el(doc, 'p', { part: 'error', role: 'alert', textContent: `<ffn-exercise>: ${e.message}` }));
+      this._ex = null;
+      return;
+    }
+    this._ex = ex;
+    this._store = createProgressStore({ storage: this._storage || undefined, key: this.storageKey });
+    const saved = this._store.get(ex.id);
+    const id = (s) => `${this._uid}-${s}`;
+
+    const badge = el(doc, 'span', { className: 'badge', part: 'badge' });
+    const header = el(doc, 'header', { part: 'header' }, [
+      el(doc, 'h3', { part: 'title', textContent: `${ex.number}. ${ex.title}` }),
+      el(doc, 'span', { className: 'level', textContent: ex.level }),
+      badge,
+    ]);
+    const prompt = el(doc, 'div', { className: 'prompt', part: 'prompt' });
+    prompt.innerHTML = ex.prompt; // our own catalog text, never learner input
+    const examples = el(
+      doc,
+      'ul',
+      { className: 'examples', part: 'examples', 'aria-label': 'Examples' },
+      ex.examples.map((t) => el(doc, 'li', {}, [el(doc, 'code', { textContent: t })])),
+    );
+    const toolkit = el(doc, 'p', { className: 'toolkit', part: 'toolkit', textContent: `In scope: ${toolkitNames.join(', ')}. Tensors are { data, shape }. console.log output is shown below the results.` });
+    const keysHelp = el(doc, 'p', { className: 'keys', id: id('keys'), part: 'help', textContent: 'Tab indents, Shift+Tab outdents, Escape then Tab leaves the editor, Ctrl+Enter (⌘+Enter) runs the tests.' });
+
+    this._editor = createEditor(doc, {
+      value: typeof saved.code === 'string' ? saved.code : ex.starter,
+      label: `Your code for exercise ${ex.number}: ${ex.functions.join(' and ')}`,
+      describedBy: id('keys'),
+      onRun: () => this.run(),
+      onChange: () => this._scheduleSave(),
+    });
+
+    const runBtn = el(doc, 'button', { type: 'button', className: 'run', part: 'button run-button', textContent: 'Run tests' });
+    const stopBtn = el(doc, 'button', { type: 'button', part: 'button stop-button', textContent: 'Stop', hidden: true });
+    const hintBtn = el(doc, 'button', { type: 'button', part: 'button hint-button' });
+    const solBtn = el(doc, 'button', { type: 'button', part: 'button solution-button', textContent: 'Show solution' });
+    const resetBtn = el(doc, 'button', { type: 'button', part: 'button reset-button', textContent: 'Reset' });
+    const toolbar = el(doc, 'div', { className: 'toolbar', part: 'toolbar' }, [runBtn, stopBtn, hintBtn, solBtn, resetBtn]);
+
+    const confirmText = el(doc, 'span');
+    const confirmYes = el(doc, 'button', { type: 'button', part: 'button confirm-button' });
+    const confirmNo = el(doc, 'button', { type: 'button', part: 'button cancel-button', textContent: 'Cancel' });
+    const confirmRow = el(doc, 'div', { className: 'confirm', part: 'confirm', role: 'group', hidden: true }, [confirmText, confirmYes, confirmNo]);
+
+    const hints = el(doc, 'ol', { className: 'hints', part: 'hints', 'aria-label': 'Hints', hidden: true });
+    const solution = el(doc, 'div', { className: 'solution', part: 'solution', hidden: true }, [
+      el(doc, 'p', { className: 'note', textContent: 'Reference solution:' }),
+      el(doc, 'pre', { textContent: ex.solution }),
+    ]);
+    const results = el(doc, 'div', { className: 'results', part: 'results', role: 'status', 'aria-live': 'polite', 'aria-atomic': 'false' });
+
+    root.append(el(doc, 'section', { part: 'container', 'aria-label': `Exercise ${ex.number}: ${ex.title}` }, [
+      header, prompt, examples, toolkit, this._editor.root, keysHelp, toolbar, confirmRow, hints, solution, results,
+    ]));
+
+    this._ui = { badge, runBtn, stopBtn, hintBtn, solBtn, resetBtn, confirmRow, confirmText, confirmYes, confirmNo, hints, solution, results };
+    this._hintsShown = 0;
+    for (let i = 0; i < (saved.hintsShown || 0); i++) this._revealHint(false);
+    this._updateHintButton();
+    this._updateBadge(saved.status);
+    if (saved.solutionShown) this._revealSolution(false);
+
+    runBtn.addEventListener('click', () => this.run());
+    stopBtn.addEventListener('click', () => this._running && this._running.abort());
+    hintBtn.addEventListener('click', () => this._revealHint(true));
+    solBtn.addEventListener('click', () => {
+      if (!solution.hidden) return this._hideSolution();
+      const st = this._store.get(ex.id).status;
+      if (st === 'passed') return this._revealSolution(true);
+      this._confirm('Show the reference solution before you have passed? You can keep working afterwards.', 'Show solution', () => this._revealSolution(true));
+    });
+    resetBtn.addEventListener('click', () => {
+      this._confirm('Reset this exercise? Your code goes back to the starter and its saved progress is cleared.', 'Reset', () => this.reset());
+    });
+  }
+
+  _confirm(text, yesLabel, action) {
+    const u = this._ui;
+    u.confirmText.textContent = text;
+    u.confirmYes.textContent = yesLabel;
+    u.confirmRow.hidden = false;
+    const close = () => {
+      u.confirmRow.hidden = true;
+      u.confirmYes.onclick = null;
+      u.confirmNo.onclick = null;
+    };
+    u.confirmYes.onclick = () => {
+      close();
+      action();
+    };
+    u.confirmNo.onclick = () => {
+      close();
+      u.solBtn.focus();
+    };
+    u.confirmYes.focus();
+  }
+
+  _updateBadge(status) {
+    const b = this._ui.badge;
+    b.className = `badge ${status || ''}`;
+    b.textContent = status === 'passed' ? 'Passed' : status === 'attempted' ? 'Attempted' : '';
+  }
+
+  _updateHintButton() {
+    const n = this._hintsShown;
+    const total = this._ex.hints.length;
+    this._ui.hintBtn.textContent = n < total ? `Hint (${n + 1} of ${total})` : 'No more hints';
+    this._ui.hintBtn.disabled = n >= total;
+  }
+
+  _revealHint(user) {
+    const ex = this._ex;
+    if (this._hintsShown >= ex.hints.length) return;
+    const i = this._hintsShown++;
+    this._ui.hints.hidden = false;
+    this._ui.hints.append(el(this.ownerDocument, 'li', { part: 'hint', textContent: ex.hints[i] }));
+    this._updateHintButton();
+    if (user) {
+      this._store.update(ex.id, { hintsShown: this._hintsShown });
+      this._emit('ffn-exercise-hint', { exercise: ex.id, index: i, hint: ex.hints[i] });
+    }
+  }
+
+  _revealSolution(user) {
+    this._ui.solution.hidden = false;
+    this._ui.solBtn.textContent = 'Hide solution';
+    if (user) {
+      this._store.update(this._ex.id, { solutionShown: true });
+      this._emit('ffn-exercise-solution-shown', { exercise: this._ex.id });
+    }
+  }
+
+  _hideSolution() {
+    this._ui.solution.hidden = true;
+    this._ui.solBtn.textContent = 'Show solution';
+  }
+
+  _scheduleSave() {
+    clearTimeout(this._saveTimer);
+    this._saveTimer = setTimeout(() => this._saveCode(), 300);
+  }
+
+  _flushSave() {
+    if (this._saveTimer) {
+      clearTimeout(this._saveTimer);
+      this._saveTimer = null;
+      this._saveCode();
+    }
+  }
+
+  _saveCode() {
+    this._saveTimer = null;
+    if (this._ex && this._editor) this._store.update(this._ex.id, { code: this._editor.value });
+  }
+
+  /** Reset the exercise: starter code, hints and saved progress cleared. */
+  reset() {
+    if (!this._ex) return;
+    if (this._running) this._running.abort();
+    this._store.reset(this._ex.id);
+    this._render();
+    this._emit('ffn-exercise-reset', { exercise: this._ex.id });
+  }
+
+  /** Grade the editor's code; resolves to the report (also announced in the results region). */
+  async run() {
+    const ex = this._ex;
+    if (!ex) return null;
+    if (this._running) return null;
+    const u = this._ui;
+    const code = this._editor.value;
+    this._saveCode();
+    const controller = new AbortController();
+    this._running = controller;
+    u.runBtn.disabled = true;
+    u.runBtn.textContent = 'Running…';
+    u.stopBtn.hidden = false;
+    u.results.replaceChildren(el(this.ownerDocument, 'p', { className: 'summary', part: 'summary', textContent: 'Running the hidden tests…' }));
+    this._emit('ffn-exercise-run', { exercise: ex.id });
+    let report;
+    try {
+      report = await gradeExercise(ex.id, code, { timeout: this.timeout, signal: controller.signal, api: this._api || undefined, seed: this._seed });
+    } catch (e) {
+      report = null;
+      u.results.replaceChildren(el(this.ownerDocument, 'p', { className: 'summary fail', part: 'summary', role: 'alert', textContent: `The grader failed: ${e.message}` }));
+    } finally {
+      this._running = null;
+      if (this._ex === ex) {
+        u.runBtn.disabled = false;
+        u.runBtn.textContent = 'Run tests';
+        u.stopBtn.hidden = true;
+      }
+    }
+    if (!report || this._ex !== ex) return report;
+    this._report = report;
+    const prev = this._store.get(ex.id);
+    const status = report.passed || prev.status === 'passed' ? 'passed' : 'attempted';
+    this._store.update(ex.id, { code, status, ...(report.passed ? { passedAt: new Date().toISOString() } : {}) });
+    this._updateBadge(status);
+    this._showReport(report);
+    this._emit('ffn-exercise-result', { exercise: ex.id, report });
+    if (report.passed) this._emit('ffn-exercise-passed', { exercise: ex.id, report });
+    return report;
+  }
+
+  _showReport(report) {
+    const doc = this.ownerDocument;
+    const u = this._ui;
+    const parts = [];
+    parts.push(el(doc, 'p', { className: `summary ${report.passed ? 'pass' : 'fail'}`, part: 'summary', textContent: report.summary }));
+    const errLine = report.error && report.error.line;
+    this._editor.markLine(errLine || null);
+    if (report.error && report.error.line) {
+      const go = el(doc, 'button', { type: 'button', className: 'link', textContent: `Go to line ${report.error.line}` });
+      go.addEventListener('click', () => this._editor.goTo(report.error.line, report.error.column || 1));
+      parts.push(el(doc, 'p', {}, [go]));
+    }
+    for (const d of report.diagnoses) {
+      parts.push(el(doc, 'div', { className: 'diagnosis', part: 'diagnosis' }, [
+        el(doc, 'strong', { textContent: `Likely mistake: ${d.title}` }),
+        el(doc, 'span', { textContent: d.message }),
+      ]));
+    }
+    if (report.status !== 'error') {
+      const list = el(doc, 'ul', { className: 'tests', part: 'tests', 'aria-label': 'Hidden tests' });
+      for (const t of report.tests) {
+        const li = el(doc, 'li', { className: t.pass ? 'pass' : t.status, part: t.pass ? 'test test-pass' : 'test test-fail' }, [
+          el(doc, 'span', { className: 'mark', 'aria-hidden': 'true', textContent: t.pass ? '✓' : t.status === 'not-run' ? '–' : '✗' }),
+          el(doc, 'span', { textContent: `${t.name}: ${t.pass ? 'passed' : t.status === 'not-run' ? 'not run' : t.status === 'timeout' ? 'timed out' : 'failed'}` }),
+        ]);
+        if (!t.pass && t.message) li.append(el(doc, 'span', { className: 'detail', textContent: t.message }));
+        list.append(li);
+      }
+      parts.push(list);
+    }
+    if (report.passed) {
+      parts.push(el(doc, 'p', { className: 'note', textContent: 'Well done. You can now compare with the reference solution.' }));
+      u.solBtn.textContent = u.solution.hidden ? 'Compare with the reference solution' : 'Hide solution';
+    }
+    if (report.logs.length) {
+      parts.push(el(doc, 'details', { part: 'logs-box' }, [
+        el(doc, 'summary', { textContent: `console output (${report.logs.length} line${report.logs.length === 1 ? '' : 's'})` }),
+        el(doc, 'pre', { className: 'logs', part: 'logs', textContent: report.logs.map((l) => (l.level === 'log' ? l.text : `[${l.level}] ${l.text}`)).join('\n') }),
+      ]));
+    }
+    u.results.replaceChildren(...parts);
+  }
+}
+
+/** Register <ffn-exercise> once (safe to call repeatedly; a no-op outside browsers). */
+export function defineFfnExercise(name = 'ffn-exercise') {
+  const registry = globalThis.customElements;
+  if (!registry) return false;
+  if (!registry.get(name)) registry.define(name, name === 'ffn-exercise' ? FfnExerciseElement : class extends FfnExerciseElement {});
+  return true;
+}

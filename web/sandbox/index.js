@@ -1,0 +1,46 @@
+// ffn-lab/sandbox: headless grading (browser and Node), the exercise catalog, progress storage and mountExercise for frameworks.
+import { exercises as catalog, exerciseIds, getExercise } from './exercises.js';
+import { createProgressStore, memoryStorage, DEFAULT_STORAGE_KEY } from './storage.js';
+import { defineFfnExercise } from './element.js';
+
+export { gradeExercise, diagnose } from './grade.js';
+export { createProgressStore, memoryStorage, DEFAULT_STORAGE_KEY, exerciseIds, getExercise, defineFfnExercise };
+export { FfnExerciseElement } from './element.js';
+export { toolkitNames } from './toolkit.js';
+
+/** The catalog: id, number, level, title, functions, prompt (HTML), starter, examples, hints, solution, tolerance, tests(), variants. */
+export const exercises = catalog;
+
+/**
+ * Mount an exercise inside `container` (for React, Vue, Svelte...). Creates an <ffn-exercise> child.
+ * options: { timeout, storageKey, storage, seed, api }. Returns { element, run(), reset(), destroy() }.
+ */
+export function mountExercise(container, id, options = {}) {
+  if (!container || typeof container.appendChild !== 'function') throw new TypeError('mountExercise: container must be a DOM element');
+  getExercise(id); // a clear RangeError for an unknown id, before touching the DOM
+  if (!defineFfnExercise()) throw new Error('mountExercise: custom elements are not available here (use gradeExercise in Node)');
+  const element = container.ownerDocument.createElement('ffn-exercise');
+  if (options.storage) element.storage = options.storage;
+  if (options.api) element.api = options.api;
+  if (options.seed !== undefined) element.seed = options.seed;
+  if (options.timeout !== undefined) element.setAttribute('timeout', String(options.timeout));
+  if (options.storageKey) element.setAttribute('storage-key', options.storageKey);
+  element.setAttribute('exercise', id);
+  container.appendChild(element);
+  return {
+    element,
+    run: () => element.run(),
+    reset: () => element.reset(),
+    destroy: () => element.remove(),
+  };
+}
+
+/** Export all saved progress (JSON text) for a storage key. */
+export function exportProgress({ storage, key = DEFAULT_STORAGE_KEY } = {}) {
+  return createProgressStore({ storage, key }).exportJSON();
+}
+
+/** Import progress exported by exportProgress; returns how many exercises were imported. */
+export function importProgress(json, { storage, key = DEFAULT_STORAGE_KEY, replace = false } = {}) {
+  return createProgressStore({ storage, key }).importJSON(json, { replace });
+}

@@ -1,0 +1,433 @@
+// The learner-code worker: locks itself down, compiles the learner's source, calls it on the page's inputs and posts back bounded plain outputs (never a verdict).
+import * as toolkit from './toolkit.js';
+
+/*
+ * Protocol (one run per worker; the page spawns a fresh worker each time):
+ *   worker -> page  { type: 'ready' }
+ *   page -> worker  { type: 'run', nonce, source, exports: [names], calls: [{ fn, args }], limits }
+ *   worker -> page  { type: 'progress', nonce, index }              before each call
+ *   worker -> page  { type: 'result', nonce, index, result }         after each call
+ *   worker -> page  { type: 'done', nonce, compileError, logs }
+ * The page ignores any message without the run's nonce. This worker never sees expected outputs.
+ */
+
+const FILE = 'ffn-exercise-learner.js';
+const IS_NODE = typeof WorkerGlobalScope === 'undefined' && typeof process === 'object' && !!(process.versions && process.versions.node);
+
+// Everything the worker itself needs, captured before learner code can touch the globals.
+const evaluate = globalThis.eval;
+const realSetTimeout = globalThis.setTimeout;
+const ObjectKeys = Object.keys;
+const isView = ArrayBuffer.isView;
+const isArray = Array.isArray;
+const getProto = Object.getPrototypeOf;
+const StringCtor = String;
+
+let post;
+let onFirstMessage;
+let vm = null;
+let syntaxProbe = null; // set while re-throwing a SyntaxError to learn its position (browsers)
+
+if (IS_NODE) {
+  const wt = await import('node:worker_threads');
+  vm = await import('node:vm');
+  const port = wt.parentPort;
+  post = port.postMessage.bind(port);
+  onFirstMessage = (fn) => port.once('message', fn);
+} else {
+  post = self.postMessage.bind(self);
+  const addListener = self.addEventListener.bind(self);
+  onFirstMessage = (fn) => {
+    const handler = (ev) => {
+      self.removeEventListener('message', handler);
+      fn(ev.data);
+    };
+    addListener('message', handler);
+  };
+  addListener('error', (ev) => {
+    if (!syntaxProbe) return;
+    ev.preventDefault();
+    const probe = syntaxProbe;
+    syntaxProbe = null;
+    probe({ line: ev.lineno, column: ev.colno });
+  });
+}
+
+/* ---------------- lockdown ---------------- */
+
+const BLOCKED_GLOBALS = [
+  'fetch', 'XMLHttpRequest', 'WebSocket', 'WebSocketStream', 'EventSource', 'WebTransport', 'importScripts',
+  'Worker', 'SharedWorker', 'BroadcastChannel', 'indexedDB', 'caches', 'cookieStore', 'navigator',
+  'RTCPeerConnection', 'RTCDataChannel', 'Notification', 'FileSystemHandle', 'close', 'postMessage',
+  'process', 'require', 'module', 'Deno', 'Bun', 'onmessage',
+];
+
+function blocked(name) {
+  const f = function () {
+    throw new Error(`${name} is disabled inside exercises: your code runs offline, in a sandbox`);
+  };
+  return f;
+}
+
+function hideGlobal(name) {
+  // Remove it from the global object and from every prototype on its chain, then pin an inert value.
+  let obj = globalThis;
+  while (obj && obj !== Object.prototype) {
+    try {
+      const desc = Object.getOwnPropertyDescriptor(obj, name);
+      if (desc) {
+        if (!delete obj[name]) Object.defineProperty(obj, name, { value: undefined, writable: false });
+      }
+    } catch {
+      // a non-configurable property we cannot remove; overwritten below where possible
+    }
+    obj = getProto(obj);
+  }
+  try {
+    const value = name === 'navigator' || name === 'onmessage' || name === 'process' || name === 'module' ? undefined : blocked(name);
+    Object.defineProperty(globalThis, name, { value, writable: false, configurable: false, enumerable: false });
+  } catch {
+    // ignore: best effort on exotic globals
+  }
+}
+
+function lockdown() {
+  for (const name of BLOCKED_GLOBALS) hideGlobal(name);
+  // MessagePort.postMessage: learner code could otherwise open a channel (Node: reach the parent port).
+  try {
+    if (typeof MessagePort === 'function') {
+      Object.defineProperty(MessagePort.prototype, 'postMessage', { value: blocked('postMessage'), writable: false, configurable: false });
+    }
+  } catch {
+    // ignore
+  }
+  // No code from strings after this point: eval, the Function constructors, string timers.
+  const fnProtos = [
+    Function.prototype,
+    getProto(async function () {}),
+    getProto(function* () {}),
+    getProto(async function* () {}),
+  ];
+  for (const proto of fnProtos) {
+    const fake = blocked('the Function constructor');
+    fake.prototype = proto;
+    Object.defineProperty(proto, 'constructor', { value: fake, writable: false, configurable: false });
+  }
+  const FakeFunction = blocked('the Function constructor');
+  FakeFunction.prototype = Function.prototype;
+  Object.defineProperty(globalThis, 'Function', { value: FakeFunction, writable: false, configurable: false });
+  Object.defineProperty(globalThis, 'eval', { value: blocked('eval'), writable: false, configurable: false });
+  for (const name of ['setTimeout', 'setInterval']) {
+    const real = globalThis[name];
+    if (typeof real !== 'function') continue;
+    const safe = function (cb, ...rest) {
+      if (typeof cb !== 'function') throw new TypeError(`${name}: pass a function, not a string of code`);
+      return real.call(globalThis, cb, ...rest);
+    };
+    Object.defineProperty(globalThis, name, { value: safe, writable: false, configurable: false });
+  }
+}
+
+/* ---------------- learner console ---------------- */
+
+const logs = [];
+let logChars = 0;
+const MAX_LOG_LINES = 200;
+const MAX_LOG_CHARS = 20000;
+
+function show(v, depth = 0) {
+  try {
+    if (typeof v === 'string') return v;
+    if (typeof v === 'number' || typeof v === 'boolean' || v == null || typeof v === 'bigint') return StringCtor(v);
+    if (typeof v === 'function') return `[function ${v.name || 'anonymous'}]`;
+    if (typeof v === 'symbol') return v.toString();
+    if (depth > 3) return '…';
+    if (isView(v)) return `${v.constructor.name}(${v.length}) [${Array.prototype.slice.call(v, 0, 20).join(', ')}${v.length > 20 ? ', …' : ''}]`;
+    if (isArray(v)) return `[${v.slice(0, 20).map((x) => show(x, depth + 1)).join(', ')}${v.length > 20 ? ', …' : ''}]`;
+    if (v instanceof Error) return `${v.name}: ${v.message}`;
+    const keys = ObjectKeys(v).slice(0, 20);
+    return `{ ${keys.map((k) => `${k}: ${show(v[k], depth + 1)}`).join(', ')} }`;
+  } catch {
+    return '[unprintable]';
+  }
+}
+
+function installConsole() {
+  const record = (level) => (...args) => {
+    if (logs.length >= MAX_LOG_LINES || logChars >= MAX_LOG_CHARS) return;
+    let text = args.map((a) => show(a)).join(' ');
+    if (text.length > 2000) text = text.slice(0, 2000) + '…';
+    logChars += text.length;
+    logs.push({ level, text });
+  };
+  const fake = { log: record('log'), info: record('info'), warn: record('warn'), error: record('error'), debug: record('debug') };
+  Object.defineProperty(globalThis, 'console', { value: Object.freeze(fake), writable: false, configurable: false });
+}
+
+/* ---------------- compile ---------------- */
+
+const HEADER_LINES = 1;
+
+function wrap(source, names, tk) {
+  const destructure = `const { ${tk.join(', ')} } = __ffnToolkit;`;
+  const exportsList = names.map((n) => `${n}: typeof ${n} === "function" ? ${n} : undefined`).join(', ');
+  // Line 1 is the header, so learner line L is line L + 1 of the compiled text.
+  return (
+    `(function (__ffnToolkit) { "use strict"; ${destructure} return function () {\n` +
+    `${source}\n` +
+    `;return { ${exportsList} }; }; })\n` +
+    `//# sourceURL=${FILE}`
+  );
+}
+
+function learnerLines(source) {
+  return source.split('\n').length;
+}
+
+function locate(stack, source) {
+  // First frame in the learner's file: "at f (ffn-exercise-learner.js:3:8)" (V8) or "f@ffn-exercise-learner.js:3:8".
+  const re = new RegExp(`${FILE.replace(/\./g, '\\.')}:(\\d+):(\\d+)`, 'g');
+  let m;
+  const max = learnerLines(source);
+  while ((m = re.exec(stack)) !== null) {
+    const line = Number(m[1]) - HEADER_LINES;
+    if (line >= 1 && line <= max) return { line, column: Number(m[2]) };
+  }
+  return null;
+}
+
+function describeError(err, source) {
+  let name = 'Error';
+  let message = '';
+  let stack = '';
+  try {
+    if (err !== null && (typeof err === 'object' || typeof err === 'function')) {
+      name = StringCtor(err.name ?? 'Error');
+      message = StringCtor(err.message ?? '');
+      stack = StringCtor(err.stack ?? '');
+    } else {
+      name = 'thrown value';
+      message = `your code threw ${typeof err === 'string' ? JSON.stringify(err) : StringCtor(err)} (throw an Error to get a line number)`;
+    }
+  } catch {
+    message = 'your code threw an object that could not be read';
+  }
+  if (message.length > 1000) message = message.slice(0, 1000) + '…';
+  if (name.length > 100) name = name.slice(0, 100);
+  const where = locate(stack, source);
+  return { name, message, line: where ? where.line : null, column: where ? where.column : null };
+}
+
+function syntaxLocation(wrapped, source) {
+  const clamp = (loc) => {
+    if (!loc || !(loc.line > 0)) return { line: null, column: null };
+    const line = loc.line - HEADER_LINES;
+    const max = learnerLines(source);
+    if (line < 1) return { line: 1, column: 1 };
+    if (line > max) return { line: max, column: (source.split('\n')[max - 1] || '').length + 1 };
+    return { line, column: loc.column || 1 };
+  };
+  if (IS_NODE) {
+    try {
+      new vm.Script(wrapped, { filename: FILE });
+    } catch (e) {
+      // Node prefixes the stack with "file:LINE\n<source line>\n<spaces>^^^".
+      const lines = StringCtor(e.stack).split('\n');
+      const m = /:(\d+)$/.exec(lines[0] || '');
+      const caret = (lines[2] || '').indexOf('^');
+      return Promise.resolve(clamp(m ? { line: Number(m[1]), column: caret >= 0 ? caret + 1 : 1 } : null));
+    }
+    return Promise.resolve(clamp(null));
+  }
+  // Browsers report an uncaught SyntaxError's position in the error event: re-throw it uncaught once.
+  return new Promise((resolve) => {
+    const timer = realSetTimeout(() => {
+      syntaxProbe = null;
+      resolve(clamp(null));
+    }, 200);
+    syntaxProbe = (loc) => {
+      clearTimeout(timer);
+      resolve(clamp(loc));
+    };
+    realSetTimeout(() => evaluate(wrapped), 0);
+  });
+}
+
+/* ---------------- static refusal of import() ---------------- */
+
+function findImport(source) {
+  // Conservative on purpose: any `import` word anywhere (code, string or comment) is refused,
+  // because import() is syntax and cannot be switched off at run time.
+  const re = /(^|[^\w$])import(?![\w$])/g;
+  const m = re.exec(source);
+  if (!m) return null;
+  const at = m.index + m[1].length;
+  const before = source.slice(0, at).split('\n');
+  return { line: before.length, column: before[before.length - 1].length + 1 };
+}
+
+/* ---------------- bounded serialisation of results ---------------- */
+
+class Refused extends Error {}
+
+const TYPED = new Set(['Float32Array', 'Float64Array', 'Int32Array', 'Int16Array', 'Int8Array', 'Uint8Array', 'Uint16Array', 'Uint32Array', 'Uint8ClampedArray', 'BigInt64Array', 'BigUint64Array']);
+
+function typedKind(v) {
+  // Object.prototype.toString sees through a forged Symbol.toStringTag only partially; use the brand check.
+  for (const name of TYPED) {
+    const C = globalThis[name];
+    if (typeof C === 'function' && v instanceof C) return name;
+  }
+  return null;
+}
+
+function serialize(value, limits) {
+  let numbers = 0;
+  const seen = new Set();
+  const visit = (v, depth, path) => {
+    if (depth > limits.maxDepth) throw new Refused(`the result is nested deeper than ${limits.maxDepth} levels (at ${path})`);
+    if (typeof v === 'number') {
+      numbers += 1;
+      if (numbers > limits.maxNumbers) throw new Refused(`the result holds more than ${limits.maxNumbers} numbers`);
+      return { k: 'number', v };
+    }
+    if (v === undefined) return { k: 'bad', what: 'undefined (did you forget to return?)' };
+    if (v === null) return { k: 'bad', what: 'null' };
+    if (typeof v === 'string') return { k: 'bad', what: `a string ${JSON.stringify(v.length > 40 ? v.slice(0, 40) + '…' : v)}` };
+    if (typeof v === 'boolean') return { k: 'bad', what: `the boolean ${v}` };
+    if (typeof v === 'bigint') return { k: 'bad', what: 'a BigInt' };
+    if (typeof v === 'symbol') return { k: 'bad', what: 'a Symbol' };
+    if (typeof v === 'function') return { k: 'bad', what: 'a function' };
+    if (seen.has(v)) throw new Refused(`the result contains a cycle (at ${path})`);
+    if (typeof v.then === 'function') return { k: 'bad', what: 'a Promise (exercise functions must be synchronous)' };
+    seen.add(v);
+    try {
+      if (isView(v)) {
+        const kind = typedKind(v);
+        if (!kind) return { k: 'bad', what: 'a DataView or unknown typed array' };
+        const n = v.length;
+        numbers += n;
+        if (numbers > limits.maxNumbers) throw new Refused(`the result holds more than ${limits.maxNumbers} numbers`);
+        if (kind.startsWith('Big')) return { k: 'bad', what: `a ${kind}` };
+        const copy = new Float64Array(n);
+        for (let i = 0; i < n; i++) copy[i] = Number(v[i]);
+        return { k: 'typed', type: kind, data: copy };
+      }
+      if (isArray(v)) {
+        const n = v.length;
+        if (n > limits.maxNumbers) throw new Refused(`the result is an array of ${n} items, more than ${limits.maxNumbers}`);
+        const items = [];
+        for (let i = 0; i < n; i++) items.push(visit(v[i], depth + 1, `${path}[${i}]`));
+        return { k: 'array', items };
+      }
+      const keys = ObjectKeys(v);
+      if (keys.length > limits.maxKeys) throw new Refused(`the result object has ${keys.length} keys, more than ${limits.maxKeys}`);
+      const entries = {};
+      for (const key of keys) {
+        if (key.length > 64) throw new Refused('the result object has a key longer than 64 characters');
+        entries[key] = visit(v[key], depth + 1, `${path}.${key}`);
+      }
+      return { k: 'object', entries };
+    } finally {
+      seen.delete(v);
+    }
+  };
+  return visit(value, 0, 'result');
+}
+
+/* ---------------- run ---------------- */
+
+function callOne(fns, call, source, limits) {
+  let f;
+  try {
+    f = fns[call.fn];
+  } catch {
+    f = undefined;
+  }
+  if (typeof f !== 'function') {
+    return { ok: false, missing: true, error: { name: 'ReferenceError', message: `${call.fn} is not defined: write function ${call.fn}(...) { ... }`, line: null, column: null } };
+  }
+  let out;
+  try {
+    out = f(...call.args);
+  } catch (err) {
+    return { ok: false, error: describeError(err, source) };
+  }
+  try {
+    return { ok: true, value: serialize(out, limits) };
+  } catch (err) {
+    if (err instanceof Refused) return { ok: false, refused: true, error: { name: 'Refused', message: err.message, line: null, column: null } };
+    const e = describeError(err, source);
+    return { ok: false, error: { ...e, message: `reading your result threw: ${e.message}` } };
+  }
+}
+
+async function run(msg) {
+  const { nonce, source, exports: names, calls, limits } = msg;
+  const done = (body) => post({ type: 'done', nonce, logs: logs.slice(), ...body });
+
+  const imp = findImport(source);
+  if (imp) {
+    done({
+      compileError: {
+        name: 'Refused',
+        message: 'import is not available in exercises (no modules or network); remove the word "import", also from comments and strings',
+        line: imp.line,
+        column: imp.column,
+      },
+    });
+    return;
+  }
+
+  const tkNames = toolkit.toolkitNames;
+  const tk = Object.freeze(Object.fromEntries(tkNames.map((n) => [n, toolkit[n]])));
+  const wrapped = wrap(source, names, tkNames);
+
+  // Lock down before compiling: a source that closes the wrapper early runs its code at compile time.
+  lockdown();
+  installConsole();
+
+  let factory;
+  try {
+    factory = evaluate(wrapped);
+  } catch (err) {
+    if (err instanceof SyntaxError) {
+      const loc = await syntaxLocation(wrapped, source);
+      done({ compileError: { name: 'SyntaxError', message: StringCtor(err.message), ...loc } });
+    } else {
+      done({ compileError: describeError(err, source) });
+    }
+    return;
+  }
+
+  let fns;
+  try {
+    fns = factory(tk)();
+  } catch (err) {
+    done({ compileError: { ...describeError(err, source), phase: 'top-level' } });
+    return;
+  }
+  if (fns === null || typeof fns !== 'object') {
+    done({ compileError: { name: 'Refused', message: 'your code closes the exercise wrapper early (an unmatched } or ))', line: null, column: null } });
+    return;
+  }
+
+  for (let i = 0; i < calls.length; i++) {
+    post({ type: 'progress', nonce, index: i });
+    post({ type: 'result', nonce, index: i, result: callOne(fns, calls[i], source, limits) });
+  }
+  done({ compileError: null });
+}
+
+onFirstMessage((msg) => {
+  if (!msg || msg.type !== 'run') return;
+  run(msg).catch((err) => {
+    try {
+      post({ type: 'done', nonce: msg.nonce, compileError: { name: 'InternalError', message: `the sandbox failed: ${StringCtor(err && err.message)}`, line: null, column: null }, logs: [] });
+    } catch {
+      // nothing else to do; the page times out
+    }
+  });
+});
+
+post({ type: 'ready' });
