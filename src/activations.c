@@ -1,4 +1,4 @@
-/* Activation functions and their derivatives, vectorized: f32x4 lanes widened to f64x2 for the transcendental ones. */
+/* Activations and their derivatives on f32x4 lanes (widened to f64x2 for the smooth ones). */
 #include <float.h>
 #include <math.h>
 #include <stddef.h>
@@ -19,14 +19,14 @@ static inline f64x2 exp_d(f64x2 z) {
   z = f64x2_clamp(z, -708.0, 708.0);
   f64x2 kd = f64x2_add(f64x2_mul(z, f64x2_splat(log2e)), f64x2_splat(shifter));
   f64x2 n = f64x2_sub(kd, f64x2_splat(shifter));
-  f64x2 r = f64x2_sub(f64x2_sub(z, f64x2_mul(n, f64x2_splat(ln2_hi))),
-                      f64x2_mul(n, f64x2_splat(ln2_lo)));
+  f64x2 r =
+      f64x2_sub(f64x2_sub(z, f64x2_mul(n, f64x2_splat(ln2_hi))), f64x2_mul(n, f64x2_splat(ln2_lo)));
   /* Horner on 1 + r + r^2/2! + ... + r^13/13! */
   f64x2 p = f64x2_splat(1.0 / 6227020800.0);
-  static const double inv_fact[13] = {
-      1.0 / 479001600.0, 1.0 / 39916800.0, 1.0 / 3628800.0, 1.0 / 362880.0, 1.0 / 40320.0,
-      1.0 / 5040.0,      1.0 / 720.0,      1.0 / 120.0,     1.0 / 24.0,     1.0 / 6.0,
-      0.5,               1.0,              1.0};
+  static const double inv_fact[13] = {/* 1/12!, 1/11!, ..., 1/1!, 1/0! */
+                                      1.0 / 479001600.0, 1.0 / 39916800.0, 1.0 / 3628800.0,
+                                      1.0 / 362880.0, 1.0 / 40320.0, 1.0 / 5040.0, 1.0 / 720.0,
+                                      1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5, 1.0, 1.0};
   for (int i = 0; i < 13; i++) p = f64x2_add(f64x2_mul(p, r), f64x2_splat(inv_fact[i]));
   /* the low mantissa bits of kd hold n (two's complement): move them to the exponent field */
   f64x2 scale = f64x2_shl52_add(kd, (int64_t)1023 << 52);
@@ -40,16 +40,18 @@ static inline f64x2 sigmoid_d(f64x2 z, f64x2 *e_out) {
   return f64x2_div(f64x2_splat(1.0), f64x2_add(f64x2_splat(1.0), e));
 }
 
-/* Chebyshev coefficients of g(Y) = (t + 3) erfcx(t) in Y = (t - 3)/(t + 3), t >= 0 (so Y in [-1, 1)),
-   erfcx(t) = exp(t^2) erfc(t); fitted by Chebyshev interpolation in 40-digit arithmetic.
+/* Chebyshev coefficients of g(Y) = (t + 3) erfcx(t) in Y = (t - 3)/(t + 3) for t >= 0 (Y in
+   [-1, 1)), erfcx(t) = exp(t^2) erfc(t); fitted by Chebyshev interpolation in 40-digit arithmetic.
    Max relative error of erfcx over t in [0, 15]: 4e-16. */
 static const double erfcx_cheb[24] = {
-    1.413438223980872,      -1.1314768490746974,    0.35410810034248635,    -0.08508704009908545,
-    0.014615273272816639,   -0.0013795571636296329, -6.429066714315945e-05, 3.9043421097724045e-05,
-    -2.642785074856054e-06, -8.239440143910853e-07, 1.3247975697671355e-07, 1.919522515672645e-08,
-    -5.0305071637453915e-09, -5.842006410266948e-10, 1.8742323910407103e-10, 2.4373672656610363e-11,
-    -6.990943839835589e-12, -1.2573115602204489e-12, 2.4580006491395815e-13, 7.00574079655885e-14,
-    -6.732913848333775e-15, -3.843621769458056e-15, 5.321084928155128e-18, 2.0141250572974564e-16};
+    1.413438223980872,       -1.1314768490746974,    0.35410810034248635,
+    -0.08508704009908545,    0.014615273272816639,   -0.0013795571636296329,
+    -6.429066714315945e-05,  3.9043421097724045e-05, -2.642785074856054e-06,
+    -8.239440143910853e-07,  1.3247975697671355e-07, 1.919522515672645e-08,
+    -5.0305071637453915e-09, -5.842006410266948e-10, 1.8742323910407103e-10,
+    2.4373672656610363e-11,  -6.990943839835589e-12, -1.2573115602204489e-12,
+    2.4580006491395815e-13,  7.00574079655885e-14,   -6.732913848333775e-15,
+    -3.843621769458056e-15,  5.321084928155128e-18,  2.0141250572974564e-16};
 
 /* Phi(-|x|) = 0.5 erfc(|x|/sqrt 2) = 0.5 exp(-x^2/2) erfcx(|x|/sqrt 2): the lower normal tail,
    with full relative accuracy (no cancellation anywhere) */
@@ -94,18 +96,15 @@ static inline f64x2 gelu_tanh_arg_d(f64x2 x) {
 /* forward, one double pair (x already a float value) */
 static inline f64x2 fwd_d(f64x2 x, int act) {
   switch (act) {
-    case FFN_ACT_SIGMOID:
-      return sigmoid_d(x, NULL);
-    case FFN_ACT_SILU:
-      return f64x2_mul(lowclamp_d(x), sigmoid_d(x, NULL));
+    case FFN_ACT_SIGMOID: return sigmoid_d(x, NULL);
+    case FFN_ACT_SILU: return f64x2_mul(lowclamp_d(x), sigmoid_d(x, NULL));
     case FFN_ACT_GELU_SIGMOID:
       return f64x2_mul(lowclamp_d(x), sigmoid_d(f64x2_mul(f64x2_splat(GELU_SIGMOID_K), x), NULL));
     case FFN_ACT_GELU_TANH: {
       f64x2 xc = lowclamp_d(x);
       return f64x2_mul(xc, sigmoid_d(gelu_tanh_arg_d(xc), NULL));
     }
-    default: /* FFN_ACT_GELU */
-      return f64x2_mul(lowclamp_d(x), normal_cdf_d(x));
+    default: /* FFN_ACT_GELU */ return f64x2_mul(lowclamp_d(x), normal_cdf_d(x));
   }
 }
 
@@ -126,8 +125,9 @@ static inline f64x2 grad_d(f64x2 x, int act) {
     }
     case FFN_ACT_GELU_TANH: { /* d/dx x s(2u) = s + x (2u)' s (1 - s) */
       f64x2 x2 = f64x2_mul(xc, xc);
-      f64x2 du = f64x2_mul(f64x2_splat(2.0 * SQRT_2_OVER_PI),
-                           f64x2_add(f64x2_splat(1.0), f64x2_mul(f64x2_splat(3.0 * GELU_TANH_A), x2)));
+      f64x2 du =
+          f64x2_mul(f64x2_splat(2.0 * SQRT_2_OVER_PI),
+                    f64x2_add(f64x2_splat(1.0), f64x2_mul(f64x2_splat(3.0 * GELU_TANH_A), x2)));
       s = sigmoid_d(gelu_tanh_arg_d(xc), &e);
       return f64x2_add(s, f64x2_mul(f64x2_mul(xc, du), f64x2_mul(s, f64x2_mul(e, s))));
     }
@@ -146,8 +146,7 @@ static inline f32x4 nan_pass(f32x4 x, f32x4 y) { return f32x4_select(f32x4_isnan
 static inline f32x4 fwd4(f32x4 x, int act) {
   f32x4 zero = f32x4_splat(0.0f);
   switch (act) {
-    case FFN_ACT_IDENTITY:
-      return x;
+    case FFN_ACT_IDENTITY: return x;
     case FFN_ACT_RELU: /* x <= 0 -> +0 (also for -0); NaN stays NaN */
       return f32x4_select(f32x4_le(x, zero), zero, x);
     case FFN_ACT_RELU2: {
@@ -164,8 +163,7 @@ static inline f32x4 fwd4(f32x4 x, int act) {
 static inline f32x4 grad4(f32x4 x, int act) {
   f32x4 zero = f32x4_splat(0.0f), one = f32x4_splat(1.0f);
   switch (act) {
-    case FFN_ACT_IDENTITY:
-      return nan_pass(x, one);
+    case FFN_ACT_IDENTITY: return nan_pass(x, one);
     case FFN_ACT_RELU: /* relu'(0) = 0, as PyTorch */
       return nan_pass(x, f32x4_select(f32x4_gt(x, zero), one, zero));
     case FFN_ACT_RELU2: {
@@ -208,8 +206,8 @@ FFN_API int act_grad(float *g, const float *x, int n, int act) {
   return FFN_OK;
 }
 
-/* dy (n), x (n) -> dx (n) = dy * phi'(x), phi'(x) rounded to float first (so dx == dy * act_grad(x)).
-   dx may alias dy or x. */
+/* dy (n), x (n) -> dx (n) = dy * phi'(x), phi'(x) rounded to float first (so dx == dy *
+   act_grad(x)). dx may alias dy or x. */
 FFN_API int act_backward(float *dx, const float *dy, const float *x, int n, int act) {
   if (n < 0 || act < 0 || act >= FFN_ACT_COUNT) return FFN_EINVAL;
   int i = 0;

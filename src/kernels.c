@@ -1,4 +1,4 @@
-/* Matrix kernels with f32x4 SIMD: matmul, classic and gated FFN forward, SwiGLU backward, key-value memories. */
+/* f32x4 matrix kernels: matmul, classic and gated FFN, SwiGLU backward, key-value memories. */
 #include <stddef.h>
 #include <string.h>
 
@@ -43,8 +43,8 @@ static inline float dot(const float *a, const float *b, size_t n) {
 
 /* A (M,K) @ B (K,N) [+ bias (N)] -> C (M,N), i-k-j order: each C[i,j] sums its K products in
    order k = 0..K-1 in float, then adds the bias, exactly as the scalar reference does. */
-static NOINLINE void mm_nn(float *C, const float *A, const float *B, const float *bias, size_t M, size_t K,
-                  size_t N) {
+static NOINLINE void mm_nn(float *C, const float *A, const float *B, const float *bias, size_t M,
+                           size_t K, size_t N) {
   if (N == 0) return; /* nothing to write: A and B need not be read */
   for (size_t i = 0; i < M; i++) {
     float *c = C + i * N;
@@ -52,13 +52,15 @@ static NOINLINE void mm_nn(float *C, const float *A, const float *B, const float
     for (size_t k = 0; k < K; k++) axpy(c, A[i * K + k], B + k * N, N);
     if (bias) {
       size_t j = 0;
-      for (; j + 4 <= N; j += 4) f32x4_store(c + j, f32x4_add(f32x4_load(c + j), f32x4_load(bias + j)));
+      for (; j + 4 <= N; j += 4)
+        f32x4_store(c + j, f32x4_add(f32x4_load(c + j), f32x4_load(bias + j)));
       for (; j < N; j++) c[j] += bias[j];
     }
   }
 }
 
-/* A^T B: A (K,M), B (K,N) -> C (M,N), without forming A^T: C[m,:] += A[k,m] B[k,:] for k in order */
+/* A^T B: A (K,M), B (K,N) -> C (M,N), without forming A^T: C[m,:] += A[k,m] B[k,:] for k in order
+ */
 static NOINLINE void mm_tn(float *C, const float *A, const float *B, size_t M, size_t K, size_t N) {
   zero(C, M * N);
   if (M * N == 0) return;
@@ -68,7 +70,7 @@ static NOINLINE void mm_tn(float *C, const float *A, const float *B, size_t M, s
 
 /* A B^T: A (M,K), B (N,K) -> C (M,N) (C += when accumulate), each entry a dot of two rows */
 static NOINLINE void mm_nt(float *C, const float *A, const float *B, size_t M, size_t K, size_t N,
-                  int accumulate) {
+                           int accumulate) {
   if (K == 0) { /* empty sums */
     if (!accumulate) zero(C, M * N);
     return;
@@ -93,9 +95,8 @@ FFN_API int matmul_forward(float *C, const float *A, const float *B, int M, int 
 
 /* X (T,d) @ W1 (d,dff) + b1 (dff) -> H (T,dff) in work; phi(H) @ W2 (dff,d) + b2 (d) -> Y (T,d).
    b1, b2 may be NULL. work: T*dff floats. */
-FFN_API int ffn_forward(float *Y, const float *X, const float *W1, const float *b1,
-                        const float *W2, const float *b2, int T, int d, int dff, int act,
-                        float *work) {
+FFN_API int ffn_forward(float *Y, const float *X, const float *W1, const float *b1, const float *W2,
+                        const float *b2, int T, int d, int dff, int act, float *work) {
   if (T < 0 || d < 0 || dff < 0 || bad_act(act)) return FFN_EINVAL;
   size_t t = (size_t)T, D = (size_t)d, F = (size_t)dff;
   mm_nn(work, X, W1, b1, t, D, F);
@@ -127,16 +128,16 @@ FFN_API int swiglu_backward(float *dX, float *dWg, float *dWu, float *dWd, const
   if (N < 0 || d < 0 || dff < 0) return FFN_EINVAL;
   size_t n = (size_t)N, D = (size_t)d, F = (size_t)dff;
   float *G = work, *U = skip(work, n * F), *H = skip(work, 2 * n * F);
-  mm_nn(G, X, Wg, NULL, n, D, F);       /* G = X Wg        (N,dff) */
-  mm_nn(U, X, Wu, NULL, n, D, F);       /* U = X Wu        (N,dff) */
+  mm_nn(G, X, Wg, NULL, n, D, F);             /* G = X Wg        (N,dff) */
+  mm_nn(U, X, Wu, NULL, n, D, F);             /* U = X Wu        (N,dff) */
   ffn_gate_mul(H, G, U, n * F, FFN_ACT_SILU); /* H = silu(G) U */
-  mm_tn(dWd, H, dY, F, n, D);           /* dWd = H^T dY    (dff,d) */
-  mm_nt(H, dY, Wd, n, D, F, 0);         /* dH = dY Wd^T    (N,dff), into H */
-  ffn_swiglu_gate_grads(G, U, H, n * F); /* G <- dG = dH U silu'(G), U <- dU = dH silu(G) */
-  mm_tn(dWg, X, G, D, n, F);            /* dWg = X^T dG    (d,dff) */
-  mm_tn(dWu, X, U, D, n, F);            /* dWu = X^T dU    (d,dff) */
-  mm_nt(dX, G, Wg, n, F, D, 0);         /* dX = dG Wg^T    (N,d) */
-  mm_nt(dX, U, Wu, n, F, D, 1);         /*    + dU Wu^T */
+  mm_tn(dWd, H, dY, F, n, D);                 /* dWd = H^T dY    (dff,d) */
+  mm_nt(H, dY, Wd, n, D, F, 0);               /* dH = dY Wd^T    (N,dff), into H */
+  ffn_swiglu_gate_grads(G, U, H, n * F);      /* G <- dG = dH U silu'(G), U <- dU = dH silu(G) */
+  mm_tn(dWg, X, G, D, n, F);                  /* dWg = X^T dG    (d,dff) */
+  mm_tn(dWu, X, U, D, n, F);                  /* dWu = X^T dU    (d,dff) */
+  mm_nt(dX, G, Wg, n, F, D, 0);               /* dX = dG Wg^T    (N,d) */
+  mm_nt(dX, U, Wu, n, F, D, 1);               /*    + dU Wu^T */
   return FFN_OK;
 }
 
@@ -166,9 +167,8 @@ static void sift_down(int32_t *h, size_t len, size_t r, const float *c) {
 /* x (d) @ W1 (d,dff) + b1 (dff) -> coef (dff) = relu(.); top (k): the k largest coef, largest
    first, ties by lower index; partial (d) = sum over top, in that order, of coef_i W2[i,:]
    with W2 (dff,d). b1 may be NULL. Requires 0 <= k <= dff. */
-FFN_API int ffn_memories(float *coef, int32_t *top, float *partial, const float *x,
-                         const float *W1, const float *b1, const float *W2, int d, int dff,
-                         int k) {
+FFN_API int ffn_memories(float *coef, int32_t *top, float *partial, const float *x, const float *W1,
+                         const float *b1, const float *W2, int d, int dff, int k) {
   if (d < 0 || dff < 0 || k < 0 || k > dff) return FFN_EINVAL;
   size_t D = (size_t)d, F = (size_t)dff, K = (size_t)k;
   mm_nn(coef, x, W1, b1, 1, D, F);

@@ -1,5 +1,6 @@
-/* Plain scalar C references (*_ref) for every SIMD kernel; compiled without -msimd128.
-   Activations are evaluated in double with libm and rounded once to float. Matrix products
+/* Plain scalar C references (*_ref) of every SIMD kernel, compiled without -msimd128. */
+
+/* Activations are evaluated in double with libm and rounded once to float. Matrix products
    accumulate in float, in order k = 0..K-1, then add the bias (the SIMD i-k-j kernels sum in
    the same order, so matmul_forward matches matmul_ref bit for bit; products computed as row
    dot products in the SIMD code differ by summation order only). */
@@ -37,7 +38,10 @@ static float act1(float xf, int act) {
   switch (act) {
     case FFN_ACT_IDENTITY: return xf;
     case FFN_ACT_RELU: return xf > 0.0f ? xf : 0.0f;
-    case FFN_ACT_RELU2: { float r = xf > 0.0f ? xf : 0.0f; return r * r; }
+    case FFN_ACT_RELU2: {
+      float r = xf > 0.0f ? xf : 0.0f;
+      return r * r;
+    }
     case FFN_ACT_SIGMOID: return (float)sig(x);
     default: break;
   }
@@ -56,7 +60,10 @@ static float grad1(float xf, int act) {
   switch (act) {
     case FFN_ACT_IDENTITY: return 1.0f;
     case FFN_ACT_RELU: return xf > 0.0f ? 1.0f : 0.0f;
-    case FFN_ACT_RELU2: { float r = xf > 0.0f ? xf : 0.0f; return r + r; }
+    case FFN_ACT_RELU2: {
+      float r = xf > 0.0f ? xf : 0.0f;
+      return r + r;
+    }
     case FFN_ACT_SIGMOID: return (float)dsig(x);
     default: break;
   }
@@ -136,8 +143,8 @@ FFN_API int gated_ffn_ref(float *Y, const float *X, const float *Wg, const float
 /* dY (N,d), X (N,d), Wg (d,dff), Wu (d,dff), Wd (dff,d) -> dX (N,d), dWg, dWu (d,dff), dWd (dff,d).
    work: G, U, H = silu(G) U (later dH), each N*dff. */
 FFN_API int swiglu_backward_ref(float *dX, float *dWg, float *dWu, float *dWd, const float *dY,
-                                const float *X, const float *Wg, const float *Wu,
-                                const float *Wd, int N, int d, int dff, float *work) {
+                                const float *X, const float *Wg, const float *Wu, const float *Wd,
+                                int N, int d, int dff, float *work) {
   if (N < 0 || d < 0 || dff < 0) return FFN_EINVAL;
   size_t n = (size_t)N, D = (size_t)d, F = (size_t)dff;
   size_t nf = n * F;

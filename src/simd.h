@@ -1,4 +1,4 @@
-/* Thin 128-bit SIMD helpers: wasm_simd128.h under -msimd128, GCC/clang vector extensions natively. */
+/* Thin 128-bit SIMD helpers: wasm_simd128.h under -msimd128, GCC/clang vector types natively. */
 #ifndef FFN_SIMD_H
 #define FFN_SIMD_H
 
@@ -93,9 +93,7 @@ static inline f64x2 f64x2_add(f64x2 a, f64x2 b) { return a + b; }
 static inline f64x2 f64x2_sub(f64x2 a, f64x2 b) { return a - b; }
 static inline f64x2 f64x2_mul(f64x2 a, f64x2 b) { return a * b; }
 static inline f64x2 f64x2_div(f64x2 a, f64x2 b) { return a / b; }
-static inline f64x2 f64x2_abs(f64x2 a) {
-  return (f64x2)((m64x2)a & (m64x2){INT64_MAX, INT64_MAX});
-}
+static inline f64x2 f64x2_abs(f64x2 a) { return (f64x2)((m64x2)a & (m64x2){INT64_MAX, INT64_MAX}); }
 static inline f64x2 f64x2_neg(f64x2 a) { return -a; }
 static inline m64x2 f64x2_lt(f64x2 a, f64x2 b) { return (m64x2)(a < b); }
 static inline m64x2 f64x2_gt(f64x2 a, f64x2 b) { return (m64x2)(a > b); }

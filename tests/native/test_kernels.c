@@ -1,4 +1,4 @@
-/* Native test of the C kernels (built with ASan/UBSan by tests/native.test.js): SIMD vs *_ref on edge shapes, validation paths. */
+/* Native ASan/UBSan test of the C kernels: SIMD vs *_ref on edge shapes, specials, bad sizes. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -8,16 +8,16 @@
 #include "ffn.h"
 
 static int failures = 0, checks = 0;
-#define CHECK(cond, ...)                                    \
-  do {                                                      \
-    checks++;                                               \
-    if (!(cond)) {                                          \
-      if (++failures <= 40) {                               \
+#define CHECK(cond, ...)                                     \
+  do {                                                       \
+    checks++;                                                \
+    if (!(cond)) {                                           \
+      if (++failures <= 40) {                                \
         fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-        fprintf(stderr, __VA_ARGS__);                       \
-        fputc('\n', stderr);                                \
-      }                                                     \
-    }                                                       \
+        fprintf(stderr, __VA_ARGS__);                        \
+        fputc('\n', stderr);                                 \
+      }                                                      \
+    }                                                        \
   } while (0)
 
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
@@ -25,7 +25,9 @@ static uint32_t rnd32(void) {
   rng_state ^= rng_state << 13, rng_state ^= rng_state >> 7, rng_state ^= rng_state << 17;
   return (uint32_t)(rng_state >> 16);
 }
-static float urand(float lo, float hi) { return lo + (hi - lo) * (float)(rnd32() >> 8) / 16777216.0f; }
+static float urand(float lo, float hi) {
+  return lo + (hi - lo) * (float)(rnd32() >> 8) / 16777216.0f;
+}
 
 /* exact-size heap buffers so ASan sees any overrun; NULL for n == 0 */
 static float *fbuf(size_t n) { return n ? malloc(n * sizeof(float)) : NULL; }
@@ -33,9 +35,10 @@ static void fill(float *p, size_t n, float lo, float hi) {
   for (size_t i = 0; i < n; i++) p[i] = urand(lo, hi);
 }
 
-static const float specials[] = {NAN, INFINITY, -INFINITY, 1e4f, -1e4f, 0.0f, -0.0f, 1e-40f,
-                                 -1e-40f, 1e-30f, 3.4e38f, -3.4e38f, 88.0f, -88.0f, 104.0f,
-                                 -104.0f, 20.0f, -20.0f, 5.0f, -5.0f, -0.752f, 1.0f, -1.0f, 30.0f};
+static const float specials[] = {NAN,   INFINITY, -INFINITY, 1e4f,    -1e4f,   0.0f,
+                                 -0.0f, 1e-40f,   -1e-40f,   1e-30f,  3.4e38f, -3.4e38f,
+                                 88.0f, -88.0f,   104.0f,    -104.0f, 20.0f,   -20.0f,
+                                 5.0f,  -5.0f,    -0.752f,   1.0f,    -1.0f,   30.0f};
 #define NSPECIAL (sizeof specials / sizeof specials[0])
 
 /* distance in float32 ulps (order-preserving integer map); NaN only matches NaN */
@@ -139,7 +142,8 @@ static void test_matmul(void) {
         CHECK(matmul_forward(C, A, B, M, K, N) == FFN_OK, "matmul status");
         matmul_ref(R, A, B, M, K, N);
         for (int i = 0; i < M * N; i++)
-          CHECK(same_bits(C[i], R[i]), "matmul %dx%dx%d [%d]: %.9g vs %.9g", M, K, N, i, C[i], R[i]);
+          CHECK(same_bits(C[i], R[i]), "matmul %dx%dx%d [%d]: %.9g vs %.9g", M, K, N, i, C[i],
+                R[i]);
         free(A), free(B), free(C), free(R);
       }
 }
@@ -152,18 +156,19 @@ static void test_ffn(void) {
         for (size_t c = 0; c < 5; c++) {
           int T = Ts[a], d = ds[b], F = fs[c];
           size_t nx = (size_t)T * d, nw = (size_t)d * F, nh = (size_t)T * F;
-          float *X = fbuf(nx), *W1 = fbuf(nw), *W2 = fbuf(nw), *W3 = fbuf(nw), *b1 = fbuf((size_t)F),
-                *b2 = fbuf((size_t)d), *Y = fbuf(nx), *R = fbuf(nx), *w1 = fbuf(2 * nh),
-                *w2 = fbuf(2 * nh);
+          float *X = fbuf(nx), *W1 = fbuf(nw), *W2 = fbuf(nw), *W3 = fbuf(nw),
+                *b1 = fbuf((size_t)F), *b2 = fbuf((size_t)d), *Y = fbuf(nx), *R = fbuf(nx),
+                *w1 = fbuf(2 * nh), *w2 = fbuf(2 * nh);
           fill(X, nx, -2, 2), fill(W1, nw, -1, 1), fill(W2, nw, -1, 1), fill(W3, nw, -1, 1);
           fill(b1, (size_t)F, -1, 1), fill(b2, (size_t)d, -1, 1);
           int with_bias = (a + b + c) % 2;
-          CHECK(ffn_forward(Y, X, W1, with_bias ? b1 : NULL, W2, with_bias ? b2 : NULL, T, d, F, act,
-                            w1) == FFN_OK, "ffn status");
+          CHECK(ffn_forward(Y, X, W1, with_bias ? b1 : NULL, W2, with_bias ? b2 : NULL, T, d, F,
+                            act, w1) == FFN_OK,
+                "ffn status");
           ffn_ref(R, X, W1, with_bias ? b1 : NULL, W2, with_bias ? b2 : NULL, T, d, F, act, w2);
           for (size_t i = 0; i < nx; i++)
-            CHECK(close_to(Y[i], R[i], 1e-5, 1.0), "ffn act %d T%d d%d F%d: %.9g vs %.9g", act, T, d,
-                  F, Y[i], R[i]);
+            CHECK(close_to(Y[i], R[i], 1e-5, 1.0), "ffn act %d T%d d%d F%d: %.9g vs %.9g", act, T,
+                  d, F, Y[i], R[i]);
           CHECK(gated_ffn_forward(Y, X, W1, W2, W3, T, d, F, act, w1) == FFN_OK, "gated status");
           gated_ffn_ref(R, X, W1, W2, W3, T, d, F, act, w2);
           for (size_t i = 0; i < nx; i++)
@@ -190,7 +195,8 @@ static void test_swiglu_backward(void) {
         fill(X, nx, -2, 2), fill(dY, nx, -1, 1), fill(Wg, nw, -1, 1), fill(Wu, nw, -1, 1),
             fill(Wd, nw, -1, 1);
         CHECK(swiglu_backward(out[0][0], out[0][1], out[0][2], out[0][3], dY, X, Wg, Wu, Wd, N, d,
-                              F, work[0]) == FFN_OK, "swiglu_backward status");
+                              F, work[0]) == FFN_OK,
+              "swiglu_backward status");
         swiglu_backward_ref(out[1][0], out[1][1], out[1][2], out[1][3], dY, X, Wg, Wu, Wd, N, d, F,
                             work[1]);
         size_t lens[4] = {nx, nw, nw, nw};
@@ -215,15 +221,18 @@ static void test_memories(void) {
         int d = ds[a], F = fs[b];
         float *x = fbuf((size_t)d), *W1 = fbuf((size_t)d * F), *b1 = fbuf((size_t)F),
               *W2 = fbuf((size_t)F * d);
-        float *coef[2] = {fbuf((size_t)F), fbuf((size_t)F)}, *part[2] = {fbuf((size_t)d), fbuf((size_t)d)};
+        float *coef[2] = {fbuf((size_t)F), fbuf((size_t)F)},
+              *part[2] = {fbuf((size_t)d), fbuf((size_t)d)};
         int32_t *top[2] = {k ? malloc((size_t)k * 4) : NULL, k ? malloc((size_t)k * 4) : NULL};
         /* small integers: many exact ties, and zeros from the ReLU */
         for (int i = 0; i < d; i++) x[i] = (float)(int)(rnd32() % 3);
-        for (int i = 0; i < d * F; i++) W1[i] = (float)((int)(rnd32() % 5) - 2), W2[i] = urand(-1, 1);
+        for (int i = 0; i < d * F; i++)
+          W1[i] = (float)((int)(rnd32() % 5) - 2), W2[i] = urand(-1, 1);
         for (int i = 0; i < F; i++) b1[i] = (float)((int)(rnd32() % 3) - 1);
         if (F > 3 && k % 2) b1[2] = NAN; /* NaN ranks above every number */
         CHECK(ffn_memories(coef[0], top[0], part[0], x, W1, (b + k) % 3 ? b1 : NULL, W2, d, F, k) ==
-                  FFN_OK, "memories status");
+                  FFN_OK,
+              "memories status");
         ffn_memories_ref(coef[1], top[1], part[1], x, W1, (b + k) % 3 ? b1 : NULL, W2, d, F, k);
         for (int i = 0; i < F; i++) CHECK(same_bits(coef[0][i], coef[1][i]), "memories coef");
         for (int i = 0; i < k; i++)
@@ -252,10 +261,14 @@ static void test_validation(void) {
     CHECK(act_backward(sentinel, sentinel, sentinel, 4, act) == FFN_EINVAL, "act_backward act");
     CHECK(act_ref(sentinel, sentinel, 4, act) == FFN_EINVAL, "act_ref act");
     CHECK(act_grad_ref(sentinel, sentinel, 4, act) == FFN_EINVAL, "act_grad_ref act");
-    CHECK(ffn_forward(NULL, NULL, NULL, NULL, NULL, NULL, 1, 1, 1, act, NULL) == FFN_EINVAL, "ffn act");
-    CHECK(ffn_ref(NULL, NULL, NULL, NULL, NULL, NULL, 1, 1, 1, act, NULL) == FFN_EINVAL, "ffn_ref act");
-    CHECK(gated_ffn_forward(NULL, NULL, NULL, NULL, NULL, 1, 1, 1, act, NULL) == FFN_EINVAL, "gated act");
-    CHECK(gated_ffn_ref(NULL, NULL, NULL, NULL, NULL, 1, 1, 1, act, NULL) == FFN_EINVAL, "gated_ref act");
+    CHECK(ffn_forward(NULL, NULL, NULL, NULL, NULL, NULL, 1, 1, 1, act, NULL) == FFN_EINVAL,
+          "ffn act");
+    CHECK(ffn_ref(NULL, NULL, NULL, NULL, NULL, NULL, 1, 1, 1, act, NULL) == FFN_EINVAL,
+          "ffn_ref act");
+    CHECK(gated_ffn_forward(NULL, NULL, NULL, NULL, NULL, 1, 1, 1, act, NULL) == FFN_EINVAL,
+          "gated act");
+    CHECK(gated_ffn_ref(NULL, NULL, NULL, NULL, NULL, 1, 1, 1, act, NULL) == FFN_EINVAL,
+          "gated_ref act");
   }
   for (int i = 0; i < 4; i++) CHECK(sentinel[i] == 7, "EINVAL touched memory");
   CHECK(act_forward(NULL, NULL, -1, 0) == FFN_EINVAL, "act n<0");
@@ -266,21 +279,30 @@ static void test_validation(void) {
   const int bad[3][3] = {{-1, 1, 1}, {1, -1, 1}, {1, 1, -1}};
   for (int b = 0; b < 3; b++) {
     int T = bad[b][0], d = bad[b][1], F = bad[b][2];
-    CHECK(ffn_forward(NULL, NULL, NULL, NULL, NULL, NULL, T, d, F, 1, NULL) == FFN_EINVAL, "ffn size");
-    CHECK(ffn_ref(NULL, NULL, NULL, NULL, NULL, NULL, T, d, F, 1, NULL) == FFN_EINVAL, "ffn_ref size");
-    CHECK(gated_ffn_forward(NULL, NULL, NULL, NULL, NULL, T, d, F, 4, NULL) == FFN_EINVAL, "gated size");
-    CHECK(gated_ffn_ref(NULL, NULL, NULL, NULL, NULL, T, d, F, 4, NULL) == FFN_EINVAL, "gated_ref size");
+    CHECK(ffn_forward(NULL, NULL, NULL, NULL, NULL, NULL, T, d, F, 1, NULL) == FFN_EINVAL,
+          "ffn size");
+    CHECK(ffn_ref(NULL, NULL, NULL, NULL, NULL, NULL, T, d, F, 1, NULL) == FFN_EINVAL,
+          "ffn_ref size");
+    CHECK(gated_ffn_forward(NULL, NULL, NULL, NULL, NULL, T, d, F, 4, NULL) == FFN_EINVAL,
+          "gated size");
+    CHECK(gated_ffn_ref(NULL, NULL, NULL, NULL, NULL, T, d, F, 4, NULL) == FFN_EINVAL,
+          "gated_ref size");
     CHECK(swiglu_backward(NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, T, d, F, NULL) ==
-              FFN_EINVAL, "swiglu_backward size");
-    CHECK(swiglu_backward_ref(NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, T, d, F, NULL) ==
-              FFN_EINVAL, "swiglu_backward_ref size");
+              FFN_EINVAL,
+          "swiglu_backward size");
+    CHECK(swiglu_backward_ref(NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, T, d, F,
+                              NULL) == FFN_EINVAL,
+          "swiglu_backward_ref size");
   }
   CHECK(ffn_memories(NULL, NULL, NULL, NULL, NULL, NULL, NULL, -1, 4, 1) == FFN_EINVAL, "mem d<0");
-  CHECK(ffn_memories(NULL, NULL, NULL, NULL, NULL, NULL, NULL, 4, -1, 0) == FFN_EINVAL, "mem dff<0");
+  CHECK(ffn_memories(NULL, NULL, NULL, NULL, NULL, NULL, NULL, 4, -1, 0) == FFN_EINVAL,
+        "mem dff<0");
   CHECK(ffn_memories(NULL, NULL, NULL, NULL, NULL, NULL, NULL, 4, 4, -1) == FFN_EINVAL, "mem k<0");
   CHECK(ffn_memories(NULL, NULL, NULL, NULL, NULL, NULL, NULL, 4, 4, 5) == FFN_EINVAL, "mem k>dff");
-  CHECK(ffn_memories_ref(NULL, NULL, NULL, NULL, NULL, NULL, NULL, 4, 4, 5) == FFN_EINVAL, "mem_ref k>dff");
-  CHECK(ffn_memories_ref(NULL, NULL, NULL, NULL, NULL, NULL, NULL, 4, 4, -1) == FFN_EINVAL, "mem_ref k<0");
+  CHECK(ffn_memories_ref(NULL, NULL, NULL, NULL, NULL, NULL, NULL, 4, 4, 5) == FFN_EINVAL,
+        "mem_ref k>dff");
+  CHECK(ffn_memories_ref(NULL, NULL, NULL, NULL, NULL, NULL, NULL, 4, 4, -1) == FFN_EINVAL,
+        "mem_ref k<0");
 
   /* zero sizes are valid no-ops (NULL pointers allowed); K = 0 gives zeros */
   CHECK(matmul_forward(NULL, NULL, NULL, 0, 5, 0) == FFN_OK, "matmul empty");
