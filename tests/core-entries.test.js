@@ -44,6 +44,25 @@ for (const [name, code] of Object.entries(cases)) {
   });
 }
 
+test('ready(): opts.wasm = http URL (fetch in Node), and an HTTP 404 is a clear error', async () => {
+  const { startServer } = await import('../web/serve.js');
+  const srv = await startServer({ root: ROOT, port: 0 });
+  try {
+    const out = await runModule(`
+      import * as ffn from 'ffn-lab/url';
+      let msg = '';
+      try { await ffn.ready({ wasm: '${srv.url}web/missing.wasm' }); } catch (e) { msg = e.message; }
+      await ffn.ready({ wasm: new URL('${srv.url}web/ffn.wasm') });
+      const y = ffn.gelu([1]).data[0];
+      console.log(JSON.stringify({ msg, y }));`);
+    const r = JSON.parse(out);
+    assert.match(r.msg, /could not load the wasm module from http:\/\/127\.0\.0\.1:\d+\/web\/missing\.wasm \(HTTP 404\)/);
+    assert.equal(r.y, GELU1);
+  } finally {
+    await srv.close();
+  }
+});
+
 test('a missing wasm file rejects with a clear error and ready() can be retried', async () => {
   const out = await runModule(`
     import * as ffn from 'ffn-lab/url';

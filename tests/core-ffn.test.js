@@ -106,6 +106,13 @@ test('ffn defaults to gelu_tanh and accepts null biases', () => {
   const tanh = ffn.ffn(X, W1, b1, W2, b2);
   assert.ok(tanh.data.some((v, i) => Math.abs(v - exact.data[i]) > 1e-6));
   assertClose(ffn.ffn(X, W1, null, W2, null), ref.ffn(X, W1, null, W2, null), { rtol: 1e-5, scale });
+  // a single token given as a 1-D vector (d) keeps its 1-D shape
+  const x1 = { data: X.data.slice(0, 6), shape: [6] };
+  const y1 = ffn.ffn(x1, W1, b1, W2, b2);
+  assert.deepEqual(y1.shape, [6]);
+  assertClose(y1.data, ref.ffn({ data: x1.data, shape: [1, 6] }, W1, b1, W2, b2).data, { rtol: 1e-5, atol: 1e-6 });
+  // zero tokens
+  assert.deepEqual(ffn.ffn({ data: [], shape: [0, 6] }, W1, b1, W2, b2).shape, [0, 6]);
   assertClose(ffn.ffn(X, W1, undefined, W2, b2, { activation: 'relu' }), ref.ffn(X, W1, null, W2, b2, { activation: 'relu' }), {
     rtol: 1e-5,
     scale,

@@ -41,7 +41,7 @@ function toUint8(bytes) {
 }
 
 async function fetchBytes(url) {
-  if (url.protocol === 'file:') {
+  if (url.protocol === 'file:' && isNodeLike()) {
     // Node reads local files itself; the specifier is hidden from bundlers that target browsers.
     const spec = 'node:fs/promises';
     const fs = await import(/* webpackIgnore: true */ /* @vite-ignore */ spec);
@@ -52,7 +52,12 @@ async function fetchBytes(url) {
     }
   }
   if (typeof fetch !== 'function') throw new Error(`ffn-lab: cannot load ${url.href}: fetch is not available`);
-  const res = await fetch(url);
+  let res;
+  try {
+    res = await fetch(url);
+  } catch (e) {
+    throw new Error(`ffn-lab: could not load the wasm module from ${url.href} (${e.message})`, { cause: e });
+  }
   if (!res.ok) throw new Error(`ffn-lab: could not load the wasm module from ${url.href} (HTTP ${res.status})`);
   return new Uint8Array(await res.arrayBuffer());
 }
