@@ -122,7 +122,8 @@ export async function gradeExercise(id, source, options = {}) {
   const run = await runLearnerCode({
     source,
     exports: exercise.functions,
-    calls: tests.map((t) => ({ fn: t.fn, args: t.args })),
+    // Separate copies per call: tests may share inputs, and learner code may mutate what it is given.
+    calls: tests.map((t) => ({ fn: t.fn, args: structuredClone(t.args) })),
     timeout,
     limits: { ...DEFAULT_LIMITS, ...(options.limits || {}) },
     signal: options.signal,

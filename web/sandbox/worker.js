@@ -62,6 +62,9 @@ const BLOCKED_GLOBALS = [
   'process', 'require', 'module', 'Deno', 'Bun', 'onmessage',
 ];
 
+// Functions learners might reasonably call get a stub that says why it fails; the rest simply disappear.
+const STUBBED = new Set(['fetch', 'XMLHttpRequest', 'WebSocket', 'WebSocketStream', 'EventSource', 'WebTransport', 'importScripts', 'Worker', 'SharedWorker', 'BroadcastChannel', 'close', 'postMessage']);
+
 function blocked(name) {
   const f = function () {
     throw new Error(`${name} is disabled inside exercises: your code runs offline, in a sandbox`);
@@ -70,12 +73,14 @@ function blocked(name) {
 }
 
 function hideGlobal(name) {
-  // Remove it from the global object and from every prototype on its chain, then pin an inert value.
+  // Remove it from the global object and from every prototype on its chain; if it existed, pin a stub that explains.
+  let existed = false;
   let obj = globalThis;
   while (obj && obj !== Object.prototype) {
     try {
       const desc = Object.getOwnPropertyDescriptor(obj, name);
       if (desc) {
+        existed = true;
         if (!delete obj[name]) Object.defineProperty(obj, name, { value: undefined, writable: false });
       }
     } catch {
@@ -83,8 +88,9 @@ function hideGlobal(name) {
     }
     obj = getProto(obj);
   }
+  if (!existed) return;
   try {
-    const value = name === 'navigator' || name === 'onmessage' || name === 'process' || name === 'module' ? undefined : blocked(name);
+    const value = STUBBED.has(name) ? blocked(name) : undefined;
     Object.defineProperty(globalThis, name, { value, writable: false, configurable: false, enumerable: false });
   } catch {
     // ignore: best effort on exotic globals

@@ -1,0 +1,257 @@
+// Node tests of the exercise sandbox: reference solutions pass, every known-wrong variant is diagnosed as itself, learner code is contained and located.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { gradeExercise, exercises, exerciseIds, createProgressStore, memoryStorage, exportProgress, importProgress, toolkitNames } from 'ffn-lab/sandbox';
+import { variantSources } from './sandbox-variants.js';
+import { erf, matmul, map } from '../web/sandbox/toolkit.js';
+import { compareValue, expect as spec } from '../web/sandbox/compare.js';
+import { makeRng } from '../web/sandbox/exercises.js';
+
+const byId = (id) => exercises.find((e) => e.id === id);
+
+test('the catalog has the six exercises, each with 3 hints, starter, examples and solution', () => {
+  assert.deepEqual(exerciseIds, ['gelu', 'ffn', 'swiglu', 'swiglu-backward', 'memories', 'gqa-budget']);
+  for (const ex of exercises) {
+    assert.equal(ex.hints.length, 3, ex.id);
+    assert.ok(ex.starter.length > 0 && ex.solution.length > 0 && ex.examples.length > 0 && ex.prompt.length > 0, ex.id);
+  }
+});
+
+test('the toolkit never contains an answer', () => {
+  for (const banned of ['gelu', 'geluTanh', 'silu', 'sigmoid', 'swigluFfn', 'ffn', 'ffnMemories', 'swigluBackward', 'llamaHiddenDim', 'ffnParamCount']) {
+    assert.ok(!toolkitNames.includes(banned), banned);
+  }
+});
+
+test('toolkit erf matches known values (independent: Abramowitz & Stegun table)', () => {
+  // erf(0.5), erf(1), erf(2), erf(3.5) to 10 digits
+  const known = [[0.5, 0.5204998778], [1, 0.8427007929], [2, 0.9953222650], [3.5, 0.9999992569], [-1, -0.8427007929]];
+  for (const [x, v] of known) assert.ok(Math.abs(erf(x) - v) < 1e-9, `erf(${x})`);
+  assert.ok(Number.isNaN(erf(NaN)));
+  assert.deepEqual(Array.from(matmul([[1, 2], [3, 4]], [[1], [1]]).data), [3, 7]);
+  assert.deepEqual(map([[1, 2, 3]], (v) => v * 2).shape, [1, 3]);
+});
+
+for (const ex of exercises) {
+  test(`reference solution of "${ex.id}" passes every hidden test (two seeds)`, async () => {
+    for (const seed of [1, 7]) {
+      const r = await gradeExercise(ex.id, ex.solution, { seed });
+      const failed = r.tests.filter((t) => !t.pass).map((t) => `${t.name}: ${t.message}`);
+      assert.deepEqual(failed, [], `seed ${seed}`);
+      assert.equal(r.passed, true);
+      assert.equal(r.passedCount, r.total);
+      assert.ok(r.total >= 6);
+      assert.deepEqual(r.diagnoses, []);
+    }
+  });
+}
+
+test('the seeds\' figures are among the hidden tests and checked against the reference', async () => {
+  const api = await import('ffn-lab');
+  await api.ready();
+  const ffn = byId('ffn').tests(makeRng(1), api);
+  const gpt2 = ffn.find((t) => t.name.includes('GPT-2'));
+  assert.equal(gpt2.expected.value, 4722432); // the course's figure, not the code under test
+  const r = await gradeExercise('gqa-budget', byId('gqa-budget').solution);
+  assert.ok(r.tests.some((t) => t.name.includes('14336') && t.pass));
+  const wrongShare = await gradeExercise('gqa-budget', 'function gqaBlockCounts(){ return { attention: 41943040, ffn: 176160768, ffnShare: 0.808 } }\nfunction matchedGatedWidth(m){ return 2*m/3 }');
+  assert.equal(wrongShare.tests[0].pass, false); // 0.808 is a rounded figure; the exact share is 0.80769...
+  const exact = await gradeExercise('gqa-budget', 'function gqaBlockCounts(){ return { attention: 41943040, ffn: 176160768, ffnShare: 176160768 / 218103808 } }\nfunction matchedGatedWidth(m){ return 2*m/3 }');
+  assert.equal(exact.tests[0].pass, true); // the seed's 41,943,040 and 176,160,768
+});
+
+test('every known-wrong variant has a learner source, and the issue\'s required variants exist', () => {
+  const ids = new Set(exercises.flatMap((e) => e.variants.map((v) => v.id)));
+  assert.deepEqual([...ids].sort(), Object.keys(variantSources).sort());
+  const required = [
+    'gelu-swapped', 'gelu-sigmoid-form', 'gelu-missing-half', 'gelu-missing-cubic',
+    'ffn-exact-gelu', 'ffn-missing-b1', 'ffn-missing-b2', 'count-without-biases', 'count-gated-ungated-biases',
+    'llama-rounded-down', 'llama-not-rounded', 'llama-without-two-thirds', 'llama-multiplier-after-rounding',
+    'swiglu-silu-on-up', 'swiglu-sigmoid',
+    'backward-dx-missing-up', 'backward-dx-missing-gate', 'backward-silu-prime-sigma', 'backward-product-rule', 'backward-dw-transposed',
+    'memories-ascending', 'memories-no-relu', 'memories-partial-all',
+  ];
+  for (const id of required) assert.ok(ids.has(id), id);
+});
+
+for (const [id, { exercise, source }] of Object.entries(variantSources)) {
+  test(`known-wrong variant "${id}" fails and is diagnosed as itself`, async () => {
+    const r = await gradeExercise(exercise, source);
+    assert.equal(r.status, 'done');
+    assert.equal(r.passed, false);
+    assert.deepEqual(r.diagnoses.map((d) => d.id), [id]);
+    assert.ok(r.diagnoses[0].message.length > 20);
+    assert.ok(r.diagnoses[0].tests.length >= 1);
+  });
+}
+
+test('an infinite loop times out and the report says why', async () => {
+  const t0 = Date.now();
+  const r = await gradeExercise('gelu', 'function gelu(x) {\n  while (true) {}\n}\nfunction geluTanh(x) { return x }', { timeout: 300 });
+  assert.ok(Date.now() - t0 < 3000);
+  assert.equal(r.status, 'timeout');
+  assert.equal(r.passed, false);
+  assert.match(r.summary, /more than 300 ms/);
+  assert.match(r.summary, /infinite loop/);
+  assert.equal(r.tests[0].status, 'timeout');
+  assert.equal(r.tests.at(-1).status, 'not-run');
+});
+
+test('a throw reports its line and column in the learner code', async () => {
+  const src = 'function gelu(x) {\n  const y = 1;\n  throw new Error("boom");\n}\nfunction geluTanh(x) { return x }';
+  const r = await gradeExercise('gelu', src);
+  const t = r.tests[0];
+  assert.equal(t.status, 'error');
+  assert.equal(t.error.line, 3);
+  assert.equal(t.error.column, 9);
+  assert.match(t.message, /boom \(line 3, column 9\)/);
+  // an error inside a toolkit call is located at the learner's call site
+  const r2 = await gradeExercise('ffn', 'function ffn(X, W1, b1, W2, b2) {\n  return matmul(W1, X);\n}\nfunction ffnParamCount() { return 0 }');
+  assert.equal(r2.tests[0].error.line, 2);
+  assert.match(r2.tests[0].error.message, /matmul/);
+});
+
+test('a syntax error reports its line and column', async () => {
+  const r = await gradeExercise('gelu', 'function gelu(x) {\n  return map(x, z => z *);\n}\n');
+  assert.equal(r.status, 'error');
+  assert.equal(r.error.name, 'SyntaxError');
+  assert.equal(r.error.line, 2);
+  assert.equal(r.error.column, 25);
+  assert.match(r.summary, /syntax error.*line 2, column 25/);
+  const eof = await gradeExercise('gelu', 'function gelu(x) {\n  return x;\n');
+  assert.equal(eof.error.name, 'SyntaxError');
+  assert.ok(eof.error.line >= 2 && eof.error.line <= 3);
+  const top = await gradeExercise('gelu', 'const a = 1;\nnull.x;\nfunction gelu(x) { return x }');
+  assert.equal(top.status, 'error');
+  assert.equal(top.error.line, 2);
+});
+
+test('a missing function and wrong shapes or types are reported plainly', async () => {
+  const r = await gradeExercise('gelu', 'function gelu(x) { return { data: x.data, shape: [x.data.length] } }');
+  const batch = r.tests.find((t) => t.name === 'gelu: a batch, shape [2,3,5]');
+  assert.equal(batch.problem, 'returned shape [30], expected [2,3,5]');
+  assert.match(r.tests.find((t) => t.fn === 'geluTanh').message, /geluTanh is not defined/);
+  const s = await gradeExercise('gelu', 'function gelu(x) { return "no" }\nfunction geluTanh(x) { return undefined }');
+  assert.match(s.tests[0].problem, /returned a string "no"/);
+  assert.match(s.tests.find((t) => t.fn === 'geluTanh').problem, /undefined/);
+  const c = compareValue({ k: 'typed', type: 'Float32Array', data: new Float64Array(24) }, spec.tensor({ data: new Float32Array(48), shape: [2, 3, 8] }), { atol: 0, rtol: 0 });
+  assert.equal(c.problem, 'returned shape [24], expected [2,3,8]');
+  const d = compareValue({ k: 'object', entries: { data: { k: 'typed', type: 'Float64Array', data: new Float64Array(24) }, shape: { k: 'array', items: [{ k: 'number', v: 3 }, { k: 'number', v: 8 }] } } }, spec.tensor({ data: new Float32Array(48), shape: [2, 3, 8] }), { atol: 0, rtol: 0 });
+  assert.equal(d.problem, 'returned shape [3,8], expected [2,3,8]');
+});
+
+test('a failing test reports max error and the first mismatching index with got and expected', async () => {
+  const r = await gradeExercise('gelu', byId('gelu').solution.replace('0.5 * z * (1 + erf', '0.5 * z * (1.001 + erf'));
+  const t = r.tests.find((x) => x.name === 'gelu: a 3×5 matrix');
+  assert.equal(t.status, 'fail');
+  assert.equal(t.mismatch.index.length, 2);
+  assert.ok(t.maxError > 1e-5);
+  assert.equal(typeof t.mismatch.got, 'number');
+  assert.equal(typeof t.mismatch.expected, 'number');
+  assert.match(t.message, /first mismatch at \[\d+,\d+\]: got .*, expected .* \(max error/);
+});
+
+test('network, code-loading and page APIs are unavailable inside the worker', async () => {
+  const probe = (expr) => `function gelu(x) {\n  ${expr};\n  return x;\n}\nfunction geluTanh(x) { return x }`;
+  for (const expr of ['fetch("http://127.0.0.1:1/")', 'new XMLHttpRequest()', 'new WebSocket("ws://127.0.0.1:1")', 'new EventSource("x")', 'importScripts("x.js")', 'new Worker("x.js")', 'eval("1")', 'Function("return 1")()', '(function(){}).constructor("return 1")()', '(async function(){}).constructor("return 1")()', 'setTimeout("1", 0)', 'process.exit(1)']) {
+    const r = await gradeExercise('gelu', probe(expr));
+    assert.equal(r.tests[0].status, 'error', expr);
+    assert.equal(r.tests[0].error.line, 2, expr);
+  }
+  for (const name of ['document', 'localStorage', 'parent', 'top', 'window', 'require', 'navigator', 'indexedDB']) {
+    const r = await gradeExercise('gelu', `function gelu(x) { if (typeof ${name} !== 'undefined') throw new Error('${name} is reachable'); return x }`);
+    assert.notEqual(r.tests[0].status, 'error', `${name}: ${r.tests[0].message}`);
+  }
+  const imp = await gradeExercise('gelu', 'function gelu(x) {\n  return x;\n}\nconst m = import("http://127.0.0.1:1/x.js");');
+  assert.equal(imp.status, 'error');
+  assert.equal(imp.error.line, 4);
+  assert.match(imp.error.message, /import is not available/);
+});
+
+test('forged messages cannot pass a test: the verdict comes from the page', async () => {
+  const src = `
+    function gelu(x) {
+      try { postMessage({ type: 'done', compileError: null }); } catch {}
+      try { postMessage({ type: 'result', index: 0, result: { ok: true, value: { k: 'number', v: 1 } } }); } catch {}
+      return { data: new Float32Array(x.data.length), shape: x.shape };
+    }
+    function geluTanh(x) { return gelu(x) }`;
+  const r = await gradeExercise('gelu', src);
+  assert.equal(r.passed, false);
+  assert.equal(r.tests.find((t) => t.name === 'gelu: 7 values in [-4, 4]').status, 'fail');
+});
+
+test('oversized, cyclic, non-cloneable and hostile results are refused with a message', async () => {
+  const grade = (body) => gradeExercise('gelu', `function gelu(x) { ${body} }\nfunction geluTanh(x) { return x }`);
+  let r = await grade('return new Float64Array(5e6)');
+  assert.equal(r.tests[0].status, 'refused');
+  assert.match(r.tests[0].message, /more than/);
+  r = await grade('const a = [1]; a.push(a); return a');
+  assert.match(r.tests[0].message, /cycle/);
+  r = await grade('return () => 1');
+  assert.match(r.tests[0].message, /a function/);
+  r = await grade('return { get data() { throw new Error("gotcha") }, shape: [1] }');
+  assert.match(r.tests[0].message, /reading your result threw: gotcha/);
+  r = await grade('return new Proxy(map(x, (z) => 0.5 * z * (1 + erf(z / Math.SQRT2))), {})');
+  assert.equal(r.tests[0].status, 'pass'); // a transparent proxy is read like the object it wraps
+  r = await grade('return Promise.resolve(x)');
+  assert.match(r.tests[0].message, /Promise/);
+  r = await grade('return { data: x.data.map(() => NaN), shape: x.shape }');
+  assert.equal(r.tests[1].status, 'fail');
+  assert.match(r.tests[1].message, /got NaN/);
+});
+
+test('learner code that mutates its inputs does not change the reference', async () => {
+  const src = byId('gelu').solution.replace('function gelu(x) {', 'function gelu(x) {\n  const y = map(x, (z) => 0.5 * z * (1 + erf(z / Math.SQRT2)));\n  x.data.fill(0);\n  return y;\n}\nfunction unused(x) {');
+  const r = await gradeExercise('gelu', src);
+  assert.equal(r.passed, true, r.tests.filter((t) => !t.pass).map((t) => t.message).join('\n'));
+});
+
+test('console output is captured and bounded', async () => {
+  const r = await gradeExercise('gelu', 'for (let i = 0; i < 1000; i++) console.log("line", i);\n' + byId('gelu').solution);
+  assert.equal(r.passed, true);
+  assert.equal(r.logs.length, 200);
+  assert.equal(r.logs[0].text, 'line 0');
+});
+
+test('an aborted run stops the worker', async () => {
+  const ac = new AbortController();
+  const p = gradeExercise('gelu', 'function gelu(x) { while (true) {} }', { signal: ac.signal, timeout: 10000 });
+  setTimeout(() => ac.abort(), 100);
+  const r = await p;
+  assert.equal(r.status, 'aborted');
+});
+
+test('bad grader arguments throw clear errors', async () => {
+  await assert.rejects(() => gradeExercise('nope', ''), /unknown exercise "nope"/);
+  await assert.rejects(() => gradeExercise('gelu', 42), TypeError);
+  await assert.rejects(() => gradeExercise('gelu', '', { timeout: -1 }), RangeError);
+});
+
+test('progress store: versioned key, update, reset, export/import, blocked storage', () => {
+  const mem = memoryStorage();
+  const store = createProgressStore({ storage: mem });
+  assert.equal(store.key, 'ffn-lab:sandbox:v1');
+  store.update('gelu', { code: 'x', status: 'passed' });
+  store.update('ffn', { code: 'y', status: 'attempted', hintsShown: 2 });
+  assert.deepEqual(store.get('gelu'), { code: 'x', status: 'passed' });
+  const json = exportProgress({ storage: mem });
+  assert.equal(JSON.parse(json).format, 'ffn-lab-sandbox-progress');
+  store.reset('gelu');
+  assert.deepEqual(store.get('gelu'), {});
+  assert.equal(store.get('ffn').hintsShown, 2);
+  const other = memoryStorage();
+  assert.equal(importProgress(json, { storage: other }), 2);
+  assert.equal(createProgressStore({ storage: other }).get('gelu').status, 'passed');
+  assert.throws(() => importProgress('{"format":"x"}', { storage: other }), /not an ffn-lab progress export/);
+  assert.throws(() => importProgress('nope', { storage: other }), /not JSON/);
+  // corrupted stored text is ignored, not fatal
+  mem.setItem('ffn-lab:sandbox:v1', '{broken');
+  assert.deepEqual(createProgressStore({ storage: mem }).get('ffn'), {});
+  // a storage that throws on every access (blocked) falls back to memory and keeps working
+  const blocked = { getItem() { throw new Error('SecurityError'); }, setItem() { throw new Error('SecurityError'); }, removeItem() { throw new Error('SecurityError'); } };
+  const b = createProgressStore({ storage: blocked, key: 'ffn-lab:sandbox:v1:blocked-test' });
+  b.update('gelu', { code: 'z' });
+  assert.equal(b.get('gelu').code, 'z');
+  assert.equal(b.persistent, false);
+});
