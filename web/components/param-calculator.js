@@ -22,6 +22,7 @@ fieldset[disabled] label { opacity: 0.6; }
 .sharebar .ffn { background: var(--_accent); }
 .sharebar .attn { background: var(--_surface); }
 .sharekey { font-size: 0.84em; margin-top: 3px; }
+.sw-ffn { background: var(--_accent); } .sw-attn { background: var(--_surface); }
 .swatch { display: inline-block; width: 10px; height: 10px; border: 1px solid var(--_border); margin-right: 4px; vertical-align: -1px; }
 `;
 
@@ -197,7 +198,7 @@ export class FfnParamCalculator extends ElementBase {
     this._barFfn = h('div', { class: 'ffn' });
     this._barAttn = h('div', { class: 'attn' });
     root.append(h('div', { class: 'sharebar', 'aria-hidden': 'true' }, this._barFfn, this._barAttn),
-      h('p', { class: 'sharekey muted' }, h('span', { class: 'swatch', style: 'background: var(--_accent)' }), 'FFN ', h('span', { class: 'swatch', style: 'background: var(--_surface)' }), 'attention projections (norms, embeddings and the attention scores over the context are not counted)'));
+      h('p', { class: 'sharekey muted' }, h('span', { class: 'swatch sw-ffn' }), 'FFN ', h('span', { class: 'swatch sw-attn' }), 'attention projections (norms, embeddings and the attention scores over the context are not counted)'));
     this._errEl = h('p', { class: 'error', role: 'alert' });
     this._live = h('p', { class: 'sr-only', 'aria-live': 'polite' });
     root.append(this._errEl, this._live);

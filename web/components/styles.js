@@ -87,12 +87,24 @@ svg text { fill: var(--_fg); font-family: var(--_font); }
 @media (prefers-reduced-motion: reduce) { * { transition: none !important; animation: none !important; } }
 `;
 
-/** Attach a shadow root holding the shared styles plus the component's own. */
+const sheets = new Map();
+
+/**
+ * Attach a shadow root holding the shared styles plus the component's own. Uses constructable
+ * stylesheets when available, so a page's CSP needs no 'unsafe-inline' for styles.
+ */
 export function attachStyledShadow(host, ownCss) {
   const root = host.attachShadow({ mode: 'open' });
-  const style = document.createElement('style');
-  style.textContent = baseCss + '\n' + (ownCss || '');
-  root.appendChild(style);
+  const css = baseCss + '\n' + (ownCss || '');
+  if (typeof CSSStyleSheet === 'function' && 'adoptedStyleSheets' in root && 'replaceSync' in CSSStyleSheet.prototype) {
+    let sheet = sheets.get(css);
+    if (!sheet) { sheet = new CSSStyleSheet(); sheet.replaceSync(css); sheets.set(css, sheet); }
+    root.adoptedStyleSheets = [sheet];
+  } else {
+    const style = document.createElement('style');
+    style.textContent = css;
+    root.appendChild(style);
+  }
   return root;
 }
 
