@@ -1,0 +1,28 @@
+// Type-level use of the published entry points, checked by tsc in tests/types.test.js.
+import * as ffn from 'ffn-lab';
+import { ready as readyUrl } from 'ffn-lab/url';
+
+async function main(): Promise<void> {
+  await ffn.ready();
+  await readyUrl({ wasm: new URL('file:///tmp/ffn.wasm') });
+  const x: ffn.Tensor = ffn.tensor([1, 2, 3, 4], [2, 2]);
+  const y: ffn.Tensor = ffn.gelu(x);
+  const g: ffn.Tensor = ffn.activationGrad('gelu_tanh', [[0.5, -1]]);
+  const W1 = ffn.tensor(new Float32Array(8), [2, 4]);
+  const W2 = ffn.tensor(new Float32Array(8), [4, 2]);
+  const out: ffn.Tensor = ffn.ffn(x, W1, null, W2, null, { activation: 'relu' });
+  const gated: ffn.Tensor = ffn.gatedFfn(x, W1, W1, W2, { activation: 'gelu' });
+  const back = ffn.swigluBackward(x, x, W1, W1, W2);
+  const dWg: ffn.Tensor = back.dWGate;
+  const mem = ffn.ffnMemories([1, 0], W1, [0, 0, 0, 0], W2, 2);
+  const top: Int32Array = mem.top;
+  const n: number = ffn.ffnParamCount(768, 3072, { bias: true, gated: false }) + ffn.llamaHiddenDim(4096, { multipleOf: 256, ffnDimMultiplier: null }) + ffn.ffnFlops(768, 3072, { gated: true });
+  const layer = ffn.createLinear({ W: W1, b: null, activation: 'silu' });
+  const z: ffn.Tensor = layer.forward(x);
+  layer.dispose();
+  void [y, g, out, gated, dWg, top, n, z];
+}
+void main;
+
+// @ts-expect-error: unknown activation names are rejected at compile time
+ffn.activationGrad('tanh', [1]);
