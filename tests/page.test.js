@@ -212,8 +212,10 @@ test('the activation plot renders and reads about -0.170 for GELU at x = -0.752'
   const notes = await p.evaluate((el) => [...el.shadowRoot.querySelectorAll('text.note')].map((t) => t.textContent));
   assert.ok(notes.some((t) => /GELU min -0\.170 at -0\.752/.test(t)), notes.join(' | '));
   assert.ok(notes.some((t) => /SiLU min -0\.278 at -1\.278/.test(t)), notes.join(' | '));
-  assert.ok(notes.some((t) => /tanh: max 4\.7e-4/.test(t)), notes.join(' | '));
-  assert.ok(notes.some((t) => /sigmoid: max 2\.0e-2/.test(t)), notes.join(' | '));
+  assert.ok(notes.some((t) => /tanh max 4\.7e-4/.test(t)), notes.join(' | '));
+  assert.ok(notes.some((t) => /sigmoid max 2\.0e-2/.test(t)), notes.join(' | '));
+  const peaks = await p.evaluate((el) => el.shadowRoot.querySelector('[data-peaks]').textContent);
+  assert.match(peaks, /tanh form 4\.7\de-4 at x = -?2\.\d\d, sigmoid form 2\.0\de-2 at x = -?2\.\d\d/);
 });
 
 test('screenshots of each component, light and dark (tests/artifacts/)', { skip }, async () => {

@@ -45,6 +45,7 @@ td.num { text-align: right; }
 th { color: var(--_muted); font-weight: 600; }
 .readx { font-weight: 650; }
 .hint { font-size: 0.85em; margin: 4px 0 0; }
+p.num { font-size: 0.85em; overflow-wrap: normal; word-break: keep-all; }
 `;
 
 const PANEL_H = 190;
@@ -203,7 +204,10 @@ export class FfnActivationPlot extends ElementBase {
       return { id: c.id, y, dy };
     });
     this._errLine = h('p', 'muted num');
-    root.append(this._errLine);
+    const pk = this._ann.peaks;
+    this._peakLine = h('p', 'muted num', `Largest GELU errors on [−6, 6]: tanh form ${pk.tanh.err.toExponential(2)} at x = ${fmt(pk.tanh.x, 2)}, sigmoid form ${pk.sigmoid.err.toExponential(2)} at x = ${fmt(pk.sigmoid.x, 2)}.`);
+    this._peakLine.dataset.peaks = '';
+    root.append(this._errLine, this._peakLine);
     this._live = h('p', 'sr-only');
     this._live.setAttribute('aria-live', 'polite');
     root.append(this._live);
@@ -234,7 +238,7 @@ export class FfnActivationPlot extends ElementBase {
     this._box.prepend(svg);
     const P = this._panels(W);
     this._P = P;
-    const titles = ['φ(x)', 'φ′(x), the slope', '|approximation − exact GELU|, log scale'];
+    const titles = ['φ(x)', 'φ′(x), the slope', '|approx − exact GELU|, log scale'];
     const xs = this._xs;
     P.p.forEach((pan, i) => {
       svgEl('rect', { class: 'frame', x: M.l, y: pan.top + M.t, width: W - M.l - M.r, height: PANEL_H - M.t - M.b }, svg);
@@ -285,7 +289,7 @@ export class FfnActivationPlot extends ElementBase {
     for (const [name, pk, cls] of [['tanh', a.peaks.tanh, 'err-tanh'], ['sigmoid', a.peaks.sigmoid, 'err-sigmoid']]) {
       const x = Math.max(P.lo, Math.min(P.hi, pk.x));
       svgEl('circle', { class: `mark`, cx: P.sx(x), cy: p2.sy(pk.err), r: 3 }, svg);
-      note(P.sx(x) + (x > 0 ? -6 : 6), p2.sy(pk.err) + (name === 'tanh' ? -6 : 14), `${name}: max ${pk.err.toExponential(1)} at ${fmt(pk.x, 2)}`, x > 0 ? 'end' : 'start');
+      note(P.sx(x) + (x > 0 ? -6 : 6), p2.sy(pk.err) + (name === 'tanh' ? -6 : 14), `${name} max ${pk.err.toExponential(1)}`, x > 0 ? 'end' : 'start');
     }
     // Cursor and dots.
     this._cursor = svgEl('line', { class: 'cursor', y1: M.t, y2: H - M.b }, svg);
@@ -347,7 +351,7 @@ export class FfnActivationPlot extends ElementBase {
       row.y.textContent = fmt(byId[row.id].y, 4);
       row.dy.textContent = fmt(byId[row.id].dy, 4);
     }
-    this._errLine.textContent = `GELU error here: tanh form ${r.errTanh.toExponential(2)}, sigmoid form ${r.errSigmoid.toExponential(2)}`;
+    this._errLine.textContent = `GELU error here: tanh form ${r.errTanh.toExponential(2)}, sigmoid form ${r.errSigmoid.toExponential(2)}.`;
     this._box.setAttribute('aria-valuenow', fmt(r.x, 3));
     this._box.setAttribute('aria-valuetext', `x = ${fmt(r.x, 2)}, GELU ${fmt(byId.gelu.y, 3)}, SiLU ${fmt(byId.silu.y, 3)}`);
     this._announce(`x ${fmt(r.x, 2)}: GELU ${fmt(byId.gelu.y, 3)}, SiLU ${fmt(byId.silu.y, 3)}, ReLU ${fmt(byId.relu.y, 3)}`);
