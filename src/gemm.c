@@ -128,25 +128,33 @@ static inline __attribute__((always_inline)) void ukr_4x8(const float *Ap, const
   acc[2][0] = c20, acc[2][1] = c21, acc[3][0] = c30, acc[3][1] = c31;
 }
 
-/* x (K) @ Bp (K,8) panel -> (2 f32x4). Four k-interleaved partial sums keep eight add chains in
-   flight; they are reduced at the end (k = 0,4,8.. + 1,5,9.. + ..), so the order differs from i-k-j. */
-static inline f32x4 gemv_panel(const float *x, const float *Bp, int K, f32x4 *hi) {
-  f32x4 z = f32x4_splat(0.0f), s0 = z, s1 = z, t0 = z, t1 = z, u0 = z, u1 = z, v0 = z, v1 = z;
-  int k = 0;
-  for (; k + 4 <= K; k += 4, Bp += 4 * NR) {
-    f32x4 a0 = SPLAT_LOAD(x + k), a1 = SPLAT_LOAD(x + k + 1), a2 = SPLAT_LOAD(x + k + 2),
-          a3 = SPLAT_LOAD(x + k + 3);
-    s0 = f32x4_add(s0, f32x4_mul(a0, f32x4_load(Bp))), s1 = f32x4_add(s1, f32x4_mul(a0, f32x4_load(Bp + 4)));
-    t0 = f32x4_add(t0, f32x4_mul(a1, f32x4_load(Bp + 8))), t1 = f32x4_add(t1, f32x4_mul(a1, f32x4_load(Bp + 12)));
-    u0 = f32x4_add(u0, f32x4_mul(a2, f32x4_load(Bp + 16))), u1 = f32x4_add(u1, f32x4_mul(a2, f32x4_load(Bp + 20)));
-    v0 = f32x4_add(v0, f32x4_mul(a3, f32x4_load(Bp + 24))), v1 = f32x4_add(v1, f32x4_mul(a3, f32x4_load(Bp + 28)));
+/* x (K) @ np consecutive panels of Bp (each K x 8) -> out (np*8). Four panels stream at once (four
+   read streams keep more memory requests in flight than one); each lane sums in order k = 0..K-1. */
+static void gemv_panels(float *out, const float *x, const float *Bp, int K, int np) {
+  size_t S = (size_t)K * NR;
+  int p = 0;
+  for (; p + 4 <= np; p += 4, out += 4 * NR) {
+    const float *B = Bp + (size_t)p * S;
+    f32x4 z = f32x4_splat(0.0f), s0 = z, s1 = z, t0 = z, t1 = z, u0 = z, u1 = z, v0 = z, v1 = z;
+    for (int k = 0; k < K; k++, B += NR) {
+      f32x4 a = SPLAT_LOAD(x + k);
+      s0 = f32x4_add(s0, f32x4_mul(a, f32x4_load(B))), s1 = f32x4_add(s1, f32x4_mul(a, f32x4_load(B + 4)));
+      t0 = f32x4_add(t0, f32x4_mul(a, f32x4_load(B + S))), t1 = f32x4_add(t1, f32x4_mul(a, f32x4_load(B + S + 4)));
+      u0 = f32x4_add(u0, f32x4_mul(a, f32x4_load(B + 2 * S))), u1 = f32x4_add(u1, f32x4_mul(a, f32x4_load(B + 2 * S + 4)));
+      v0 = f32x4_add(v0, f32x4_mul(a, f32x4_load(B + 3 * S))), v1 = f32x4_add(v1, f32x4_mul(a, f32x4_load(B + 3 * S + 4)));
+    }
+    f32x4_store(out, s0), f32x4_store(out + 4, s1), f32x4_store(out + 8, t0), f32x4_store(out + 12, t1);
+    f32x4_store(out + 16, u0), f32x4_store(out + 20, u1), f32x4_store(out + 24, v0), f32x4_store(out + 28, v1);
   }
-  for (; k < K; k++, Bp += NR) {
-    f32x4 a = SPLAT_LOAD(x + k);
-    s0 = f32x4_add(s0, f32x4_mul(a, f32x4_load(Bp))), s1 = f32x4_add(s1, f32x4_mul(a, f32x4_load(Bp + 4)));
+  for (; p < np; p++, out += NR) { /* leftover panels one at a time */
+    const float *B = Bp + (size_t)p * S;
+    f32x4 s0 = f32x4_splat(0.0f), s1 = s0;
+    for (int k = 0; k < K; k++, B += NR) {
+      f32x4 a = SPLAT_LOAD(x + k);
+      s0 = f32x4_add(s0, f32x4_mul(a, f32x4_load(B))), s1 = f32x4_add(s1, f32x4_mul(a, f32x4_load(B + 4)));
+    }
+    f32x4_store(out, s0), f32x4_store(out + 4, s1);
   }
-  *hi = f32x4_add(f32x4_add(s1, t1), f32x4_add(u1, v1));
-  return f32x4_add(f32x4_add(s0, t0), f32x4_add(u0, v0));
 }
 
 /* ---- epilogues ------------------------------------------------------------------------------- */
@@ -180,14 +188,17 @@ FFN_API int gemm_forward(float *C, const float *A, const float *Bp, const float 
                          int N, int act, float *work) {
   if (M < 0 || K < 0 || N < 0 || act < 0 || act >= FFN_ACT_COUNT) return FFN_EINVAL;
   if (M == 0 || N == 0) return FFN_OK;
-  if (M == 1) { /* GEMV: stream each panel once */
-    for (int p = 0; p < panels(N); p++) {
-      int c0 = p * NR, cols = imin(NR, N - c0);
-      f32x4 acc[MR][2];
-      acc[0][0] = gemv_panel(A, Bp + (size_t)p * K * NR, K, &acc[0][1]);
-      store_tile(C + c0, N, acc, bias ? bias + c0 : NULL, 1, cols);
+  if (M == 1) { /* GEMV: stream the panels once, NC columns at a time */
+    float t[NC];
+    for (int j0 = 0; j0 < N; j0 += NC) {
+      int nb = imin(NC, N - j0);
+      gemv_panels(t, A, Bp + (size_t)(j0 / NR) * K * NR, K, panels(nb));
+      if (bias)
+        for (int j = 0; j < nb; j++) C[j0 + j] = t[j] + bias[j0 + j];
+      else
+        memcpy(C + j0, t, (size_t)nb * sizeof(float));
+      if (act != FFN_ACT_IDENTITY) act_forward(C + j0, C + j0, nb, act);
     }
-    if (act != FFN_ACT_IDENTITY) act_forward(C, C, N, act);
     return FFN_OK;
   }
   int mc = row_block(M, K);
@@ -220,14 +231,12 @@ FFN_API int gemm_gated_forward(float *H, const float *A, const float *Bp, int M,
                                float *work) {
   if (M < 0 || K < 0 || N < 0 || act < 0 || act >= FFN_ACT_COUNT) return FFN_EINVAL;
   if (M == 0 || N == 0) return FFN_OK;
-  if (M == 1) {
-    float g[NC / 2], u[NC / 2];
+  if (M == 1) { /* GEMV over the interleaved panels: each gives 4 gate and 4 up columns */
+    float t[NC], g[NC / 2], u[NC / 2];
     for (int j0 = 0; j0 < N; j0 += NC / 2) {
-      int nb = imin(NC / 2, N - j0);
-      for (int c = 0; c < nb; c += 4) {
-        f32x4 hi, lo = gemv_panel(A, Bp + (size_t)((j0 + c) / 4) * K * NR, K, &hi);
-        f32x4_store(g + c, lo), f32x4_store(u + c, hi);
-      }
+      int nb = imin(NC / 2, N - j0), np = (nb + 3) / 4;
+      gemv_panels(t, A, Bp + (size_t)(j0 / 4) * K * NR, K, np);
+      for (int q = 0; q < np; q++) memcpy(g + 4 * q, t + NR * q, 4 * sizeof(float)), memcpy(u + 4 * q, t + NR * q + 4, 4 * sizeof(float));
       ffn_gate_mul(H + j0, g, u, (size_t)nb, act);
     }
     return FFN_OK;

@@ -84,7 +84,7 @@ function gemm(h, A, B, bias, M, K, N, act) {
 
 const EDGE = [0, 1, 2, 3, 4, 5, 7, 8, 9, 12, 13, 16, 17, 33]; // MR=4 +-1, NR=8 +-1, tile multiples + 1, 0
 
-test('gemm_forward matches the scalar C reference bit for bit (M >= 2) and float64 on every edge shape', () => {
+test('gemm_forward matches the scalar C reference bit for bit and float64 on every edge shape', () => {
   const r = rng(11);
   let checked = 0;
   for (const M of EDGE)
@@ -97,8 +97,9 @@ test('gemm_forward matches the scalar C reference bit for bit (M >= 2) and float
           const C = gemm(h, A, B, bias, M, K, N, 'identity');
           const { C: C64, S } = ref64(A, B, bias, M, K, N);
           assertWithin(C, C64, S, K, `${M}x${K}x${N}`);
-          if (M >= 2) {
-            // same k order as matmul_ref (no FMA in wasm SIMD), then the bias: identical rounding
+          {
+            // every lane sums k = 0..K-1 in order as matmul_ref does (no FMA in wasm SIMD), then
+            // adds the bias: identical rounding, also on the GEMV path (M = 1)
             const pR = h.alloc(M * N);
             assert.equal(ex.matmul_ref(pR, h.put(A), h.put(B), M, K, N), 0);
             const R = h.get(pR, M * N).map((v, i) => Math.fround(v + bias[i % N]));

@@ -1,0 +1,362 @@
+// The benchmark body, shared by Node (run.js) and the headless-Chromium page: ffn-lab vs XNNPACK (tfjs-wasm), the SIMD peak and streaming anchors, interleaved, medians, every timed result checked against float64.
+
+const now = () => performance.now();
+
+function median(a) {
+  const s = [...a].sort((x, y) => x - y);
+  const n = s.length;
+  return n ? (n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2) : NaN;
+}
+
+/** xorshift PRNG -> uniform floats in [-1, 1). */
+function randomArray(n, seed) {
+  const a = new Float32Array(n);
+  let s = seed >>> 0 || 1;
+  for (let i = 0; i < n; i++) {
+    s ^= s << 13;
+    s >>>= 0;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    s >>>= 0;
+    a[i] = s / 2147483648 - 1;
+  }
+  return a;
+}
+
+/**
+ * Checks rows of Y (M,N) = act(X (M,K) @ W (K,N)) against a float64 recomputation.
+ * Rows checked: first, last and up to `sample` more spread over M. Error bound: 2 (K+2) u sum|x w| + 8 u |y|.
+ */
+function checkGemm(name, Y, X, W, M, K, N, sample) {
+  const u = 2 ** -24;
+  const rows = new Set([0, M - 1]);
+  for (let s = 1; s <= sample && s < M; s++) rows.add(Math.floor((s * M) / (sample + 1)));
+  let worst = 0;
+  for (const i of rows) {
+    if (i < 0) continue;
+    const acc = new Float64Array(N);
+    const abs = new Float64Array(N);
+    for (let k = 0; k < K; k++) {
+      const a = X[i * K + k];
+      const w = W.subarray(k * N, k * N + N);
+      for (let j = 0; j < N; j++) {
+        const p = a * w[j];
+        acc[j] += p;
+        abs[j] += Math.abs(p);
+      }
+    }
+    for (let j = 0; j < N; j++) {
+      const err = Math.abs(Y[i * N + j] - acc[j]);
+      const tol = 2 * (K + 2) * u * abs[j] + 8 * u * Math.abs(acc[j]);
+      if (!(err <= tol)) throw new Error(`bench: ${name} result wrong at [${i},${j}]: ${Y[i * N + j]} vs float64 ${acc[j]}`);
+      worst = Math.max(worst, err / (abs[j] || 1));
+    }
+  }
+  return worst;
+}
+
+/**
+ * Runs each candidate in batches; calibrates a batch to >= batchMs after warm-up, then `reps` rounds,
+ * alternating the candidates' order each round. Returns the median seconds per call of each.
+ */
+function interleaved(cands, { batchMs, reps, warmMs }) {
+  const calls = cands.map((c) => {
+    let n = 0;
+    const t0 = now();
+    while (n < 2 || now() - t0 < warmMs) {
+      c.fn();
+      n++;
+    }
+    const per = (now() - t0) / n;
+    return Math.max(1, Math.ceil(batchMs / Math.max(per, 1e-4)));
+  });
+  const times = cands.map(() => []);
+  for (let r = 0; r < reps; r++) {
+    const order = cands.map((_, i) => i);
+    if (r % 2) order.reverse();
+    for (const i of order) {
+      const n = calls[i];
+      const f = cands[i].fn;
+      const t0 = now();
+      for (let k = 0; k < n; k++) f();
+      times[i].push((now() - t0) / 1e3 / n);
+    }
+  }
+  return times.map(median);
+}
+
+const pad = (s, n) => String(s).padStart(n);
+const padEnd = (s, n) => String(s).padEnd(n);
+
+/**
+ * ffn: the ffn-lab module (ready); raw: its wasm exports (for kernel-only activation rates);
+ * tf: tfjs-core with the wasm backend set (1 thread, SIMD); probe: instantiated probe.wasm exports.
+ */
+export async function runBench({ ffn, raw, tf, probe, quick = false, log = console.log, env = '' }) {
+  const opts = quick ? { batchMs: 25, reps: 5, warmMs: 40 } : { batchMs: 70, reps: 9, warmMs: 120 };
+  const sample = quick ? 3 : 6;
+  const results = { env, quick, gemm: [], act: [], tiny: [], layers: [] };
+  const t00 = now();
+
+  /* ---- anchors: peak mul+add rate and streaming bandwidth ---- */
+  probe._initialize?.();
+  const peakOnce = () => {
+    let best = 0;
+    for (const ch of [8, 10, 12, 14]) {
+      const f = probe[`peak${ch}`];
+      const it = 200000;
+      f(1000, 0.999);
+      const [s] = interleaved([{ fn: () => f(it, 0.999) }], { batchMs: quick ? 10 : 25, reps: 3, warmMs: 5 });
+      best = Math.max(best, (ch * 8 * it) / s / 1e9);
+    }
+    return best;
+  };
+  const peaks = [peakOnce()];
+  const streamBytes = 180 * 2 ** 20;
+  const sp = probe.probe_malloc(streamBytes) >>> 0;
+  if (!sp) throw new Error('bench: probe could not allocate the streaming buffer');
+  new Float32Array(probe.memory.buffer, sp, streamBytes / 4).fill(1);
+  const [streamS] = interleaved([{ fn: () => probe.stream_sum(sp, streamBytes / 4) }], { batchMs: 1, reps: quick ? 5 : 9, warmMs: 1 });
+  const streamGBs = streamBytes / streamS / 1e9;
+  probe.probe_free(sp);
+  log(`# ffn-lab benchmark ${quick ? '(--quick) ' : ''}${env}`);
+  log(`anchors: wasm SIMD mul+add peak ${peaks[0].toFixed(1)} GFLOPS (best of 8..14 chains); streaming read of 180 MB ${streamGBs.toFixed(1)} GB/s`);
+
+  /* ---- GEMM through createLinear(...).forward vs XNNPACK tf.matMul, copies in and out included ---- */
+  const shapes = [
+    [1, 768, 3072],
+    [1, 4096, 11008],
+    [64, 768, 3072],
+    [128, 768, 3072],
+    [512, 768, 3072],
+    [128, 3072, 768],
+    [1024, 1024, 1024],
+  ];
+  log('');
+  log('GEMM  M x K x N      ffn-lab GFLOPS  XNNPACK GFLOPS  ratio  of peak  (createLinear().forward vs tf.matMul, copies in/out included)');
+  for (const [M, K, N] of shapes) {
+    const W = randomArray(K * N, 7 + K + N);
+    const X = randomArray(M * K, 3 + M);
+    const layer = ffn.createLinear({ W: { data: W, shape: [K, N] } });
+    const wt = tf.tensor2d(W, [K, N]);
+    const xs = { data: X, shape: [M, K] };
+    const ours = () => layer.forward(xs).data;
+    const xnn = () => {
+      const xt = tf.tensor2d(X, [M, K]);
+      const yt = tf.matMul(xt, wt);
+      const out = yt.dataSync();
+      xt.dispose();
+      yt.dispose();
+      return out;
+    };
+    const e1 = checkGemm('ffn-lab', ours(), X, W, M, K, N, sample);
+    const e2 = checkGemm('XNNPACK', xnn(), X, W, M, K, N, sample);
+    const big = K * N > 2e7;
+    const o = big ? { ...opts, batchMs: opts.batchMs * 2, reps: Math.max(3, opts.reps - 4) } : opts;
+    const [s1, s2] = interleaved([{ fn: ours }, { fn: xnn }], o);
+    // the timed functions' last results are checked again (the same call as timed)
+    checkGemm('ffn-lab (after timing)', ours(), X, W, M, K, N, 1);
+    const flops = 2 * M * K * N;
+    const g1 = flops / s1 / 1e9, g2 = flops / s2 / 1e9;
+    if (M >= 64) peaks.push(peakOnce());
+    const peak = median(peaks);
+    const extra = M === 1 ? `  (${((K * N * 4) / s1 / 1e9).toFixed(1)} GB/s of weights; stream ${streamGBs.toFixed(1)})` : '';
+    log(`      ${padEnd(`${M} x ${K} x ${N}`, 17)}${pad(g1.toFixed(1), 10)}${pad(g2.toFixed(1), 16)}${pad((g1 / g2).toFixed(2) + 'x', 9)}${pad((g1 / peak).toFixed(2), 8)}${extra}`);
+    results.gemm.push({ M, K, N, ffnlab: g1, xnnpack: g2, ratio: g1 / g2, ofPeak: g1 / peak, maxRelErr: Math.max(e1, e2) });
+    layer.dispose();
+    wt.dispose();
+  }
+  const peak = median(peaks);
+  results.peak = peak;
+  results.streamGBs = streamGBs;
+  log(`(peak used for "of peak": median of ${peaks.length} peak measurements in this run, ${peak.toFixed(1)} GFLOPS)`);
+
+  /* ---- fused SwiGLU layer forward vs the same three matmuls + elementwise with XNNPACK ---- */
+  {
+    const T = 128, d = 768, dff = 2048;
+    const Wg = randomArray(d * dff, 11), Wu = randomArray(d * dff, 12), Wd = randomArray(dff * d, 13);
+    const sc = 1 / Math.sqrt(d);
+    for (const A of [Wg, Wu]) for (let i = 0; i < A.length; i++) A[i] *= sc;
+    for (let i = 0; i < Wd.length; i++) Wd[i] /= Math.sqrt(dff);
+    const X = randomArray(T * d, 14);
+    const layer = ffn.createGatedFfn({ Wg: { data: Wg, shape: [d, dff] }, Wu: { data: Wu, shape: [d, dff] }, Wd: { data: Wd, shape: [dff, d] } });
+    const tg = tf.tensor2d(Wg, [d, dff]), tu = tf.tensor2d(Wu, [d, dff]), td = tf.tensor2d(Wd, [dff, d]);
+    const ours = () => layer.forward({ data: X, shape: [T, d] }).data;
+    // (dataSync outside tf.tidy: inside it, tfjs 4.22 takes seconds per call)
+    const xnn = () => {
+      const y = tf.tidy(() => {
+        const x = tf.tensor2d(X, [T, d]);
+        const g = tf.matMul(x, tg);
+        const h = tf.mul(tf.mul(g, tf.sigmoid(g)), tf.matMul(x, tu));
+        return tf.matMul(h, td);
+      });
+      const out = y.dataSync();
+      y.dispose();
+      return out;
+    };
+    // check both against float64 on sampled rows
+    const rowsToCheck = [0, 37, T - 1];
+    for (const [nm, Y] of [['ffn-lab', ours()], ['XNNPACK', xnn()]]) {
+      for (const i of rowsToCheck) {
+        const x = X.subarray(i * d, i * d + d);
+        const h = new Float64Array(dff);
+        for (let j = 0; j < dff; j++) {
+          let g = 0, u = 0;
+          for (let k = 0; k < d; k++) (g += x[k] * Wg[k * dff + j]), (u += x[k] * Wu[k * dff + j]);
+          h[j] = (g / (1 + Math.exp(-g))) * u;
+        }
+        for (let c = 0; c < d; c++) {
+          let y = 0, s = 0;
+          for (let j = 0; j < dff; j++) (y += h[j] * Wd[j * d + c]), (s += Math.abs(h[j] * Wd[j * d + c]));
+          if (!(Math.abs(Y[i * d + c] - y) <= 1e-4 * s + 1e-6)) throw new Error(`bench: SwiGLU ${nm} wrong at [${i},${c}]: ${Y[i * d + c]} vs ${y}`);
+        }
+      }
+    }
+    const [s1, s2] = interleaved([{ fn: ours }, { fn: xnn }], opts);
+    const flops = 6 * T * d * dff;
+    log('');
+    log(`SwiGLU layer forward T=${T} d=${d} d_ff=${dff}: ffn-lab createGatedFfn ${(s1 * 1e3).toFixed(2)} ms (${(flops / s1 / 1e9).toFixed(1)} GFLOPS), XNNPACK 3 matMul + sigmoid/mul ${(s2 * 1e3).toFixed(2)} ms: ${(s2 / s1).toFixed(2)}x`);
+    results.layers.push({ name: 'swiglu_forward', ffnlabMs: s1 * 1e3, xnnpackMs: s2 * 1e3, speedup: s2 / s1 });
+
+    /* ---- SwiGLU backward vs the same products with tfjs-wasm ops ---- */
+    const dY = randomArray(T * d, 15);
+    const t = (a, s) => ({ data: a, shape: s });
+    const oursB = () => ffn.swigluBackward(t(dY, [T, d]), t(X, [T, d]), t(Wg, [d, dff]), t(Wu, [d, dff]), t(Wd, [dff, d]));
+    const xnnB = () => {
+      const ts = tf.tidy(() => {
+        const x = tf.tensor2d(X, [T, d]);
+        const dy = tf.tensor2d(dY, [T, d]);
+        const g = tf.matMul(x, tg);
+        const u = tf.matMul(x, tu);
+        const sg = tf.sigmoid(g);
+        const a = tf.mul(g, sg);
+        const h = tf.mul(a, u);
+        const dWd = tf.matMul(h, dy, true, false);
+        const dh = tf.matMul(dy, td, false, true);
+        const da = tf.mul(sg, tf.add(1, tf.mul(g, tf.sub(1, sg))));
+        const dg = tf.mul(tf.mul(dh, u), da);
+        const du = tf.mul(dh, a);
+        const dWg = tf.matMul(x, dg, true, false);
+        const dWu = tf.matMul(x, du, true, false);
+        const dX = tf.add(tf.matMul(dg, tg, false, true), tf.matMul(du, tu, false, true));
+        return [dX, dWg, dWu, dWd];
+      });
+      const out = ts.map((t) => t.dataSync());
+      ts.forEach((t) => t.dispose());
+      return out;
+    };
+    // both agree with each other on every gradient, and dX agrees with float64 on sampled rows
+    const ob = oursB(), xb = xnnB();
+    const pairs = [[ob.dX.data, xb[0]], [ob.dWGate.data, xb[1]], [ob.dWUp.data, xb[2]], [ob.dWDown.data, xb[3]]];
+    for (const [a, b] of pairs) {
+      let m = 0, sc2 = 0;
+      for (let i = 0; i < a.length; i++) (m = Math.max(m, Math.abs(a[i] - b[i]))), (sc2 = Math.max(sc2, Math.abs(b[i])));
+      if (!(m <= 1e-3 * sc2)) throw new Error(`bench: swigluBackward disagrees with tfjs (max diff ${m}, scale ${sc2})`);
+    }
+    {
+      const i = 5;
+      const x = X.subarray(i * d, i * d + d), dy = dY.subarray(i * d, i * d + d);
+      const dX = new Float64Array(d);
+      let s = 0;
+      for (let j = 0; j < dff; j++) {
+        let g = 0, u = 0, dh = 0;
+        for (let k = 0; k < d; k++) (g += x[k] * Wg[k * dff + j]), (u += x[k] * Wu[k * dff + j]);
+        for (let c = 0; c < d; c++) dh += dy[c] * Wd[j * d + c];
+        const sg = 1 / (1 + Math.exp(-g));
+        const dg = dh * u * sg * (1 + g * (1 - sg)), du = dh * g * sg;
+        for (let k = 0; k < d; k++) {
+          const v = dg * Wg[k * dff + j] + du * Wu[k * dff + j];
+          dX[k] += v;
+          s = Math.max(s, Math.abs(v));
+        }
+      }
+      for (let k = 0; k < d; k++)
+        if (!(Math.abs(ob.dX.data[i * d + k] - dX[k]) <= 1e-4 * s * Math.sqrt(dff))) throw new Error(`bench: swigluBackward dX wrong at [${i},${k}]`);
+    }
+    const ob2 = interleaved([{ fn: oursB }, { fn: xnnB }], { ...opts, reps: Math.max(3, opts.reps - 4) });
+    const bflops = 2 * T * d * dff * 8; // 2 recomputed forward products + 6 backward products
+    log(`SwiGLU backward N=${T} d=${d} d_ff=${dff}: ffn-lab swigluBackward ${(ob2[0] * 1e3).toFixed(1)} ms (${(bflops / ob2[0] / 1e9).toFixed(1)} GFLOPS, weights copied in per call), tfjs-wasm ops ${(ob2[1] * 1e3).toFixed(1)} ms: ${(ob2[1] / ob2[0]).toFixed(2)}x`);
+    results.layers.push({ name: 'swiglu_backward', ffnlabMs: ob2[0] * 1e3, xnnpackMs: ob2[1] * 1e3, speedup: ob2[1] / ob2[0] });
+    layer.dispose();
+    tg.dispose(), tu.dispose(), td.dispose();
+  }
+
+  /* ---- activations: Melem/s, kernel only (in place in wasm memory) and through the public API ---- */
+  {
+    const n = 1 << 20;
+    const x = randomArray(n, 21).map((v) => v * 6);
+    const p = raw.malloc(n * 4) >>> 0;
+    const codes = { gelu: 5, gelu_tanh: 6, silu: 4 };
+    const api = { gelu: ffn.gelu, gelu_tanh: ffn.geluTanh, silu: ffn.silu };
+    const xt = tf.tensor1d(x);
+    log('');
+    log('activation   kernel Melem/s   API Melem/s (copies incl.)   onnxruntime-web (quoted in issue 3, not measured here)');
+    const quoted = { gelu: 130, gelu_tanh: 225, silu: 193 };
+    for (const name of ['gelu', 'gelu_tanh', 'silu']) {
+      const kern = () => {
+        const v = new Float32Array(raw.memory.buffer, p, n);
+        v.set(x);
+        raw.act_forward(p, p, n, codes[name]);
+      };
+      const copyOnly = () => new Float32Array(raw.memory.buffer, p, n).set(x);
+      const viaApi = () => api[name](x);
+      const [sk, sc, sa] = interleaved([{ fn: kern }, { fn: copyOnly }, { fn: viaApi }], opts);
+      const kRate = n / Math.max(sk - sc, 1e-9) / 1e6;
+      const aRate = n / sa / 1e6;
+      log(`${padEnd(name, 12)}${pad(kRate.toFixed(0), 15)}${pad(aRate.toFixed(0), 14)}${pad(quoted[name], 34)}`);
+      results.act.push({ name, kernelMelem: kRate, apiMelem: aRate, ortQuoted: quoted[name] });
+    }
+    const tfSilu = () => {
+      const y = tf.tidy(() => tf.mul(xt, tf.sigmoid(xt)));
+      const out = y.dataSync();
+      y.dispose();
+      return out;
+    };
+    const [st] = interleaved([{ fn: tfSilu }], opts);
+    log(`(tfjs-wasm x*sigmoid(x) on a resident tensor, measured here: ${(n / st / 1e6).toFixed(0)} Melem/s)`);
+    results.act.push({ name: 'tfjs_silu', apiMelem: n / st / 1e6 });
+    xt.dispose();
+    raw.free(p);
+  }
+
+  /* ---- tiny calls ---- */
+  {
+    const W = randomArray(8 * 16, 31), X = randomArray(8, 32);
+    const Wt = { data: W, shape: [8, 16] }, Xt = { data: X, shape: [1, 8] };
+    const layer = ffn.createLinear({ W: Wt });
+    const wt = tf.tensor2d(W, [8, 16]);
+    const d = 16, dff = 64;
+    const W1 = { data: randomArray(d * dff, 33), shape: [d, dff] }, b1 = { data: randomArray(dff, 34), shape: [dff] };
+    const W2 = { data: randomArray(dff * d, 35), shape: [dff, d] }, x1 = { data: randomArray(d, 36), shape: [d] };
+    checkGemm('tiny matmul', ffn.matmul(Xt, Wt).data, X, W, 1, 8, 16, 0);
+    checkGemm('tiny linear', layer.forward(Xt).data, X, W, 1, 8, 16, 0);
+    const cands = [
+      { name: 'ffn.matmul 1x8x16', fn: () => ffn.matmul(Xt, Wt) },
+      { name: 'createLinear(8->16).forward, 1 row', fn: () => layer.forward(Xt) },
+      { name: `ffn.ffnMemories d=${d} d_ff=${dff} k=4`, fn: () => ffn.ffnMemories(x1, W1, b1, W2, 4) },
+      {
+        name: 'tfjs-wasm matMul 1x8x16 + dataSync',
+        fn: () => {
+          const xt = tf.tensor2d(X, [1, 8]);
+          const yt = tf.matMul(xt, wt);
+          const out = yt.dataSync();
+          xt.dispose();
+          yt.dispose();
+          return out;
+        },
+      },
+    ];
+    const s = interleaved(cands, { ...opts, batchMs: opts.batchMs / 2 });
+    log('');
+    log('tiny calls (public API, copies included)   us per call');
+    cands.forEach((c, i) => {
+      log(`  ${padEnd(c.name, 42)}${pad((s[i] * 1e6).toFixed(2), 8)}`);
+      results.tiny.push({ name: c.name, us: s[i] * 1e6 });
+    });
+    layer.dispose();
+    wt.dispose();
+  }
+  log('');
+  log(`bench time ${((now() - t00) / 1e3).toFixed(0)} s`);
+  return results;
+}

@@ -1,0 +1,71 @@
+// npm run bench: ffn-lab vs XNNPACK (tfjs-wasm 4.22, 1 thread, SIMD) in Node, or with --browser in headless Chromium; --quick for a short run.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir, cpus } from 'node:os';
+import { join, dirname, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { runBench } from './core.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = resolve(here, '../..');
+const args = new Set(process.argv.slice(2));
+const quick = args.has('--quick');
+const browser = args.has('--browser');
+
+/** probe.wasm (peak and streaming anchors), compiled with the same emcc as the kernels. */
+function buildProbe() {
+  const dir = mkdtempSync(join(tmpdir(), 'ffn-bench-'));
+  try {
+    const out = join(dir, 'probe.wasm');
+    execFileSync('emcc', [
+      '-O3', '-msimd128', join(here, 'probe.c'), '-o', out, '--no-entry', '-sSTANDALONE_WASM',
+      '-sALLOW_MEMORY_GROWTH', '-sMAXIMUM_MEMORY=1073741824', '-sFILESYSTEM=0',
+    ], { stdio: ['ignore', 'ignore', 'inherit'] });
+    return readFileSync(out);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const probeBytes = buildProbe();
+const cpu = cpus()[0]?.model?.trim() || 'unknown CPU';
+
+if (!browser) {
+  const ffn = await import('ffn-lab');
+  await ffn.ready();
+  const { wasm } = await import(pathToFileURL(join(root, 'web/runtime.js')).href);
+  const raw = wasm('bench').exports;
+  const tf = await import('@tensorflow/tfjs-core');
+  const tfw = await import('@tensorflow/tfjs-backend-wasm');
+  tfw.setWasmPaths(join(root, 'node_modules/@tensorflow/tfjs-backend-wasm/dist') + '/');
+  tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false);
+  tfw.setThreadsCount(1);
+  if (!(await tf.setBackend('wasm'))) throw new Error('bench: tfjs wasm backend failed to start');
+  await tf.ready();
+  if (!tf.env().getBool('WASM_HAS_SIMD_SUPPORT')) throw new Error('bench: tfjs-wasm has no SIMD here');
+  const { instance } = await WebAssembly.instantiate(probeBytes, { env: { emscripten_notify_memory_growth() {} } });
+  const env = `Node ${process.versions.node} (V8 ${process.versions.v8}), ${cpu}, tfjs-wasm ${tfw.version_wasm} threads ${tfw.getThreadsCount()} SIMD on, ${new Date().toISOString().slice(0, 16)}Z`;
+  await runBench({ ffn, raw, tf, probe: instance.exports, quick, env });
+} else {
+  const { startServer } = await import(pathToFileURL(join(root, 'web/serve.js')).href);
+  const { launchBrowser } = await import(pathToFileURL(join(root, 'tests/helpers/browser.js')).href);
+  const server = await startServer({ root, port: 0, host: '127.0.0.1' });
+  const b = await launchBrowser();
+  const browserObj = b.browser || b;
+  try {
+    const page = await browserObj.newPage();
+    page.on('console', (m) => console.log(m.text()));
+    page.on('pageerror', (e) => console.error('page error:', e.message));
+    await page.goto(`${server.url.replace(/\/$/, '')}/tests/bench/page.html`);
+    await page.waitForFunction(() => window.benchReady === true, null, { timeout: 60000 });
+    const version = browserObj.version();
+    const res = await page.evaluate(
+      async ({ probe, quick, env }) => window.runBenchInPage(probe, quick, env),
+      { probe: probeBytes.toString('base64'), quick, env: `headless Chromium ${version}, ${cpu}` },
+    );
+    if (res && res.error) throw new Error(res.error);
+  } finally {
+    await (b.close ? b.close() : browserObj.close());
+    await server.close();
+  }
+}
