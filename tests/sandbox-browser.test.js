@@ -1,0 +1,169 @@
+// The exercise sandbox in headless Chromium: type, run, pass; diagnosis; a stopped infinite loop with a live page; progress across reloads; located errors; no network.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+import { dirname, resolve } from 'node:path';
+import { startServer } from '../web/serve.js';
+import { launchBrowser, browserSkipReason } from './helpers/browser.js';
+import { exercises } from 'ffn-lab/sandbox';
+import { variantSources } from './sandbox-variants.js';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const skip = browserSkipReason();
+const solution = (id) => exercises.find((e) => e.id === id).solution;
+
+let server;
+let browser;
+let page;
+const requests = [];
+const pageErrors = [];
+
+before(async () => {
+  if (skip) return;
+  server = await startServer({ root: ROOT, port: 0, host: '127.0.0.1' });
+  browser = await launchBrowser();
+  browser.context.on('request', (req) => requests.push(req.url()));
+  page = await browser.newPage();
+  page.on('pageerror', (e) => pageErrors.push(String(e)));
+  await page.goto(new URL('tests/fixtures/sandbox.html', server.url).href);
+  await page.waitForFunction(() => window.__ready === true);
+});
+
+after(async () => {
+  if (browser) await browser.close();
+  if (server) await server.close();
+});
+
+const code = (id) => page.locator(`#${id} textarea.code`);
+const summary = (id) => page.locator(`#${id} .summary`);
+
+async function typeAndRun(id, source) {
+  const ta = code(id);
+  await ta.fill(source);
+  await ta.focus();
+  await page.keyboard.press('Control+Enter');
+}
+
+test('browser: type a correct solution, run with Ctrl+Enter, every test passes and ffn-exercise-passed fires', { skip: skip || false }, async () => {
+  await typeAndRun('ex-gelu', solution('gelu'));
+  await page.waitForFunction(() => /All \d+ tests passed/.test(document.querySelector('#ex-gelu').shadowRoot.querySelector('.summary')?.textContent || ''), null, { timeout: 15000 });
+  const passes = await page.locator('#ex-gelu li.pass').count();
+  assert.equal(passes, 16);
+  assert.equal(await page.locator('#ex-gelu .badge').textContent(), 'Passed');
+  const events = await page.evaluate(() => window.__events);
+  assert.ok(events.some((e) => e.type === 'ffn-exercise-passed' && e.exercise === 'gelu' && e.passed === true));
+  // results live in a polite live region; the editor is a labelled textarea
+  assert.equal(await page.locator('#ex-gelu .results').getAttribute('aria-live'), 'polite');
+  assert.match(await code('ex-gelu').getAttribute('aria-label'), /gelu and geluTanh/);
+  // theming through a custom property and ::part reaches the shadow DOM
+  const style = await page.locator('#ex-gelu button.run').evaluate((b) => [getComputedStyle(b).backgroundColor, getComputedStyle(b).fontWeight]);
+  assert.deepEqual(style, ['rgb(122, 31, 162)', '700']);
+});
+
+test('browser: a wrong solution shows the diagnosis', { skip: skip || false }, async () => {
+  await typeAndRun('ex-gelu', variantSources['gelu-swapped'].source);
+  await page.waitForFunction(() => /tests passed/.test(document.querySelector('#ex-gelu').shadowRoot.querySelector('.summary')?.textContent || '') && !/All/.test(document.querySelector('#ex-gelu').shadowRoot.querySelector('.summary').textContent), null, { timeout: 15000 });
+  const diag = await page.locator('#ex-gelu .diagnosis').textContent();
+  assert.match(diag, /Likely mistake: Exact and tanh GELU swapped/);
+  assert.match(await page.locator('#ex-gelu li.fail .detail').first().textContent(), /first mismatch at \[\d+\]: got .*, expected/);
+});
+
+test('browser: an infinite loop is stopped at the timeout and the page stays responsive', { skip: skip || false }, async () => {
+  const before = Number(await page.locator('#ticks').textContent());
+  const t0 = Date.now();
+  await typeAndRun('ex-gelu', 'function gelu(x) {\n  while (true) {}\n}\nfunction geluTanh(x) { return x }\n');
+  // While the learner code spins in its worker, the main thread keeps answering and ticking.
+  await page.waitForTimeout(300);
+  const mid = await page.evaluate(() => Number(document.getElementById('ticks').textContent));
+  assert.ok(mid > before + 2, `heartbeat moved from ${before} to ${mid}`);
+  await page.waitForFunction(() => /more than 800 ms/.test(document.querySelector('#ex-gelu').shadowRoot.querySelector('.summary')?.textContent || ''), null, { timeout: 10000 });
+  assert.ok(Date.now() - t0 < 8000);
+  assert.match(await summary('ex-gelu').textContent(), /infinite loop/);
+  assert.equal(await page.locator('#ex-gelu button.run').isEnabled(), true);
+});
+
+test('browser: progress (code and passed status) survives a reload', { skip: skip || false }, async () => {
+  const mine = '// my last attempt\nfunction gelu(x) { return x }\n';
+  await code('ex-gelu').fill(mine);
+  await page.waitForTimeout(400); // the editor saves 300 ms after the last keystroke
+  await page.reload();
+  await page.waitForFunction(() => window.__ready === true);
+  assert.equal(await code('ex-gelu').inputValue(), mine);
+  assert.equal(await page.locator('#ex-gelu .badge').textContent(), 'Passed');
+  const stored = await page.evaluate(() => JSON.parse(localStorage.getItem('ffn-lab:sandbox:v1')));
+  assert.equal(stored.version, 1);
+  assert.equal(stored.exercises.gelu.status, 'passed');
+});
+
+test('browser: hints are progressive; the solution needs a confirmation before a pass', { skip: skip || false }, async () => {
+  const hintBtn = page.locator('#ex-ffn button[part~="hint-button"]');
+  assert.equal(await hintBtn.textContent(), 'Hint (1 of 3)');
+  await hintBtn.click();
+  await hintBtn.click();
+  assert.equal(await page.locator('#ex-ffn .hints li').count(), 2);
+  assert.equal(await page.locator('#ex-ffn .solution').isVisible(), false);
+  await page.locator('#ex-ffn button[part~="solution-button"]').click();
+  assert.equal(await page.locator('#ex-ffn .solution').isVisible(), false); // asks first
+  assert.equal(await page.locator('#ex-ffn .confirm').isVisible(), true);
+  await page.locator('#ex-ffn button[part~="confirm-button"]').click();
+  assert.equal(await page.locator('#ex-ffn .solution').isVisible(), true);
+  assert.match(await page.locator('#ex-ffn .solution pre').textContent(), /function ffnParamCount/);
+  // Tab indents inside the editor
+  await code('ex-ffn').fill('x');
+  await code('ex-ffn').focus();
+  await page.keyboard.press('Home');
+  await page.keyboard.press('Tab');
+  assert.equal(await code('ex-ffn').inputValue(), '  x');
+});
+
+test('browser: errors carry learner line and column (runtime and syntax), and mountExercise works', { skip: skip || false }, async () => {
+  const r = await page.evaluate(() => window.__grade('gelu', 'function gelu(x) {\n  const a = 1;\n  return map(x, z => z *);\n}\n'));
+  assert.equal(r.error.name, 'SyntaxError');
+  assert.equal(r.error.line, 3);
+  assert.equal(r.error.column, 25);
+  const t = await page.evaluate(() => window.__grade('gelu', 'function gelu(x) {\n\n  null.foo;\n}\nfunction geluTanh(x) { return x }'));
+  assert.equal(t.tests[0].error.line, 3);
+  assert.equal(t.tests[0].error.column, 8);
+  const mounted = await page.evaluate(async () => {
+    window.__mounted.element.code = (await import('/web/sandbox/index.js')).exercises.find((e) => e.id === 'memories').solution;
+    return (await window.__mounted.run()).passed;
+  });
+  assert.equal(mounted, true);
+});
+
+test('browser: network and code loading are refused inside the worker and no request leaves', { skip: skip || false }, async () => {
+  const marker = 'http://127.0.0.1:9/ffn-lab-sandbox-probe';
+  const attempts = [
+    `fetch("${marker}/fetch")`,
+    `const r = new XMLHttpRequest(); r.open("GET", "${marker}/xhr"); r.send()`,
+    `new WebSocket("ws://127.0.0.1:9/ffn-lab-sandbox-probe")`,
+    `new EventSource("${marker}/es")`,
+    `importScripts("${marker}/importScripts.js")`,
+    `new Worker("${marker}/worker.js")`,
+    `(async function(){}).constructor("return imp" + "ort('${marker}/ctor.js')")()`,
+    `setTimeout("fetch('${marker}/timer')", 0)`,
+  ];
+  for (const a of attempts) {
+    const r = await page.evaluate((src) => window.__grade('gelu', src), `function gelu(x) {\n  ${a};\n  return x;\n}\nfunction geluTanh(x) { return x }`);
+    assert.equal(r.tests[0].status, 'error', `${a}: ${r.tests[0].status}`);
+    assert.equal(r.tests[0].error.line, 2, a);
+  }
+  const imp = await page.evaluate((src) => window.__grade('gelu', src), `function gelu(x) { return x }\nimport("${marker}/dynamic.js");`);
+  assert.equal(imp.status, 'error');
+  assert.match(imp.error.message, /import is not available/);
+  const reach = await page.evaluate(() => window.__grade('gelu', 'function gelu(x) {\n  const seen = [typeof document, typeof localStorage, typeof parent, typeof top, typeof window, typeof indexedDB, typeof caches, typeof navigator].join();\n  if (seen !== "undefined,undefined,undefined,undefined,undefined,undefined,undefined,undefined") throw new Error(seen);\n  return x;\n}'));
+  assert.notEqual(reach.tests[0].status, 'error', reach.tests[0].message);
+  await page.waitForTimeout(200);
+  assert.deepEqual(requests.filter((u) => u.includes('ffn-lab-sandbox-probe')), []);
+  // Controls: the request log does see a fetch from the page and from an ordinary (unlocked) worker.
+  await page.evaluate(async (m) => {
+    await fetch(`${m}/page-control`).catch(() => {});
+    const w = new Worker(URL.createObjectURL(new Blob([`fetch('${m}/worker-control').catch(() => {}).finally(() => postMessage(1))`], { type: 'text/javascript' })));
+    await new Promise((r) => { w.onmessage = r; });
+    w.terminate();
+  }, marker);
+  await page.waitForTimeout(200);
+  assert.ok(requests.some((u) => u.endsWith('/page-control')), 'page control request logged');
+  assert.ok(requests.some((u) => u.endsWith('/worker-control')), 'worker control request logged');
+  assert.deepEqual(pageErrors, []);
+});
