@@ -65,9 +65,12 @@ after(async () => {
 test('the course page loads with no console error and no request outside 127.0.0.1', { skip }, async () => {
   const title = await page.title();
   assert.match(title, /feed-forward network/);
-  for (const id of ['ex-gelu', 'ex-ffn', 'ex-swiglu', 'ex-gqa', 'ex-backward', 'ex-memories']) {
-    assert.ok(await page.$(`#${id}`), `exercise slot ${id} is in the page`);
-  }
+  // Every exercise of the sandbox catalog is placed in the page, once, and mounted by <ffn-exercise>.
+  const { exerciseIds } = await import('ffn-lab/sandbox');
+  await page.waitForFunction(() => [...document.querySelectorAll('ffn-exercise')].every((e) => e.shadowRoot && e.shadowRoot.textContent.length > 100), null, { timeout: 10000 });
+  const placed = await page.$$eval('ffn-exercise', (els) => els.map((e) => ({ id: e.getAttribute('exercise'), mounted: !!e.shadowRoot && e.shadowRoot.textContent.length > 100 })));
+  assert.deepEqual(placed.map((e) => e.id).sort(), [...exerciseIds].sort());
+  assert.ok(placed.every((e) => e.mounted), JSON.stringify(placed));
   await nextFrames(page);
   assert.deepEqual(consoleErrors, []);
   assert.deepEqual(foreignRequests, []);

@@ -1,2 +1,3 @@
-// Wires the demo course page (web/index.html): registers the components and, when present, the exercise sandbox.
+// Wires the demo course page (web/index.html): registers the three components and the <ffn-exercise> sandbox element.
 import './index.js';
+import '../sandbox/ffn-exercise.js';
