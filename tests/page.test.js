@@ -221,6 +221,86 @@ test('the activation plot renders and reads about -0.170 for GELU at x = -0.752'
   assert.match(peaks, /tanh form 4\.7\de-4 at x = -?2\.\d\d, sigmoid form 2\.0\de-2 at x = -?2\.\d\d/);
 });
 
+/** WCAG relative luminance contrast of two #rrggbb colours. */
+function contrast(a, b) {
+  const lum = (hex) => {
+    const [r, g, bl] = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16) / 255)
+      .map((c) => (c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4));
+    return 0.2126 * r + 0.7152 * g + 0.0722 * bl;
+  };
+  const [x, y] = [lum(a), lum(b)].sort((m, n) => n - m);
+  return (x + 0.05) / (y + 0.05);
+}
+
+test('default colours meet 4.5:1 for text and 3:1 for marks, in light and dark', { skip }, async () => {
+  for (const scheme of ['light', 'dark']) {
+    await page.emulateMedia({ colorScheme: scheme });
+    for (const id of ['#memory', '#plot', '#calc']) {
+      const v = await page.$eval(id, (el) => {
+        const cs = getComputedStyle(el);
+        const out = {};
+        for (const n of ['fg', 'muted', 'bg', 'surface', 'accent', 'fire', 'leak', 'focus', 'border']) out[n] = cs.getPropertyValue(`--_${n}`).trim();
+        return out;
+      });
+      for (const [fg, bg] of [['fg', 'bg'], ['muted', 'bg'], ['fg', 'surface'], ['muted', 'surface'], ['accent', 'bg'], ['fire', 'bg'], ['accent', 'surface'], ['fire', 'surface']]) {
+        const c = contrast(v[fg], v[bg]);
+        assert.ok(c >= 4.5, `${scheme} ${id}: ${fg} ${v[fg]} on ${bg} ${v[bg]} has contrast ${c.toFixed(2)}`);
+      }
+      for (const [fg, bg] of [['leak', 'bg'], ['leak', 'surface'], ['focus', 'bg'], ['border', 'bg']]) {
+        const c = contrast(v[fg], v[bg]);
+        assert.ok(c >= 3, `${scheme} ${id}: ${fg} ${v[fg]} on ${bg} ${v[bg]} has contrast ${c.toFixed(2)}`);
+      }
+    }
+    const curves = await page.$eval('#plot', (el) => [...el.shadowRoot.querySelectorAll('polyline.curve')].map((c) => getComputedStyle(c).stroke));
+    const surface = await page.$eval('#plot', (el) => getComputedStyle(el).getPropertyValue('--_surface').trim());
+    for (const rgb of new Set(curves)) {
+      const hex = '#' + rgb.match(/\d+/g).slice(0, 3).map((n) => Number(n).toString(16).padStart(2, '0')).join('');
+      assert.ok(contrast(hex, surface) >= 3, `${scheme}: curve ${hex} on ${surface}: ${contrast(hex, surface).toFixed(2)}`);
+    }
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+});
+
+test('state round-trips through attributes and the URL hash; reduced motion jumps', { skip }, async () => {
+  const w = await page.$('#memory');
+  await w.evaluate((el) => { el.activation = 'gelu'; el.threshold = 1.2; el.k = 2; el.query = [0.4, 0.3]; });
+  await nextFrames(page);
+  const attrs = await w.evaluate((el) => Object.fromEntries(['query', 'k', 'threshold', 'activation'].map((n) => [n, el.getAttribute(n)])));
+  assert.deepEqual(attrs, { query: '0.400,0.300', k: '2', threshold: '1.2', activation: 'gelu' });
+  const before = await w.evaluate((el) => Array.from(el.result.coef));
+  // A fresh element built from those attributes computes the same thing.
+  const copy = await page.evaluate(async (a) => {
+    const el = document.createElement('ffn-memory-widget');
+    for (const [k, v] of Object.entries(a)) el.setAttribute(k, v);
+    document.body.append(el);
+    await new Promise((r) => el.addEventListener('ffn-change', r, { once: true }));
+    const out = { coef: Array.from(el.result.coef), k: el.result.k, act: el.result.activation };
+    el.remove();
+    return out;
+  }, attrs);
+  assert.deepEqual(copy, { coef: before, k: 2, act: 'gelu' });
+  await w.evaluate((el) => { el.activation = 'relu'; el.threshold = 1.5; el.k = 3; });
+
+  const p = await openPage('/web/embed/memory-widget.html', { width: 600, height: 900 });
+  await p.emulateMedia({ reducedMotion: 'reduce' });
+  await waitReady(p, 'ffn-memory-widget');
+  await p.$eval('ffn-memory-widget', (el) => el.setAttribute('sync-hash', 'mem'));
+  await p.click('button[data-token="Rome"]');
+  // With reduced motion the query lands on Rome at once (no glide).
+  const q = await p.$eval('ffn-memory-widget', (el) => el.getAttribute('query'));
+  assert.equal(q, '0.866,-0.500');
+  await p.waitForFunction(() => location.hash.includes('mem='), null, { timeout: 3000 });
+  const hash = await p.evaluate(() => location.hash);
+  assert.match(decodeURIComponent(hash), /mem=q:0\.866,-0\.500;k:3;t:1\.5;a:relu/);
+  // A link carrying that hash restores the state.
+  await p.goto(base + '/web/embed/memory-widget.html?sync-hash=mem#mem=q:-0.866,-0.500;k:1;t:1.2;a:silu');
+  await waitReady(p, 'ffn-memory-widget');
+  await p.waitForFunction(() => document.querySelector('ffn-memory-widget').result.activation === 'silu', null, { timeout: 3000 });
+  const r = await p.$eval('ffn-memory-widget', (el) => ({ q: el.query, k: el.result.k, t: el.threshold, fires: el.result.fires, decoded: el.result.decoded.token }));
+  assert.deepEqual(r, { q: [-0.866, -0.5], k: 1, t: 1.2, fires: [1], decoded: 'France' });
+  await p.close();
+});
+
 test('screenshots of each component, light and dark (tests/artifacts/)', { skip }, async () => {
   for (const [id, name] of [['#memory', 'memory-widget'], ['#plot', 'activation-plot'], ['#calc', 'param-calculator']]) {
     await (await page.$(id)).screenshot({ path: join(ARTIFACTS, `${name}.png`) });

@@ -67,7 +67,7 @@ tr.top .intop { color: var(--_fg); font-weight: 600; }
 `;
 
 export class FfnMemoryWidget extends ElementBase {
-  static get observedAttributes() { return ['facts', 'distractors', 'threshold', 'k', 'activation', 'query', 'token', 'theme']; }
+  static get observedAttributes() { return ['facts', 'distractors', 'threshold', 'k', 'activation', 'query', 'token', 'theme', 'sync-hash']; }
 
   constructor() {
     super();
@@ -98,6 +98,11 @@ export class FfnMemoryWidget extends ElementBase {
 
   attributeChangedCallback(name) {
     if (this._reflecting) return;
+    if (name === 'sync-hash') {
+      this._readHash();
+      if (this._ready) this._rebuild(false);
+      return;
+    }
     this._readAttributes(name);
     if (!this._ready) return;
     if (name === 'facts' || name === 'distractors') this._rebuild();
