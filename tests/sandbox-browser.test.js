@@ -167,3 +167,28 @@ test('browser: network and code loading are refused inside the worker and no req
   assert.ok(requests.some((u) => u.endsWith('/worker-control')), 'worker control request logged');
   assert.deepEqual(pageErrors, []);
 });
+
+test('browser: grading works under a strict CSP (page without unsafe-eval; worker with connect-src none)', { skip: skip || false }, async () => {
+  const p = await browser.newPage();
+  const violations = [];
+  p.on('console', (m) => {
+    if (/Content Security Policy/i.test(m.text())) violations.push(m.text());
+  });
+  const withHeader = (csp) => async (route) => {
+    const res = await route.fetch();
+    await route.fulfill({ response: res, headers: { ...res.headers(), 'content-security-policy': csp } });
+  };
+  await p.route('**/tests/fixtures/sandbox.html', withHeader("default-src 'self'; script-src 'self' 'unsafe-inline' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; worker-src 'self'; connect-src 'self'; img-src 'self' data:"));
+  let workerRouted = false;
+  await p.route('**/web/sandbox/worker.js', async (route) => {
+    workerRouted = true;
+    await withHeader("default-src 'none'; script-src 'self' 'unsafe-eval'; connect-src 'none'")(route);
+  });
+  await p.goto(new URL('tests/fixtures/sandbox.html', server.url).href);
+  await p.waitForFunction(() => window.__ready === true);
+  const ok = await p.evaluate((src) => window.__grade('gelu', src), solution('gelu'));
+  assert.equal(ok.passed, true, ok.summary);
+  assert.equal(workerRouted, true);
+  assert.deepEqual(violations, []);
+  await p.close();
+});
