@@ -126,5 +126,11 @@ FFN_API int ffn_packed_forward(float *Y, const float *X, const float *W1p, const
 /* X (T,d) -> act(X Wg) * (X Wu) (T,dff) @ Wd (dff,d) -> Y (T,d); Wgu from gemm_gated_pack, Wd packed. */
 FFN_API int gated_packed_forward(float *Y, const float *X, const float *Wgu, const float *Wdp, int T,
                                  int d, int dff, int act, float *work);
+/* op(A) (M,K) @ op(B) (K,N) -> C (M,N), or C += it when accumulate. op(A) = A stored (M,K), or A^T
+   with A stored (K,M) if transA; op(B) = B stored (K,N), or B^T with B stored (N,K) if transB.
+   Packs op(B) per call into its own buffer; FFN_ENOMEM if that allocation fails. */
+#define FFN_ENOMEM (-2)
+FFN_API int gemm_ex(float *C, const float *A, int transA, const float *B, int transB, int M, int K,
+                    int N, int accumulate);
 
 #endif

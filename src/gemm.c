@@ -1,5 +1,6 @@
 /* Packed GEMM: weights packed once into 8-wide panels, a 4x8 f32x4 microkernel, fused bias/activation/gate epilogues, resident FFN layers. */
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ffn.h"
@@ -70,20 +71,27 @@ FFN_API int gemm_gated_pack(float *Bp, const float *Wg, const float *Wu, int K, 
   return FFN_OK;
 }
 
-/* rows i0..i0+mr-1 of A (.,K) -> Ap (ceil(mr/4), K, 4): strip s row k = A[i0+4s .. +3, k], zero padded */
-static void pack_a(float *Ap, const float *A, int K, int i0, int mr) {
+/* rows i0..i0+mr-1 of op(A) (.,K) -> Ap (ceil(mr/4), K, 4): strip s row k = op(A)[i0+4s .. +3, k],
+   zero padded. op(A)[i,k] = A[i*lda + k], or A[k*lda + i] when transA (A^T read in place). */
+static void pack_a(float *Ap, const float *A, int transA, int lda, int K, int i0, int mr) {
   for (int s = 0; s < mr; s += MR) {
     int rows = imin(MR, mr - s);
-    const float *a = A + (size_t)(i0 + s) * K;
     float *dst = Ap + (size_t)s * K;
+    if (transA) { /* the 4 rows of a strip are 4 consecutive floats of each row k of A */
+      const float *a = A + i0 + s;
+      for (int k = 0; k < K; k++, dst += MR, a += lda)
+        for (int r = 0; r < MR; r++) dst[r] = r < rows ? a[r] : 0.0f;
+      continue;
+    }
+    const float *a = A + (size_t)(i0 + s) * lda;
     if (rows == MR) {
-      const float *a0 = a, *a1 = a + K, *a2 = a + 2 * (size_t)K, *a3 = a + 3 * (size_t)K;
+      const float *a0 = a, *a1 = a + lda, *a2 = a + 2 * (size_t)lda, *a3 = a + 3 * (size_t)lda;
       for (int k = 0; k < K; k++, dst += MR) {
         dst[0] = a0[k], dst[1] = a1[k], dst[2] = a2[k], dst[3] = a3[k];
       }
     } else {
       for (int k = 0; k < K; k++, dst += MR)
-        for (int r = 0; r < MR; r++) dst[r] = r < rows ? a[(size_t)r * K + k] : 0.0f;
+        for (int r = 0; r < MR; r++) dst[r] = r < rows ? a[(size_t)r * lda + k] : 0.0f;
     }
   }
 }
@@ -161,7 +169,7 @@ static void gemv_panels(float *out, const float *x, const float *Bp, int K, int 
 
 /* Stores rows x cols of a 4x8 tile (plus bias) into C (ldc); full tiles go straight from registers. */
 static inline void store_tile(float *C, int ldc, f32x4 acc[MR][2], const float *bias, int rows,
-                              int cols) {
+                              int cols, int accumulate) {
   if (bias) {
     float bb[NR] = {0};
     memcpy(bb, bias, (size_t)cols * sizeof(float));
@@ -170,25 +178,31 @@ static inline void store_tile(float *C, int ldc, f32x4 acc[MR][2], const float *
   }
   if (rows == MR && cols == NR) {
     for (int r = 0; r < MR; r++) {
-      f32x4_store(C + (size_t)r * ldc, acc[r][0]);
-      f32x4_store(C + (size_t)r * ldc + 4, acc[r][1]);
+      float *c = C + (size_t)r * ldc;
+      if (accumulate) acc[r][0] = f32x4_add(f32x4_load(c), acc[r][0]), acc[r][1] = f32x4_add(f32x4_load(c + 4), acc[r][1]);
+      f32x4_store(c, acc[r][0]);
+      f32x4_store(c + 4, acc[r][1]);
     }
   } else {
     float t[MR * NR];
     for (int r = 0; r < MR; r++) f32x4_store(t + r * NR, acc[r][0]), f32x4_store(t + r * NR + 4, acc[r][1]);
-    for (int r = 0; r < rows; r++) memcpy(C + (size_t)r * ldc, t + r * NR, (size_t)cols * sizeof(float));
+    for (int r = 0; r < rows; r++) {
+      float *c = C + (size_t)r * ldc;
+      if (accumulate)
+        for (int j = 0; j < cols; j++) c[j] += t[r * NR + j];
+      else
+        memcpy(c, t + r * NR, (size_t)cols * sizeof(float));
+    }
   }
 }
 
 /* ---- GEMM -------------------------------------------------------------------------------------- */
 
-/* A (M,K) @ B (K,N) + bias (N) -> act(.) -> C (M,N), B given packed by gemm_pack. bias may be NULL.
-   work: gemm_work_size(M,K) floats. C must not alias A. */
-FFN_API int gemm_forward(float *C, const float *A, const float *Bp, const float *bias, int M, int K,
-                         int N, int act, float *work) {
-  if (M < 0 || K < 0 || N < 0 || act < 0 || act >= FFN_ACT_COUNT) return FFN_EINVAL;
-  if (M == 0 || N == 0) return FFN_OK;
-  if (M == 1) { /* GEMV: stream the panels once, NC columns at a time */
+/* op(A) (M,K) @ B (K,N) + bias (N) -> act(.) -> C (M,N) (or C += that if accumulate, act identity),
+   B packed. op(A) as in pack_a. work: gemm_work_size(M,K) floats. */
+static void gemm_run(float *C, const float *A, int transA, int lda, const float *Bp, const float *bias,
+                     int M, int K, int N, int act, int accumulate, float *work) {
+  if (M == 1 && !transA && !accumulate) { /* GEMV: stream the panels once, NC columns at a time */
     float t[NC];
     for (int j0 = 0; j0 < N; j0 += NC) {
       int nb = imin(NC, N - j0);
@@ -199,13 +213,13 @@ FFN_API int gemm_forward(float *C, const float *A, const float *Bp, const float 
         memcpy(C + j0, t, (size_t)nb * sizeof(float));
       if (act != FFN_ACT_IDENTITY) act_forward(C + j0, C + j0, nb, act);
     }
-    return FFN_OK;
+    return;
   }
   int mc = row_block(M, K);
   float *Ap = work;
   for (int i0 = 0; i0 < M; i0 += mc) {
     int mb = imin(mc, M - i0);
-    pack_a(Ap, A, K, i0, mb);
+    pack_a(Ap, A, transA, lda, K, i0, mb);
     for (int j0 = 0; j0 < N; j0 += NC) { /* a group of panels: the activation runs on L1-hot rows */
       int nb = imin(NC, N - j0);
       for (int s = 0; s < mb; s += MR) {
@@ -214,15 +228,62 @@ FFN_API int gemm_forward(float *C, const float *A, const float *Bp, const float 
         for (int c0 = j0; c0 < j0 + nb; c0 += NR) {
           f32x4 acc[MR][2];
           ukr_4x8(Ap + (size_t)s * K, Bp + (size_t)(c0 / NR) * K * NR, K, acc);
-          store_tile(Crow + c0, N, acc, bias ? bias + c0 : NULL, rows, imin(NR, N - c0));
+          store_tile(Crow + c0, N, acc, bias ? bias + c0 : NULL, rows, imin(NR, N - c0), accumulate);
         }
         if (act != FFN_ACT_IDENTITY)
           for (int r = 0; r < rows; r++) act_forward(Crow + (size_t)r * N + j0, Crow + (size_t)r * N + j0, nb, act);
       }
     }
   }
+}
+
+/* A (M,K) @ B (K,N) + bias (N) -> act(.) -> C (M,N), B given packed by gemm_pack. bias may be NULL.
+   work: gemm_work_size(M,K) floats. C must not alias A. */
+FFN_API int gemm_forward(float *C, const float *A, const float *Bp, const float *bias, int M, int K,
+                         int N, int act, float *work) {
+  if (M < 0 || K < 0 || N < 0 || act < 0 || act >= FFN_ACT_COUNT) return FFN_EINVAL;
+  if (M == 0 || N == 0) return FFN_OK;
+  gemm_run(C, A, 0, K, Bp, bias, M, K, N, act, 0, work);
   return FFN_OK;
 }
+
+/* op(B) (K,N) -> Bp panels as gemm_pack; op(B)[k,n] = B[k*N + n], or B[n*K + k] when transB. */
+static void pack_b(float *Bp, const float *B, int transB, int K, int N) {
+  if (!transB) {
+    gemm_pack(Bp, B, K, N);
+    return;
+  }
+  for (int p = 0; p < panels(N); p++) {
+    float *dst = Bp + (size_t)p * K * NR;
+    for (int j = 0; j < NR; j++) {
+      int c = p * NR + j;
+      if (c < N) {
+        const float *b = B + (size_t)c * K; /* row c of the stored B = column c of op(B) */
+        for (int k = 0; k < K; k++) dst[(size_t)k * NR + j] = b[k];
+      } else {
+        for (int k = 0; k < K; k++) dst[(size_t)k * NR + j] = 0.0f;
+      }
+    }
+  }
+}
+
+/* op(A) (M,K) @ op(B) (K,N) -> C (M,N), or C += op(A) @ op(B) when accumulate. op(A) = A stored (M,K),
+   or A^T with A stored (K,M) when transA; op(B) = B stored (K,N), or B^T with B stored (N,K) when
+   transB. Transposed operands are read in place by the packing (no transposed copy). Packs op(B)
+   into its own buffer per call: returns FFN_ENOMEM if that cannot be allocated. C must not alias. */
+FFN_API int gemm_ex(float *C, const float *A, int transA, const float *B, int transB, int M, int K,
+                    int N, int accumulate) {
+  if (M < 0 || K < 0 || N < 0) return FFN_EINVAL;
+  if (M == 0 || N == 0) return FFN_OK;
+  size_t nb = (size_t)panels(N) * NR * K, nw = (size_t)row_block(M, K) * K + (size_t)MR * NC;
+  float *buf = malloc((nb + nw + 4) * sizeof(float));
+  if (!buf) return FFN_ENOMEM;
+  pack_b(buf, B, transB, K, N);
+  gemm_run(C, A, transA, transA ? M : K, buf, NULL, M, K, N, FFN_ACT_IDENTITY, accumulate, buf + nb);
+  free(buf);
+  return FFN_OK;
+}
+
 
 /* A (M,K) @ Wg (K,N) -> G, A @ Wu (K,N) -> U, H (M,N) = act(G) * U, with Wg, Wu given packed by
    gemm_gated_pack: one pass over A computes the G and U tiles together; G and U never reach memory
@@ -245,7 +306,7 @@ FFN_API int gemm_gated_forward(float *H, const float *A, const float *Bp, int M,
   float *Ap = work, *U = work + (size_t)mc * K; /* U: MR x NC/2 floats, L1 resident */
   for (int i0 = 0; i0 < M; i0 += mc) {
     int mb = imin(mc, M - i0);
-    pack_a(Ap, A, K, i0, mb);
+    pack_a(Ap, A, 0, K, K, i0, mb);
     for (int j0 = 0; j0 < N; j0 += NC / 2) {
       int nb = imin(NC / 2, N - j0);
       for (int s = 0; s < mb; s += MR) {

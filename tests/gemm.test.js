@@ -268,3 +268,38 @@ test('ffn_packed_forward and gated_packed_forward match ffn_ref / gated_ffn_ref 
     }
   }
 });
+
+test('gemm_ex: transposed operands read in place and accumulation, bit-equal to matmul_ref on explicit transposes', () => {
+  const r = rng(17);
+  const T = (a, rows, cols) => {
+    const t = new Float32Array(a.length);
+    for (let i = 0; i < rows; i++) for (let j = 0; j < cols; j++) t[j * rows + i] = a[i * cols + j];
+    return t;
+  };
+  const SH = [0, 1, 3, 4, 5, 8, 9, 17];
+  for (const M of SH)
+    for (const K of SH)
+      for (const N of SH)
+        for (const tA of [0, 1])
+          for (const tB of [0, 1])
+            for (const accumulate of [0, 1]) {
+              if (accumulate && (M + K + N) % 3) continue; // a third of the shapes also accumulate
+              const hs = [];
+              const h = heap(hs);
+              try {
+                const A = rand(r, M * K), B = rand(r, K * N), C0 = rand(r, M * N);
+                const As = tA ? T(A, M, K) : A; // stored (K,M) when transposed
+                const Bs = tB ? T(B, K, N) : B; // stored (N,K)
+                const pC = h.put(C0);
+                assert.equal(ex.gemm_ex(pC, h.put(As), tA, h.put(Bs), tB, M, K, N, accumulate), 0);
+                const C = h.get(pC, M * N);
+                const pR = h.alloc(M * N);
+                ex.matmul_ref(pR, h.put(A), h.put(B), M, K, N);
+                const R = h.get(pR, M * N).map((v, i) => (accumulate ? Math.fround(C0[i] + v) : v));
+                assertEqualBits(C, R, `gemm_ex ${M}x${K}x${N} tA=${tA} tB=${tB} acc=${accumulate}`);
+              } finally {
+                hs.forEach((x) => x.free());
+              }
+            }
+  assert.equal(ex.gemm_ex(0, 0, 0, 0, 0, 2, -1, 2, 0), -1);
+});
