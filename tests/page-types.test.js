@@ -1,0 +1,59 @@
+// The components' TypeScript declarations, resolved through package.json exports, type-check a consumer (strict).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { mkdtempSync, writeFileSync, rmSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+const consumer = `
+import * as ffn from 'ffn-lab';
+import { memoryModel, activationModel, paramModel, FfnMemoryWidget, FfnActivationPlot, FfnParamCalculator } from 'ffn-lab/components';
+void ffn.ready();
+const mem = memoryModel.buildMemory(memoryModel.parseFacts('Tokyo>Japan, Paris>France@1.2'));
+const r = memoryModel.compute(ffn, mem, { x: 0, y: 1, k: 2, activation: 'gelu' });
+const token: string | null = r.decoded.token;
+const coef: Float32Array = r.coef;
+const p = paramModel.computeBlock(ffn, paramModel.PRESETS.llama7b);
+const dff: number = p.dff;
+const min = activationModel.findMinimum(ffn, 'gelu');
+const w = document.createElement('ffn-memory-widget');
+const q: [number, number] = w.query;
+w.selectToken('Tokyo', { animate: false });
+w.activation = 'silu';
+const plot = document.querySelector('ffn-activation-plot');
+const x: number | undefined = plot?.readout?.x;
+const calc = document.createElement('ffn-param-calculator');
+calc.applyPreset('llama3_8b');
+const ok: boolean = w instanceof FfnMemoryWidget && calc instanceof FfnParamCalculator && plot instanceof FfnActivationPlot;
+// @ts-expect-error: not an activation of the widget
+w.activation = 'tanh';
+// @ts-expect-error: not a preset
+calc.applyPreset('gpt5');
+console.log(token, coef, dff, min.x, q, x, ok);
+`;
+
+test('web/components/index.d.ts type-checks a consumer of ffn-lab/components (strict)', () => {
+  mkdirSync(join(root, '.tmp'), { recursive: true });
+  const dir = mkdtempSync(join(root, '.tmp', 'page-types-'));
+  try {
+    writeFileSync(join(dir, 'consumer.ts'), consumer);
+    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({
+      compilerOptions: { strict: true, noEmit: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', lib: ['es2022', 'dom'], skipLibCheck: false },
+      files: ['consumer.ts'],
+    }));
+    let out = '';
+    try {
+      out = execFileSync(process.execPath, [tsc, '-p', join(dir, 'tsconfig.json')], { encoding: 'utf8' });
+    } catch (e) {
+      assert.fail(`tsc reported errors:\n${e.stdout}${e.stderr}`);
+    }
+    assert.equal(out.trim(), '');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
