@@ -1,0 +1,118 @@
+// Builds the packed GEMM natively under ASan/UBSan (portable path of src/simd.h) and checks it against the scalar references on edge shapes: catches any out-of-bounds pack or store.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const sources = readdirSync(path.join(root, 'src'))
+  .filter((f) => f.endsWith('.c'))
+  .map((f) => path.join(root, 'src', f));
+
+const DRIVER = String.raw`
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ffn.h"
+
+static unsigned rs = 12345u;
+static float rnd(void) { rs = rs * 1664525u + 1013904223u; return (float)((rs >> 8) * (1.0 / 16777216.0)) * 2.0f - 1.0f; }
+/* exact-size heap blocks (so ASan sees any overrun); at least one byte for empty ones */
+static float *fa(size_t n) { float *p = malloc(n ? n * sizeof(float) : 1); for (size_t i = 0; i < n; i++) p[i] = rnd(); return p; }
+static long fails = 0, checks = 0;
+static void expect_close(const float *a, const float *b, size_t n, float tol, const char *what, int M, int K, int N) {
+  for (size_t i = 0; i < n; i++) {
+    checks++;
+    if (!(fabsf(a[i] - b[i]) <= tol * (1.0f + fabsf(b[i])))) {
+      if (fails++ < 10) printf("FAIL %s %dx%dx%d [%zu]: %g vs %g\n", what, M, K, N, i, a[i], b[i]);
+      return;
+    }
+  }
+}
+int main(void) {
+  static const int S[] = {0, 1, 2, 3, 4, 5, 7, 8, 9, 13, 17, 33, 65};
+  int ns = (int)(sizeof S / sizeof S[0]);
+  for (int a = 0; a < ns; a++) for (int b = 0; b < ns; b++) for (int c = 0; c < ns; c++) {
+    int M = S[a], K = S[b], N = S[c];
+    float *A = fa((size_t)M * K), *B = fa((size_t)K * N), *Bu = fa((size_t)K * N), *bias = fa((size_t)N);
+    float *R = fa((size_t)M * N), *C = fa((size_t)M * N), *G = fa((size_t)M * N), *U = fa((size_t)M * N);
+    float *Bp = fa((size_t)gemm_packed_size(K, N)), *Gp = fa((size_t)gemm_gated_packed_size(K, N));
+    float *W = fa((size_t)gemm_work_size(M, K));
+    gemm_pack(Bp, B, K, N);
+    gemm_gated_pack(Gp, B, Bu, K, N);
+    matmul_ref(R, A, B, M, K, N);
+    for (int i = 0; i < M; i++) for (int j = 0; j < N; j++) R[(size_t)i * N + j] += bias[j];
+    int act = (M + K + N) % FFN_ACT_COUNT;
+    if (gemm_forward(C, A, Bp, bias, M, K, N, act, W) != FFN_OK) fails++;
+    act_ref(R, R, M * N, act);
+    expect_close(C, R, (size_t)M * N, 1e-5f, "gemm_forward", M, K, N);
+    if (gemm_gated_forward(C, A, Gp, M, K, N, act, W) != FFN_OK) fails++;
+    matmul_ref(G, A, B, M, K, N);
+    matmul_ref(U, A, Bu, M, K, N);
+    act_ref(G, G, M * N, act);
+    for (size_t i = 0; i < (size_t)M * N; i++) G[i] *= U[i];
+    expect_close(C, G, (size_t)M * N, 1e-5f, "gemm_gated_forward", M, K, N);
+    for (int t = 0; t < 4; t++) { /* transposed operands, read in place */
+      int tA = t & 1, tB = t >> 1;
+      float *At = fa((size_t)M * K), *Bt = fa((size_t)K * N);
+      for (int i = 0; i < M; i++) for (int k = 0; k < K; k++) At[tA ? (size_t)k * M + i : (size_t)i * K + k] = A[(size_t)i * K + k];
+      for (int k = 0; k < K; k++) for (int j = 0; j < N; j++) Bt[tB ? (size_t)j * K + k : (size_t)k * N + j] = B[(size_t)k * N + j];
+      matmul_ref(R, A, B, M, K, N);
+      memcpy(C, R, (size_t)M * N * sizeof(float));
+      if (gemm_ex(C, At, tA, Bt, tB, M, K, N, 1) != FFN_OK) fails++;
+      for (size_t i = 0; i < (size_t)M * N; i++) R[i] *= 2.0f;
+      expect_close(C, R, (size_t)M * N, 1e-5f, "gemm_ex", M, K, N);
+      free(At), free(Bt);
+    }
+    free(A), free(B), free(Bu), free(bias), free(R), free(C), free(G), free(U), free(Bp), free(Gp), free(W);
+  }
+  static const int L[][3] = {{1, 8, 32}, {3, 5, 7}, {65, 16, 40}, {130, 9, 33}, {0, 4, 4}, {2, 0, 3}};
+  for (int l = 0; l < 6; l++) {
+    int T = L[l][0], d = L[l][1], dff = L[l][2];
+    float *X = fa((size_t)T * d), *W1 = fa((size_t)d * dff), *Wu = fa((size_t)d * dff), *W2 = fa((size_t)dff * d);
+    float *b1 = fa((size_t)dff), *b2 = fa((size_t)d), *Y = fa((size_t)T * d), *R = fa((size_t)T * d);
+    float *P1 = fa((size_t)gemm_packed_size(d, dff)), *P2 = fa((size_t)gemm_packed_size(dff, d)), *Pg = fa((size_t)gemm_gated_packed_size(d, dff));
+    float *W = fa((size_t)ffn_packed_work_size(T, d, dff)), *Wr = fa((size_t)2 * T * dff);
+    gemm_pack(P1, W1, d, dff), gemm_pack(P2, W2, dff, d), gemm_gated_pack(Pg, W1, Wu, d, dff);
+    ffn_packed_forward(Y, X, P1, b1, P2, b2, T, d, dff, FFN_ACT_GELU_TANH, W);
+    ffn_ref(R, X, W1, b1, W2, b2, T, d, dff, FFN_ACT_GELU_TANH, Wr);
+    expect_close(Y, R, (size_t)T * d, 1e-4f, "ffn_packed_forward", T, d, dff);
+    gated_packed_forward(Y, X, Pg, P2, T, d, dff, FFN_ACT_SILU, W);
+    gated_ffn_ref(R, X, W1, Wu, W2, T, d, dff, FFN_ACT_SILU, Wr);
+    expect_close(Y, R, (size_t)T * d, 1e-4f, "gated_packed_forward", T, d, dff);
+    free(X), free(W1), free(Wu), free(W2), free(b1), free(b2), free(Y), free(R), free(P1), free(P2), free(Pg), free(W), free(Wr);
+  }
+  printf("%ld checks, %ld failures\n", checks, fails);
+  return fails != 0;
+}
+`;
+
+function has(cmd) {
+  return spawnSync(cmd, ['--version'], { stdio: 'ignore' }).status === 0;
+}
+const cc = ['cc', 'gcc', 'clang'].find(has);
+
+test('packed GEMM natively under ASan/UBSan vs the scalar references', { skip: cc ? false : 'no C compiler on PATH' }, () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'ffn-gemm-native-'));
+  try {
+    const drv = path.join(dir, 'gemm_driver.c');
+    writeFileSync(drv, DRIVER);
+    const exe = path.join(dir, 'gemm_driver');
+    execFileSync(
+      cc,
+      ['-std=c11', '-O1', '-g', '-Wall', '-Wextra', '-Werror', '-fsanitize=address,undefined', '-fno-sanitize-recover=all',
+        `-I${path.join(root, 'src')}`, ...sources, drv, '-lm', '-o', exe],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    const run = spawnSync(exe, [], { encoding: 'utf8', env: { ...process.env, ASAN_OPTIONS: 'detect_leaks=1' } });
+    const out = `${run.stdout}\n${run.stderr}`;
+    assert.equal(run.status, 0, `gemm driver failed:\n${out.slice(-4000)}`);
+    assert.match(run.stdout, /\d+ checks, 0 failures/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
