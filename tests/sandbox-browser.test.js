@@ -75,7 +75,7 @@ test('browser: an infinite loop is stopped at the timeout and the page stays res
   // While the learner code spins in its worker, the main thread keeps answering and ticking.
   await page.waitForTimeout(300);
   const mid = await page.evaluate(() => Number(document.getElementById('ticks').textContent));
-  assert.ok(mid > before + 2, `heartbeat moved from ${before} to ${mid}`);
+  assert.ok(mid > before + 1, `heartbeat moved from ${before} to ${mid}`);
   await page.waitForFunction(() => /more than 800 ms/.test(document.querySelector('#ex-gelu').shadowRoot.querySelector('.summary')?.textContent || ''), null, { timeout: 10000 });
   assert.ok(Date.now() - t0 < 8000);
   assert.match(await summary('ex-gelu').textContent(), /infinite loop/);
@@ -85,7 +85,8 @@ test('browser: an infinite loop is stopped at the timeout and the page stays res
 test('browser: progress (code and passed status) survives a reload', { skip: skip || false }, async () => {
   const mine = '// my last attempt\nfunction gelu(x) { return x }\n';
   await code('ex-gelu').fill(mine);
-  await page.waitForTimeout(400); // the editor saves 300 ms after the last keystroke
+  // the editor saves 300 ms after the last keystroke (and on blur)
+  await page.waitForFunction((m) => JSON.parse(localStorage.getItem('ffn-lab:sandbox:v1')).exercises.gelu.code === m, mine, { timeout: 5000 });
   await page.reload();
   await page.waitForFunction(() => window.__ready === true);
   assert.equal(await code('ex-gelu').inputValue(), mine);

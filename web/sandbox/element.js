@@ -249,6 +249,8 @@ export class FfnExerciseElement extends Base {
       header, prompt, examples, toolkit, this._editor.root, keysHelp, toolbar, confirmRow, hints, solution, results,
     ]));
 
+    this._editor.textarea.addEventListener('blur', () => this._flushSave());
+
     this._ui = { badge, runBtn, stopBtn, hintBtn, solBtn, resetBtn, confirmRow, confirmText, confirmYes, confirmNo, hints, solution, results };
     this._hintsShown = 0;
     for (let i = 0; i < (saved.hintsShown || 0); i++) this._revealHint(false);
