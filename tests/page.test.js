@@ -104,6 +104,22 @@ test('dragging the query onto Tokyo fires only Tokyo and decodes Japan', { skip 
   const q = await w.evaluate((el) => el.getAttribute('query'));
   const [x, y] = q.split(',').map(Number);
   assert.ok(Math.hypot(x, y - 1) < 0.08, `query attribute reflects the drag, got ${q}`);
+  // A touch drag (pointer events of type touch) onto Paris.
+  const paris = await w.evaluate((el) => {
+    const g = [...el.shadowRoot.querySelectorAll('.tok')].find((t) => t.textContent === 'Paris');
+    return g.querySelector('circle').getBoundingClientRect().toJSON();
+  });
+  await w.evaluate((el, [from, to]) => {
+    const svg = el.shadowRoot.querySelector('svg.plane.in');
+    const fire = (type, x, y) => svg.dispatchEvent(new PointerEvent(type, { pointerType: 'touch', pointerId: 7, isPrimary: true, button: 0, bubbles: true, composed: true, clientX: x, clientY: y }));
+    fire('pointerdown', from.x + from.width / 2, from.y + from.height / 2);
+    for (let i = 1; i <= 5; i++) fire('pointermove', from.x + from.width / 2 + (i / 5) * (to.x - from.x), from.y + from.height / 2 + (i / 5) * (to.y - from.y));
+    fire('pointerup', to.x + to.width / 2, to.y + to.height / 2);
+  }, [tokyo, paris]);
+  await nextFrames(page);
+  assert.equal(await memDecoded(page), 'France');
+  assert.deepEqual((await memRows(page)).map((r) => r.cls.includes('fires')), [false, true, false]);
+  await w.evaluate((el) => el.selectToken('Tokyo', { animate: false }));
   await page.waitForFunction(() => /Tokyo's memory fires \(\d\.\d\d\) and writes Japan/.test(document.querySelector('#memory').shadowRoot.querySelector('[aria-live]').textContent), null, { timeout: 5000 });
 });
 
@@ -302,6 +318,12 @@ test('state round-trips through attributes and the URL hash; reduced motion jump
 });
 
 test('screenshots of each component, light and dark (tests/artifacts/)', { skip }, async () => {
+  const w = await page.$('#memory');
+  await w.evaluate((el) => { el.activation = 'silu'; el.selectToken('the', { animate: false }); });
+  await nextFrames(page);
+  await w.screenshot({ path: join(ARTIFACTS, 'memory-widget-silu-leaks.png') });
+  await w.evaluate((el) => { el.activation = 'relu'; el.selectToken('Tokyo', { animate: false }); });
+  await nextFrames(page);
   for (const [id, name] of [['#memory', 'memory-widget'], ['#plot', 'activation-plot'], ['#calc', 'param-calculator']]) {
     await (await page.$(id)).screenshot({ path: join(ARTIFACTS, `${name}.png`) });
   }

@@ -23,6 +23,7 @@ svg.plane.in { cursor: crosshair; }
 .axis { stroke: var(--_grid); stroke-width: 0.012; }
 .region { fill: var(--_fire); opacity: 0; }
 .region.on { opacity: 0.18; }
+.keydir { stroke: var(--_accent); stroke-width: 0.014; opacity: 0.55; }
 .boundary { stroke: var(--_fire); stroke-width: 0.012; stroke-dasharray: 0.05 0.04; opacity: 0.75; }
 .tok circle { fill: var(--_bg); stroke: var(--_fg); stroke-width: 0.02; }
 .tok.key circle { stroke: var(--_accent); stroke-width: 0.03; }
@@ -38,6 +39,7 @@ svg.plane.in { cursor: crosshair; }
 .head-full { fill: var(--_accent); }
 .head-part { fill: var(--_fire); }
 .sliders { display: grid; grid-template-columns: auto 1fr auto; gap: 6px 8px; align-items: center; margin-top: 8px; font-size: 0.9em; }
+.sliders span.num { display: inline-block; min-width: 5.5ch; text-align: right; }
 .track { position: relative; height: 28px; border-radius: 14px; background: var(--_surface); border: 1px solid var(--_border); cursor: pointer; touch-action: none; }
 .thumb { position: absolute; top: 3px; width: 20px; height: 20px; margin-left: -10px; border-radius: 50%; background: var(--_accent); pointer-events: none; }
 .tokens { margin: 10px 0 6px; }
@@ -45,6 +47,8 @@ svg.plane.in { cursor: crosshair; }
 table { border-collapse: collapse; width: 100%; margin-top: 6px; font-size: 0.92em; }
 th, td { text-align: left; padding: 4px 6px; border-bottom: 1px solid var(--_grid); vertical-align: middle; }
 th { font-weight: 600; color: var(--_muted); font-size: 0.88em; }
+tbody th { color: var(--_fg); }
+.keyvec { display: block; font-family: var(--_mono); font-weight: 400; font-size: 0.82em; color: var(--_muted); white-space: nowrap; }
 td.num { text-align: right; white-space: nowrap; }
 .bar { position: relative; height: 14px; min-width: 70px; background: var(--_surface); border-radius: 3px; }
 .bar .zero { position: absolute; top: -2px; bottom: -2px; width: 2px; background: var(--_fg); }
@@ -286,6 +290,7 @@ export class FfnMemoryWidget extends ElementBase {
     svgEl('line', { class: 'axis', x1: -LIM, y1: 0, x2: LIM, y2: 0 }, inSvg);
     svgEl('line', { class: 'axis', x1: 0, y1: -LIM, x2: 0, y2: LIM }, inSvg);
     this._regions = mem.keyTokens.map(() => svgEl('polygon', { class: 'region' }, inSvg));
+    for (const t of mem.keyTokens) svgEl('line', { class: 'keydir', x1: 0, y1: 0, x2: t.pos[0] * 0.9, y2: -t.pos[1] * 0.9 }, inSvg);
     this._boundaries = mem.keyTokens.map(() => svgEl('polyline', { class: 'boundary', fill: 'none' }, inSvg));
     this._tokMarks = mem.tokens.map((t) => {
       const g = svgEl('g', { class: `tok ${t.kind}` }, inSvg);
@@ -363,9 +368,10 @@ export class FfnMemoryWidget extends ElementBase {
       const value = h('td', { class: 'num' });
       const status = h('span', { class: 'status' });
       const intop = h('td', { class: 'intop hide-narrow' });
-      const tr = h('tr', {}, h('th', { scope: 'row', text: `${f.key} → ${f.value}` }), match, h('td', {}, bar), value, h('td', {}, status), intop);
+      const keyLine = h('span', { class: 'keyvec' });
+      const tr = h('tr', {}, h('th', { scope: 'row' }, `${f.key} → ${f.value}`, keyLine), match, h('td', {}, bar), value, h('td', {}, status), intop);
       tbody.append(tr);
-      return { tr, match, fill, value, status, intop };
+      return { tr, match, fill, value, status, intop, keyLine };
     });
     const thead = h('thead', {}, h('tr', {},
       h('th', { text: 'memory (key → value)' }), h('th', { text: 'match x·k + b' }), h('th', { text: 'activation' }),
@@ -407,7 +413,7 @@ export class FfnMemoryWidget extends ElementBase {
       if (e.button !== undefined && e.button !== 0) return;
       e.preventDefault();
       cancelAnimationFrame(this._anim);
-      el.setPointerCapture?.(e.pointerId);
+      try { el.setPointerCapture?.(e.pointerId); } catch { /* synthetic or already released pointer */ }
       if (el.getAttribute('tabindex') !== null) el.focus();
       onMove(e);
       const move = (ev) => onMove(ev);
@@ -504,8 +510,10 @@ export class FfnMemoryWidget extends ElementBase {
 
     // Table.
     this._actHeader.textContent = `φ = ${ACT_LABEL[r.activation]}`;
+    const N = mem.dff;
     r.coef.forEach((c, i) => {
       const row = this._rows[i];
+      row.keyLine.textContent = `k = (${fmt(mem.W1.data[i], 2)}, ${fmt(mem.W1.data[N + i], 2)}), b = ${fmt(mem.b1.data[i], 2)}`;
       row.match.textContent = fmt(r.match[i], 2);
       row.value.textContent = fmt(c, 3);
       const z = (-BAR_MIN) / (BAR_MAX - BAR_MIN);
