@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer harness natively (clang-14, ASan+UBSan) against src/*.c and fuzzes for N seconds (default 600).
+#   tests/fuzz/run.sh [seconds]     FFN_FUZZ_OUT=dir (default $TMPDIR/ffn-fuzz) holds the binary, corpus, crashes.
+# Replays tests/fuzz/regressions/* first (every past finding), then fuzzes from the seed corpus tests/fuzz/corpus.b64
+# (one base64 input per line) plus whatever earlier runs left in $FFN_FUZZ_OUT/corpus.
+# Exit status 0 = no finding; the last line printed is a one-line summary (the README quotes it).
+set -euo pipefail
+secs="${1:-600}"
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+out="${FFN_FUZZ_OUT:-${TMPDIR:-/tmp}/ffn-fuzz}"
+mkdir -p "$out/corpus" "$out/artifacts"
+rm -rf "$out/seed" && mkdir -p "$out/seed"
+i=0
+while IFS= read -r line; do
+  case "$line" in '#'* | '') continue ;; esac
+  printf '%s' "$line" | base64 -d >"$out/seed/$i" && i=$((i + 1))
+done <"$here/corpus.b64"
+
+cc="$(command -v clang-14 || command -v clang || true)"
+if [ -z "$cc" ]; then
+  echo "fuzz: clang-14 not found; run: apt-get install clang-14 libclang-rt-14-dev" >&2
+  exit 2
+fi
+
+# -fsanitize=fuzzer,address,undefined: libFuzzer driver, heap/stack overruns, UB (incl. float->int overflow)
+# -fno-sanitize-recover=all: the first UB report aborts, so libFuzzer keeps the input
+# -O1 -g: fast enough, exact line numbers; no -ffast-math anywhere (NaN semantics are under test)
+bin="$out/fuzz_kernels"
+srcs=("$root"/src/*.c)
+"$cc" -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer \
+  -I"$root/src" "${srcs[@]}" "$here/fuzz_kernels.c" -lm -o "$bin.new"
+mv "$bin.new" "$bin"
+
+export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:allocator_may_return_null=1"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+
+shopt -s nullglob
+regs=("$here"/regressions/*)
+if [ ${#regs[@]} -gt 0 ]; then
+  "$bin" -runs=1 "${regs[@]}" >"$out/regressions.log" 2>&1 || { cat "$out/regressions.log" >&2; echo "fuzz: a regression input fails" >&2; exit 1; }
+  echo "fuzz: ${#regs[@]} regression inputs pass"
+fi
+
+log="$out/fuzz.log"
+set +e
+"$bin" "$out/corpus" "$out/seed" -max_total_time="$secs" -timeout=20 -rss_limit_mb=2048 -max_len=4096 \
+  -print_final_stats=1 -artifact_prefix="$out/artifacts/" >"$log" 2>&1
+rc=$?
+set -e
+runs="$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')"
+cov="$(grep -o 'cov: [0-9]*' "$log" | tail -1 | grep -o '[0-9]*' || echo '?')"
+if [ $rc -ne 0 ]; then
+  grep -m1 -E 'fuzz_kernels:|ERROR: |runtime error' "$log" >&2 || tail -30 "$log" >&2
+  echo "fuzz: FINDING after $runs runs; input saved in $out/artifacts/ (copy it to tests/fuzz/regressions/); log $log" >&2
+  exit 1
+fi
+echo "fuzz: $(date -u +%F) ${secs}s, $runs inputs, $cov coverage edges, corpus $(ls "$out/corpus" | wc -l) files, no finding (clang-14 ASan+UBSan)"
