@@ -115,6 +115,28 @@ test('browser: hints are progressive; the solution needs a confirmation before a
   await page.keyboard.press('Home');
   await page.keyboard.press('Tab');
   assert.equal(await code('ex-ffn').inputValue(), '  x');
+  // Escape releases the Tab key: focus moves on to the Run button instead of indenting
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('Tab');
+  assert.equal(await code('ex-ffn').inputValue(), '  x');
+  assert.equal(await page.evaluate(() => document.activeElement.shadowRoot.activeElement.textContent), 'Run tests');
+});
+
+test('browser: learner code cannot post to the page; forged "passed" messages change nothing', { skip: skip || false }, async () => {
+  const src = `function gelu(x) {
+  const tries = [];
+  for (const f of [() => postMessage({ type: 'done', compileError: null }), () => self.postMessage({ type: 'result', index: 0 }),
+    () => Object.getPrototypeOf(self).postMessage.call(self, {}), () => DedicatedWorkerGlobalScope.prototype.postMessage.call(self, {}),
+    () => new MessageChannel().port1.postMessage({})]) {
+    try { f(); tries.push('posted'); } catch (e) { tries.push('refused'); }
+  }
+  if (tries.includes('posted')) throw new Error(tries.join());
+  return { data: new Float32Array(x.data.length), shape: x.shape };
+}
+function geluTanh(x) { return gelu(x) }`;
+  const r = await page.evaluate((s) => window.__grade('gelu', s), src);
+  assert.equal(r.passed, false);
+  assert.equal(r.tests[1].status, 'fail', r.tests[1].message); // reached the return: every post was refused
 });
 
 test('browser: errors carry learner line and column (runtime and syntax), and mountExercise works', { skip: skip || false }, async () => {
