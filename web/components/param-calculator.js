@@ -13,6 +13,7 @@ form input[type="number"] { width: 100%; color: var(--_fg); }
 fieldset { border: 1px solid var(--_grid); border-radius: 6px; padding: 6px 10px 10px; margin: 0; grid-column: 1 / -1; display: grid; grid-template-columns: repeat(auto-fill, minmax(150px, 1fr)); gap: 8px 14px; }
 legend { font-size: 0.9em; font-weight: 600; padding: 0 4px; }
 fieldset[disabled] label { opacity: 0.6; }
+input:disabled, select:disabled { opacity: 0.55; cursor: not-allowed; }
 .results { margin-top: 12px; display: grid; grid-template-columns: repeat(auto-fill, minmax(190px, 1fr)); gap: 8px; }
 .card { background: var(--_surface); border-radius: 6px; padding: 8px 10px; }
 .card .k { font-size: 0.84em; color: var(--_muted); }
@@ -181,8 +182,9 @@ export class FfnParamCalculator extends ElementBase {
     const card = (key, label) => {
       const v = h('div', { class: 'v', 'data-out': key });
       const s = h('div', { class: 's' });
-      this._out[key] = { v, s };
-      return h('div', { class: 'card' }, h('div', { class: 'k', text: label }), v, s);
+      const k = h('div', { class: 'k', text: label });
+      this._out[key] = { v, s, k };
+      return h('div', { class: 'card' }, k, v, s);
     };
     this._out = {};
     this._results = h('div', { class: 'results' },
@@ -253,7 +255,9 @@ export class FfnParamCalculator extends ElementBase {
     const set = (k, v, s = '') => { o[k].v.textContent = v; o[k].s.textContent = s; };
     const big = (x) => (x >= 1e9 ? `${(x / 1e9).toFixed(2)} billion` : x >= 1e6 ? `${(x / 1e6).toFixed(2)} million` : '');
     set('dff', fmtInt(r.dff), `${r.ratio.toFixed(2)} × d${r.gated ? ', gated' : ''}`);
-    set('ffnParams', fmtInt(r.ffnParams), `${big(r.ffnParams)}${r.moe ? ' (one expert)' : ''}`);
+    o.ffnParams.k.textContent = r.moe ? 'parameters of one expert FFN' : 'FFN parameters per layer';
+    o.ffnFlops.k.textContent = r.moe ? 'active FFN forward FLOPs per token' : 'FFN forward FLOPs per token';
+    set('ffnParams', fmtInt(r.ffnParams), big(r.ffnParams));
     set('attnParams', fmtInt(r.attnParams), `${big(r.attnParams)}${r.kvHeads < r.heads ? ` (GQA: ${r.kvHeads} KV heads for ${r.heads})` : ''}`);
     const share = r.moe ? r.moe.shareTotal : r.share;
     set('share', `${(100 * share).toFixed(1)}%`, r.moe ? `active only: ${(100 * r.moe.shareActive).toFixed(1)}%` : 'FFN / (FFN + attention projections)');
