@@ -51,21 +51,20 @@ if (!browser) {
   const { launchBrowser } = await import(pathToFileURL(join(root, 'tests/helpers/browser.js')).href);
   const server = await startServer({ root, port: 0, host: '127.0.0.1' });
   const b = await launchBrowser();
-  const browserObj = b.browser || b;
   try {
-    const page = await browserObj.newPage();
+    const page = await b.newPage();
     page.on('console', (m) => console.log(m.text()));
     page.on('pageerror', (e) => console.error('page error:', e.message));
-    await page.goto(`${server.url.replace(/\/$/, '')}/tests/bench/page.html`);
+    await page.goto(`${server.url}tests/bench/page.html`);
     await page.waitForFunction(() => window.benchReady === true, null, { timeout: 60000 });
-    const version = browserObj.version();
+    const version = b.context.browser()?.version() ?? (await page.evaluate(() => navigator.userAgent.match(/Chrome\/[\d.]+/)?.[0]));
     const res = await page.evaluate(
-      async ({ probe, quick, env }) => window.runBenchInPage(probe, quick, env),
-      { probe: probeBytes.toString('base64'), quick, env: `headless Chromium ${version}, ${cpu}` },
+      async ({ probe, quick: q, env }) => window.runBenchInPage(probe, q, env),
+      { probe: probeBytes.toString('base64'), quick, env: `headless Chromium (${version}), ${cpu}` },
     );
     if (res && res.error) throw new Error(res.error);
   } finally {
-    await (b.close ? b.close() : browserObj.close());
+    await b.close();
     await server.close();
   }
 }
