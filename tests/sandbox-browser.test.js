@@ -165,6 +165,8 @@ test('browser: network and code loading are refused inside the worker and no req
     `new Worker("${marker}/worker.js")`,
     `(async function(){}).constructor("return imp" + "ort('${marker}/ctor.js')")()`,
     `setTimeout("fetch('${marker}/timer')", 0)`,
+    `new FontFace("probe", "url(${marker}/font.woff2)").load()`,
+    `self.fonts.add(1)`,
   ];
   for (const a of attempts) {
     const r = await page.evaluate((src) => window.__grade('gelu', src), `function gelu(x) {\n  ${a};\n  return x;\n}\nfunction geluTanh(x) { return x }`);

@@ -59,11 +59,12 @@ const BLOCKED_GLOBALS = [
   'fetch', 'XMLHttpRequest', 'WebSocket', 'WebSocketStream', 'EventSource', 'WebTransport', 'importScripts',
   'Worker', 'SharedWorker', 'BroadcastChannel', 'indexedDB', 'caches', 'cookieStore', 'navigator',
   'RTCPeerConnection', 'RTCDataChannel', 'Notification', 'FileSystemHandle', 'close', 'postMessage',
+  'FontFace', 'fonts', 'FontFaceSet', // a FontFace with a url() source is fetched, even from a worker
   'process', 'require', 'module', 'Deno', 'Bun', 'onmessage',
 ];
 
 // Functions learners might reasonably call get a stub that says why it fails; the rest simply disappear.
-const STUBBED = new Set(['fetch', 'XMLHttpRequest', 'WebSocket', 'WebSocketStream', 'EventSource', 'WebTransport', 'importScripts', 'Worker', 'SharedWorker', 'BroadcastChannel', 'close', 'postMessage']);
+const STUBBED = new Set(['FontFace', 'fetch', 'XMLHttpRequest', 'WebSocket', 'WebSocketStream', 'EventSource', 'WebTransport', 'importScripts', 'Worker', 'SharedWorker', 'BroadcastChannel', 'close', 'postMessage']);
 
 function blocked(name) {
   const f = function () {
