@@ -13,7 +13,9 @@ void ffn_gate_mul(float *h, const float *g, const float *u, size_t n, int act);
 #define NR 8          /* columns of a packed panel: two f32x4 */
 #define NC 64         /* columns per epilogue group: 8 panels share one activation call per row */
 #define A_BUDGET 131072 /* floats of packed A kept hot in L2 (512 KB): sets the row block mc */
-#define FFN_ROWS 64   /* token rows per block in the fused FFN layers (hidden block stays in L2) */
+#ifndef FFN_ROWS
+#define FFN_ROWS 128 /* token rows per block in the fused FFN layers (hidden block stays in L2) */
+#endif
 
 /* Keeps clang from hoisting all the A broadcasts of a k step up front (V8 would spill them). */
 #if defined(__wasm_simd128__)

@@ -93,7 +93,7 @@ const padEnd = (s, n) => String(s).padEnd(n);
  * tf: tfjs-core with the wasm backend set (1 thread, SIMD); probe: instantiated probe.wasm exports.
  */
 export async function runBench({ ffn, raw, tf, probe, quick = false, log = console.log, env = '' }) {
-  const opts = quick ? { batchMs: 25, reps: 5, warmMs: 40 } : { batchMs: 70, reps: 9, warmMs: 120 };
+  const opts = quick ? { batchMs: 25, reps: 5, warmMs: 40 } : { batchMs: 50, reps: 9, warmMs: 100 };
   const sample = quick ? 3 : 6;
   const results = { env, quick, gemm: [], act: [], tiny: [], layers: [] };
   const t00 = now();
