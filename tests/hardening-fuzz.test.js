@@ -1,0 +1,52 @@
+// Short libFuzzer run (about 60 s with the build) of tests/fuzz/fuzz_kernels.c over every ffn.h entry point, native ASan+UBSan; the long run is tests/fuzz/run.sh [seconds].
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const FUZZ_SECONDS = Number(process.env.FFN_FUZZ_SECONDS || 45);
+const fuzzRt = '/usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a';
+
+function missing() {
+  const cc = spawnSync('clang-14', ['--version'], { stdio: 'ignore' }).status === 0;
+  if (cc && readdirSync(path.dirname(fuzzRt)).includes(path.basename(fuzzRt))) return null;
+  const why = 'clang-14 with libFuzzer is missing (apt-get install clang-14 libclang-rt-14-dev)';
+  if (process.env.CI) throw new Error(`fuzzing required in CI but ${why}`);
+  return why;
+}
+
+let skip;
+try {
+  skip = missing();
+} catch (e) {
+  skip = null;
+  test('fuzz toolchain present', () => {
+    throw e;
+  });
+}
+
+test(`libFuzzer: every ffn.h entry point for ${FUZZ_SECONDS} s under ASan+UBSan, past findings replayed`, { skip: skip || false, timeout: (FUZZ_SECONDS + 240) * 1000 }, () => {
+  const out = mkdtempSync(path.join(tmpdir(), 'ffn-fuzz-'));
+  let passed = false;
+  try {
+    const run = spawnSync('bash', [path.join(root, 'tests/fuzz/run.sh'), String(FUZZ_SECONDS)], {
+      encoding: 'utf8',
+      env: { ...process.env, FFN_FUZZ_OUT: out },
+      maxBuffer: 16 * 2 ** 20,
+    });
+    const text = `${run.stdout}\n${run.stderr}`;
+    assert.equal(run.status, 0, `fuzzing found a problem (crash input kept in ${out}/artifacts):\n${text.slice(-6000)}`);
+    const m = /fuzz: .* (\d+) inputs, (\d+) coverage edges/.exec(run.stdout);
+    assert.ok(m, `no summary line in:\n${text.slice(-2000)}`);
+    // the harness must really have run: thousands of inputs and coverage of all kernel families
+    assert.ok(Number(m[1]) > 1000, `only ${m[1]} inputs ran`);
+    assert.ok(Number(m[2]) > 800, `only ${m[2]} coverage edges`);
+    passed = true;
+  } finally {
+    if (passed) rmSync(out, { recursive: true, force: true }); // a failing run keeps its artifacts
+  }
+});
