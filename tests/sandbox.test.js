@@ -1,7 +1,7 @@
 // Node tests of the exercise sandbox: reference solutions pass, every known-wrong variant is diagnosed as itself, learner code is contained and located.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { gradeExercise, exercises, exerciseIds, createProgressStore, memoryStorage, exportProgress, importProgress, toolkitNames } from 'ffn-lab/sandbox';
+import { gradeExercise, mountExercise, exercises, exerciseIds, createProgressStore, memoryStorage, exportProgress, importProgress, toolkitNames } from 'ffn-lab/sandbox';
 import { variantSources } from './sandbox-variants.js';
 import { erf, matmul, map } from '../web/sandbox/toolkit.js';
 import { compareValue, expect as spec } from '../web/sandbox/compare.js';
@@ -212,6 +212,23 @@ test('console output is captured and bounded', async () => {
   assert.equal(r.passed, true);
   assert.equal(r.logs.length, 200);
   assert.equal(r.logs[0].text, 'line 0');
+});
+
+test('deep recursion and runaway allocation are contained', async () => {
+  const rec = await gradeExercise('gelu', 'function gelu(x) {\n  return gelu(x);\n}');
+  assert.equal(rec.tests[0].error.name, 'RangeError');
+  assert.equal(rec.tests[0].error.line, 2);
+  const oom = await gradeExercise('gelu', 'function gelu(x) { const a = []; while (true) a.push(new Array(1e6).fill(1.5)); }', { timeout: 10000 });
+  assert.equal(oom.status, 'crashed');
+  assert.match(oom.summary, /memory/);
+  const after = await gradeExercise('gelu', byId('gelu').solution);
+  assert.equal(after.passed, true); // the grader keeps working
+});
+
+test('mountExercise needs a DOM; in Node it refuses clearly', () => {
+  assert.throws(() => mountExercise(null, 'gelu'), /container must be a DOM element/);
+  assert.throws(() => mountExercise({ appendChild() {}, ownerDocument: {} }, 'nope'), /unknown exercise "nope"/);
+  assert.throws(() => mountExercise({ appendChild() {}, ownerDocument: {} }, 'gelu'), /custom elements are not available/);
 });
 
 test('an aborted run stops the worker', async () => {
