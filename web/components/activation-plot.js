@@ -87,8 +87,8 @@ export class FfnActivationPlot extends ElementBase {
 
   attributeChangedCallback(name) {
     if (this._reflecting) return;
-    this._readAttributes();
-    if (!this._ready) return;
+    if (!this._readAttributes() || !this._ready) return;
+    this._root.querySelector('.error')?.remove();
     if (name === 'range') { this._computeStatic(); this._redraw(); } else if (name === 'curves') { this._syncLegend(); this._redraw(); } else this._scheduleCursor();
   }
 
@@ -121,8 +121,10 @@ export class FfnActivationPlot extends ElementBase {
         this._visible = new Set(ids);
       }
       this._x = Math.max(this._range[0], Math.min(this._range[1], this._x));
+      return true;
     } catch (err) {
       this._showError(err);
+      return false;
     }
   }
 

@@ -107,8 +107,9 @@ export class FfnMemoryWidget extends ElementBase {
       if (this._ready) this._rebuild(false);
       return;
     }
-    this._readAttributes(name);
-    if (!this._ready) return;
+    const ok = this._readAttributes(name);
+    if (!this._ready || !ok) return;
+    this._root.querySelector('.error')?.remove();
     if (name === 'facts' || name === 'distractors') this._rebuild();
     else if (name === 'threshold') this._rebuild(false);
     else this._scheduleRender();
@@ -166,8 +167,10 @@ export class FfnMemoryWidget extends ElementBase {
       } else if (!only) {
         this._pendingToken = this._facts[0].key;
       }
+      return true;
     } catch (err) {
       this._showError(err);
+      return false;
     }
   }
 

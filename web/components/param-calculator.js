@@ -55,8 +55,7 @@ export class FfnParamCalculator extends ElementBase {
 
   attributeChangedCallback() {
     if (this._reflecting) return;
-    this._readAttributes();
-    if (this._ready) { this._syncForm(); this._schedule(); }
+    if (this._readAttributes() && this._ready) { this._syncForm(); this._schedule(); }
   }
 
   /** Current configuration (see computeBlock). */
@@ -103,8 +102,10 @@ export class FfnParamCalculator extends ElementBase {
         cfg.moe = e ? { experts: e, active: num('active-experts') ?? 1, shared: num('shared-experts') ?? 0 } : null;
       }
       this._cfg = cfg;
+      return true;
     } catch (err) {
       this._showError(err);
+      return false;
     }
   }
 
