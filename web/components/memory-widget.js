@@ -67,7 +67,14 @@ tr.top .intop { color: var(--_fg); font-weight: 600; }
 .decoded { font-weight: 700; color: var(--_accent); }
 .live { margin-top: 6px; font-size: 0.92em; }
 .acts button { min-width: 56px; }
-@media (max-width: 420px) { th.hide-narrow, td.hide-narrow { display: none; } }
+:host { container-type: inline-size; }
+.tablewrap { overflow-x: auto; }
+@container (max-width: 460px) {
+  th.hide-narrow, td.hide-narrow { display: none; }
+  .keyvec { white-space: normal; }
+  th, td { padding: 4px 3px; }
+  .bar { min-width: 48px; }
+}
 `;
 
 export class FfnMemoryWidget extends ElementBase {
@@ -377,10 +384,10 @@ export class FfnMemoryWidget extends ElementBase {
       return { tr, match, fill, value, status, intop, keyLine };
     });
     const thead = h('thead', {}, h('tr', {},
-      h('th', { text: 'memory (key → value)' }), h('th', { text: 'match x·k + b' }), h('th', { text: 'activation' }),
+      h('th', { text: 'memory (key → value)' }), h('th', { text: 'match x·k+b' }), h('th', { text: 'activation' }),
       h('th', { text: 'φ' }), h('th', { text: 'state' }), h('th', { class: 'hide-narrow', text: 'top-k' })));
     this._actHeader = thead.querySelectorAll('th')[3];
-    root.append(h('table', {}, h('caption', { class: 'sr-only', text: 'Each memory: its match with the query and its activation' }), thead, tbody));
+    root.append(h('div', { class: 'tablewrap' }, h('table', {}, h('caption', { class: 'sr-only', text: 'Each memory: its match with the query and its activation' }), thead, tbody)));
 
     // Controls.
     const N = mem.dff;
