@@ -13,6 +13,9 @@ void ffn_gate_mul(float *h, const float *g, const float *u, size_t n, int act);
 #define NR 8          /* columns of a packed panel: two f32x4 */
 #define NC 64         /* columns per epilogue group: 8 panels share one activation call per row */
 #define A_BUDGET 131072 /* floats of packed A kept hot in L2 (512 KB): sets the row block mc */
+#ifndef KC
+#define KC 512 /* K block: a 4x512 A strip and a 512x8 B panel block (24 KB) stay in L1 */
+#endif
 #ifndef FFN_ROWS
 #define FFN_ROWS 128 /* token rows per block in the fused FFN layers (hidden block stays in L2) */
 #endif
@@ -106,11 +109,18 @@ static int row_block(int M, int K) {
   return imin(mc, (M + MR - 1) / MR * MR);
 }
 
+/* Floats of packed A a call needs: the K-blocked GEMM (kc = min(K, KC)) or the unblocked gated one. */
+static size_t a_floats(int M, int K) {
+  int kc = K > KC ? KC : K;
+  size_t blocked = (size_t)row_block(M, kc) * kc, full = (size_t)row_block(M, K) * K;
+  return (blocked > full ? blocked : full) + (size_t)MR * NC;
+}
+
 /* Scratch floats gemm_forward / gemm_gated_forward need for A (M,K). Negative sizes -> -1. */
 FFN_API double gemm_work_size(int M, int K) {
   if (M < 0 || K < 0) return -1;
   if (M <= 1) return 0; /* the GEMV path reads A in place */
-  return (double)row_block(M, K) * K + (double)MR * NC;
+  return (double)a_floats(M, K);
 }
 
 /* ---- microkernels ---------------------------------------------------------------------------- */
@@ -217,25 +227,34 @@ static void gemm_run(float *C, const float *A, int transA, int lda, const float 
     }
     return;
   }
-  int mc = row_block(M, K);
+  /* K in blocks of KC when K is large: a block of the A strip and of the B panel then stay in L1;
+     later blocks add into C, the bias goes with the first block, the activation after the last. */
+  int kc = K > KC ? KC : K;
+  int mc = row_block(M, kc);
   float *Ap = work;
-  for (int i0 = 0; i0 < M; i0 += mc) {
-    int mb = imin(mc, M - i0);
-    pack_a(Ap, A, transA, lda, K, i0, mb);
-    for (int j0 = 0; j0 < N; j0 += NC) { /* a group of panels: the activation runs on L1-hot rows */
-      int nb = imin(NC, N - j0);
-      for (int s = 0; s < mb; s += MR) {
-        int rows = imin(MR, mb - s);
-        float *Crow = C + (size_t)(i0 + s) * N;
-        for (int c0 = j0; c0 < j0 + nb; c0 += NR) {
-          f32x4 acc[MR][2];
-          ukr_4x8(Ap + (size_t)s * K, Bp + (size_t)(c0 / NR) * K * NR, K, acc);
-          store_tile(Crow + c0, N, acc, bias ? bias + c0 : NULL, rows, imin(NR, N - c0), accumulate);
+  for (int k0 = 0; k0 < K || k0 == 0; k0 += kc) {
+    int kb = imin(kc, K - k0), first = k0 == 0, last = k0 + kb >= K;
+    const float *Ak = A + (transA ? (size_t)k0 * lda : (size_t)k0);
+    for (int i0 = 0; i0 < M; i0 += mc) {
+      int mb = imin(mc, M - i0);
+      pack_a(Ap, Ak, transA, lda, kb, i0, mb);
+      for (int j0 = 0; j0 < N; j0 += NC) { /* a group of panels: the activation runs on L1-hot rows */
+        int nb = imin(NC, N - j0);
+        for (int s = 0; s < mb; s += MR) {
+          int rows = imin(MR, mb - s);
+          float *Crow = C + (size_t)(i0 + s) * N;
+          for (int c0 = j0; c0 < j0 + nb; c0 += NR) {
+            f32x4 acc[MR][2];
+            ukr_4x8(Ap + (size_t)s * kb, Bp + (size_t)(c0 / NR) * K * NR + (size_t)k0 * NR, kb, acc);
+            store_tile(Crow + c0, N, acc, bias && first ? bias + c0 : NULL, rows, imin(NR, N - c0),
+                       accumulate || !first);
+          }
+          if (last && act != FFN_ACT_IDENTITY)
+            for (int r = 0; r < rows; r++) act_forward(Crow + (size_t)r * N + j0, Crow + (size_t)r * N + j0, nb, act);
         }
-        if (act != FFN_ACT_IDENTITY)
-          for (int r = 0; r < rows; r++) act_forward(Crow + (size_t)r * N + j0, Crow + (size_t)r * N + j0, nb, act);
       }
     }
+    if (kb == 0) break;
   }
 }
 
@@ -277,7 +296,7 @@ FFN_API int gemm_ex(float *C, const float *A, int transA, const float *B, int tr
                     int N, int accumulate) {
   if (M < 0 || K < 0 || N < 0) return FFN_EINVAL;
   if (M == 0 || N == 0) return FFN_OK;
-  size_t nb = (size_t)panels(N) * NR * K, nw = (size_t)row_block(M, K) * K + (size_t)MR * NC;
+  size_t nb = (size_t)panels(N) * NR * K, nw = a_floats(M, K);
   float *buf = malloc((nb + nw + 4) * sizeof(float));
   if (!buf) return FFN_ENOMEM;
   pack_b(buf, B, transB, K, N);

@@ -70,6 +70,18 @@ int main(void) {
     }
     free(A), free(B), free(Bu), free(bias), free(R), free(C), free(G), free(U), free(Bp), free(Gp), free(W);
   }
+  for (int K = 513; K <= 1100; K += 587) { /* more than one K block (512) */
+    int M = 6, N = 11, act = FFN_ACT_GELU;
+    float *A = fa((size_t)M * K), *B = fa((size_t)K * N), *bias = fa((size_t)N), *R = fa((size_t)M * N), *C = fa((size_t)M * N);
+    float *Bp = fa((size_t)gemm_packed_size(K, N)), *W = fa((size_t)gemm_work_size(M, K));
+    gemm_pack(Bp, B, K, N);
+    gemm_forward(C, A, Bp, bias, M, K, N, act, W);
+    matmul_ref(R, A, B, M, K, N);
+    for (int i = 0; i < M; i++) for (int j = 0; j < N; j++) R[(size_t)i * N + j] += bias[j];
+    act_ref(R, R, M * N, act);
+    expect_close(C, R, (size_t)M * N, 1e-4f, "gemm_forward K-blocked", M, K, N);
+    free(A), free(B), free(bias), free(R), free(C), free(Bp), free(W);
+  }
   static const int L[][3] = {{1, 8, 32}, {3, 5, 7}, {65, 16, 40}, {130, 9, 33}, {0, 4, 4}, {2, 0, 3}};
   for (int l = 0; l < 6; l++) {
     int T = L[l][0], d = L[l][1], dff = L[l][2];

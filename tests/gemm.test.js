@@ -133,7 +133,7 @@ test('gemm_forward across row blocks, panel groups and the GEMV path (no bias)',
 test('the fused bias + activation epilogue equals the unfused act_forward(A @ B + b) for every activation', () => {
   const r = rng(13);
   for (const act of ACTS)
-    for (const [M, K, N] of [[1, 9, 13], [5, 17, 70], [8, 8, 8], [13, 33, 9], [2, 3, 131]]) {
+    for (const [M, K, N] of [[1, 9, 13], [5, 17, 70], [8, 8, 8], [13, 33, 9], [2, 3, 131], [6, 1100, 20]]) {
       const hs = [];
       const h = heap(hs);
       try {
@@ -302,4 +302,18 @@ test('gemm_ex: transposed operands read in place and accumulation, bit-equal to 
               }
             }
   assert.equal(ex.gemm_ex(0, 0, 0, 0, 0, 2, -1, 2, 0), -1);
+  // K beyond one K block (blocks of 512 accumulate into C): against float64
+  for (const [M, K, N, tA, tB] of [[9, 1300, 11, 1, 0], [5, 777, 17, 0, 1]]) {
+    const hs = [];
+    const h = heap(hs);
+    try {
+      const A = rand(r, M * K), B = rand(r, K * N), C0 = rand(r, M * N);
+      const pC = h.put(C0);
+      assert.equal(ex.gemm_ex(pC, h.put(tA ? T(A, M, K) : A), tA, h.put(tB ? T(B, K, N) : B), tB, M, K, N, 1), 0);
+      const { C: C64, S } = ref64(A, B, null, M, K, N);
+      assertWithin(h.get(pC, M * N).map((v, i) => v - C0[i]), C64, S.map((s, i) => s + 2 * Math.abs(C0[i])), K, `gemm_ex K-blocked ${M}x${K}x${N}`);
+    } finally {
+      hs.forEach((x) => x.free());
+    }
+  }
 });
