@@ -46,7 +46,9 @@ async function typeAndRun(id, source) {
 
 test('browser: type a correct solution, run with Ctrl+Enter, every test passes and ffn-exercise-passed fires', { skip: skip || false }, async () => {
   await typeAndRun('ex-gelu', solution('gelu'));
-  await page.waitForFunction(() => /All \d+ tests passed/.test(document.querySelector('#ex-gelu').shadowRoot.querySelector('.summary')?.textContent || ''), null, { timeout: 15000 });
+  await page
+    .waitForFunction(() => /All \d+ tests passed/.test(document.querySelector('#ex-gelu').shadowRoot.querySelector('.summary')?.textContent || ''), null, { timeout: 15000 })
+    .catch(async (e) => assert.fail(`${e.message}; the results say: ${await page.locator('#ex-gelu .results').textContent()}`));
   const passes = await page.locator('#ex-gelu li.pass').count();
   assert.equal(passes, 16);
   assert.equal(await page.locator('#ex-gelu .badge').textContent(), 'Passed');
@@ -94,6 +96,17 @@ test('browser: progress (code and passed status) survives a reload', { skip: ski
   const stored = await page.evaluate(() => JSON.parse(localStorage.getItem('ffn-lab:sandbox:v1')));
   assert.equal(stored.version, 1);
   assert.equal(stored.exercises.gelu.status, 'passed');
+  // export, wipe, import through the element's progress box
+  await page.locator('#ex-gelu details.progress summary').click();
+  await page.locator('#ex-gelu button[part~="export-button"]').click();
+  const exported = await page.locator('#ex-gelu textarea.progress-json').inputValue();
+  assert.equal(JSON.parse(exported).exercises.gelu.code, mine);
+  await page.evaluate(() => localStorage.removeItem('ffn-lab:sandbox:v1'));
+  await page.locator('#ex-gelu textarea.progress-json').fill(exported);
+  await page.locator('#ex-gelu button[part~="import-button"]').click();
+  assert.match(await page.locator('#ex-gelu details.progress [role="status"]').textContent(), /Imported progress for \d+ exercise/);
+  assert.equal(await code('ex-gelu').inputValue(), mine);
+  assert.equal(await page.locator('#ex-gelu .badge').textContent(), 'Passed');
 });
 
 test('browser: hints are progressive; the solution needs a confirmation before a pass', { skip: skip || false }, async () => {

@@ -66,6 +66,9 @@ ul.tests .detail { display: block; margin-left: 1.3rem; color: var(--ffn-ex-mute
 .logs { font-size: .82rem; background: var(--ffn-ex-code-bg, #f3f4f6); padding: .4rem .6rem; border-radius: 4px; max-height: 12rem; overflow: auto; white-space: pre-wrap; }
 .solution pre { background: var(--ffn-ex-code-bg, #f3f4f6); padding: .6rem; border-radius: 6px; overflow: auto; font-size: .85rem; }
 .note { font-size: .82rem; color: var(--ffn-ex-muted, #5f6670); }
+.progress { margin-top: .6rem; font-size: .85rem; }
+.progress summary { cursor: pointer; color: var(--ffn-ex-muted, #5f6670); }
+.progress-json { width: 100%; font-family: var(--ffn-ex-mono, ui-monospace, monospace); font-size: .78rem; }
 `;
 
 const Base = globalThis.HTMLElement ?? class {};
@@ -244,9 +247,10 @@ export class FfnExerciseElement extends Base {
       el(doc, 'pre', { textContent: ex.solution }),
     ]);
     const results = el(doc, 'div', { className: 'results', part: 'results', role: 'status', 'aria-live': 'polite', 'aria-atomic': 'false' });
+    const progress = this._progressBox(doc);
 
     root.append(el(doc, 'section', { part: 'container', 'aria-label': `Exercise ${ex.number}: ${ex.title}` }, [
-      header, prompt, examples, toolkit, this._editor.root, keysHelp, toolbar, confirmRow, hints, solution, results,
+      header, prompt, examples, toolkit, this._editor.root, keysHelp, toolbar, confirmRow, hints, solution, results, progress,
     ]));
 
     this._editor.textarea.addEventListener('blur', () => this._flushSave());
@@ -270,6 +274,42 @@ export class FfnExerciseElement extends Base {
     resetBtn.addEventListener('click', () => {
       this._confirm('Reset this exercise? Your code goes back to the starter and its saved progress is cleared.', 'Reset', () => this.reset());
     });
+  }
+
+  _progressBox(doc) {
+    const store = this._store;
+    const note = store.persistent
+      ? 'Your code and results are saved in this browser. To move them to another browser, export them here and import them there.'
+      : 'Storage is blocked on this page, so your progress lasts only for this visit. Export it here to keep it.';
+    const json = el(doc, 'textarea', { className: 'progress-json', part: 'progress-json', 'aria-label': 'Progress as JSON', spellcheck: false, rows: 4 });
+    const msg = el(doc, 'p', { className: 'note', role: 'status' });
+    const exportBtn = el(doc, 'button', { type: 'button', part: 'button export-button', textContent: 'Export all progress' });
+    const importBtn = el(doc, 'button', { type: 'button', part: 'button import-button', textContent: 'Import' });
+    exportBtn.addEventListener('click', () => {
+      this._flushSave();
+      json.value = store.exportJSON();
+      json.select();
+      msg.textContent = 'Copy this text to keep it. Paste it here later and press Import to restore.';
+    });
+    importBtn.addEventListener('click', () => {
+      try {
+        const n = store.importJSON(json.value);
+        this._render();
+        this._emit('ffn-exercise-progress-imported', { exercise: this._ex.id, count: n });
+        const again = this.shadowRoot.querySelector('.progress');
+        again.open = true;
+        again.querySelector('[role="status"]').textContent = `Imported progress for ${n} exercise${n === 1 ? '' : 's'}. Other exercises on this page show it after a reload.`;
+      } catch (e) {
+        msg.textContent = `Could not import: ${e.message}`;
+      }
+    });
+    return el(doc, 'details', { className: 'progress', part: 'progress' }, [
+      el(doc, 'summary', { textContent: 'Your progress' }),
+      el(doc, 'p', { className: 'note', textContent: note }),
+      el(doc, 'div', { className: 'toolbar' }, [exportBtn, importBtn]),
+      json,
+      msg,
+    ]);
   }
 
   _confirm(text, yesLabel, action) {
