@@ -166,6 +166,7 @@ export interface FfnExerciseEventMap {
   'ffn-exercise-hint': CustomEvent<{ exercise: ExerciseId; index: number; hint: string }>;
   'ffn-exercise-solution-shown': CustomEvent<{ exercise: ExerciseId }>;
   'ffn-exercise-reset': CustomEvent<{ exercise: ExerciseId }>;
+  'ffn-exercise-progress-imported': CustomEvent<{ exercise: ExerciseId; count: number }>;
 }
 
 /** <ffn-exercise exercise="gelu" timeout="2000" storage-key="ffn-lab:sandbox:v1"> */
