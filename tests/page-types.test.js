@@ -15,6 +15,8 @@ import * as ffn from 'ffn-lab';
 import { memoryModel, activationModel, paramModel, FfnMemoryWidget, FfnActivationPlot, FfnParamCalculator } from 'ffn-lab/components';
 void ffn.ready();
 const mem = memoryModel.buildMemory(memoryModel.parseFacts('Tokyo>Japan, Paris>France@1.2'));
+const firstKey: string = mem.keyTokens[0].name;
+const w1: Float32Array = mem.W1.data;
 const r = memoryModel.compute(ffn, mem, { x: 0, y: 1, k: 2, activation: 'gelu' });
 const token: string | null = r.decoded.token;
 const coef: Float32Array = r.coef;
@@ -34,7 +36,7 @@ const ok: boolean = w instanceof FfnMemoryWidget && calc instanceof FfnParamCalc
 w.activation = 'tanh';
 // @ts-expect-error: not a preset
 calc.applyPreset('gpt5');
-console.log(token, coef, dff, min.x, q, x, ok);
+console.log(token, coef, dff, min.x, q, x, ok, firstKey, w1);
 `;
 
 test('web/components/index.d.ts type-checks a consumer of ffn-lab/components (strict)', () => {

@@ -71,7 +71,7 @@ export interface BlockCounts {
   ffnParams: number; ffnFlops: number; attnParams: number; attnFlops: number; share: number;
   moe: null | {
     experts: number; active: number; shared: number; router: number; totalParams: number; activeParams: number;
-    activeFlops: number; totalFlopsIfDense: number; shareTotal: number; shareActive: number;
+    activeFraction: number; activeFlops: number; totalFlopsIfDense: number; shareTotal: number; shareActive: number;
   };
 }
 
@@ -84,6 +84,20 @@ export class FfnParamCalculator extends HTMLElement {
   applyPreset(id: PresetId): void;
 }
 
+type Tensor = { data: Float32Array; shape: number[] };
+
+/** The hand-built memory FFN: x (2) @ W1 (2, N) + b1 (N) -> match; coef (N) @ W2 (N, 2) -> written. */
+export interface MemoryFfn {
+  d: 2;
+  dff: number;
+  facts: Fact[];
+  thresholds: number[];
+  tokens: { name: string; kind: 'key' | 'distractor'; pos: [number, number]; angle?: number }[];
+  keyTokens: { name: string; kind: 'key'; pos: [number, number]; angle: number }[];
+  vocab: { name: string; angle: number; dir: [number, number] }[];
+  W1: Tensor; b1: Tensor; W2: Tensor; W1aug: Tensor; UT: Tensor;
+}
+
 export declare namespace memoryModel {
   const KEY_SCALE: number;
   const VALUE_SCALE: number;
@@ -94,10 +108,11 @@ export declare namespace memoryModel {
   function parseFacts(input: string | Fact[]): Fact[];
   function formatFacts(facts: Fact[]): string;
   function parseDistractors(input: string | string[]): string[];
-  function buildMemory(facts?: readonly Fact[], distractors?: readonly string[], threshold?: number): any;
-  function compute(ffn: FfnModule, mem: any, state: { x: number; y: number; k?: number; activation?: Activation }): MemoryResult;
-  function describe(mem: any, r: MemoryResult): string;
-  function firingRegion(mem: any, i: number, lim?: number): [number, number][];
+  function buildMemory(facts?: readonly Fact[], distractors?: readonly string[], threshold?: number): MemoryFfn;
+  function compute(ffn: FfnModule, mem: MemoryFfn, state: { x: number; y: number; k?: number; activation?: Activation }): MemoryResult;
+  function describe(mem: MemoryFfn, r: MemoryResult): string;
+  function nearestToken(mem: MemoryFfn, x: number, y: number, radius?: number): MemoryFfn['tokens'][number] | null;
+  function firingRegion(mem: MemoryFfn, i: number, lim?: number): [number, number][];
 }
 
 export declare namespace activationModel {

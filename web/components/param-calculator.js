@@ -267,7 +267,7 @@ export class FfnParamCalculator extends ElementBase {
     for (const el of this._moeCards) el.hidden = !r.moe;
     if (r.moe) {
       set('moeTotal', fmtInt(r.moe.totalParams), `${big(r.moe.totalParams)}: ${r.moe.experts}${r.moe.shared ? ` + ${r.moe.shared} shared` : ''} experts + router`);
-      set('moeActive', fmtInt(r.moe.activeParams), `${r.moe.active}${r.moe.shared ? ` + ${r.moe.shared}` : ''} experts + router, ${(100 * r.moe.activeParams / r.moe.totalParams).toFixed(1)}% of the total`);
+      set('moeActive', fmtInt(r.moe.activeParams), `${r.moe.active}${r.moe.shared ? ` + ${r.moe.shared}` : ''} experts + router, ${(100 * r.moe.activeFraction).toFixed(1)}% of the total`);
       set('moeFlops', fmtInt(r.moe.activeFlops), `vs ${fmtInt(r.moe.totalFlopsIfDense)} if every expert ran`);
     }
     this._barFfn.style.width = `${100 * share}%`;

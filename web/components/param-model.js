@@ -68,7 +68,7 @@ export function computeBlock(ffn, input) {
     const activeFlops = (active + shared) * oneFlops + 2 * router;
     out.moe = {
       experts, active, shared, router,
-      totalParams: total, activeParams, activeFlops, totalFlopsIfDense: (experts + shared) * oneFlops + 2 * router,
+      totalParams: total, activeParams, activeFraction: activeParams / total, activeFlops, totalFlopsIfDense: (experts + shared) * oneFlops + 2 * router,
       shareTotal: total / (total + attnParams), shareActive: activeParams / (activeParams + attnParams),
     };
     out.share = out.moe.shareTotal;
