@@ -228,6 +228,20 @@ test('the activation plot renders and reads about -0.170 for GELU at x = -0.752'
   await page.keyboard.press('ArrowLeft');
   await nextFrames(page);
   assert.equal(await readGelu(), '-0.1700');
+  // Hovering reads the curve under the pointer: aim at x = 1 on the first panel's axis.
+  const box = await p.evaluate((el) => {
+    const svg = el.shadowRoot.querySelector('svg.plot');
+    const tick = [...svg.querySelectorAll('text.tick')].find((t) => t.textContent === '1');
+    const r = tick.getBoundingClientRect();
+    return { x: r.x + r.width / 2, y: svg.getBoundingClientRect().y + 80 };
+  });
+  await page.mouse.move(box.x, box.y);
+  await nextFrames(page);
+  const hovered = await p.evaluate((el) => el.readout.x);
+  assert.ok(Math.abs(hovered - 1) < 0.03, `hover at the x = 1 tick reads x = ${hovered}`);
+  const relu1 = await p.evaluate((el) => el.shadowRoot.querySelector('tr[data-curve="relu"] td').textContent);
+  assert.equal(Number(relu1), Math.fround(hovered) > 0 ? Number(hovered.toFixed(4)) : 0);
+  await p.evaluate((el) => { el.x = -0.752; });
   const notes = await p.evaluate((el) => [...el.shadowRoot.querySelectorAll('text.note')].map((t) => t.textContent));
   assert.ok(notes.some((t) => /GELU min -0\.170 at -0\.752/.test(t)), notes.join(' | '));
   assert.ok(notes.some((t) => /SiLU min -0\.278 at -1\.278/.test(t)), notes.join(' | '));
