@@ -232,7 +232,7 @@ export function matmul(A, B) {
   const K = a.shape[a.shape.length - 1];
   const N = b.shape[1];
   if (b.shape[0] !== K) throw new RangeError('ref.matmul: shapes');
-  const M = a.data.length / K || 0;
+  const M = a.shape.slice(0, -1).reduce((p, s) => p * s, 1); // from the shape: K = 0 still has rows
   const out = new Float64Array(M * N);
   for (let i = 0; i < M; i++) {
     for (let p = 0; p < K; p++) {
@@ -279,7 +279,7 @@ function transpose2(t) {
 
 function flatRows(t) {
   const d = t.shape[t.shape.length - 1];
-  return { data: t.data, shape: [t.data.length / d || 0, d] };
+  return { data: t.data, shape: [t.shape.slice(0, -1).reduce((p, s) => p * s, 1), d] };
 }
 
 /** Analytic SwiGLU gradients (chain rule in float64): { dX, dWGate, dWUp, dWDown }. */
