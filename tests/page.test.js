@@ -131,8 +131,9 @@ test('the token buttons: Tokyo writes Japan, "the" fires nothing', { skip }, asy
   let rows = await memRows(page);
   assert.deepEqual(rows.map((r) => r.cls.split(' ')[0]), ['fires', 'silent', 'silent']);
   await (await w.$('button[data-token="the"]')).click();
-  await page.waitForFunction(() => document.querySelector('#memory').shadowRoot.querySelector('.out p').dataset.decoded === '', null, { timeout: 5000 });
-  await page.waitForTimeout(400); // let the move animation finish
+  // The glide ends by writing the token's position into the query attribute.
+  await page.waitForFunction(() => document.querySelector('#memory').getAttribute('query') === '0.060,-0.104', null, { timeout: 5000 });
+  await nextFrames(page);
   rows = await memRows(page);
   assert.deepEqual(rows.map((r) => r.coef), [0, 0, 0]);
   assert.deepEqual(rows.map((r) => r.cls.split(' ')[0]), ['silent', 'silent', 'silent']);
