@@ -7,12 +7,47 @@ import { toolkitNames } from './toolkit.js';
 
 const STYLE = `
 :host {
+  --_font: var(--ffn-ex-font, system-ui, sans-serif);
+  --_fg: var(--ffn-ex-fg, #1d1d1f);
+  --_bg: var(--ffn-ex-bg, #fff);
+  --_border: var(--ffn-ex-border, #d0d4da);
+  --_radius: var(--ffn-ex-radius, 8px);
+  --_muted: var(--ffn-ex-muted, #5f6670);
+  --_pass: var(--ffn-ex-pass, #1a7f37);
+  --_mono: var(--ffn-ex-mono, ui-monospace, SFMono-Regular, Menlo, Consolas, monospace);
+  --_code-bg: var(--ffn-ex-code-bg, #f3f4f6);
+  --_editor-height: var(--ffn-ex-editor-height, 18rem);
+  --_code-size: var(--ffn-ex-code-size, 13px);
+  --_fail: var(--ffn-ex-fail, #c62828);
+  --_accent: var(--ffn-ex-accent, #2b59c3);
+  --_button-bg: var(--ffn-ex-button-bg, #fff);
+  --_accent-fg: var(--ffn-ex-accent-fg, #fff);
+  --_diagnosis: var(--ffn-ex-diagnosis, #b26a00);
+  --_diagnosis-bg: var(--ffn-ex-diagnosis-bg, #fff7e6);
+}
+@media (prefers-color-scheme: dark) {
+  :host {
+    --_fg: var(--ffn-ex-fg, #e6e8eb);
+    --_bg: var(--ffn-ex-bg, #1b1d21);
+    --_border: var(--ffn-ex-border, #3d434b);
+    --_muted: var(--ffn-ex-muted, #a7aeb8);
+    --_pass: var(--ffn-ex-pass, #6fd08c);
+    --_code-bg: var(--ffn-ex-code-bg, #24282d);
+    --_fail: var(--ffn-ex-fail, #ff8a80);
+    --_accent: var(--ffn-ex-accent, #8fb0ff);
+    --_button-bg: var(--ffn-ex-button-bg, #2a2e34);
+    --_accent-fg: var(--ffn-ex-accent-fg, #0b1020);
+    --_diagnosis: var(--ffn-ex-diagnosis, #e3a64a);
+    --_diagnosis-bg: var(--ffn-ex-diagnosis-bg, #2f2714);
+  }
+}
+:host {
   display: block;
-  font-family: var(--ffn-ex-font, system-ui, sans-serif);
-  color: var(--ffn-ex-fg, #1d1d1f);
-  background: var(--ffn-ex-bg, #fff);
-  border: 1px solid var(--ffn-ex-border, #d0d4da);
-  border-radius: var(--ffn-ex-radius, 8px);
+  font-family: var(--_font);
+  color: var(--_fg);
+  background: var(--_bg);
+  border: 1px solid var(--_border);
+  border-radius: var(--_radius);
   padding: 1rem 1.1rem;
   line-height: 1.5;
 }
@@ -20,55 +55,55 @@ const STYLE = `
 * { box-sizing: border-box; }
 header { display: flex; align-items: baseline; gap: .75rem; flex-wrap: wrap; }
 h3 { margin: 0; font-size: 1.1rem; }
-.level { color: var(--ffn-ex-muted, #5f6670); font-size: .85rem; }
+.level { color: var(--_muted); font-size: .85rem; }
 .badge { margin-left: auto; font-size: .8rem; padding: .1rem .55rem; border-radius: 999px; border: 1px solid currentColor; }
-.badge.passed { color: var(--ffn-ex-pass, #1a7f37); }
-.badge.attempted { color: var(--ffn-ex-muted, #5f6670); }
+.badge.passed { color: var(--_pass); }
+.badge.attempted { color: var(--_muted); }
 .badge:empty { display: none; }
-code, pre, .editor { font-family: var(--ffn-ex-mono, ui-monospace, SFMono-Regular, Menlo, Consolas, monospace); }
-code { background: var(--ffn-ex-code-bg, #f3f4f6); padding: 0 .2em; border-radius: 3px; font-size: .92em; }
+code, pre, .editor { font-family: var(--_mono); }
+code { background: var(--_code-bg); padding: 0 .2em; border-radius: 3px; font-size: .92em; }
 .examples { margin: .4rem 0; padding-left: 1.2rem; font-size: .9rem; }
 .examples li { margin: .15rem 0; }
-.toolkit, .keys { color: var(--ffn-ex-muted, #5f6670); font-size: .82rem; margin: .3rem 0; }
-.editor { display: grid; grid-template-columns: auto 1fr; border: 1px solid var(--ffn-ex-border, #d0d4da); border-radius: 6px;
-  background: var(--ffn-ex-code-bg, #f7f8fa); height: var(--ffn-ex-editor-height, 18rem); overflow: hidden; font-size: var(--ffn-ex-code-size, 13px); }
-.gutter { overflow: hidden; padding: .5rem .4rem .5rem .6rem; text-align: right; color: var(--ffn-ex-muted, #8a9099); user-select: none;
-  border-right: 1px solid var(--ffn-ex-border, #d0d4da); line-height: 1.5; white-space: pre; }
+.toolkit, .keys { color: var(--_muted); font-size: .82rem; margin: .3rem 0; }
+.editor { display: grid; grid-template-columns: auto 1fr; border: 1px solid var(--_border); border-radius: 6px;
+  background: var(--_code-bg); height: var(--_editor-height); overflow: hidden; font-size: var(--_code-size); }
+.gutter { overflow: hidden; padding: .5rem .4rem .5rem .6rem; text-align: right; color: var(--_muted); user-select: none;
+  border-right: 1px solid var(--_border); line-height: 1.5; white-space: pre; }
 .gutter span { display: block; }
-.gutter span.marked { color: var(--ffn-ex-fail, #c62828); font-weight: 700; }
+.gutter span.marked { color: var(--_fail); font-weight: 700; }
 textarea.code { border: 0; margin: 0; resize: none; outline: none; padding: .5rem .6rem; background: transparent; color: inherit; font: inherit;
   line-height: 1.5; tab-size: 2; white-space: pre; overflow: auto; width: 100%; height: 100%; }
-.editor:focus-within { outline: 2px solid var(--ffn-ex-accent, #2b59c3); outline-offset: 1px; }
+.editor:focus-within { outline: 2px solid var(--_accent); outline-offset: 1px; }
 .toolbar { display: flex; gap: .5rem; flex-wrap: wrap; margin: .6rem 0; align-items: center; }
-button { font: inherit; font-size: .9rem; padding: .35rem .8rem; border-radius: 6px; border: 1px solid var(--ffn-ex-border, #c4c9d0);
-  background: var(--ffn-ex-button-bg, #fff); color: inherit; cursor: pointer; }
-button:focus-visible { outline: 2px solid var(--ffn-ex-accent, #2b59c3); outline-offset: 1px; }
+button { font: inherit; font-size: .9rem; padding: .35rem .8rem; border-radius: 6px; border: 1px solid var(--_border);
+  background: var(--_button-bg); color: inherit; cursor: pointer; }
+button:focus-visible { outline: 2px solid var(--_accent); outline-offset: 1px; }
 button:disabled { opacity: .55; cursor: default; }
-button.run { background: var(--ffn-ex-accent, #2b59c3); color: var(--ffn-ex-accent-fg, #fff); border-color: transparent; }
-button.link { border: 0; padding: 0; background: none; color: var(--ffn-ex-accent, #2b59c3); text-decoration: underline; font-size: inherit; }
+button.run { background: var(--_accent); color: var(--_accent-fg); border-color: transparent; }
+button.link { border: 0; padding: 0; background: none; color: var(--_accent); text-decoration: underline; font-size: inherit; }
 .confirm { display: flex; gap: .5rem; align-items: center; flex-wrap: wrap; font-size: .9rem; padding: .4rem .6rem;
-  border: 1px dashed var(--ffn-ex-border, #c4c9d0); border-radius: 6px; }
+  border: 1px dashed var(--_border); border-radius: 6px; }
 .confirm[hidden], .hints[hidden], .solution[hidden], [hidden] { display: none; }
 .hints { margin: .4rem 0; padding-left: 1.2rem; }
 .hints li { margin: .25rem 0; }
 .results { margin-top: .5rem; }
 .summary { font-weight: 600; margin: .3rem 0; }
-.summary.pass { color: var(--ffn-ex-pass, #1a7f37); }
-.summary.fail { color: var(--ffn-ex-fail, #c62828); }
-.diagnosis { border-left: 4px solid var(--ffn-ex-diagnosis, #b26a00); background: var(--ffn-ex-diagnosis-bg, #fff7e6); padding: .4rem .7rem; margin: .5rem 0; border-radius: 4px; }
+.summary.pass { color: var(--_pass); }
+.summary.fail { color: var(--_fail); }
+.diagnosis { border-left: 4px solid var(--_diagnosis); background: var(--_diagnosis-bg); padding: .4rem .7rem; margin: .5rem 0; border-radius: 4px; }
 .diagnosis strong { display: block; }
 ul.tests { list-style: none; padding: 0; margin: .3rem 0; font-size: .9rem; }
 ul.tests li { padding: .15rem 0; }
 ul.tests li .mark { display: inline-block; width: 1.3rem; font-weight: 700; }
-ul.tests li.pass .mark { color: var(--ffn-ex-pass, #1a7f37); }
-ul.tests li:not(.pass) .mark { color: var(--ffn-ex-fail, #c62828); }
-ul.tests .detail { display: block; margin-left: 1.3rem; color: var(--ffn-ex-muted, #5f6670); font-family: var(--ffn-ex-mono, ui-monospace, monospace); font-size: .82rem; white-space: pre-wrap; }
-.logs { font-size: .82rem; background: var(--ffn-ex-code-bg, #f3f4f6); padding: .4rem .6rem; border-radius: 4px; max-height: 12rem; overflow: auto; white-space: pre-wrap; }
-.solution pre { background: var(--ffn-ex-code-bg, #f3f4f6); padding: .6rem; border-radius: 6px; overflow: auto; font-size: .85rem; }
-.note { font-size: .82rem; color: var(--ffn-ex-muted, #5f6670); }
+ul.tests li.pass .mark { color: var(--_pass); }
+ul.tests li:not(.pass) .mark { color: var(--_fail); }
+ul.tests .detail { display: block; margin-left: 1.3rem; color: var(--_muted); font-family: var(--_mono); font-size: .82rem; white-space: pre-wrap; }
+.logs { font-size: .82rem; background: var(--_code-bg); padding: .4rem .6rem; border-radius: 4px; max-height: 12rem; overflow: auto; white-space: pre-wrap; }
+.solution pre { background: var(--_code-bg); padding: .6rem; border-radius: 6px; overflow: auto; font-size: .85rem; }
+.note { font-size: .82rem; color: var(--_muted); }
 .progress { margin-top: .6rem; font-size: .85rem; }
-.progress summary { cursor: pointer; color: var(--ffn-ex-muted, #5f6670); }
-.progress-json { width: 100%; font-family: var(--ffn-ex-mono, ui-monospace, monospace); font-size: .78rem; }
+.progress summary { cursor: pointer; color: var(--_muted); }
+.progress-json { width: 100%; font-family: var(--_mono); font-size: .78rem; }
 `;
 
 const Base = globalThis.HTMLElement ?? class {};
