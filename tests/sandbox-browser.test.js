@@ -230,3 +230,43 @@ test('browser: grading works under a strict CSP (page without unsafe-eval; worke
   assert.deepEqual(violations, []);
   await p.close();
 });
+
+test('browser: default colours meet WCAG contrast (4.5:1 text) in light and dark', { skip: skip || false }, async () => {
+  const p = await browser.newPage();
+  const lum = ([r, g, b]) => {
+    const c = [r, g, b].map((v) => {
+      const s = v / 255;
+      return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
+  };
+  const ratio = (a, b) => {
+    const [x, y] = [lum(a), lum(b)].sort((m, n) => n - m);
+    return (x + 0.05) / (y + 0.05);
+  };
+  for (const scheme of ['light', 'dark']) {
+    await p.emulateMedia({ colorScheme: scheme });
+    await p.goto(new URL('tests/fixtures/sandbox.html', server.url).href);
+    await p.waitForFunction(() => window.__ready === true);
+    await p.locator('#ex-ffn textarea.code').fill('function ffn(X) { return X }\nfunction ffnParamCount(d, f) { return 2 * d * f + f + d }');
+    await p.locator('#ex-ffn button.run').click();
+    await p.waitForFunction(() => /of \d+ tests passed/.test(document.querySelector('#ex-ffn').shadowRoot.querySelector('.summary')?.textContent || ''), null, { timeout: 15000 });
+    const pairs = await p.evaluate(() => {
+      const root = document.querySelector('#ex-ffn').shadowRoot;
+      const rgb = (s) => s.match(/[\d.]+/g).slice(0, 3).map(Number);
+      const bg = rgb(getComputedStyle(document.querySelector('#ex-ffn')).backgroundColor);
+      const fg = (sel) => rgb(getComputedStyle(root.querySelector(sel)).color);
+      return {
+        bg,
+        text: fg('.prompt'),
+        muted: fg('.toolkit'),
+        fail: fg('.summary.fail'),
+        pass: fg('li.pass .mark'),
+      };
+    });
+    for (const key of ['text', 'muted', 'fail', 'pass']) {
+      assert.ok(ratio(pairs[key], pairs.bg) >= 4.5, `${scheme} ${key}: ${ratio(pairs[key], pairs.bg).toFixed(2)}`);
+    }
+  }
+  await p.close();
+});
