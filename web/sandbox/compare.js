@@ -23,7 +23,7 @@ export function fmtNum(v) {
   if (!Number.isFinite(v)) return v > 0 ? 'Infinity' : '-Infinity';
   if (Number.isInteger(v) && Math.abs(v) < 1e15) return v.toLocaleString('en-US');
   const a = Math.abs(v);
-  if (a !== 0 && (a < 1e-3 || a >= 1e6)) return v.toExponential(4);
+  if (a !== 0 && (a < 1e-3 || a >= 1e6)) return v.toExponential(4).replace(/\.?0+e/, 'e');
   return String(Number(v.toPrecision(7)));
 }
 

@@ -4,6 +4,7 @@ import { getExercise } from './exercises.js';
 import { createProgressStore, DEFAULT_STORAGE_KEY } from './storage.js';
 import { createEditor } from './editor.js';
 import { toolkitNames } from './toolkit.js';
+import { fmtNum } from './compare.js';
 
 const STYLE = `
 :host {
@@ -499,12 +500,14 @@ export class FfnExerciseElement extends Base {
       for (const t of report.tests) {
         const li = el(doc, 'li', { className: t.pass ? 'pass' : t.status, part: t.pass ? 'test test-pass' : 'test test-fail' }, [
           el(doc, 'span', { className: 'mark', 'aria-hidden': 'true', textContent: t.pass ? '✓' : t.status === 'not-run' ? '–' : '✗' }),
-          el(doc, 'span', { textContent: `${t.name}: ${t.pass ? 'passed' : t.status === 'not-run' ? 'not run' : t.status === 'timeout' ? 'timed out' : 'failed'}` }),
+          el(doc, 'span', { textContent: `${t.name}: ${t.pass ? `passed${t.maxError > 0 ? ` (max error ${fmtNum(t.maxError)})` : ''}` : t.status === 'not-run' ? 'not run' : t.status === 'timeout' ? 'timed out' : 'failed'}` }),
         ]);
         if (!t.pass && t.message) li.append(el(doc, 'span', { className: 'detail', textContent: t.message }));
         list.append(li);
       }
       parts.push(list);
+      const tol = report.tolerance;
+      parts.push(el(doc, 'p', { className: 'note', part: 'tolerance', textContent: `A value passes when |got − expected| ≤ ${fmtNum(tol.atol)} + ${fmtNum(tol.rtol)}·|expected|; counts and indices must match exactly. Expected values come from ffn-lab's wasm kernels.` }));
     }
     if (report.passed) {
       parts.push(el(doc, 'p', { className: 'note', textContent: 'Well done. You can now compare with the reference solution.' }));
