@@ -93,7 +93,7 @@ const padEnd = (s, n) => String(s).padEnd(n);
  * tf: tfjs-core with the wasm backend set (1 thread, SIMD); probe: instantiated probe.wasm exports.
  */
 export async function runBench({ ffn, raw, tf, probe, quick = false, log = console.log, env = '' }) {
-  const opts = quick ? { batchMs: 25, reps: 5, warmMs: 40 } : { batchMs: 50, reps: 9, warmMs: 100 };
+  const opts = quick ? { batchMs: 15, reps: 9, warmMs: 40 } : { batchMs: 25, reps: 21, warmMs: 100 };
   const sample = quick ? 3 : 6;
   const results = { env, quick, gemm: [], act: [], tiny: [], layers: [] };
   const t00 = now();
@@ -273,7 +273,7 @@ export async function runBench({ ffn, raw, tf, probe, quick = false, log = conso
       for (let k = 0; k < d; k++)
         if (!(Math.abs(ob.dX.data[i * d + k] - dX[k]) <= 1e-4 * s * Math.sqrt(dff))) throw new Error(`bench: swigluBackward dX wrong at [${i},${k}]`);
     }
-    const ob2 = interleaved([{ fn: oursB }, { fn: xnnB }], { ...opts, reps: Math.max(3, opts.reps - 4) });
+    const ob2 = interleaved([{ fn: oursB }, { fn: xnnB }], { ...opts, batchMs: 1, reps: quick ? 3 : 5 }); // tfjs takes seconds per call
     const bflops = 2 * T * d * dff * 8; // 2 recomputed forward products + 6 backward products
     log(`SwiGLU backward N=${T} d=${d} d_ff=${dff}: ffn-lab swigluBackward ${(ob2[0] * 1e3).toFixed(1)} ms (${(bflops / ob2[0] / 1e9).toFixed(1)} GFLOPS, weights copied in per call), tfjs-wasm ops ${(ob2[1] * 1e3).toFixed(1)} ms: ${(ob2[1] / ob2[0]).toFixed(2)}x`);
     results.layers.push({ name: 'swiglu_backward', ffnlabMs: ob2[0] * 1e3, xnnpackMs: ob2[1] * 1e3, speedup: ob2[1] / ob2[0] });
