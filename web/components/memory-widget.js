@@ -394,7 +394,7 @@ export class FfnMemoryWidget extends ElementBase {
     this._kInput = h('input', { type: 'range', min: '0', max: String(N), step: '1', 'aria-label': 'top-k: number of strongest memories in the partial sum' });
     this._kInput.addEventListener('input', () => this._set({ k: Number(this._kInput.value) }));
     this._kVal = h('span', { class: 'num' });
-    this._tInput = h('input', { type: 'range', min: '0', max: '3', step: '0.05', 'aria-label': 'threshold: the bias subtracted from every match' });
+    this._tInput = h('input', { type: 'range', min: '-2', max: '3', step: '0.05', 'aria-label': 'threshold: the bias subtracted from every match' });
     this._tInput.addEventListener('input', () => this._set({ threshold: Number(this._tInput.value) }, true));
     this._tVal = h('span', { class: 'num' });
     this._actBtns = ACTIVATIONS.map((a) => h('button', { type: 'button', text: ACT_LABEL[a], 'data-activation': a, onclick: () => this._set({ activation: a }) }));
