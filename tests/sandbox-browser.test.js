@@ -128,6 +128,15 @@ test('browser: hints are progressive; the solution needs a confirmation before a
   await page.keyboard.press('Home');
   await page.keyboard.press('Tab');
   assert.equal(await code('ex-ffn').inputValue(), '  x');
+  // Enter keeps the indentation, one level deeper after an opening brace
+  await code('ex-ffn').fill('function f() {');
+  await code('ex-ffn').focus();
+  await page.keyboard.press('End');
+  await page.keyboard.press('Enter');
+  await page.keyboard.type('return 1;');
+  assert.equal(await code('ex-ffn').inputValue(), 'function f() {\n  return 1;');
+  await code('ex-ffn').fill('  x');
+  await code('ex-ffn').focus();
   // Escape releases the Tab key: focus moves on to the Run button instead of indenting
   await page.keyboard.press('Escape');
   await page.keyboard.press('Tab');
