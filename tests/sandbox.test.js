@@ -239,6 +239,13 @@ test('an aborted run stops the worker', async () => {
   assert.equal(r.status, 'aborted');
 });
 
+test('an oversized source is refused before it reaches a worker', async () => {
+  const r = await gradeExercise('gelu', `// ${'x'.repeat(100001)}`);
+  assert.equal(r.status, 'refused');
+  assert.match(r.summary, /the limit is 100000/);
+  assert.ok(r.tests.every((t) => t.status === 'not-run'));
+});
+
 test('bad grader arguments throw clear errors', async () => {
   await assert.rejects(() => gradeExercise('nope', ''), /unknown exercise "nope"/);
   await assert.rejects(() => gradeExercise('gelu', 42), TypeError);
