@@ -81,8 +81,6 @@ static inline f64x2 normal_cdf_d(f64x2 x) {
 #define GELU_TANH_A 0.044715
 #define GELU_SIGMOID_K 1.702
 
-/* x with -inf replaced by -FLT_MAX: x * (vanishing factor) then gives -0, not -inf * tiny */
-static inline f64x2 lowclamp_d(f64x2 x) { return f64x2_clamp(x, -FLT_MAX, INFINITY); }
 /* x with both infinities replaced by +-FLT_MAX (for products with a vanishing factor) */
 static inline f64x2 clamp_d(f64x2 x) { return f64x2_clamp(x, -FLT_MAX, FLT_MAX); }
 
@@ -91,21 +89,6 @@ static inline f64x2 gelu_tanh_arg_d(f64x2 x) {
   f64x2 x2 = f64x2_mul(x, x);
   f64x2 inner = f64x2_add(f64x2_splat(1.0), f64x2_mul(f64x2_splat(GELU_TANH_A), x2));
   return f64x2_mul(f64x2_splat(2.0 * SQRT_2_OVER_PI), f64x2_mul(x, inner));
-}
-
-/* forward, one double pair (x already a float value) */
-static inline f64x2 fwd_d(f64x2 x, int act) {
-  switch (act) {
-    case FFN_ACT_SIGMOID: return sigmoid_d(x, NULL);
-    case FFN_ACT_SILU: return f64x2_mul(lowclamp_d(x), sigmoid_d(x, NULL));
-    case FFN_ACT_GELU_SIGMOID:
-      return f64x2_mul(lowclamp_d(x), sigmoid_d(f64x2_mul(f64x2_splat(GELU_SIGMOID_K), x), NULL));
-    case FFN_ACT_GELU_TANH: {
-      f64x2 xc = lowclamp_d(x);
-      return f64x2_mul(xc, sigmoid_d(gelu_tanh_arg_d(xc), NULL));
-    }
-    default: /* FFN_ACT_GELU */ return f64x2_mul(lowclamp_d(x), normal_cdf_d(x));
-  }
 }
 
 /* derivative, one double pair */
@@ -139,26 +122,184 @@ static inline f64x2 grad_d(f64x2 x, int act) {
   }
 }
 
-/* ---- f32x4 lanes --------------------------------------------------------- */
+/* ---- f32x4 lanes: forward kernels ---------------------------------------- */
 
 static inline f32x4 nan_pass(f32x4 x, f32x4 y) { return f32x4_select(f32x4_isnan(x), x, y); }
 
+#define SHIFT_F 12582912.0f           /* 1.5 * 2^23: adding it rounds to an integer kept in low bits */
+#define LOG2E_F 1.44269504088896341f  /* 1/ln 2 */
+#define LN2_HI_F 0.693359375f         /* ln 2 with 9 significant bits: n*LN2_HI_F exact */
+#define LN2_LO_F -2.12194440e-4f      /* ln 2 - LN2_HI_F */
+#define TWO_M64_F 5.42101086242752217e-20f /* 2^-64 */
+#define EXP_BIAS64 ((127 + 64) << 23) /* float bits of 2^(n+64) = (n << 23) + EXP_BIAS64 */
+#define Z_MIN -130.0f /* exp arguments are clamped here: 2^(n+64) stays normal, results underflow */
+#define SHIFT_D 6755399441055744.0    /* 1.5 * 2^52 */
+#define LN2_D 0.69314718055994530942
+
+/* e^r - 1 - r for |r| <= ln2/2 + 1e-3: r^2 q(r), q fitted for absolute error 3e-9 */
+static inline f32x4 em1_tail_f(f32x4 r) {
+  f32x4 q = f32x4_add(f32x4_mul(f32x4_splat(1.3950830897e-3f), r), f32x4_splat(8.3690885351e-3f));
+  q = f32x4_add(f32x4_mul(q, r), f32x4_splat(4.1666200702e-2f));
+  q = f32x4_add(f32x4_mul(q, r), f32x4_splat(1.6666517179e-1f));
+  q = f32x4_add(f32x4_mul(q, r), f32x4_splat(5.0000000968e-1f));
+  return f32x4_mul(f32x4_mul(r, r), q);
+}
+static inline f32x4 em1_f(f32x4 r) { return f32x4_add(r, em1_tail_f(r)); } /* e^r - 1 */
+
+/* num0 * sigmoid(u) for num0 = x or 1, given z = -|u| = n ln2 + r (r as floats, p64 = 2^(n+64)) and
+   neg = (u < 0). With P = 2^n:  u >= 0: num0 / (1 + P e^r) = num0 / ((1 + P) + P (e^r - 1));
+   u < 0: num0 P / (P + e^-r) = num0 P / ((1 + P) + (e^-r - 1)). One polynomial (at r or -r), one
+   rounded sum (1 + P kept exact by its Fast2Sum error), one division; 2^64 keeps tiny P normal. */
+static inline f32x4 times_sigmoid(f32x4 num0, f32x4 r, f32x4 p64, m32x4 neg) {
+  f32x4 one = f32x4_splat(1.0f), m64 = f32x4_splat(TWO_M64_F);
+  f32x4 em = em1_f(f32x4_select(neg, f32x4_neg(r), r));
+  f32x4 P = f32x4_mul(p64, m64);
+  f32x4 A = f32x4_add(one, P), A_lo = f32x4_add(f32x4_sub(one, A), P);
+  f32x4 den = f32x4_add(A, f32x4_add(f32x4_mul(f32x4_select(neg, one, P), em), A_lo));
+  f32x4 num = f32x4_mul(num0, f32x4_select(neg, p64, one));
+  return f32x4_mul(f32x4_div(num, den), f32x4_select(neg, m64, one));
+}
+
+/* z = n ln2 + r for z in [Z_MIN, 0] in floats; returns r, *p64 = 2^(n+64) */
+static inline f32x4 reduce_f(f32x4 z, f32x4 *p64) {
+  f32x4 kf = f32x4_add(f32x4_mul(z, f32x4_splat(LOG2E_F)), f32x4_splat(SHIFT_F));
+  f32x4 nf = f32x4_sub(kf, f32x4_splat(SHIFT_F));
+  *p64 = f32x4_shl23_add(kf, EXP_BIAS64);
+  return f32x4_sub(f32x4_sub(z, f32x4_mul(nf, f32x4_splat(LN2_HI_F))),
+                   f32x4_mul(nf, f32x4_splat(LN2_LO_F)));
+}
+
+/* t = z / ln2 (two double halves, t in [-190, 0]) -> r = (t - n) ln2 as floats, *p64 = 2^(n+64) */
+static inline f32x4 reduce_log2_d(f64x2 tlo, f64x2 thi, f32x4 *p64, f64x2 *klo, f64x2 *khi) {
+  f64x2 kl = f64x2_add(tlo, f64x2_splat(SHIFT_D)), kh = f64x2_add(thi, f64x2_splat(SHIFT_D));
+  f64x2 rl = f64x2_mul(f64x2_sub(tlo, f64x2_sub(kl, f64x2_splat(SHIFT_D))), f64x2_splat(LN2_D));
+  f64x2 rh = f64x2_mul(f64x2_sub(thi, f64x2_sub(kh, f64x2_splat(SHIFT_D))), f64x2_splat(LN2_D));
+  *p64 = f32x4_shl23_add(f64x2_low_words(kl, kh), EXP_BIAS64);
+  if (klo) *klo = kl, *khi = kh;
+  return f64x2_demote_pair(rl, rh);
+}
+
+static inline f32x4 fwd_sigmoid(f32x4 x) { /* NaN propagates through den */
+  m32x4 neg = f32x4_lt(x, f32x4_splat(0.0f));
+  f32x4 p64, r = reduce_f(f32x4_pmax(f32x4_negabs(x), f32x4_splat(Z_MIN)), &p64);
+  return times_sigmoid(f32x4_splat(1.0f), r, p64, neg);
+}
+
+static inline f32x4 fwd_silu(f32x4 x) {
+  m32x4 neg = f32x4_lt(x, f32x4_splat(0.0f));
+  f32x4 xc = f32x4_pmax(x, f32x4_splat(Z_MIN)); /* -inf -> Z_MIN: the product underflows to -0 */
+  f32x4 p64, r = reduce_f(f32x4_pmax(f32x4_negabs(x), f32x4_splat(Z_MIN)), &p64);
+  return times_sigmoid(xc, r, p64, neg);
+}
+
+/* x sigmoid(1.702 x): u = 1.702 |x| kept exact as zh + zm + zl (x split into 12-bit halves) */
+static inline f32x4 fwd_gelu_sigmoid(f32x4 x) {
+  const float kh = 1.7021484375f; /* 1.702 to 11 bits: kh times a 12-bit half of x is exact */
+  const float kl = -1.484375e-4f; /* 1.702 - kh */
+  m32x4 neg = f32x4_lt(x, f32x4_splat(0.0f));
+  f32x4 xc = f32x4_pmax(x, f32x4_splat(-76.0f));
+  f32x4 a = f32x4_pmin(f32x4_abs(x), f32x4_splat(76.0f));
+  f32x4 t = f32x4_mul(a, f32x4_splat(4097.0f));
+  f32x4 ah = f32x4_sub(t, f32x4_sub(t, a)), al = f32x4_sub(a, ah);
+  f32x4 zh = f32x4_mul(ah, f32x4_splat(kh)), zm = f32x4_mul(al, f32x4_splat(kh));
+  f32x4 zl = f32x4_mul(a, f32x4_splat(kl));
+  /* -u = n ln2 + r: n from the rounded sum; -zh - n LN2_HI exact, the small terms summed first */
+  f32x4 kf = f32x4_add(f32x4_mul(f32x4_add(zh, zm), f32x4_splat(-LOG2E_F)), f32x4_splat(SHIFT_F));
+  f32x4 nf = f32x4_sub(kf, f32x4_splat(SHIFT_F));
+  f32x4 big = f32x4_sub(f32x4_neg(zh), f32x4_mul(nf, f32x4_splat(LN2_HI_F)));
+  f32x4 small = f32x4_add(f32x4_add(zm, zl), f32x4_mul(nf, f32x4_splat(LN2_LO_F)));
+  f32x4 r = f32x4_sub(big, small);
+  return nan_pass(x, times_sigmoid(xc, r, f32x4_shl23_add(kf, EXP_BIAS64), neg));
+}
+
+/* x sigmoid(2u), 2u = 2 sqrt(2/pi) (x + 0.044715 x^3) = 1 + tanh(u) form; -|2u| / ln2 in double
+   (a cubic in |x| <= 11, beyond which the result is x or -0) */
+static inline f64x2 gelu_tanh_t_d(f64x2 a) {
+  const double al = -2.0 * SQRT_2_OVER_PI * 1.4426950408889634074, be = al * GELU_TANH_A;
+  return f64x2_mul(a, f64x2_add(f64x2_splat(al), f64x2_mul(f64x2_splat(be), f64x2_mul(a, a))));
+}
+static inline f32x4 fwd_gelu_tanh(f32x4 x) {
+  m32x4 neg = f32x4_lt(x, f32x4_splat(0.0f));
+  f32x4 xc = f32x4_pmax(x, f32x4_splat(-11.0f));
+  f32x4 a = f32x4_pmin(f32x4_abs(x), f32x4_splat(11.0f));
+  f32x4 p64, r = reduce_log2_d(gelu_tanh_t_d(f32x4_promote_lo(a)),
+                               gelu_tanh_t_d(f32x4_promote_hi(a)), &p64, NULL, NULL);
+  return nan_pass(x, times_sigmoid(xc, r, p64, neg));
+}
+
+/* GELU x Phi(x) with Q = Phi(-|x|) = 0.5 e^{-a^2/2} erfcx(a/sqrt2), a = |x| <= 15:
+   erfcx(a/sqrt2) = g(y)/(a + K), y = (a - K)/(a + K), K = 3, g a degree-11 polynomial (fitted for
+   6e-9 relative error over a >= 0). a^2, the reduction, y and 1/(a+K) in double; the exp and g
+   polynomials in floats (their last two terms of g in double); Q and x Q assembled in double. */
+static const float gelu_g_tail[10] = {/* 0.5 g(y) = c0 + y (c1 + y T(y)), T's c11 .. c2 (halved) */
+                                      -1.81095898075499093e-05f, 3.61125458471417673e-05f,
+                                      1.61769853212779077e-04f,  -2.15923735652601227e-04f,
+                                      -1.05257056888879422e-03f, 1.00867848453301793e-03f,
+                                      6.97555100819548855e-03f,  -1.04588191732796921e-02f,
+                                      -4.72635478151344005e-02f, 2.30017403951123328e-01f};
+#define GELU_C0 0.729083694050070895  /* 0.5 c0 */
+#define GELU_C1 -0.509331956121241825 /* 0.5 c1 */
+#define GELU_K 3.0
+
+static inline void gelu_prep_d(f64x2 a, f64x2 *t, f64x2 *y, f64x2 *inv) {
+  *t = f64x2_mul(f64x2_mul(a, a), f64x2_splat(-0.5 * 1.4426950408889634074)); /* -a^2/2 / ln2 */
+  *inv = f64x2_div(f64x2_splat(1.0), f64x2_add(a, f64x2_splat(GELU_K)));
+  *y = f64x2_mul(f64x2_sub(a, f64x2_splat(GELU_K)), *inv);
+}
+static inline f64x2 gelu_finish_d(f64x2 x, f64x2 k, f64x2 r, f64x2 em_tail, f64x2 y, f64x2 T,
+                                  f64x2 inv) {
+  f64x2 e = f64x2_add(f64x2_splat(1.0), f64x2_add(r, em_tail)); /* e^r */
+  f64x2 g = f64x2_add(f64x2_splat(GELU_C0),
+                      f64x2_mul(y, f64x2_add(f64x2_splat(GELU_C1), f64x2_mul(y, T))));
+  f64x2 q = f64x2_mul(f64x2_mul(e, f64x2_shl52_add(k, (int64_t)1023 << 52)), f64x2_mul(g, inv));
+  m64x2 neg = f64x2_lt(x, f64x2_splat(0.0));
+  f64x2 f = f64x2_select(neg, q, f64x2_sub(f64x2_splat(1.0), q));
+  return f64x2_mul(f64x2_pmax(x, f64x2_splat(-15.0)), f);
+}
+static inline f32x4 fwd_gelu(f32x4 x) { /* NaN propagates */
+  f32x4 a = f32x4_pmin(f32x4_abs(x), f32x4_splat(15.0f));
+  f64x2 alo = f32x4_promote_lo(a), ahi = f32x4_promote_hi(a);
+  f64x2 tl, th, yl, yh, il, ih, kl, kh;
+  gelu_prep_d(alo, &tl, &yl, &il);
+  gelu_prep_d(ahi, &th, &yh, &ih);
+  /* reduction, keeping r in double too */
+  kl = f64x2_add(tl, f64x2_splat(SHIFT_D)), kh = f64x2_add(th, f64x2_splat(SHIFT_D));
+  f64x2 rl = f64x2_mul(f64x2_sub(tl, f64x2_sub(kl, f64x2_splat(SHIFT_D))), f64x2_splat(LN2_D));
+  f64x2 rh = f64x2_mul(f64x2_sub(th, f64x2_sub(kh, f64x2_splat(SHIFT_D))), f64x2_splat(LN2_D));
+  f32x4 r = f64x2_demote_pair(rl, rh), yf = f64x2_demote_pair(yl, yh);
+  f32x4 em_tail = em1_tail_f(r);
+  f32x4 T = f32x4_splat(gelu_g_tail[0]);
+  for (int i = 1; i < 10; i++) T = f32x4_add(f32x4_mul(T, yf), f32x4_splat(gelu_g_tail[i]));
+  f64x2 lo = gelu_finish_d(f32x4_promote_lo(x), kl, rl, f32x4_promote_lo(em_tail), yl,
+                           f32x4_promote_lo(T), il);
+  f64x2 hi = gelu_finish_d(f32x4_promote_hi(x), kh, rh, f32x4_promote_hi(em_tail), yh,
+                           f32x4_promote_hi(T), ih);
+  return f64x2_demote_pair(lo, hi);
+}
+
+static inline f32x4 fwd_relu(f32x4 x) { /* x <= 0 -> +0 (also for -0); NaN stays NaN */
+  return f32x4_select(f32x4_le(x, f32x4_splat(0.0f)), f32x4_splat(0.0f), x);
+}
+static inline f32x4 fwd_relu2(f32x4 x) {
+  f32x4 r = fwd_relu(x);
+  return f32x4_mul(r, r);
+}
+static inline f32x4 fwd_identity(f32x4 x) { return x; }
+
 static inline f32x4 fwd4(f32x4 x, int act) {
-  f32x4 zero = f32x4_splat(0.0f);
   switch (act) {
     case FFN_ACT_IDENTITY: return x;
-    case FFN_ACT_RELU: /* x <= 0 -> +0 (also for -0); NaN stays NaN */
-      return f32x4_select(f32x4_le(x, zero), zero, x);
-    case FFN_ACT_RELU2: {
-      f32x4 r = f32x4_select(f32x4_le(x, zero), zero, x);
-      return f32x4_mul(r, r);
-    }
-    default: {
-      f32x4 y = f64x2_demote_pair(fwd_d(f32x4_promote_lo(x), act), fwd_d(f32x4_promote_hi(x), act));
-      return nan_pass(x, y);
-    }
+    case FFN_ACT_RELU: return fwd_relu(x);
+    case FFN_ACT_RELU2: return fwd_relu2(x);
+    case FFN_ACT_SIGMOID: return fwd_sigmoid(x);
+    case FFN_ACT_SILU: return fwd_silu(x);
+    case FFN_ACT_GELU_TANH: return fwd_gelu_tanh(x);
+    case FFN_ACT_GELU_SIGMOID: return fwd_gelu_sigmoid(x);
+    default: return fwd_gelu(x);
   }
 }
+
+/* ---- f32x4 lanes: derivatives (double lanes) -------------------------------- */
 
 static inline f32x4 grad4(f32x4 x, int act) {
   f32x4 zero = f32x4_splat(0.0f), one = f32x4_splat(1.0f);
@@ -178,31 +319,80 @@ static inline f32x4 grad4(f32x4 x, int act) {
   }
 }
 
+/* One loop per activation (the switch is outside): main f32x4 loop, then the leftovers on a
+   zero-padded vector. Each macro defines a static function over n floats. */
+#define MAP1(name, fn)                                                   \
+  static void name(float *y, const float *x, size_t n) {                 \
+    size_t i = 0;                                                        \
+    for (; i + 4 <= n; i += 4) f32x4_store(y + i, fn(f32x4_load(x + i))); \
+    if (i < n) {                                                         \
+      float b[4] = {0.0f, 0.0f, 0.0f, 0.0f};                             \
+      memcpy(b, x + i, (n - i) * sizeof(float));                         \
+      f32x4_store(b, fn(f32x4_load(b)));                                 \
+      memcpy(y + i, b, (n - i) * sizeof(float));                         \
+    }                                                                    \
+  }
+/* z = f(a) * b elementwise (z may alias a or b) */
+#define MAP2(name, fn)                                                                  \
+  static void name(float *z, const float *a, const float *b, size_t n) {                \
+    size_t i = 0;                                                                       \
+    for (; i + 4 <= n; i += 4)                                                          \
+      f32x4_store(z + i, f32x4_mul(fn(f32x4_load(a + i)), f32x4_load(b + i)));          \
+    if (i < n) {                                                                        \
+      float ba[4] = {0.0f, 0.0f, 0.0f, 0.0f}, bb[4] = {0.0f, 0.0f, 0.0f, 0.0f};         \
+      memcpy(ba, a + i, (n - i) * sizeof(float));                                       \
+      memcpy(bb, b + i, (n - i) * sizeof(float));                                       \
+      f32x4_store(bb, f32x4_mul(fn(f32x4_load(ba)), f32x4_load(bb)));                   \
+      memcpy(z + i, bb, (n - i) * sizeof(float));                                       \
+    }                                                                                   \
+  }
+
+#define GRAD_OF(act) static inline f32x4 grad_##act(f32x4 x) { return grad4(x, FFN_ACT_##act); }
+GRAD_OF(IDENTITY)
+GRAD_OF(RELU)
+GRAD_OF(RELU2)
+GRAD_OF(SIGMOID)
+GRAD_OF(SILU)
+GRAD_OF(GELU)
+GRAD_OF(GELU_TANH)
+GRAD_OF(GELU_SIGMOID)
+
+/* per activation: forward map, derivative map, gated product phi(a) * b, backward dy * phi'(x) */
+#define ACT_LOOPS(act, fwd)      \
+  MAP1(fwd_loop_##act, fwd)      \
+  MAP1(grad_loop_##act, grad_##act) \
+  MAP2(gate_loop_##act, fwd)     \
+  MAP2(back_loop_##act, grad_##act)
+ACT_LOOPS(IDENTITY, fwd_identity)
+ACT_LOOPS(RELU, fwd_relu)
+ACT_LOOPS(RELU2, fwd_relu2)
+ACT_LOOPS(SIGMOID, fwd_sigmoid)
+ACT_LOOPS(SILU, fwd_silu)
+ACT_LOOPS(GELU, fwd_gelu)
+ACT_LOOPS(GELU_TANH, fwd_gelu_tanh)
+ACT_LOOPS(GELU_SIGMOID, fwd_gelu_sigmoid)
+
+typedef void (*map1_fn)(float *, const float *, size_t);
+typedef void (*map2_fn)(float *, const float *, const float *, size_t);
+#define ACT_TABLE(kind)                                                                        \
+  {kind##_loop_IDENTITY, kind##_loop_RELU,      kind##_loop_RELU2,     kind##_loop_SIGMOID,    \
+   kind##_loop_SILU,     kind##_loop_GELU,      kind##_loop_GELU_TANH, kind##_loop_GELU_SIGMOID}
+static const map1_fn fwd_loops[FFN_ACT_COUNT] = ACT_TABLE(fwd);
+static const map1_fn grad_loops[FFN_ACT_COUNT] = ACT_TABLE(grad);
+static const map2_fn gate_loops[FFN_ACT_COUNT] = ACT_TABLE(gate);
+static const map2_fn back_loops[FFN_ACT_COUNT] = ACT_TABLE(back);
+
 /* x (n) -> y (n) = phi(x). y may alias x. */
 FFN_API int act_forward(float *y, const float *x, int n, int act) {
   if (n < 0 || act < 0 || act >= FFN_ACT_COUNT) return FFN_EINVAL;
-  int i = 0;
-  for (; i + 4 <= n; i += 4) f32x4_store(y + i, fwd4(f32x4_load(x + i), act));
-  if (i < n) { /* leftovers: the same lane math on a zero-padded vector */
-    float buf[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-    memcpy(buf, x + i, (size_t)(n - i) * sizeof(float));
-    f32x4_store(buf, fwd4(f32x4_load(buf), act));
-    memcpy(y + i, buf, (size_t)(n - i) * sizeof(float));
-  }
+  if (n > 0 && !(act == FFN_ACT_IDENTITY && y == x)) fwd_loops[act](y, x, (size_t)n);
   return FFN_OK;
 }
 
 /* x (n) -> g (n) = phi'(x). g may alias x. */
 FFN_API int act_grad(float *g, const float *x, int n, int act) {
   if (n < 0 || act < 0 || act >= FFN_ACT_COUNT) return FFN_EINVAL;
-  int i = 0;
-  for (; i + 4 <= n; i += 4) f32x4_store(g + i, grad4(f32x4_load(x + i), act));
-  if (i < n) {
-    float buf[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-    memcpy(buf, x + i, (size_t)(n - i) * sizeof(float));
-    f32x4_store(buf, grad4(f32x4_load(buf), act));
-    memcpy(g + i, buf, (size_t)(n - i) * sizeof(float));
-  }
+  if (n > 0) grad_loops[act](g, x, (size_t)n);
   return FFN_OK;
 }
 
@@ -210,31 +400,13 @@ FFN_API int act_grad(float *g, const float *x, int n, int act) {
    act_grad(x)). dx may alias dy or x. */
 FFN_API int act_backward(float *dx, const float *dy, const float *x, int n, int act) {
   if (n < 0 || act < 0 || act >= FFN_ACT_COUNT) return FFN_EINVAL;
-  int i = 0;
-  for (; i + 4 <= n; i += 4)
-    f32x4_store(dx + i, f32x4_mul(f32x4_load(dy + i), grad4(f32x4_load(x + i), act)));
-  if (i < n) {
-    float bx[4] = {0.0f, 0.0f, 0.0f, 0.0f}, bd[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-    memcpy(bx, x + i, (size_t)(n - i) * sizeof(float));
-    memcpy(bd, dy + i, (size_t)(n - i) * sizeof(float));
-    f32x4_store(bd, f32x4_mul(f32x4_load(bd), grad4(f32x4_load(bx), act)));
-    memcpy(dx + i, bd, (size_t)(n - i) * sizeof(float));
-  }
+  if (n > 0) back_loops[act](dx, x, dy, (size_t)n);
   return FFN_OK;
 }
 
 /* h (n) = phi(g) * u, phi(g) rounded to float first; used by the gated FFN (h may alias g or u) */
 void ffn_gate_mul(float *h, const float *g, const float *u, size_t n, int act) {
-  size_t i = 0;
-  for (; i + 4 <= n; i += 4)
-    f32x4_store(h + i, f32x4_mul(fwd4(f32x4_load(g + i), act), f32x4_load(u + i)));
-  if (i < n) {
-    float bg[4] = {0.0f, 0.0f, 0.0f, 0.0f}, bu[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-    memcpy(bg, g + i, (n - i) * sizeof(float));
-    memcpy(bu, u + i, (n - i) * sizeof(float));
-    f32x4_store(bu, f32x4_mul(fwd4(f32x4_load(bg), act), f32x4_load(bu)));
-    memcpy(h + i, bu, (n - i) * sizeof(float));
-  }
+  if (n > 0 && act >= 0 && act < FFN_ACT_COUNT) gate_loops[act](h, g, u, n);
 }
 
 /* In place over rows of the SwiGLU backward: given G, U and dH (each n),

@@ -28,6 +28,18 @@ static inline m32x4 f32x4_gt(f32x4 a, f32x4 b) { return wasm_f32x4_gt(a, b); }
 static inline m32x4 f32x4_isnan(f32x4 a) { return wasm_f32x4_ne(a, a); }
 /* mask ? a : b, lane by lane */
 static inline f32x4 f32x4_select(m32x4 m, f32x4 a, f32x4 b) { return wasm_v128_bitselect(a, b, m); }
+static inline f32x4 f32x4_div(f32x4 a, f32x4 b) { return wasm_f32x4_div(a, b); }
+/* -|a| (sign bit set) and |a| */
+static inline f32x4 f32x4_negabs(f32x4 a) { return wasm_v128_or(a, wasm_f32x4_splat(-0.0f)); }
+static inline f32x4 f32x4_abs(f32x4 a) { return wasm_v128_andnot(a, wasm_f32x4_splat(-0.0f)); }
+static inline f32x4 f32x4_neg(f32x4 a) { return wasm_f32x4_neg(a); }
+/* b < a ? b : a and a < b ? b : a (one instruction each; a NaN in a is kept) */
+static inline f32x4 f32x4_pmin(f32x4 a, f32x4 b) { return wasm_f32x4_pmin(a, b); }
+static inline f32x4 f32x4_pmax(f32x4 a, f32x4 b) { return wasm_f32x4_pmax(a, b); }
+/* 2^n for lanes whose low mantissa bits hold n (integer-valued x + 1.5*2^23): bits << 23, plus add */
+static inline f32x4 f32x4_shl23_add(f32x4 bits, int32_t add) {
+  return wasm_i32x4_add(wasm_i32x4_shl(bits, 23), wasm_i32x4_splat(add));
+}
 static inline float f32x4_hsum(f32x4 v) {
   return (wasm_f32x4_extract_lane(v, 0) + wasm_f32x4_extract_lane(v, 1)) +
          (wasm_f32x4_extract_lane(v, 2) + wasm_f32x4_extract_lane(v, 3));
@@ -56,6 +68,10 @@ static inline f64x2 f64x2_select(m64x2 m, f64x2 a, f64x2 b) { return wasm_v128_b
 static inline f64x2 f64x2_shl52_add(f64x2 bits, int64_t add) {
   return wasm_i64x2_add(wasm_i64x2_shl(bits, 52), wasm_i64x2_splat(add));
 }
+/* the low 32 bits of each double lane of lo, then of hi, as four 32-bit lanes */
+static inline f32x4 f64x2_low_words(f64x2 lo, f64x2 hi) { return wasm_i32x4_shuffle(lo, hi, 0, 2, 4, 6); }
+static inline f64x2 f64x2_pmax(f64x2 a, f64x2 b) { return wasm_f64x2_pmax(a, b); }
+static inline f64x2 f64x2_pmin(f64x2 a, f64x2 b) { return wasm_f64x2_pmin(a, b); }
 
 #else /* portable fallback: the same kernels compile natively (tests under ASan/UBSan) */
 
@@ -80,6 +96,21 @@ static inline m32x4 f32x4_gt(f32x4 a, f32x4 b) { return (m32x4)(a > b); }
 static inline m32x4 f32x4_isnan(f32x4 a) { return (m32x4)(a != a); }
 static inline f32x4 f32x4_select(m32x4 m, f32x4 a, f32x4 b) {
   return (f32x4)((m & (m32x4)a) | (~m & (m32x4)b));
+}
+static inline f32x4 f32x4_div(f32x4 a, f32x4 b) { return a / b; }
+static inline f32x4 f32x4_negabs(f32x4 a) {
+  return (f32x4)((m32x4)a | (m32x4){INT32_MIN, INT32_MIN, INT32_MIN, INT32_MIN});
+}
+static inline f32x4 f32x4_abs(f32x4 a) {
+  return (f32x4)((m32x4)a & (m32x4){INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX});
+}
+static inline f32x4 f32x4_neg(f32x4 a) { return -a; }
+static inline f32x4 f32x4_pmin(f32x4 a, f32x4 b) { return f32x4_select(f32x4_lt(b, a), b, a); }
+static inline f32x4 f32x4_pmax(f32x4 a, f32x4 b) { return f32x4_select(f32x4_lt(a, b), b, a); }
+static inline f32x4 f32x4_shl23_add(f32x4 bits, int32_t add) {
+  typedef uint32_t u32x4 __attribute__((vector_size(16)));
+  u32x4 u = ((u32x4)bits << 23) + (u32x4){(uint32_t)add, (uint32_t)add, (uint32_t)add, (uint32_t)add};
+  return (f32x4)u;
 }
 static inline float f32x4_hsum(f32x4 v) { return (v[0] + v[1]) + (v[2] + v[3]); }
 static inline f64x2 f32x4_promote_lo(f32x4 v) { return (f64x2){v[0], v[1]}; }
@@ -106,6 +137,14 @@ static inline f64x2 f64x2_shl52_add(f64x2 bits, int64_t add) {
   u64x2 u = ((u64x2)bits << 52) + (u64x2){(uint64_t)add, (uint64_t)add};
   return (f64x2)u;
 }
+static inline f32x4 f64x2_low_words(f64x2 lo, f64x2 hi) {
+  typedef uint64_t u64x2 __attribute__((vector_size(16)));
+  typedef uint32_t u32x4 __attribute__((vector_size(16)));
+  u64x2 a = (u64x2)lo, b = (u64x2)hi;
+  return (f32x4)(u32x4){(uint32_t)a[0], (uint32_t)a[1], (uint32_t)b[0], (uint32_t)b[1]};
+}
+static inline f64x2 f64x2_pmax(f64x2 a, f64x2 b) { return f64x2_select(f64x2_lt(a, b), b, a); }
+static inline f64x2 f64x2_pmin(f64x2 a, f64x2 b) { return f64x2_select(f64x2_lt(b, a), b, a); }
 
 #endif
 
