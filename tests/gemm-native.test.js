@@ -96,6 +96,13 @@ int main(void) {
     gated_packed_forward(Y, X, Pg, P2, T, d, dff, FFN_ACT_SILU, W);
     gated_ffn_ref(R, X, W1, Wu, W2, T, d, dff, FFN_ACT_SILU, Wr);
     expect_close(Y, R, (size_t)T * d, 1e-4f, "gated_packed_forward", T, d, dff);
+    float *dY = fa((size_t)T * d), *g[4], *h[4], *Wb = fa((size_t)3 * T * dff);
+    size_t sz[4] = {(size_t)T * d, (size_t)d * dff, (size_t)d * dff, (size_t)dff * d};
+    for (int i = 0; i < 4; i++) g[i] = fa(sz[i]), h[i] = fa(sz[i]);
+    if (swiglu_backward_gemm(g[0], g[1], g[2], g[3], dY, X, W1, Wu, W2, T, d, dff, Wb) != FFN_OK) fails++;
+    swiglu_backward_ref(h[0], h[1], h[2], h[3], dY, X, W1, Wu, W2, T, d, dff, Wb);
+    for (int i = 0; i < 4; i++) expect_close(g[i], h[i], sz[i], 1e-4f, "swiglu_backward_gemm", T, d, dff), free(g[i]), free(h[i]);
+    free(dY), free(Wb);
     free(X), free(W1), free(Wu), free(W2), free(b1), free(b2), free(Y), free(R), free(P1), free(P2), free(Pg), free(W), free(Wr);
   }
   printf("%ld checks, %ld failures\n", checks, fails);

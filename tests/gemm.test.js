@@ -317,3 +317,58 @@ test('gemm_ex: transposed operands read in place and accumulation, bit-equal to 
     }
   }
 });
+
+test('swiglu_backward_gemm: gradients match float64, central finite differences and the scalar reference', () => {
+  const r = rng(18);
+  for (const [N, d, dff] of [[1, 4, 8], [3, 5, 7], [9, 16, 33], [130, 12, 20], [0, 3, 4]]) {
+    const hs = [];
+    const h = heap(hs);
+    try {
+      const X = rand(r, N * d), dY = rand(r, N * d), Wg = rand(r, d * dff), Wu = rand(r, d * dff), Wd = rand(r, dff * d);
+      const p = [h.alloc(N * d), h.alloc(d * dff), h.alloc(d * dff), h.alloc(dff * d)];
+      const q = [h.alloc(N * d), h.alloc(d * dff), h.alloc(d * dff), h.alloc(dff * d)];
+      const ins = [h.put(dY), h.put(X), h.put(Wg), h.put(Wu), h.put(Wd)];
+      assert.equal(ex.swiglu_backward_gemm(...p, ...ins, N, d, dff, h.alloc(3 * N * dff)), 0);
+      assert.equal(ex.swiglu_backward_ref(...q, ...ins, N, d, dff, h.alloc(3 * N * dff)), 0);
+      const got = p.map((ptr, i) => h.get(ptr, [N * d, d * dff, d * dff, dff * d][i]));
+      const refC = q.map((ptr, i) => h.get(ptr, [N * d, d * dff, d * dff, dff * d][i]));
+      const t = (a, s) => ({ data: a, shape: s });
+      const want = ref.swigluBackward(t(dY, [N, d]), t(X, [N, d]), t(Wg, [d, dff]), t(Wu, [d, dff]), t(Wd, [dff, d]));
+      const names = ['dX', 'dWGate', 'dWUp', 'dWDown'];
+      names.forEach((nm, i) => {
+        const w = want[nm].data;
+        let scale = 0;
+        for (const v of w) scale = Math.max(scale, Math.abs(v));
+        for (let j = 0; j < w.length; j++) {
+          const tol = 64 * (d + dff + N) * U * (scale + 1);
+          assert.ok(Math.abs(got[i][j] - w[j]) <= tol, `${nm} ${N},${d},${dff} [${j}]: ${got[i][j]} vs ${w[j]}`);
+          assert.ok(Math.abs(got[i][j] - refC[i][j]) <= tol, `${nm} vs swiglu_backward_ref [${j}]`);
+        }
+      });
+      if (N > 0 && N < 10) {
+        // central differences of L = sum(dY * swigluFfn(X)) in float64, for a few entries of X and Wg
+        const L = (Xa, Wga) => {
+          const Y = ref.swigluFfn(t(Xa, [N, d]), t(Wga, [d, dff]), t(Wu, [d, dff]), t(Wd, [dff, d])).data;
+          let s = 0;
+          for (let j = 0; j < Y.length; j++) s += dY[j] * Y[j];
+          return s;
+        };
+        const eps = 1e-5;
+        for (const j of [0, Math.floor((N * d) / 2), N * d - 1]) {
+          const Xp = Float64Array.from(X), Xm = Float64Array.from(X);
+          Xp[j] += eps, Xm[j] -= eps;
+          const fd = (L(Xp, Wg) - L(Xm, Wg)) / (2 * eps);
+          assert.ok(Math.abs(got[0][j] - fd) <= 1e-4 * (1 + Math.abs(fd)), `dX[${j}] ${got[0][j]} vs FD ${fd}`);
+        }
+        for (const j of [0, d * dff - 1]) {
+          const Wp = Float64Array.from(Wg), Wm = Float64Array.from(Wg);
+          Wp[j] += eps, Wm[j] -= eps;
+          const fd = (L(X, Wp) - L(X, Wm)) / (2 * eps);
+          assert.ok(Math.abs(got[1][j] - fd) <= 1e-4 * (1 + Math.abs(fd)), `dWg[${j}] ${got[1][j]} vs FD ${fd}`);
+        }
+      }
+    } finally {
+      hs.forEach((x) => x.free());
+    }
+  }
+});
