@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { gradeExercise, mountExercise, exercises, exerciseIds, createProgressStore, memoryStorage, exportProgress, importProgress, toolkitNames } from 'ffn-lab/sandbox';
-import { variantSources } from './sandbox-variants.js';
+import { variantSources, mutate } from './sandbox-variants.js';
 import { erf, matmul, map } from '../web/sandbox/toolkit.js';
 import { compareValue, expect as spec } from '../web/sandbox/compare.js';
 import { makeRng } from '../web/sandbox/exercises.js';
@@ -84,6 +84,22 @@ for (const [id, { exercise, source }] of Object.entries(variantSources)) {
     assert.ok(r.diagnoses[0].tests.length >= 1);
   });
 }
+
+test('generic diagnoses when no catalog variant fits: constant factor, sign, transposed output', async () => {
+  const sol = (id) => byId(id).solution;
+  let r = await gradeExercise('swiglu', mutate(sol('swiglu'), 'return matmul(mul(A, U), Wd);', 'return map(matmul(mul(A, U), Wd), (v) => 3 * v);'));
+  assert.deepEqual(r.diagnoses.map((d) => d.id), ['generic-scaled']);
+  assert.match(r.diagnoses[0].message, /3 times the expected/);
+  r = await gradeExercise('swiglu-backward', mutate(sol('swiglu-backward'), 'return { dX, dWGate, dWUp, dWDown };', 'return { dX: map(dX, (v) => -v), dWGate, dWUp, dWDown };'));
+  assert.deepEqual(r.diagnoses.map((d) => d.id), ['generic-scaled']);
+  assert.match(r.diagnoses[0].message, /dX values are the negatives/);
+  r = await gradeExercise('ffn', mutate(sol('ffn'), 'return add(matmul(H, W2), b2);', 'return transpose(add(matmul(H, W2), b2));'));
+  assert.deepEqual(r.diagnoses.map((d) => d.id), ['generic-transposed']);
+  // an unrelated bug gets no diagnosis rather than a wrong one
+  r = await gradeExercise('swiglu', mutate(sol('swiglu'), 'return matmul(mul(A, U), Wd);', 'return map(matmul(mul(A, U), Wd), (v) => v + Math.sin(v));'));
+  assert.equal(r.passed, false);
+  assert.deepEqual(r.diagnoses.filter((d) => d.fn === 'swigluFfn'), []);
+});
 
 test('an infinite loop times out and the report says why', async () => {
   const t0 = Date.now();

@@ -1,6 +1,6 @@
 // Headless grading: generate hidden tests, run learner code in the worker, compare with the wasm reference on the page, diagnose known mistakes.
 import * as defaultApi from '../ffn.js';
-import { compareValue, specLike, specsAgree, fmtNum, fmtShape } from './compare.js';
+import { compareValue, specLike, specsAgree, fmtNum, fmtShape, wireToTensor } from './compare.js';
 import { getExercise, makeRng, hashSeed } from './exercises.js';
 import { runLearnerCode, DEFAULT_TIMEOUT_MS, DEFAULT_LIMITS } from './runner.js';
 
@@ -75,9 +75,77 @@ export function diagnose(exercise, tests, outcomes, api) {
     }
     if (best && !found.some((d) => d.id === best.variant.id)) {
       found.push({ id: best.variant.id, fn, title: best.variant.title, message: best.variant.message, tests: best.names });
+    } else if (!best) {
+      const g = genericDiagnosis(fn, idxs.filter((i) => !outcomes[i].pass && outcomes[i].value), tests, outcomes, tol);
+      if (g) found.push(g);
     }
   }
   return found;
+}
+
+/* Shape-agnostic mistakes, tried only when no catalog variant explains a function's failures. */
+
+function tensorPairs(test, outcome, tol) {
+  // [got, expected] tensor pairs of a failing test: the output itself or each object field.
+  const pairs = [];
+  for (const key of components(test.expected)) {
+    const exp = part(test.expected, key);
+    if (exp.kind !== 'tensor') continue;
+    const got = wireToTensor(wirePart(outcome.value, key));
+    if (!got.problem && !compareValue(wirePart(outcome.value, key), exp, tol).pass) pairs.push([got, exp, key]);
+  }
+  return pairs;
+}
+
+function genericDiagnosis(fn, failing, tests, outcomes, tol) {
+  const close = (g, e) => Math.abs(g - e) <= tol.atol + tol.rtol * Math.abs(e);
+  const all = failing.flatMap((i) => tensorPairs(tests[i], outcomes[i], tol).map((p) => [...p, tests[i].name]));
+  if (!all.length) return null;
+  const field = (p) => (p[2] ? `${p[2]} ` : '');
+  // Each check says, per failing output, 'yes', 'no' or null (no evidence); it is reported when it
+  // explains at least one output and at least as many as it fails to explain.
+  const decide = (check) => {
+    const verdicts = all.map((p) => check(p));
+    const yes = all.filter((p, i) => verdicts[i] === 'yes');
+    const no = verdicts.filter((v) => v === 'no').length;
+    return yes.length > 0 && yes.length >= no ? yes : null;
+  };
+  const transposed = decide(([g, e]) => {
+    if (e.shape.length !== 2 || e.shape[0] === e.shape[1]) return null;
+    if (g.shape.length !== 2 || g.shape[0] !== e.shape[1] || g.shape[1] !== e.shape[0]) return 'no';
+    const [r, c] = e.shape;
+    for (let i = 0; i < r; i++) for (let j = 0; j < c; j++) if (!close(g.data[j * r + i], e.data[i * c + j])) return 'no';
+    return 'yes';
+  });
+  if (transposed) {
+    const p = transposed[0];
+    return { id: 'generic-transposed', fn, title: 'Output transposed', message: `Your ${field(p)}output holds the right numbers in transposed layout: shape [${p[0].shape}] instead of [${p[1].shape}]. Check the order of the factors in your last matmul.`, tests: [...new Set(transposed.map((q) => q[3]))] };
+  }
+  let factor = null;
+  const scaled = decide(([g, e]) => {
+    if (g.shape.length !== e.shape.length || g.shape.some((s, i) => s !== e.shape[i])) return 'no';
+    let num = 0;
+    let den = 0;
+    for (let i = 0; i < e.data.length; i++) {
+      if (!Number.isFinite(e.data[i]) || !Number.isFinite(g.data[i])) continue;
+      num += g.data[i] * e.data[i];
+      den += e.data[i] * e.data[i];
+    }
+    if (!(den > 0)) return null;
+    const c = num / den;
+    if (Math.abs(c - 1) < 1e-3 || c === 0) return 'no';
+    for (let i = 0; i < e.data.length; i++) {
+      if (Number.isFinite(e.data[i]) && !close(g.data[i], c * e.data[i])) return 'no';
+    }
+    if (factor === null) factor = c;
+    return Math.abs(c - factor) <= 1e-4 * Math.abs(factor) ? 'yes' : 'no';
+  });
+  if (scaled) {
+    const c = Number(factor.toPrecision(4));
+    const what = c === -1 ? 'the negatives of the expected values' : `${c} times the expected values`;
+    return { id: 'generic-scaled', fn, title: 'Off by a constant factor', message: `Your ${field(scaled[0])}values are ${what}. Look for a missing or extra constant factor (or sign).`, tests: [...new Set(scaled.map((q) => q[3]))] };
+  }
+  return null;
 }
 
 function describeMismatch(r) {
