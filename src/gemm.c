@@ -41,15 +41,26 @@ FFN_API double gemm_packed_size(int K, int N) {
   return (double)panels(N) * NR * K;
 }
 
-/* B (K,N) -> Bp (ceil(N/8), K, 8): panel p holds columns 8p..8p+7, row k contiguous, zero padded. */
+/* B (K,N) -> Bp (ceil(N/8), K, 8): panel p holds columns 8p..8p+7, row k contiguous, zero padded.
+   Rows go in blocks of 16: B is read row by row (sequentially) and each panel gets 16 rows at once. */
 FFN_API int gemm_pack(float *Bp, const float *B, int K, int N) {
   if (K < 0 || N < 0) return FFN_EINVAL;
-  for (int p = 0; p < panels(N); p++) {
-    int c0 = p * NR, nc = imin(NR, N - c0);
-    float *dst = Bp + (size_t)p * K * NR;
-    for (int k = 0; k < K; k++, dst += NR) {
-      memcpy(dst, B + (size_t)k * N + c0, (size_t)nc * sizeof(float));
-      if (nc < NR) memset(dst + nc, 0, (size_t)(NR - nc) * sizeof(float));
+  int np = panels(N), full = N / NR;
+  for (int k0 = 0; k0 < K; k0 += 16) {
+    int kb = imin(16, K - k0);
+    for (int p = 0; p < np; p++) {
+      const float *src = B + (size_t)k0 * N + (size_t)p * NR;
+      float *dst = Bp + ((size_t)p * K + k0) * NR;
+      if (p < full) {
+        for (int k = 0; k < kb; k++, src += N, dst += NR)
+          f32x4_store(dst, f32x4_load(src)), f32x4_store(dst + 4, f32x4_load(src + 4));
+      } else {
+        int nc = N - p * NR;
+        for (int k = 0; k < kb; k++, src += N, dst += NR) {
+          memcpy(dst, src, (size_t)nc * sizeof(float));
+          memset(dst + nc, 0, (size_t)(NR - nc) * sizeof(float));
+        }
+      }
     }
   }
   return FFN_OK;
@@ -275,17 +286,13 @@ static void pack_b(float *Bp, const float *B, int transB, int K, int N) {
     gemm_pack(Bp, B, K, N);
     return;
   }
-  for (int p = 0; p < panels(N); p++) {
+  for (int p = 0; p < panels(N); p++) { /* eight rows of the stored B read side by side */
     float *dst = Bp + (size_t)p * K * NR;
-    for (int j = 0; j < NR; j++) {
-      int c = p * NR + j;
-      if (c < N) {
-        const float *b = B + (size_t)c * K; /* row c of the stored B = column c of op(B) */
-        for (int k = 0; k < K; k++) dst[(size_t)k * NR + j] = b[k];
-      } else {
-        for (int k = 0; k < K; k++) dst[(size_t)k * NR + j] = 0.0f;
-      }
-    }
+    const float *b[NR];
+    int nc = imin(NR, N - p * NR);
+    for (int j = 0; j < NR; j++) b[j] = B + (size_t)(p * NR + (j < nc ? j : 0)) * K;
+    for (int k = 0; k < K; k++, dst += NR)
+      for (int j = 0; j < NR; j++) dst[j] = j < nc ? b[j][k] : 0.0f;
   }
 }
 
