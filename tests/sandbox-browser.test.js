@@ -54,8 +54,9 @@ test('browser: type a correct solution, run with Ctrl+Enter, every test passes a
   assert.equal(await page.locator('#ex-gelu .badge').textContent(), 'Passed');
   const events = await page.evaluate(() => window.__events);
   assert.ok(events.some((e) => e.type === 'ffn-exercise-passed' && e.exercise === 'gelu' && e.passed === true));
-  // results live in a polite live region; the editor is a labelled textarea
-  assert.equal(await page.locator('#ex-gelu .results').getAttribute('aria-live'), 'polite');
+  // the summary is announced in a polite live region (the per-test list is not read out); the editor is a labelled textarea
+  assert.equal(await page.locator('#ex-gelu .announce').getAttribute('aria-live'), 'polite');
+  assert.match(await page.locator('#ex-gelu .announce').textContent(), /All 16 tests passed/);
   assert.match(await code('ex-gelu').getAttribute('aria-label'), /gelu and geluTanh/);
   // theming through a custom property and ::part reaches the shadow DOM
   const style = await page.locator('#ex-gelu button.run').evaluate((b) => [getComputedStyle(b).backgroundColor, getComputedStyle(b).fontWeight]);

@@ -282,7 +282,10 @@ export class FfnExerciseElement extends Base {
       el(doc, 'p', { className: 'note', textContent: 'Reference solution:' }),
       el(doc, 'pre', { textContent: ex.solution }),
     ]);
-    const results = el(doc, 'div', { className: 'results', part: 'results', role: 'status', 'aria-live': 'polite', 'aria-atomic': 'false' });
+    // Only the summary and diagnosis are announced; the per-test list sits outside the live region.
+    const announce = el(doc, 'div', { className: 'announce', part: 'announce', role: 'status', 'aria-live': 'polite' });
+    const details = el(doc, 'div', { className: 'details', part: 'details' });
+    const results = el(doc, 'div', { className: 'results', part: 'results' }, [announce, details]);
     const progress = this._progressBox(doc);
 
     root.append(el(doc, 'section', { part: 'container', 'aria-label': `Exercise ${ex.number}: ${ex.title}` }, [
@@ -291,7 +294,7 @@ export class FfnExerciseElement extends Base {
 
     this._editor.textarea.addEventListener('blur', () => this._flushSave());
 
-    this._ui = { badge, runBtn, stopBtn, hintBtn, solBtn, resetBtn, confirmRow, confirmText, confirmYes, confirmNo, hints, solution, results };
+    this._ui = { announce, details, badge, runBtn, stopBtn, hintBtn, solBtn, resetBtn, confirmRow, confirmText, confirmYes, confirmNo, hints, solution, results };
     this._hintsShown = 0;
     for (let i = 0; i < (saved.hintsShown || 0); i++) this._revealHint(false);
     this._updateHintButton();
@@ -449,14 +452,15 @@ export class FfnExerciseElement extends Base {
     u.runBtn.disabled = true;
     u.runBtn.textContent = 'Running…';
     u.stopBtn.hidden = false;
-    u.results.replaceChildren(el(this.ownerDocument, 'p', { className: 'summary', part: 'summary', textContent: 'Running the hidden tests…' }));
+    u.announce.replaceChildren(el(this.ownerDocument, 'p', { className: 'summary', part: 'summary', textContent: 'Running the hidden tests…' }));
+    u.details.replaceChildren();
     this._emit('ffn-exercise-run', { exercise: ex.id });
     let report;
     try {
       report = await gradeExercise(ex.id, code, { timeout: this.timeout, signal: controller.signal, api: this._api || undefined, seed: this._seed });
     } catch (e) {
       report = null;
-      u.results.replaceChildren(el(this.ownerDocument, 'p', { className: 'summary fail', part: 'summary', role: 'alert', textContent: `The grader failed: ${e.message}` }));
+      u.announce.replaceChildren(el(this.ownerDocument, 'p', { className: 'summary fail', part: 'summary', textContent: `The grader failed: ${e.message}` }));
     } finally {
       this._running = null;
       if (this._ex === ex) {
@@ -480,17 +484,18 @@ export class FfnExerciseElement extends Base {
   _showReport(report) {
     const doc = this.ownerDocument;
     const u = this._ui;
+    const heard = [];
     const parts = [];
-    parts.push(el(doc, 'p', { className: `summary ${report.passed ? 'pass' : 'fail'}`, part: 'summary', textContent: report.summary }));
+    heard.push(el(doc, 'p', { className: `summary ${report.passed ? 'pass' : 'fail'}`, part: 'summary', textContent: report.summary }));
     const errLine = report.error && report.error.line;
     this._editor.markLine(errLine || null);
     if (report.error && report.error.line) {
       const go = el(doc, 'button', { type: 'button', className: 'link', textContent: `Go to line ${report.error.line}` });
       go.addEventListener('click', () => this._editor.goTo(report.error.line, report.error.column || 1));
-      parts.push(el(doc, 'p', {}, [go]));
+      heard.push(el(doc, 'p', {}, [go]));
     }
     for (const d of report.diagnoses) {
-      parts.push(el(doc, 'div', { className: 'diagnosis', part: 'diagnosis' }, [
+      heard.push(el(doc, 'div', { className: 'diagnosis', part: 'diagnosis' }, [
         el(doc, 'strong', { textContent: `Likely mistake: ${d.title}` }),
         el(doc, 'span', { textContent: d.message }),
       ]));
@@ -519,7 +524,8 @@ export class FfnExerciseElement extends Base {
         el(doc, 'pre', { className: 'logs', part: 'logs', textContent: report.logs.map((l) => (l.level === 'log' ? l.text : `[${l.level}] ${l.text}`)).join('\n') }),
       ]));
     }
-    u.results.replaceChildren(...parts);
+    u.announce.replaceChildren(...heard);
+    u.details.replaceChildren(...parts);
   }
 }
 
