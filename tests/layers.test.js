@@ -202,3 +202,16 @@ test('heap stays flat over thousands of create/forward/dispose calls, and result
   keep.dispose();
   assert.equal(ffn.heapStats().heapInUse, start);
 });
+
+test('a forward pass too large for wasm memory fails with a clear RangeError and the layer stays usable', () => {
+  const layer = ffn.createLinear({ W: { data: new Float32Array(1024).fill(1), shape: [1, 1024] } });
+  try {
+    const X = { data: new Float32Array(2 ** 20), shape: [2 ** 20, 1] }; // Y would be 4 GiB
+    const before = ffn.heapStats().heapInUse;
+    assert.throws(() => layer.forward(X), { name: 'RangeError', message: /createLinear\(\.\.\.\)\.forward: X \[1048576,1\] -> \[1048576,1024\] needs 4\.0 GiB of wasm memory/ });
+    assert.equal(ffn.heapStats().heapInUse, before);
+    assert.deepEqual(Array.from(layer.forward([2]).data.slice(0, 3)), [2, 2, 2]);
+  } finally {
+    layer.dispose();
+  }
+});
