@@ -1,6 +1,9 @@
 // Runs learner source in a fresh worker (module Worker in browsers, worker_threads in Node) with a hard timeout.
 
 const IS_BROWSER = typeof window === 'object' && typeof Worker === 'function';
+// Node built-ins are loaded through a variable specifier so browser bundlers leave them alone.
+const nodeBuiltin = (specifier) => import(/* webpackIgnore: true */ /* @vite-ignore */ specifier);
+
 
 export const DEFAULT_LIMITS = Object.freeze({ maxNumbers: 200000, maxDepth: 8, maxKeys: 32 });
 export const DEFAULT_TIMEOUT_MS = 2000;
@@ -31,7 +34,7 @@ async function spawn(workerUrl) {
       terminate: () => w.terminate(),
     };
   }
-  const { Worker: NodeWorker } = await import('node:worker_threads');
+  const { Worker: NodeWorker } = await nodeBuiltin('node:worker_threads');
   const w = new NodeWorker(workerUrl || new URL('./worker.js', import.meta.url), {
     resourceLimits: { maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: 32, stackSizeMb: 4 },
     stdout: true, // learner output never reaches the host's console

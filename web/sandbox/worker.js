@@ -22,6 +22,9 @@ const isView = ArrayBuffer.isView;
 const isArray = Array.isArray;
 const getProto = Object.getPrototypeOf;
 const StringCtor = String;
+// Node built-ins are loaded through a variable specifier so browser bundlers leave them alone.
+const nodeBuiltin = (specifier) => import(/* webpackIgnore: true */ /* @vite-ignore */ specifier);
+
 
 let post;
 let onFirstMessage;
@@ -29,8 +32,8 @@ let vm = null;
 let syntaxProbe = null; // set while re-throwing a SyntaxError to learn its position (browsers)
 
 if (IS_NODE) {
-  const wt = await import('node:worker_threads');
-  vm = await import('node:vm');
+  const wt = await nodeBuiltin('node:worker_threads');
+  vm = await nodeBuiltin('node:vm');
   const port = wt.parentPort;
   post = port.postMessage.bind(port);
   onFirstMessage = (fn) => port.once('message', fn);
