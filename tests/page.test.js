@@ -76,6 +76,17 @@ test('the course page loads with no console error and no request outside 127.0.0
   assert.deepEqual(foreignRequests, []);
 });
 
+test('an exercise runs its hidden tests in the page, under the page CSP', { skip }, async () => {
+  const ex = await page.$('#ex-gelu');
+  await ex.scrollIntoViewIfNeeded();
+  await (await ex.$('button.run')).click();
+  await page.waitForFunction(() => /\d+ of \d+ tests passed/.test(document.querySelector('#ex-gelu').shadowRoot.textContent), null, { timeout: 20000 });
+  const text = await ex.evaluate((el) => el.shadowRoot.textContent);
+  assert.match(text, /0 of \d+ tests passed/, 'the starter code fails every hidden test');
+  assert.match(text, /not written yet \(line \d+/);
+  assert.deepEqual(consoleErrors, []);
+});
+
 test('dragging the query onto Tokyo fires only Tokyo and decodes Japan', { skip }, async () => {
   const w = await page.$('#memory');
   await w.evaluate((el) => { el.query = [-0.9, -0.6]; });
