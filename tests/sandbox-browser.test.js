@@ -143,6 +143,17 @@ test('browser: hints are progressive; the solution needs a confirmation before a
   await page.keyboard.press('Tab');
   assert.equal(await code('ex-ffn').inputValue(), '  x');
   assert.equal(await page.evaluate(() => document.activeElement.shadowRoot.activeElement.textContent), 'Run tests');
+  // Reset (confirmed) restores the starter and clears hints and saved progress for this exercise only
+  await code('ex-ffn').fill('function ffn() { return 1 }');
+  await page.locator('#ex-ffn button[part~="reset-button"]').click();
+  await page.locator('#ex-ffn button[part~="confirm-button"]').click();
+  const starter = exercises.find((e) => e.id === 'ffn').starter;
+  assert.equal(await code('ex-ffn').inputValue(), starter);
+  assert.equal(await page.locator('#ex-ffn .hints li').count(), 0);
+  await page.waitForTimeout(400);
+  const saved = await page.evaluate(() => JSON.parse(localStorage.getItem('ffn-lab:sandbox:v1')).exercises);
+  assert.equal(saved.ffn, undefined);
+  assert.equal(saved.gelu.status, 'passed');
 });
 
 test('browser: learner code cannot post to the page; forged "passed" messages change nothing', { skip: skip || false }, async () => {

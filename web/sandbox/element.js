@@ -434,6 +434,8 @@ export class FfnExerciseElement extends Base {
   reset() {
     if (!this._ex) return;
     if (this._running) this._running.abort();
+    clearTimeout(this._saveTimer); // a pending save must not bring the old code back
+    this._saveTimer = null;
     this._store.reset(this._ex.id);
     this._render();
     this._emit('ffn-exercise-reset', { exercise: this._ex.id });
