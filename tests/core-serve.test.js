@@ -52,6 +52,15 @@ test('MIME types: .wasm application/wasm, .js text/javascript, .html, .json, .d.
   assert.equal(head.body, '');
 });
 
+test('the sandbox worker is served with a no-network CSP; other files carry none', async () => {
+  const worker = await get('/web/sandbox/worker.js');
+  assert.equal(worker.status, 200);
+  assert.match(worker.headers['content-security-policy'], /connect-src 'none'/);
+  assert.match(worker.headers['content-security-policy'], /default-src 'none'/);
+  const page = await get('/web/index.html');
+  assert.equal(page.headers['content-security-policy'], undefined);
+});
+
 test('/ redirects to /web/, directories get a trailing slash, missing files 404, other methods 405', async () => {
   const root = await get('/');
   assert.equal(root.status, 302);

@@ -5,6 +5,9 @@ import { stat, realpath } from 'node:fs/promises';
 import { extname, join, resolve, sep, dirname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
+// CSP of the sandbox worker: same-origin module imports, the Function compile of learner code, nothing else.
+const WORKER_CSP = "default-src 'none'; script-src 'self' 'unsafe-eval'; connect-src 'none'";
+
 const MIME = {
   '.html': 'text/html; charset=utf-8',
   '.htm': 'text/html; charset=utf-8',
@@ -98,12 +101,15 @@ function handler(root) {
         return;
       }
       const type = MIME[extname(file).toLowerCase()] || 'application/octet-stream';
-      res.writeHead(200, {
+      const headers = {
         'Content-Type': type,
         'Content-Length': st.size,
         'Cache-Control': 'no-store',
         'X-Content-Type-Options': 'nosniff',
-      });
+      };
+      // A worker's CSP comes from its own response: the learner-code worker gets no network at all.
+      if (file.endsWith(`${sep}sandbox${sep}worker.js`)) headers['Content-Security-Policy'] = WORKER_CSP;
+      res.writeHead(200, headers);
       if (req.method === 'HEAD') {
         res.end();
         return;
