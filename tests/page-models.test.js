@@ -201,3 +201,19 @@ test('parameters: the section figures for every preset', () => {
   assert.throws(() => pm.computeBlock(ffn, { ...P.gpt2, kvHeads: 5 }), /multiple of kvHeads/);
   assert.throws(() => pm.computeBlock(ffn, { ...P.gpt2, d: 0 }), /d must be a positive integer/);
 });
+
+test('models: thousands of widget updates leave the wasm heap where it was', () => {
+  const mem = mm.buildMemory();
+  const acts = ['relu', 'gelu', 'silu'];
+  mm.compute(ffn, mem, { x: 0, y: 0, k: 1 });
+  am.readout(ffn, 0);
+  pm.computeBlock(ffn, pm.PRESETS.llama3_8b);
+  const before = ffn.heapStats().heapInUse;
+  for (let i = 0; i < 3000; i++) {
+    const t = i / 3000;
+    mm.compute(ffn, mem, { x: Math.cos(20 * t), y: Math.sin(13 * t), k: i % 4, activation: acts[i % 3] });
+    if (i % 10 === 0) am.readout(ffn, -4 + 8 * t);
+    if (i % 100 === 0) pm.computeBlock(ffn, pm.PRESETS.qwen3_moe);
+  }
+  assert.equal(ffn.heapStats().heapInUse, before);
+});

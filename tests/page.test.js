@@ -322,6 +322,29 @@ test('state round-trips through attributes and the URL hash; reduced motion jump
   }, attrs);
   assert.deepEqual(copy, { coef: before, k: 2, act: 'gelu' });
   await w.evaluate((el) => { el.activation = 'relu'; el.threshold = 1.5; el.k = 3; });
+  // Moving the elements in the DOM keeps them working (no second load, plot still resizes).
+  const moved = await page.evaluate(async () => {
+    const w = document.querySelector('#memory'), plot = document.querySelector('#plot');
+    const hostW = w.parentNode, hostP = plot.parentNode;
+    const box = document.createElement('div');
+    box.style.width = '420px';
+    document.body.append(box);
+    box.append(w, plot);
+    await new Promise((r) => setTimeout(r, 100));
+    w.selectToken('Rome', { animate: false });
+    await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+    const out = {
+      decoded: w.result.decoded.token,
+      loading: w.shadowRoot.querySelectorAll('p.loading').length,
+      svgWidth: plot.shadowRoot.querySelector('svg.plot').getAttribute('width'),
+    };
+    hostW.prepend(w); hostP.prepend(plot); box.remove();
+    w.selectToken('Tokyo', { animate: false });
+    return out;
+  });
+  assert.equal(moved.decoded, 'Italy');
+  assert.equal(moved.loading, 0);
+  assert.ok(Number(moved.svgWidth) < 420, `the plot redraws for its new width, got ${moved.svgWidth}`);
 
   const p = await openPage('/web/embed/memory-widget.html', { width: 600, height: 900 });
   await p.emulateMedia({ reducedMotion: 'reduce' });

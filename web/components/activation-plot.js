@@ -67,23 +67,28 @@ export class FfnActivationPlot extends ElementBase {
 
   connectedCallback() {
     this._readAttributes();
-    if (this._ready) return;
+    if (this._ready) { this._observeSize(); return; }
+    if (this._loading) return;
+    this._loading = true;
     this._root.append(Object.assign(document.createElement('p'), { className: 'muted', textContent: 'Loading the activation kernels…' }));
     ffn.ready().then(() => {
       this._ready = true;
       this._computeStatic();
       this._build();
       this._redraw();
-      if (typeof ResizeObserver === 'function') {
-        let lastW = 0;
-        this._ro = new ResizeObserver(rafThrottle(() => { const w = this._box.clientWidth; if (w && w !== lastW) { lastW = w; this._redraw(); } }));
-        this._ro.observe(this._box);
-      }
+      if (this.isConnected) this._observeSize();
       this.dispatchEvent(new CustomEvent('ffn-ready', { bubbles: true }));
-    }, (err) => this._showError(err));
+    }, (err) => { this._loading = false; this._showError(err); });
   }
 
-  disconnectedCallback() { this._ro?.disconnect(); this._ro = null; this._ready = this._ready && true; }
+  disconnectedCallback() { this._ro?.disconnect(); this._ro = null; }
+
+  _observeSize() {
+    if (this._ro || typeof ResizeObserver !== 'function' || !this._box) return;
+    // Redraw whenever the box is not as wide as the drawing (text stays at its real size).
+    this._ro = new ResizeObserver(rafThrottle(() => { const w = this._box.clientWidth; if (w && Math.max(260, w) !== this._drawnW) this._redraw(); }));
+    this._ro.observe(this._box);
+  }
 
   attributeChangedCallback(name) {
     if (this._reflecting) return;
@@ -234,6 +239,7 @@ export class FfnActivationPlot extends ElementBase {
   _redraw() {
     if (!this._box) return;
     const W = Math.max(260, this._box.clientWidth || 600);
+    this._drawnW = W;
     const H = PANEL_H * 3;
     this._box.querySelector('svg')?.remove();
     const svg = svgEl('svg', { class: 'plot', viewBox: `0 0 ${W} ${H}`, width: W, height: H, role: 'img', 'aria-label': 'Three panels: activation values, their derivatives, and the absolute error of the two GELU approximations on a log scale' });

@@ -98,13 +98,14 @@ export class FfnMemoryWidget extends ElementBase {
 
   connectedCallback() {
     this._readHash();
-    if (this._ready) return;
+    if (this._ready || this._loading) return;
+    this._loading = true;
     this._root.append(Object.assign(document.createElement('p'), { className: 'muted loading', textContent: 'Loading the FFN kernels…' }));
     ffn.ready().then(() => {
       this._ready = true;
       this._rebuild();
       this.dispatchEvent(new CustomEvent('ffn-ready', { bubbles: true }));
-    }, (err) => this._showError(err));
+    }, (err) => { this._loading = false; this._showError(err); });
   }
 
   attributeChangedCallback(name) {

@@ -43,14 +43,15 @@ export class FfnParamCalculator extends ElementBase {
 
   connectedCallback() {
     this._readAttributes();
-    if (this._ready) return;
+    if (this._ready || this._loading) return;
+    this._loading = true;
     this._root.append(Object.assign(document.createElement('p'), { className: 'muted', textContent: 'Loading the counting kernels…' }));
     ffn.ready().then(() => {
       this._ready = true;
       this._build();
       this._render();
       this.dispatchEvent(new CustomEvent('ffn-ready', { bubbles: true }));
-    }, (err) => this._showError(err));
+    }, (err) => { this._loading = false; this._showError(err); });
   }
 
   attributeChangedCallback() {
