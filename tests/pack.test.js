@@ -1,4 +1,4 @@
-// The package as a site uses it: npm pack of a copy (prepack builds the wasm afresh), install the tarball offline into a temp project, import 'ffn-lab' by name.
+// The package as a site uses it: npm pack of a copy (prepack builds the wasm afresh), install the tarball offline into a temp project, import 'ffn-lab' and 'ffn-lab/sandbox' by name.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -71,17 +71,21 @@ test('npm pack -> offline install -> import ffn-lab by name -> forward pass matc
   const site = `
     import * as ffn from 'ffn-lab';
     import * as ffnUrl from 'ffn-lab/url';
+    import { gradeExercise, getExercise } from 'ffn-lab/sandbox';
     await ffn.ready();
     const X = ${JSON.stringify(X)}, W1 = ${JSON.stringify(W1)}, b1 = ${JSON.stringify(b1)}, W2 = ${JSON.stringify(W2)}, b2 = ${JSON.stringify(b2)}, Wu = ${JSON.stringify(Wu)};
     const y = ffn.ffn(X, W1, b1, W2, b2);
     const s = ffnUrl.swigluFfn(X, W1, Wu, W2);
-    console.log(JSON.stringify({ y: Array.from(y.data), shape: y.shape, s: Array.from(s.data), params: ffn.ffnParamCount(768, 3072), url: import.meta.resolve('ffn-lab') }));
+    const graded = await gradeExercise('ffn', getExercise('ffn').solution);
+    console.log(JSON.stringify({ y: Array.from(y.data), shape: y.shape, s: Array.from(s.data), params: ffn.ffnParamCount(768, 3072), graded: { passed: graded.passed, total: graded.total, worker: graded.status }, url: import.meta.resolve('ffn-lab') }));
   `;
   writeFileSync(join(app, 'site.js'), site);
   const out = JSON.parse(await run(process.execPath, ['site.js'], app));
   assert.ok(out.url.includes(join('node_modules', 'ffn-lab')), `resolved from node_modules: ${out.url}`);
   assert.deepEqual(out.shape, [2, 3]);
   assert.equal(out.params, 4722432);
+  assert.equal(out.graded.passed, true, `the sandbox from the tarball grades the reference solution: ${JSON.stringify(out.graded)}`);
+  assert.ok(out.graded.total > 5);
   const y = ref.ffn(X, W1, b1, W2, b2, { activation: 'gelu_tanh' }).data;
   const s = ref.swigluFfn(X, W1, Wu, W2).data;
   for (let i = 0; i < y.length; i++) {
