@@ -1,5 +1,7 @@
 // The benchmark body, shared by Node (run.js) and the headless-Chromium page: ffn-lab vs XNNPACK (tfjs-wasm), the SIMD peak and streaming anchors, interleaved, medians, every timed result checked against float64.
 
+import * as ref from '../ref.js';
+
 const now = () => performance.now();
 
 function median(a) {
@@ -83,6 +85,16 @@ function interleaved(cands, { batchMs, reps, warmMs }) {
     }
   }
   return times.map(median);
+}
+
+/** Every 61st element of an activation result against float64 (tol ulps float32 ulps + 2^-126). */
+function checkAct(name, y, x, ulps = 8) {
+  const key = name.split(' ')[0] === 'tfjs' ? 'silu' : name.split(' ')[0];
+  for (let i = 0; i < x.length; i += 61) {
+    const want = ref.act(key, x[i]);
+    const ulp = 2 ** (Math.floor(Math.log2(Math.max(Math.abs(want), 2 ** -126))) - 23);
+    if (!(Math.abs(y[i] - want) <= ulps * ulp + 2 ** -126)) throw new Error(`bench: ${name}(${x[i]}) = ${y[i]}, float64 ${want}`);
+  }
 }
 
 const pad = (s, n) => String(s).padStart(n);
@@ -300,7 +312,11 @@ export async function runBench({ ffn, raw, tf, probe, quick = false, log = conso
       };
       const copyOnly = () => new Float32Array(raw.memory.buffer, p, n).set(x);
       const viaApi = () => api[name](x);
+      checkAct(name, viaApi().data, x);
+      kern();
+      checkAct(`${name} (kernel)`, new Float32Array(raw.memory.buffer, p, n), x);
       const [sk, sc, sa] = interleaved([{ fn: kern }, { fn: copyOnly }, { fn: viaApi }], opts);
+      checkAct(`${name} (after timing)`, viaApi().data, x);
       const kRate = n / Math.max(sk - sc, 1e-9) / 1e6;
       const aRate = n / sa / 1e6;
       log(`${padEnd(name, 12)}${pad(kRate.toFixed(0), 15)}${pad(aRate.toFixed(0), 14)}${pad(quoted[name], 34)}`);
@@ -312,6 +328,7 @@ export async function runBench({ ffn, raw, tf, probe, quick = false, log = conso
       y.dispose();
       return out;
     };
+    checkAct('tfjs silu', tfSilu(), x, 64);
     const [st] = interleaved([{ fn: tfSilu }], opts);
     log(`(tfjs-wasm x*sigmoid(x) on a resident tensor, measured here: ${(n / st / 1e6).toFixed(0)} Melem/s)`);
     results.act.push({ name: 'tfjs_silu', apiMelem: n / st / 1e6 });
@@ -330,6 +347,14 @@ export async function runBench({ ffn, raw, tf, probe, quick = false, log = conso
     const W2 = { data: randomArray(dff * d, 35), shape: [dff, d] }, x1 = { data: randomArray(d, 36), shape: [d] };
     checkGemm('tiny matmul', ffn.matmul(Xt, Wt).data, X, W, 1, 8, 16, 0);
     checkGemm('tiny linear', layer.forward(Xt).data, X, W, 1, 8, 16, 0);
+    {
+      const got = ffn.ffnMemories(x1, W1, b1, W2, 4);
+      const want = ref.ffnMemories(x1, W1, b1, W2, 4);
+      if (Array.from(got.top).join() !== Array.from(want.top).join()) throw new Error('bench: ffnMemories top differs from float64');
+      got.partial.data.forEach((v, j) => {
+        if (!(Math.abs(v - want.partial.data[j]) <= 1e-5 * (1 + Math.abs(want.partial.data[j])))) throw new Error('bench: ffnMemories partial wrong');
+      });
+    }
     const cands = [
       { name: 'ffn.matmul 1x8x16', fn: () => ffn.matmul(Xt, Wt) },
       { name: 'createLinear(8->16).forward, 1 row', fn: () => layer.forward(Xt) },
