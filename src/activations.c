@@ -146,18 +146,23 @@ static inline f32x4 em1_tail_f(f32x4 r) {
 }
 static inline f32x4 em1_f(f32x4 r) { return f32x4_add(r, em1_tail_f(r)); } /* e^r - 1 */
 
-/* num0 * sigmoid(u) for num0 = x or 1, given z = -|u| = n ln2 + r (r as floats, p64 = 2^(n+64)) and
-   neg = (u < 0). With P = 2^n:  u >= 0: num0 / (1 + P e^r) = num0 / ((1 + P) + P (e^r - 1));
-   u < 0: num0 P / (P + e^-r) = num0 P / ((1 + P) + (e^-r - 1)). One polynomial (at r or -r), one
-   rounded sum (1 + P kept exact by its Fast2Sum error), one division; 2^64 keeps tiny P normal. */
-static inline f32x4 times_sigmoid(f32x4 num0, f32x4 r, f32x4 p64, m32x4 neg) {
-  f32x4 one = f32x4_splat(1.0f), m64 = f32x4_splat(TWO_M64_F);
-  f32x4 em = em1_f(f32x4_select(neg, f32x4_neg(r), r));
-  f32x4 P = f32x4_mul(p64, m64);
+/* x * sigmoid(u) (or sigmoid(u) when x is NULL-like: see below), given z = -|u| = n ln2 + r (r as
+   floats, p64 = 2^(n+64)) and the sign of u (that of x). With P = 2^n:
+   u >= 0: x / (1 + P e^r) = x / ((1 + P) + P (e^r - 1));
+   u < 0: x P / (P + e^-r) = x P / ((1 + P) + (e^-r - 1)).
+   One polynomial (at r or -r), one rounded sum (1 + P kept exact by its Fast2Sum error), one
+   division; x P is formed as (x 2^(n+64)) 2^-64, exact unless it is subnormal. */
+static inline f32x4 sigmoid_den(f32x4 r, f32x4 P, f32x4 sgn, m32x4 neg) {
+  f32x4 one = f32x4_splat(1.0f);
+  f32x4 em = em1_f(f32x4_xorsign(r, sgn));
   f32x4 A = f32x4_add(one, P), A_lo = f32x4_add(f32x4_sub(one, A), P);
-  f32x4 den = f32x4_add(A, f32x4_add(f32x4_mul(f32x4_select(neg, one, P), em), A_lo));
-  f32x4 num = f32x4_mul(num0, f32x4_select(neg, p64, one));
-  return f32x4_mul(f32x4_div(num, den), f32x4_select(neg, m64, one));
+  return f32x4_add(A, f32x4_add(f32x4_mul(f32x4_select(neg, one, P), em), A_lo));
+}
+static inline f32x4 times_sigmoid(f32x4 x, f32x4 r, f32x4 p64, f32x4 sgn) {
+  m32x4 neg = f32x4_lt(sgn, f32x4_splat(0.0f));
+  f32x4 m64 = f32x4_splat(TWO_M64_F);
+  f32x4 den = sigmoid_den(r, f32x4_mul(p64, m64), sgn, neg);
+  return f32x4_div(f32x4_select(neg, f32x4_mul(f32x4_mul(x, p64), m64), x), den);
 }
 
 /* z = n ln2 + r for z in [Z_MIN, 0] in floats; returns r, *p64 = 2^(n+64) */
@@ -182,21 +187,20 @@ static inline f32x4 reduce_log2_d(f64x2 tlo, f64x2 thi, f32x4 *p64, f64x2 *klo, 
 static inline f32x4 fwd_sigmoid(f32x4 x) { /* NaN propagates through den */
   m32x4 neg = f32x4_lt(x, f32x4_splat(0.0f));
   f32x4 p64, r = reduce_f(f32x4_pmax(f32x4_negabs(x), f32x4_splat(Z_MIN)), &p64);
-  return times_sigmoid(f32x4_splat(1.0f), r, p64, neg);
+  f32x4 P = f32x4_mul(p64, f32x4_splat(TWO_M64_F)); /* 0 below 2^-150: so is the result */
+  return f32x4_div(f32x4_select(neg, P, f32x4_splat(1.0f)), sigmoid_den(r, P, x, neg));
 }
 
 static inline f32x4 fwd_silu(f32x4 x) {
-  m32x4 neg = f32x4_lt(x, f32x4_splat(0.0f));
   f32x4 xc = f32x4_pmax(x, f32x4_splat(Z_MIN)); /* -inf -> Z_MIN: the product underflows to -0 */
   f32x4 p64, r = reduce_f(f32x4_pmax(f32x4_negabs(x), f32x4_splat(Z_MIN)), &p64);
-  return times_sigmoid(xc, r, p64, neg);
+  return times_sigmoid(xc, r, p64, x);
 }
 
 /* x sigmoid(1.702 x): u = 1.702 |x| kept exact as zh + zm + zl (x split into 12-bit halves) */
 static inline f32x4 fwd_gelu_sigmoid(f32x4 x) {
   const float kh = 1.7021484375f; /* 1.702 to 11 bits: kh times a 12-bit half of x is exact */
   const float kl = -1.484375e-4f; /* 1.702 - kh */
-  m32x4 neg = f32x4_lt(x, f32x4_splat(0.0f));
   f32x4 xc = f32x4_pmax(x, f32x4_splat(-76.0f));
   f32x4 a = f32x4_pmin(f32x4_abs(x), f32x4_splat(76.0f));
   f32x4 t = f32x4_mul(a, f32x4_splat(4097.0f));
@@ -209,7 +213,7 @@ static inline f32x4 fwd_gelu_sigmoid(f32x4 x) {
   f32x4 big = f32x4_sub(f32x4_neg(zh), f32x4_mul(nf, f32x4_splat(LN2_HI_F)));
   f32x4 small = f32x4_add(f32x4_add(zm, zl), f32x4_mul(nf, f32x4_splat(LN2_LO_F)));
   f32x4 r = f32x4_sub(big, small);
-  return nan_pass(x, times_sigmoid(xc, r, f32x4_shl23_add(kf, EXP_BIAS64), neg));
+  return times_sigmoid(xc, r, f32x4_shl23_add(kf, EXP_BIAS64), x);
 }
 
 /* x sigmoid(2u), 2u = 2 sqrt(2/pi) (x + 0.044715 x^3) = 1 + tanh(u) form; -|2u| / ln2 in double
@@ -219,62 +223,64 @@ static inline f64x2 gelu_tanh_t_d(f64x2 a) {
   return f64x2_mul(a, f64x2_add(f64x2_splat(al), f64x2_mul(f64x2_splat(be), f64x2_mul(a, a))));
 }
 static inline f32x4 fwd_gelu_tanh(f32x4 x) {
-  m32x4 neg = f32x4_lt(x, f32x4_splat(0.0f));
   f32x4 xc = f32x4_pmax(x, f32x4_splat(-11.0f));
   f32x4 a = f32x4_pmin(f32x4_abs(x), f32x4_splat(11.0f));
   f32x4 p64, r = reduce_log2_d(gelu_tanh_t_d(f32x4_promote_lo(a)),
                                gelu_tanh_t_d(f32x4_promote_hi(a)), &p64, NULL, NULL);
-  return nan_pass(x, times_sigmoid(xc, r, p64, neg));
+  return times_sigmoid(xc, r, p64, x); /* NaN propagates */
 }
 
 /* GELU x Phi(x) with Q = Phi(-|x|) = 0.5 e^{-a^2/2} erfcx(a/sqrt2), a = |x| <= 15:
-   erfcx(a/sqrt2) = g(y)/(a + K), y = (a - K)/(a + K), K = 3, g a degree-11 polynomial (fitted for
-   6e-9 relative error over a >= 0). a^2, the reduction, y and 1/(a+K) in double; the exp and g
+   erfcx(a/sqrt2) = g(y)/(a + K), y = (a - K)/(a + K), K = 3.5, g a degree-9 polynomial (fitted for
+   8e-9 relative error over a <= 15). a^2, the reduction, y and 1/(a+K) in double; the exp and g
    polynomials in floats (their last two terms of g in double); Q and x Q assembled in double. */
-static const float gelu_g_tail[10] = {/* 0.5 g(y) = c0 + y (c1 + y T(y)), T's c11 .. c2 (halved) */
-                                      -1.81095898075499093e-05f, 3.61125458471417673e-05f,
-                                      1.61769853212779077e-04f,  -2.15923735652601227e-04f,
-                                      -1.05257056888879422e-03f, 1.00867848453301793e-03f,
-                                      6.97555100819548855e-03f,  -1.04588191732796921e-02f,
-                                      -4.72635478151344005e-02f, 2.30017403951123328e-01f};
-#define GELU_C0 0.729083694050070895  /* 0.5 c0 */
-#define GELU_C1 -0.509331956121241825 /* 0.5 c1 */
-#define GELU_K 3.0
+static const float gelu_g_tail[8] = {/* 0.5 g(y) = c0 + y (c1 + y T(y)): T's c9 .. c2, halved */
+    1.08700083397045047e-04f,
+    4.18331066026830410e-04f,
+    -4.95044925937754895e-04f,
+    -3.17283563376740329e-03f,
+    6.49372852712131257e-03f,
+    1.74058232262353160e-02f,
+    -1.16053175020600266e-01f,
+    3.15425091154037274e-01f};
+#define GELU_C0 0.7444160735948051 /* 0.5 c0 */
+#define GELU_C1 -0.5655617392292479 /* 0.5 c1 */
+#define GELU_K 3.5
 
 static inline void gelu_prep_d(f64x2 a, f64x2 *t, f64x2 *y, f64x2 *inv) {
   *t = f64x2_mul(f64x2_mul(a, a), f64x2_splat(-0.5 * 1.4426950408889634074)); /* -a^2/2 / ln2 */
   *inv = f64x2_div(f64x2_splat(1.0), f64x2_add(a, f64x2_splat(GELU_K)));
   *y = f64x2_mul(f64x2_sub(a, f64x2_splat(GELU_K)), *inv);
 }
-static inline f64x2 gelu_finish_d(f64x2 x, f64x2 k, f64x2 r, f64x2 em_tail, f64x2 y, f64x2 T,
-                                  f64x2 inv) {
+/* e^r g(y) / (a + K) in double: Q without its 2^n */
+static inline f64x2 gelu_q_d(f64x2 r, f64x2 em_tail, f64x2 y, f64x2 T, f64x2 inv) {
   f64x2 e = f64x2_add(f64x2_splat(1.0), f64x2_add(r, em_tail)); /* e^r */
   f64x2 g = f64x2_add(f64x2_splat(GELU_C0),
                       f64x2_mul(y, f64x2_add(f64x2_splat(GELU_C1), f64x2_mul(y, T))));
-  f64x2 q = f64x2_mul(f64x2_mul(e, f64x2_shl52_add(k, (int64_t)1023 << 52)), f64x2_mul(g, inv));
-  m64x2 neg = f64x2_lt(x, f64x2_splat(0.0));
-  f64x2 f = f64x2_select(neg, q, f64x2_sub(f64x2_splat(1.0), q));
-  return f64x2_mul(f64x2_pmax(x, f64x2_splat(-15.0)), f);
+  return f64x2_mul(e, f64x2_mul(g, inv));
 }
 static inline f32x4 fwd_gelu(f32x4 x) { /* NaN propagates */
   f32x4 a = f32x4_pmin(f32x4_abs(x), f32x4_splat(15.0f));
   f64x2 alo = f32x4_promote_lo(a), ahi = f32x4_promote_hi(a);
-  f64x2 tl, th, yl, yh, il, ih, kl, kh;
+  f64x2 tl, th, yl, yh, il, ih;
   gelu_prep_d(alo, &tl, &yl, &il);
   gelu_prep_d(ahi, &th, &yh, &ih);
   /* reduction, keeping r in double too */
-  kl = f64x2_add(tl, f64x2_splat(SHIFT_D)), kh = f64x2_add(th, f64x2_splat(SHIFT_D));
+  f64x2 kl = f64x2_add(tl, f64x2_splat(SHIFT_D)), kh = f64x2_add(th, f64x2_splat(SHIFT_D));
   f64x2 rl = f64x2_mul(f64x2_sub(tl, f64x2_sub(kl, f64x2_splat(SHIFT_D))), f64x2_splat(LN2_D));
   f64x2 rh = f64x2_mul(f64x2_sub(th, f64x2_sub(kh, f64x2_splat(SHIFT_D))), f64x2_splat(LN2_D));
   f32x4 r = f64x2_demote_pair(rl, rh), yf = f64x2_demote_pair(yl, yh);
   f32x4 em_tail = em1_tail_f(r);
   f32x4 T = f32x4_splat(gelu_g_tail[0]);
-  for (int i = 1; i < 10; i++) T = f32x4_add(f32x4_mul(T, yf), f32x4_splat(gelu_g_tail[i]));
-  f64x2 lo = gelu_finish_d(f32x4_promote_lo(x), kl, rl, f32x4_promote_lo(em_tail), yl,
-                           f32x4_promote_lo(T), il);
-  f64x2 hi = gelu_finish_d(f32x4_promote_hi(x), kh, rh, f32x4_promote_hi(em_tail), yh,
-                           f32x4_promote_hi(T), ih);
-  return f64x2_demote_pair(lo, hi);
+  for (int i = 1; i < 8; i++) T = f32x4_add(f32x4_mul(T, yf), f32x4_splat(gelu_g_tail[i]));
+  f32x4 q = f64x2_demote_pair(
+      gelu_q_d(rl, f32x4_promote_lo(em_tail), yl, f32x4_promote_lo(T), il),
+      gelu_q_d(rh, f32x4_promote_hi(em_tail), yh, f32x4_promote_hi(T), ih));
+  /* times 2^n (exact, or one rounding into subnormals), then x Q or x (1 - Q) */
+  q = f32x4_mul(f32x4_mul(q, f32x4_shl23_add(f64x2_low_words(kl, kh), EXP_BIAS64)),
+                f32x4_splat(TWO_M64_F));
+  f32x4 xq = f32x4_mul(f32x4_pmin(f32x4_pmax(x, f32x4_splat(-15.0f)), f32x4_splat(15.0f)), q);
+  return f32x4_select(f32x4_lt(x, f32x4_splat(0.0f)), xq, f32x4_sub(x, xq));
 }
 
 static inline f32x4 fwd_relu(f32x4 x) { /* x <= 0 -> +0 (also for -0); NaN stays NaN */
@@ -319,50 +325,43 @@ static inline f32x4 grad4(f32x4 x, int act) {
   }
 }
 
-/* One loop per activation (the switch is outside): main f32x4 loop, then the leftovers on a
-   zero-padded vector. Each macro defines a static function over n floats. */
-#define MAP1(name, fn)                                                   \
-  static void name(float *y, const float *x, size_t n) {                 \
-    size_t i = 0;                                                        \
-    for (; i + 4 <= n; i += 4) f32x4_store(y + i, fn(f32x4_load(x + i))); \
-    if (i < n) {                                                         \
-      float b[4] = {0.0f, 0.0f, 0.0f, 0.0f};                             \
-      memcpy(b, x + i, (n - i) * sizeof(float));                         \
-      f32x4_store(b, fn(f32x4_load(b)));                                 \
-      memcpy(y + i, b, (n - i) * sizeof(float));                         \
-    }                                                                    \
+/* One loop per activation (the switch is outside). Forward: four vectors per iteration (V8
+   re-materializes the kernels' constants per iteration; four vectors share them), the last partial
+   block through a zero-padded buffer. Derivatives: one vector per iteration, then the leftovers on
+   a zero-padded vector. */
+#define FWD_LOOP(name, fn)                                              \
+  static void name(float *y, const float *x, size_t n) {                \
+    float bx[16], by[16];                                               \
+    for (size_t i = 0; i < n; i += 16) {                                \
+      const float *s = x + i;                                           \
+      float *d = y + i;                                                 \
+      size_t m = n - i < 16 ? n - i : 16;                               \
+      if (m < 16) {                                                     \
+        memset(bx, 0, sizeof bx);                                       \
+        memcpy(bx, s, m * sizeof(float));                               \
+        s = bx, d = by;                                                 \
+      }                                                                 \
+      f32x4 a0 = f32x4_load(s), a1 = f32x4_load(s + 4);                 \
+      f32x4 a2 = f32x4_load(s + 8), a3 = f32x4_load(s + 12);            \
+      f32x4_store(d, fn(a0));                                           \
+      f32x4_store(d + 4, fn(a1));                                       \
+      f32x4_store(d + 8, fn(a2));                                       \
+      f32x4_store(d + 12, fn(a3));                                      \
+      if (m < 16) memcpy(y + i, by, m * sizeof(float));                 \
+    }                                                                   \
   }
-/* z = f(a) * b elementwise (z may alias a or b) */
-#define MAP2(name, fn)                                                                  \
-  static void name(float *z, const float *a, const float *b, size_t n) {                \
-    size_t i = 0;                                                                       \
-    for (; i + 4 <= n; i += 4)                                                          \
-      f32x4_store(z + i, f32x4_mul(fn(f32x4_load(a + i)), f32x4_load(b + i)));          \
-    if (i < n) {                                                                        \
-      float ba[4] = {0.0f, 0.0f, 0.0f, 0.0f}, bb[4] = {0.0f, 0.0f, 0.0f, 0.0f};         \
-      memcpy(ba, a + i, (n - i) * sizeof(float));                                       \
-      memcpy(bb, b + i, (n - i) * sizeof(float));                                       \
-      f32x4_store(bb, f32x4_mul(fn(f32x4_load(ba)), f32x4_load(bb)));                   \
-      memcpy(z + i, bb, (n - i) * sizeof(float));                                       \
-    }                                                                                   \
+#define GRAD_LOOP(name, act)                                                             \
+  static void name(float *y, const float *x, size_t n) {                                 \
+    size_t i = 0;                                                                        \
+    for (; i + 4 <= n; i += 4) f32x4_store(y + i, grad4(f32x4_load(x + i), FFN_ACT_##act)); \
+    if (i < n) {                                                                         \
+      float b[4] = {0.0f, 0.0f, 0.0f, 0.0f};                                             \
+      memcpy(b, x + i, (n - i) * sizeof(float));                                         \
+      f32x4_store(b, grad4(f32x4_load(b), FFN_ACT_##act));                               \
+      memcpy(y + i, b, (n - i) * sizeof(float));                                         \
+    }                                                                                    \
   }
-
-#define GRAD_OF(act) static inline f32x4 grad_##act(f32x4 x) { return grad4(x, FFN_ACT_##act); }
-GRAD_OF(IDENTITY)
-GRAD_OF(RELU)
-GRAD_OF(RELU2)
-GRAD_OF(SIGMOID)
-GRAD_OF(SILU)
-GRAD_OF(GELU)
-GRAD_OF(GELU_TANH)
-GRAD_OF(GELU_SIGMOID)
-
-/* per activation: forward map, derivative map, gated product phi(a) * b, backward dy * phi'(x) */
-#define ACT_LOOPS(act, fwd)      \
-  MAP1(fwd_loop_##act, fwd)      \
-  MAP1(grad_loop_##act, grad_##act) \
-  MAP2(gate_loop_##act, fwd)     \
-  MAP2(back_loop_##act, grad_##act)
+#define ACT_LOOPS(act, fwd) FWD_LOOP(fwd_loop_##act, fwd) GRAD_LOOP(grad_loop_##act, act)
 ACT_LOOPS(IDENTITY, fwd_identity)
 ACT_LOOPS(RELU, fwd_relu)
 ACT_LOOPS(RELU2, fwd_relu2)
@@ -372,15 +371,26 @@ ACT_LOOPS(GELU, fwd_gelu)
 ACT_LOOPS(GELU_TANH, fwd_gelu_tanh)
 ACT_LOOPS(GELU_SIGMOID, fwd_gelu_sigmoid)
 
-typedef void (*map1_fn)(float *, const float *, size_t);
-typedef void (*map2_fn)(float *, const float *, const float *, size_t);
+typedef void (*map_fn)(float *, const float *, size_t);
 #define ACT_TABLE(kind)                                                                        \
   {kind##_loop_IDENTITY, kind##_loop_RELU,      kind##_loop_RELU2,     kind##_loop_SIGMOID,    \
    kind##_loop_SILU,     kind##_loop_GELU,      kind##_loop_GELU_TANH, kind##_loop_GELU_SIGMOID}
-static const map1_fn fwd_loops[FFN_ACT_COUNT] = ACT_TABLE(fwd);
-static const map1_fn grad_loops[FFN_ACT_COUNT] = ACT_TABLE(grad);
-static const map2_fn gate_loops[FFN_ACT_COUNT] = ACT_TABLE(gate);
-static const map2_fn back_loops[FFN_ACT_COUNT] = ACT_TABLE(back);
+static const map_fn fwd_loops[FFN_ACT_COUNT] = ACT_TABLE(fwd);
+static const map_fn grad_loops[FFN_ACT_COUNT] = ACT_TABLE(grad);
+
+/* z (n) = f(a) * b with f one of the loops above, through an L1-resident chunk (z may alias a or
+   b: each chunk is read before it is written) */
+#define CHUNK 512
+static void map_times(map_fn f, float *z, const float *a, const float *b, size_t n) {
+  float buf[CHUNK];
+  for (size_t i0 = 0; i0 < n; i0 += CHUNK) {
+    size_t m = n - i0 < CHUNK ? n - i0 : CHUNK, i = 0;
+    f(buf, a + i0, m);
+    for (; i + 4 <= m; i += 4)
+      f32x4_store(z + i0 + i, f32x4_mul(f32x4_load(buf + i), f32x4_load(b + i0 + i)));
+    for (; i < m; i++) z[i0 + i] = buf[i] * b[i0 + i];
+  }
+}
 
 /* x (n) -> y (n) = phi(x). y may alias x. */
 FFN_API int act_forward(float *y, const float *x, int n, int act) {
@@ -400,13 +410,13 @@ FFN_API int act_grad(float *g, const float *x, int n, int act) {
    act_grad(x)). dx may alias dy or x. */
 FFN_API int act_backward(float *dx, const float *dy, const float *x, int n, int act) {
   if (n < 0 || act < 0 || act >= FFN_ACT_COUNT) return FFN_EINVAL;
-  if (n > 0) back_loops[act](dx, x, dy, (size_t)n);
+  if (n > 0) map_times(grad_loops[act], dx, x, dy, (size_t)n);
   return FFN_OK;
 }
 
 /* h (n) = phi(g) * u, phi(g) rounded to float first; used by the gated FFN (h may alias g or u) */
 void ffn_gate_mul(float *h, const float *g, const float *u, size_t n, int act) {
-  if (n > 0 && act >= 0 && act < FFN_ACT_COUNT) gate_loops[act](h, g, u, n);
+  if (n > 0 && act >= 0 && act < FFN_ACT_COUNT) map_times(fwd_loops[act], h, g, u, n);
 }
 
 /* In place over rows of the SwiGLU backward: given G, U and dH (each n),

@@ -33,6 +33,10 @@ static inline f32x4 f32x4_div(f32x4 a, f32x4 b) { return wasm_f32x4_div(a, b); }
 static inline f32x4 f32x4_negabs(f32x4 a) { return wasm_v128_or(a, wasm_f32x4_splat(-0.0f)); }
 static inline f32x4 f32x4_abs(f32x4 a) { return wasm_v128_andnot(a, wasm_f32x4_splat(-0.0f)); }
 static inline f32x4 f32x4_neg(f32x4 a) { return wasm_f32x4_neg(a); }
+/* a with its sign flipped where s is negative (sign bit of s set) */
+static inline f32x4 f32x4_xorsign(f32x4 a, f32x4 s) {
+  return wasm_v128_xor(a, wasm_v128_and(s, wasm_f32x4_splat(-0.0f)));
+}
 /* b < a ? b : a and a < b ? b : a (one instruction each; a NaN in a is kept) */
 static inline f32x4 f32x4_pmin(f32x4 a, f32x4 b) { return wasm_f32x4_pmin(a, b); }
 static inline f32x4 f32x4_pmax(f32x4 a, f32x4 b) { return wasm_f32x4_pmax(a, b); }
@@ -105,6 +109,9 @@ static inline f32x4 f32x4_abs(f32x4 a) {
   return (f32x4)((m32x4)a & (m32x4){INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX});
 }
 static inline f32x4 f32x4_neg(f32x4 a) { return -a; }
+static inline f32x4 f32x4_xorsign(f32x4 a, f32x4 s) {
+  return (f32x4)((m32x4)a ^ ((m32x4)s & (m32x4){INT32_MIN, INT32_MIN, INT32_MIN, INT32_MIN}));
+}
 static inline f32x4 f32x4_pmin(f32x4 a, f32x4 b) { return f32x4_select(f32x4_lt(b, a), b, a); }
 static inline f32x4 f32x4_pmax(f32x4 a, f32x4 b) { return f32x4_select(f32x4_lt(a, b), b, a); }
 static inline f32x4 f32x4_shl23_add(f32x4 bits, int32_t add) {
