@@ -56,6 +56,99 @@ async function spawn(workerUrl) {
   };
 }
 
+/*
+ * Nothing the worker sends is trusted: learner code runs there and owns its globals and prototypes
+ * (String.prototype.slice, JSON.stringify, Array.prototype.push, the typed-array constructors), so
+ * the worker's own bounds can be subverted. Every message is re-checked here, against the wire
+ * format and the limits, before the page reads it: malformed or oversized results are refused.
+ */
+const MAX_TEXT = 2000;
+const MAX_LOG_CHARS = 20000;
+
+function text(v, max = MAX_TEXT) {
+  const s = typeof v === 'string' ? v : '';
+  return s.length > max ? `${s.slice(0, max)}…` : s;
+}
+
+function cleanError(e) {
+  const o = e && typeof e === 'object' ? e : {};
+  const pos = (v) => (Number.isInteger(v) && v > 0 ? v : null);
+  const out = { name: text(o.name, 100) || 'Error', message: text(o.message), line: pos(o.line), column: pos(o.column) };
+  if (o.phase === 'top-level') out.phase = 'top-level';
+  return out;
+}
+
+function cleanWire(w, limits) {
+  let numbers = 0;
+  let nodes = 0;
+  const count = (n) => {
+    numbers += n;
+    if (numbers > limits.maxNumbers) throw new Error(`it holds more than ${limits.maxNumbers} numbers`);
+  };
+  const visit = (v, depth) => {
+    if (depth > limits.maxDepth + 1) throw new Error(`it is nested deeper than ${limits.maxDepth} levels`);
+    if (++nodes > 2 * limits.maxNumbers + 1000) throw new Error('it has too many parts');
+    if (!v || typeof v !== 'object') throw new Error('it is malformed');
+    switch (v.k) {
+      case 'number':
+        if (typeof v.v !== 'number') throw new Error('it is malformed');
+        count(1);
+        return { k: 'number', v: v.v };
+      case 'bad':
+        return { k: 'bad', what: text(v.what, 200) || 'an unreadable value' };
+      case 'typed':
+        if (!(v.data instanceof Float64Array) || typeof v.type !== 'string') throw new Error('it is malformed');
+        count(v.data.length);
+        return { k: 'typed', type: text(v.type, 40), data: v.data };
+      case 'array':
+        if (!Array.isArray(v.items)) throw new Error('it is malformed');
+        return { k: 'array', items: v.items.map((item) => visit(item, depth + 1)) };
+      case 'object': {
+        const e = v.entries;
+        if (!e || typeof e !== 'object' || Array.isArray(e)) throw new Error('it is malformed');
+        const keys = Object.keys(e);
+        if (keys.length > limits.maxKeys || keys.some((k) => k.length > 64)) throw new Error('it has too many or too long keys');
+        const entries = {};
+        for (const key of keys) {
+          Object.defineProperty(entries, key, { value: visit(e[key], depth + 1), enumerable: true, writable: true, configurable: true });
+        }
+        return { k: 'object', entries };
+      }
+      default:
+        throw new Error('it is malformed');
+    }
+  };
+  return visit(w, 0);
+}
+
+function cleanResult(r, limits) {
+  if (!r || typeof r !== 'object') return { ok: false, refused: true, error: cleanError({ name: 'Refused', message: 'malformed result' }) };
+  if (r.ok !== true) {
+    const out = { ok: false, error: cleanError(r.error) };
+    if (r.refused === true) out.refused = true;
+    if (r.missing === true) out.missing = true;
+    return out;
+  }
+  try {
+    return { ok: true, value: cleanWire(r.value, limits) };
+  } catch (e) {
+    return { ok: false, refused: true, error: cleanError({ name: 'Refused', message: `the result could not be read: ${e.message}` }) };
+  }
+}
+
+function cleanLogs(logs) {
+  if (!Array.isArray(logs)) return [];
+  const out = [];
+  let chars = 0;
+  for (const l of logs.slice(0, 200)) {
+    const t = text(l && l.text);
+    chars += t.length;
+    if (chars > MAX_LOG_CHARS) break;
+    out.push({ level: ['log', 'info', 'warn', 'error', 'debug'].includes(l.level) ? l.level : 'log', text: t });
+  }
+  return out;
+}
+
 /**
  * Run `calls` against the learner's `source`. Resolves (never rejects on learner behaviour) to
  * { status: 'done' | 'timeout' | 'aborted' | 'crashed', compileError, results (one per call, null if it never ran), logs, lastIndex, ms }.
@@ -98,12 +191,12 @@ export async function runLearnerCode({ source, exports, calls, timeout = DEFAULT
         lastIndex = m.index;
         if (onProgress) onProgress(m.index);
       } else if (m.type === 'result' && Number.isInteger(m.index) && m.index >= 0 && m.index < calls.length && results[m.index] === null) {
-        results[m.index] = m.result && typeof m.result === 'object' ? m.result : { ok: false, error: { name: 'Error', message: 'malformed result', line: null, column: null } };
+        results[m.index] = cleanResult(m.result, limits);
       } else if (m.type === 'done') {
         finish({
           status: 'done',
-          compileError: m.compileError || null,
-          logs: Array.isArray(m.logs) ? m.logs.slice(0, 200) : [],
+          compileError: m.compileError ? cleanError(m.compileError) : null,
+          logs: cleanLogs(m.logs),
         });
       }
     });
