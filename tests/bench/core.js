@@ -123,7 +123,7 @@ export async function runBench({ ffn, raw, tf, probe, quick = false, log = conso
     }
     return best;
   };
-  const peaks = [peakOnce()];
+  const peaks = [peakOnce(), peakOnce()];
   const streamBytes = 180 * 2 ** 20;
   const sp = probe.probe_malloc(streamBytes) >>> 0;
   if (!sp) throw new Error('bench: probe could not allocate the streaming buffer');
@@ -132,7 +132,6 @@ export async function runBench({ ffn, raw, tf, probe, quick = false, log = conso
   const streamGBs = streamBytes / streamS / 1e9;
   probe.probe_free(sp);
   log(`# ffn-lab benchmark ${quick ? '(--quick) ' : ''}${env}`);
-  log(`anchors: wasm SIMD mul+add peak ${peaks[0].toFixed(1)} GFLOPS (best of 8..14 chains); streaming read of 180 MB ${streamGBs.toFixed(1)} GB/s`);
 
   /* ---- GEMM through createLinear(...).forward vs XNNPACK tf.matMul, copies in and out included ---- */
   const shapes = [
@@ -144,8 +143,7 @@ export async function runBench({ ffn, raw, tf, probe, quick = false, log = conso
     [128, 3072, 768],
     [1024, 1024, 1024],
   ];
-  log('');
-  log('GEMM  M x K x N      ffn-lab GFLOPS  XNNPACK GFLOPS  ratio  of peak  (createLinear().forward vs tf.matMul, copies in/out included)');
+  const rowsOut = [];
   for (const [M, K, N] of shapes) {
     const W = randomArray(K * N, 7 + K + N);
     const X = randomArray(M * K, 3 + M);
@@ -170,18 +168,23 @@ export async function runBench({ ffn, raw, tf, probe, quick = false, log = conso
     checkGemm('ffn-lab (after timing)', ours(), X, W, M, K, N, 1);
     const flops = 2 * M * K * N;
     const g1 = flops / s1 / 1e9, g2 = flops / s2 / 1e9;
-    if (M >= 64) peaks.push(peakOnce());
-    const peak = median(peaks);
-    const extra = M === 1 ? `  (${((K * N * 4) / s1 / 1e9).toFixed(1)} GB/s of weights; stream ${streamGBs.toFixed(1)})` : '';
-    log(`      ${padEnd(`${M} x ${K} x ${N}`, 17)}${pad(g1.toFixed(1), 10)}${pad(g2.toFixed(1), 16)}${pad((g1 / g2).toFixed(2) + 'x', 9)}${pad((g1 / peak).toFixed(2), 8)}${extra}`);
-    results.gemm.push({ M, K, N, ffnlab: g1, xnnpack: g2, ratio: g1 / g2, ofPeak: g1 / peak, maxRelErr: Math.max(e1, e2) });
+    peaks.push(peakOnce());
+    rowsOut.push({ M, K, N, g1, g2, s1, maxRelErr: Math.max(e1, e2) });
     layer.dispose();
     wt.dispose();
   }
+  // the peak: median of the measurements interleaved with the shapes above
   const peak = median(peaks);
   results.peak = peak;
   results.streamGBs = streamGBs;
-  log(`(peak used for "of peak": median of ${peaks.length} peak measurements in this run, ${peak.toFixed(1)} GFLOPS)`);
+  log(`anchors: wasm SIMD mul+add peak ${peak.toFixed(1)} GFLOPS (best of 8..14 independent chains; median of ${peaks.length} measurements spread over the GEMM runs); streaming read of 180 MB ${streamGBs.toFixed(1)} GB/s`);
+  log('');
+  log('GEMM  M x K x N      ffn-lab GFLOPS  XNNPACK GFLOPS  ratio  of peak  (createLinear().forward vs tf.matMul, copies in/out included)');
+  for (const { M, K, N, g1, g2, s1, maxRelErr } of rowsOut) {
+    const extra = M === 1 ? `  (${((K * N * 4) / s1 / 1e9).toFixed(1)} GB/s of weights; stream ${streamGBs.toFixed(1)})` : '';
+    log(`      ${padEnd(`${M} x ${K} x ${N}`, 17)}${pad(g1.toFixed(1), 10)}${pad(g2.toFixed(1), 16)}${pad((g1 / g2).toFixed(2) + 'x', 9)}${pad((g1 / peak).toFixed(2), 8)}${extra}`);
+    results.gemm.push({ M, K, N, ffnlab: g1, xnnpack: g2, ratio: g1 / g2, ofPeak: g1 / peak, maxRelErr });
+  }
 
   /* ---- fused SwiGLU layer forward vs the same three matmuls + elementwise with XNNPACK ---- */
   {
@@ -381,6 +384,26 @@ export async function runBench({ ffn, raw, tf, probe, quick = false, log = conso
     layer.dispose();
     wt.dispose();
   }
+  /* ---- the targets of issue 3, as measured in this run ---- */
+  const yes = (b) => (b ? 'met' : 'NOT met');
+  const g = results.gemm;
+  const minRatio = Math.min(...g.map((r) => r.ratio));
+  const m64 = g.find((r) => r.M === 64);
+  const big = g.filter((r) => r.M >= 128);
+  const gemv = g.filter((r) => r.M === 1);
+  const fwd = results.layers.find((l) => l.name === 'swiglu_forward');
+  const bwd = results.layers.find((l) => l.name === 'swiglu_backward');
+  const acts = results.act.filter((a) => a.ortQuoted);
+  const tinyMax = Math.min(results.tiny[0].us, results.tiny[2].us);
+  log('');
+  log('targets (issue 3), this run:');
+  log(`  GEMM >= 1.0x XNNPACK on every shape: min ${minRatio.toFixed(2)}x ${yes(minRatio >= 1)}`);
+  log(`  GEMM >= 1.15x at M = 64: ${m64.ratio.toFixed(2)}x ${yes(m64.ratio >= 1.15)}`);
+  log(`  >= 0.85 of peak for M >= 128: min ${Math.min(...big.map((r) => r.ofPeak)).toFixed(2)} ${yes(big.every((r) => r.ofPeak >= 0.85))}`);
+  log(`  GEMV >= 1.0x XNNPACK: ${gemv.map((r) => r.ratio.toFixed(2) + 'x').join(', ')} ${yes(gemv.every((r) => r.ratio >= 1))}`);
+  log(`  SwiGLU forward >= 1.1x: ${fwd.speedup.toFixed(2)}x ${yes(fwd.speedup >= 1.1)}; swigluBackward >= 3x tfjs ops: ${bwd.speedup.toFixed(2)}x ${yes(bwd.speedup >= 3)}`);
+  log(`  activations >= 2x onnxruntime-web (kernel / API): ${acts.map((a) => `${a.name} ${(a.kernelMelem / a.ortQuoted).toFixed(1)}x / ${(a.apiMelem / a.ortQuoted).toFixed(1)}x`).join(', ')}`);
+  log(`  tiny call under 1 us (ffn.matmul 1x8x16 or ffnMemories): ${tinyMax.toFixed(2)} us ${yes(tinyMax < 1)}; createLinear forward ${results.tiny[1].us.toFixed(2)} us`);
   log('');
   log(`bench time ${((now() - t00) / 1e3).toFixed(0)} s`);
   return results;
