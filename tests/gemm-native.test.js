@@ -70,7 +70,7 @@ int main(void) {
     }
     free(A), free(B), free(Bu), free(bias), free(R), free(C), free(G), free(U), free(Bp), free(Gp), free(W);
   }
-  for (int K = 513; K <= 1100; K += 587) { /* more than one K block (512) */
+  for (int K = 513; K <= 1100; K += 587) { /* one K block (513) and two (1100 > 768) */
     int M = 6, N = 11, act = FFN_ACT_GELU;
     float *A = fa((size_t)M * K), *B = fa((size_t)K * N), *bias = fa((size_t)N), *R = fa((size_t)M * N), *C = fa((size_t)M * N);
     float *Bp = fa((size_t)gemm_packed_size(K, N)), *W = fa((size_t)gemm_work_size(M, K));

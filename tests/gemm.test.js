@@ -302,7 +302,7 @@ test('gemm_ex: transposed operands read in place and accumulation, bit-equal to 
               }
             }
   assert.equal(ex.gemm_ex(0, 0, 0, 0, 0, 2, -1, 2, 0), -1);
-  // K beyond one K block (blocks of 512 accumulate into C): against float64
+  // K beyond one K block (blocks of at most 768 accumulate into C): against float64
   for (const [M, K, N, tA, tB] of [[9, 1300, 11, 1, 0], [5, 777, 17, 0, 1]]) {
     const hs = [];
     const h = heap(hs);
