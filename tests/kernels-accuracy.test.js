@@ -86,9 +86,11 @@ function ulpError(y, r) {
   return Math.abs(y - r) / ulp;
 }
 
-/* the sweep: every 1e-3 in [-20, 20], wide magnitudes, and the special values */
+/* the sweep: every 1e-3 in [-20, 20], every 1e-2 in the deep negative tail [-140, -20] (x e^x and
+   x e^(-1.702|x|) end in subnormals there), wide magnitudes, and the special values */
 const sweep = [];
 for (let i = -20000; i <= 20000; i++) sweep.push(i / 1000);
+for (let i = -14000; i < -2000; i++) sweep.push(i / 100);
 for (let e = -45; e <= 38; e += 0.25) sweep.push(10 ** e, -(10 ** e));
 sweep.push(1e4, -1e4, Infinity, -Infinity, NaN, 0, -0, 1e-45, -1e-45, 1.17549435e-38, -1.17549435e-38,
   3.4028234e38, -3.4028234e38, -0.7517916, -1.2784645, 5.5, -5.5, -13.5, -14.5, -15);
