@@ -277,11 +277,12 @@ static inline f32x4 fwd_gelu(f32x4 x) { /* NaN propagates */
   f32x4 q = f64x2_demote_pair(
       gelu_q_d(rl, f32x4_promote_lo(em_tail), yl, f32x4_promote_lo(T), il),
       gelu_q_d(rh, f32x4_promote_hi(em_tail), yh, f32x4_promote_hi(T), ih));
-  /* times 2^n (exact, or one rounding into subnormals), then x Q or x (1 - Q) */
-  q = f32x4_mul(f32x4_mul(q, f32x4_shl23_add(f64x2_low_words(kl, kh), EXP_BIAS64)),
-                f32x4_splat(TWO_M64_F));
-  f32x4 xq = f32x4_mul(f32x4_pmin(f32x4_pmax(x, f32x4_splat(-15.0f)), f32x4_splat(15.0f)), q);
-  return f32x4_select(f32x4_lt(x, f32x4_splat(0.0f)), xq, f32x4_sub(x, xq));
+  /* x Q = ((x Q') 2^(n+64)) 2^-64: exact scalings, one rounding if x Q is subnormal; then x Q or
+     x (1 - Q) = x - x Q */
+  q = f32x4_mul(q, f32x4_shl23_add(f64x2_low_words(kl, kh), EXP_BIAS64));
+  f32x4 xq = f32x4_mul(f32x4_mul(f32x4_pmin(f32x4_pmax(x, f32x4_splat(-15.0f)), f32x4_splat(15.0f)), q),
+                       f32x4_splat(TWO_M64_F));
+  return f32x4_select(f32x4_signmask(x), xq, f32x4_sub(x, xq)); /* -0 -> x q = -0 */
 }
 
 static inline f32x4 fwd_relu(f32x4 x) { /* x <= 0 -> +0 (also for -0); NaN stays NaN */

@@ -33,6 +33,8 @@ static inline f32x4 f32x4_div(f32x4 a, f32x4 b) { return wasm_f32x4_div(a, b); }
 static inline f32x4 f32x4_negabs(f32x4 a) { return wasm_v128_or(a, wasm_f32x4_splat(-0.0f)); }
 static inline f32x4 f32x4_abs(f32x4 a) { return wasm_v128_andnot(a, wasm_f32x4_splat(-0.0f)); }
 static inline f32x4 f32x4_neg(f32x4 a) { return wasm_f32x4_neg(a); }
+/* all-ones where the sign bit of a is set (also -0 and -NaN) */
+static inline m32x4 f32x4_signmask(f32x4 a) { return wasm_i32x4_shr(a, 31); }
 /* a with its sign flipped where s is negative (sign bit of s set) */
 static inline f32x4 f32x4_xorsign(f32x4 a, f32x4 s) {
   return wasm_v128_xor(a, wasm_v128_and(s, wasm_f32x4_splat(-0.0f)));
@@ -109,6 +111,7 @@ static inline f32x4 f32x4_abs(f32x4 a) {
   return (f32x4)((m32x4)a & (m32x4){INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX});
 }
 static inline f32x4 f32x4_neg(f32x4 a) { return -a; }
+static inline m32x4 f32x4_signmask(f32x4 a) { return (m32x4)a >> 31; }
 static inline f32x4 f32x4_xorsign(f32x4 a, f32x4 s) {
   return (f32x4)((m32x4)a ^ ((m32x4)s & (m32x4){INT32_MIN, INT32_MIN, INT32_MIN, INT32_MIN}));
 }

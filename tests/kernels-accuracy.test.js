@@ -174,6 +174,32 @@ test('exact GELU keeps relative accuracy in the negative tail (through erfc)', (
   k.free(py);
 });
 
+test('negative tails keep relative accuracy down to subnormal results (no absolute floor)', () => {
+  // ulpError above measures values below 2^-100 against an absolute floor; here every value, also a
+  // subnormal one, is measured in its own float32 spacing (2^-149 at the bottom)
+  const ulpOf = (r) => 2 ** Math.max((Math.abs(r) === 0 ? -149 : Math.floor(Math.log2(Math.abs(r)))) - 23, -149);
+  const ranges = { sigmoid: [-105, -20, 1e-2], silu: [-110, -20, 1e-2], gelu: [-15, -5, 1e-3], gelu_tanh: [-11, -4, 1e-3],
+    gelu_sigmoid: [-65, -10, 5e-3] };
+  for (const [name, [lo, hi, step]] of Object.entries(ranges)) {
+    const xs = Float32Array.from({ length: Math.round((hi - lo) / step) + 1 }, (_, i) => lo + i * step);
+    const px = k.malloc(4 * xs.length);
+    const py = k.malloc(4 * xs.length);
+    new Float32Array(k.memory.buffer, px, xs.length).set(xs);
+    k.act_forward(py, px, xs.length, ACTS.indexOf(name));
+    const y = new Float32Array(k.memory.buffer, py, xs.length);
+    let worst = 0;
+    let at = 0;
+    xs.forEach((x, i) => {
+      const r = REF[name][0](x);
+      const e = Math.abs(y[i] - r) / ulpOf(r);
+      if (e > worst) [worst, at] = [e, x];
+    });
+    k.free(px);
+    k.free(py);
+    assert.ok(worst <= 2, `${name} off by ${worst} ulp at ${at} in its negative tail`);
+  }
+});
+
 test('derivatives agree with central differences of the float64 forward', () => {
   const xs = [];
   for (let i = -800; i <= 800; i++) xs.push(i / 100 + 0.003);
