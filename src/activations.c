@@ -1,4 +1,4 @@
-/* Activations and their derivatives on f32x4 lanes (widened to f64x2 for the smooth ones). */
+/* Activations and their derivatives: forward on f32x4 lanes (float polynomials, double where an argument must be exact), derivatives on f64x2 lanes. */
 #include <float.h>
 #include <math.h>
 #include <stddef.h>
@@ -55,8 +55,8 @@ static const double erfcx_cheb[24] = {
     -3.843621769458056e-15,  5.321084928155128e-18,  2.0141250572974564e-16};
 
 /* Phi(-|x|) = 0.5 erfc(|x|/sqrt 2) = 0.5 exp(-x^2/2) erfcx(|x|/sqrt 2): the lower normal tail,
-   with full relative accuracy (no cancellation anywhere) */
-static inline f64x2 normal_tail_d(f64x2 x) {
+   with full relative accuracy (no cancellation anywhere), given gauss = exp(-x^2/2) */
+static inline f64x2 normal_tail_d(f64x2 x, f64x2 gauss) {
   const f64x2 K = f64x2_splat(3.0);
   f64x2 t = f64x2_mul(f64x2_clamp(f64x2_abs(x), 0.0, 1e30), f64x2_splat(0.70710678118654752440));
   f64x2 tk = f64x2_add(t, K);
@@ -67,14 +67,7 @@ static inline f64x2 normal_tail_d(f64x2 x) {
     b2 = b1, b1 = b0;
   }
   f64x2 g = f64x2_add(f64x2_sub(f64x2_mul(y, b1), b2), f64x2_splat(erfcx_cheb[0]));
-  f64x2 gauss = exp_d(f64x2_mul(f64x2_splat(-0.5), f64x2_mul(x, x))); /* x*x/2 exact for float x */
   return f64x2_mul(f64x2_mul(f64x2_splat(0.5), gauss), f64x2_div(g, tk));
-}
-
-/* Phi(x), the standard normal CDF */
-static inline f64x2 normal_cdf_d(f64x2 x) {
-  f64x2 q = normal_tail_d(x);
-  return f64x2_select(f64x2_lt(x, f64x2_splat(0.0)), q, f64x2_sub(f64x2_splat(1.0), q));
 }
 
 #define SQRT_2_OVER_PI 0.79788456080286535588 /* sqrt(2/pi) */
@@ -115,10 +108,11 @@ static inline f64x2 grad_d(f64x2 x, int act) {
       s = sigmoid_d(gelu_tanh_arg_d(xc), &e);
       return f64x2_add(s, f64x2_mul(f64x2_mul(xc, du), f64x2_mul(s, f64x2_mul(e, s))));
     }
-    default: { /* FFN_ACT_GELU: Phi(x) + x phi(x) */
-      f64x2 pdf = f64x2_mul(f64x2_splat(INV_SQRT_2PI),
-                            exp_d(f64x2_mul(f64x2_splat(-0.5), f64x2_mul(xc, xc))));
-      return f64x2_add(normal_cdf_d(x), f64x2_mul(xc, pdf));
+    default: { /* FFN_ACT_GELU: Phi(x) + x phi(x), one exp(-x^2/2) (x*x/2 exact for float x) */
+      f64x2 gauss = exp_d(f64x2_mul(f64x2_splat(-0.5), f64x2_mul(xc, xc)));
+      f64x2 q = normal_tail_d(x, gauss);
+      f64x2 cdf = f64x2_select(f64x2_lt(x, f64x2_splat(0.0)), q, f64x2_sub(f64x2_splat(1.0), q));
+      return f64x2_add(cdf, f64x2_mul(xc, f64x2_mul(f64x2_splat(INV_SQRT_2PI), gauss)));
     }
   }
 }
