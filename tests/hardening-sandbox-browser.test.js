@@ -1,0 +1,213 @@
+// Attack suite against the exercise sandbox in headless Chromium: the lockdown holds even when the worker is served WITHOUT its CSP (request log + a listening server as ground truth), forged passes, runaway code and allocation bombs leave the page responsive, subverted workers give bounded reports.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { fileURLToPath } from 'node:url';
+import { dirname, resolve } from 'node:path';
+import { startServer } from '../web/serve.js';
+import { launchBrowser, browserSkipReason } from './helpers/browser.js';
+import { exercises } from 'ffn-lab/sandbox';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const skip = browserSkipReason();
+const GELU = exercises.find((e) => e.id === 'gelu').solution;
+
+let server;
+let probe; // a second local server: any hit on it is a request that left the sandbox
+let probeHits = [];
+let browser;
+let page;
+const requests = [];
+
+before(async () => {
+  if (skip) return;
+  server = await startServer({ root: ROOT, port: 0, host: '127.0.0.1' });
+  probe = http.createServer((req, res) => {
+    probeHits.push(req.url);
+    res.setHeader('Access-Control-Allow-Origin', '*');
+    res.end('self.pwned = 1;');
+  });
+  await new Promise((ok) => probe.listen(0, '127.0.0.1', ok));
+  browser = await launchBrowser();
+  browser.context.on('request', (req) => requests.push(req.url()));
+  page = await browser.newPage();
+  // Serve the learner worker WITHOUT the CSP our server adds: a host may not set it, and the
+  // lockdown inside the worker must hold on its own.
+  await page.route('**/web/sandbox/worker.js', async (route) => {
+    const res = await route.fetch();
+    const headers = { ...res.headers() };
+    delete headers['content-security-policy'];
+    await route.fulfill({ response: res, headers });
+  });
+  await page.goto(new URL('tests/fixtures/sandbox.html', server.url).href);
+  await page.waitForFunction(() => window.__ready === true);
+});
+
+after(async () => {
+  if (browser) await browser.close();
+  if (server) await server.close();
+  if (probe) probe.close();
+});
+
+const grade = (id, src, options) => page.evaluate(([i, s, o]) => window.__grade(i, s, o), [id, src, options || {}]);
+const ticks = () => page.evaluate(() => Number(document.getElementById('ticks').textContent));
+
+test('browser, worker served without CSP: every network and code-loading route fails and no request leaves (request log and a listening server)', { skip: skip || false }, async () => {
+  const url = `http://127.0.0.1:${probe.address().port}/probe`;
+  probeHits = [];
+  const routes = [
+    `fetch("${url}/fetch")`,
+    `globalThis.fetch("${url}/fetch2")`,
+    `WorkerGlobalScope.prototype.fetch.call(self, "${url}/proto")`,
+    `const r = new XMLHttpRequest(); r.open("GET", "${url}/xhr"); r.send()`,
+    `new WebSocket("${url.replace('http', 'ws')}/ws")`,
+    `new EventSource("${url}/es")`,
+    `importScripts("${url}/is.js")`,
+    `new Worker("${url}/w.js")`,
+    `new SharedWorker("${url}/sw.js")`,
+    `new FontFace("p", "url(${url}/font.woff2)").load()`,
+    `fonts.add(1)`,
+    `navigator.sendBeacon("${url}/beacon")`,
+    `caches.open("x")`,
+    `indexedDB.open("x")`,
+    `new BroadcastChannel("ffn-lab").postMessage("hi")`,
+    `new WebTransport("${url.replace('http', 'https')}/wt")`,
+    `(async function () {}).constructor("return imp" + "ort('${url}/ctor.js')")()`,
+    `Object.getPrototypeOf(function* () {}).constructor("yield 1")().next()`,
+    `setTimeout("fetch('${url}/timer')", 0)`,
+    `setInterval("fetch('${url}/interval')", 0)`,
+    `eval("fetch('${url}/eval')")`,
+    `WebAssembly.compileStreaming(fetch("${url}/x.wasm"))`,
+  ];
+  for (const expr of routes) {
+    const r = await grade('gelu', `function gelu(x) {\n  ${expr};\n  return x;\n}\nfunction geluTanh(x) { return x }`);
+    assert.equal(r.tests[0].status, 'error', `${expr}: ${r.tests[0].status} ${r.tests[0].message || ''}`);
+    assert.equal(r.tests[0].error.line, 2, expr);
+  }
+  // anything network-shaped left anywhere on the worker's global prototype chain?
+  const survey = await grade('gelu', `function gelu(x) {
+  const names = new Set();
+  for (let o = self; o; o = Object.getPrototypeOf(o)) for (const n of Object.getOwnPropertyNames(o)) names.add(n);
+  const risky = ['fetch', 'XMLHttpRequest', 'WebSocket', 'WebSocketStream', 'EventSource', 'WebTransport', 'importScripts', 'Worker', 'SharedWorker', 'BroadcastChannel', 'indexedDB', 'caches', 'navigator', 'FontFace', 'fonts', 'postMessage', 'Function', 'eval'];
+  const alive = risky.filter((n) => names.has(n) && typeof self[n] === 'function' && !/disabled/.test(String((() => { try { self[n](); } catch (e) { return e.message } })())));
+  console.log('alive:' + alive.join(','));
+  console.log(typeof document, typeof localStorage, typeof sessionStorage, typeof parent, typeof top, typeof window, typeof opener, typeof frames);
+  return map(x, (z) => 0.5 * z * (1 + erf(z / Math.SQRT2)));
+}
+function geluTanh(x) { return x }`);
+  assert.equal(survey.logs[0].text, 'alive:', survey.logs[0].text);
+  assert.equal(survey.logs[1].text, Array(8).fill('undefined').join(' '));
+  const imp = await grade('gelu', `${GELU}\nconst later = () => import(\n  "${url}/dyn.js");`);
+  assert.equal(imp.status, 'error');
+  assert.match(imp.error.message, /import is not available/);
+  await page.waitForTimeout(300);
+  assert.deepEqual(probeHits, [], 'requests reached the probe server');
+  assert.deepEqual(requests.filter((u) => u.includes('/probe')), [], 'requests in the browser log');
+  // control: an ordinary worker on this page (no lockdown, no CSP) does reach the probe, so the log and server see requests
+  await page.evaluate(async (u) => {
+    const w = new Worker(URL.createObjectURL(new Blob([`fetch('${u}/control').catch(() => {}).finally(() => postMessage(1))`], { type: 'text/javascript' })));
+    await new Promise((ok) => { w.onmessage = ok; });
+    w.terminate();
+  }, url);
+  await page.waitForTimeout(200);
+  assert.deepEqual(probeHits, ['/probe/control']);
+});
+
+test('browser: a forged "all tests passed" from learner code changes no verdict, in the report or in the element (no ffn-exercise-passed event)', { skip: skip || false }, async () => {
+  const forge = `
+const fakes = [{ type: 'done', compileError: null, logs: [] }, { type: 'result', index: 0, result: { ok: true, value: { k: 'number', v: 1 } } }, { type: 'ffn-exercise-passed', passed: true, summary: 'All 16 tests passed.' }];
+for (const m of fakes) for (const f of [() => postMessage(m), () => self.postMessage(m, '*'), () => DedicatedWorkerGlobalScope.prototype.postMessage.call(self, m), () => { const c = new MessageChannel(); c.port1.postMessage(m); }, () => parent.postMessage(m, '*'), () => top.postMessage(m, '*')]) { try { f() } catch {} }
+function gelu(x) { return { data: new Float32Array(x.data.length), shape: x.shape } }
+function geluTanh(x) { return gelu(x) }`;
+  const r = await grade('gelu', forge);
+  assert.equal(r.passed, false);
+  assert.ok(r.tests.some((t) => t.status === 'fail'));
+  await page.evaluate(() => { window.__events.length = 0; });
+  const ta = page.locator('#ex-gelu textarea.code');
+  await ta.fill(forge);
+  await ta.focus();
+  await page.keyboard.press('Control+Enter');
+  await page.waitForFunction(() => /tests passed|stopped|error/i.test(document.querySelector('#ex-gelu').shadowRoot.querySelector('.summary')?.textContent || '') && window.__events.some((e) => e.type === 'ffn-exercise-result'), null, { timeout: 15000 });
+  const text = await page.evaluate(() => document.querySelector('#ex-gelu').shadowRoot.querySelector('.summary').textContent);
+  assert.doesNotMatch(text, /^All \d+ tests passed/);
+  const events = await page.evaluate(() => window.__events.map((e) => e.type));
+  assert.ok(!events.includes('ffn-exercise-passed'), events.join());
+});
+
+test('browser: while(true), deep recursion and an allocation bomb leave the page responsive; the grader keeps working', { skip: skip || false, timeout: 90_000 }, async () => {
+  for (const [src, statuses, timeout = 1500] of [
+    ['function gelu(x) { while (true) {} }', ['timeout']],
+    ['function gelu(x) {\n  return gelu(x);\n}', ['done']],
+    ['function gelu(x) { const keep = []; for (;;) keep.push(new Float64Array(1 << 24).fill(1.5)); }', ['timeout', 'crashed']],
+    ['function gelu(x) { let s = "x"; for (;;) s += s; }', ['timeout', 'done', 'crashed']],
+    // a JS-heap bomb at the default 2 s timeout: the worker is stopped before its heap runs out (see the todo below)
+    ['function gelu(x) { const keep = []; for (;;) keep.push(new Array(1e6).fill(1.5)); }', ['timeout', 'crashed'], 2000],
+  ]) {
+    const before = await ticks();
+    const t0 = Date.now();
+    const pending = grade('gelu', `${src}\nfunction geluTanh(x) { return x }`, { timeout });
+    // while the worker spins or allocates, the main thread answers promptly
+    let slowest = 0;
+    for (let i = 0; i < 5; i++) {
+      const s = Date.now();
+      await page.evaluate(() => 1 + 1);
+      slowest = Math.max(slowest, Date.now() - s);
+      await new Promise((ok) => setTimeout(ok, 100));
+    }
+    const r = await pending;
+    if (process.env.FFN_HARDEN_DEBUG) console.log(src.slice(0, 50), r.status, r.summary.slice(0, 120));
+    assert.ok(statuses.includes(r.status), `${src}: ${r.status} ${r.summary}`);
+    assert.equal(r.passed, false);
+    if (src.includes('return gelu(x)')) {
+      assert.equal(r.tests[0].error.name, 'RangeError');
+      // V8 may throw in the prologue (line 1, the header) or at the call (line 2): either is the recursion
+      assert.ok([1, 2].includes(r.tests[0].error.line), `line ${r.tests[0].error.line}`);
+    }
+    assert.ok(slowest < 1000, `page call took ${slowest} ms during ${src}`);
+    assert.ok((await ticks()) > before + (Date.now() - t0) / 50 / 4, 'the page heartbeat kept running');
+  }
+  const ok = await grade('gelu', GELU);
+  assert.equal(ok.passed, true);
+});
+
+test('browser: a worker subverted to send huge or malformed results gives a bounded report, and the element shows a bounded summary', { skip: skip || false }, async () => {
+  const attacks = [
+    'JSON.stringify = () => "x".repeat(2e7);\nfunction gelu(x) { return "s" }',
+    'const big = "y".repeat(2e7); String.prototype.slice = function () { return big };\nfunction gelu(x) { throw new Error(big) }',
+    'Array.prototype.push = function () { this[this.length] = { k: "array", items: null }; return this.length };\nfunction gelu(x) { return [[1, 2]] }',
+    'globalThis.Float64Array = function () { return new Float32Array(4e6) };\nfunction gelu(x) { return new Float32Array(x.data.length) }',
+  ];
+  for (const a of attacks) {
+    const r = await grade('gelu', `${a}\nfunction geluTanh(x) { return x }`, { timeout: 3000 });
+    assert.equal(r.passed, false);
+    const size = JSON.stringify(r).length;
+    assert.ok(size < 200_000, `report of ${size} chars for ${a.slice(0, 40)}`);
+  }
+  const ta = page.locator('#ex-gelu textarea.code');
+  await ta.fill(`${attacks[1]}\nfunction geluTanh(x) { return x }`);
+  await ta.focus();
+  await page.evaluate(() => { window.__events.length = 0; });
+  await page.keyboard.press('Control+Enter');
+  await page.waitForFunction(() => window.__events.some((e) => e.type === 'ffn-exercise-result'), null, { timeout: 20000 });
+  const shown = await page.evaluate(() => document.querySelector('#ex-gelu').shadowRoot.textContent.length);
+  assert.ok(shown < 300_000, `the element renders ${shown} characters`);
+});
+
+// KNOWN HOLE (reported, not fixed): Chromium kills the whole renderer, page included, when a
+// dedicated worker exhausts its V8 heap; here that takes 3-5 s of `keep.push(new Array(1e6))`, so a
+// host that raises the timeout well above the 2 s default lets learner code crash the tab. A fix
+// needs the worker in another process (e.g. a cross-site sandboxed iframe), not a patch.
+test('browser: a JS-heap allocation bomb with a 10 s timeout does not crash the page', { skip: skip || false, todo: 'Chromium crashes the renderer on worker heap exhaustion (see README, Security)', timeout: 60_000 }, async () => {
+  const p = await browser.newPage();
+  let crashed = false;
+  p.on('crash', () => { crashed = true; });
+  try {
+    await p.goto(new URL('tests/fixtures/sandbox.html', server.url).href);
+    await p.waitForFunction(() => window.__ready === true);
+    const r = await p.evaluate(() => window.__grade('gelu', 'function gelu(x) { const keep = []; for (;;) keep.push(new Array(1e6).fill(1.5)); }\nfunction geluTanh(x) { return x }', { timeout: 10000 })).catch((e) => ({ status: `page lost: ${e.message}` }));
+    assert.equal(crashed, false, 'the page crashed');
+    assert.ok(['timeout', 'crashed'].includes(r.status), r.status);
+  } finally {
+    await p.close().catch(() => {});
+  }
+});
