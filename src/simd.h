@@ -76,8 +76,6 @@ static inline f64x2 f64x2_shl52_add(f64x2 bits, int64_t add) {
 }
 /* the low 32 bits of each double lane of lo, then of hi, as four 32-bit lanes */
 static inline f32x4 f64x2_low_words(f64x2 lo, f64x2 hi) { return wasm_i32x4_shuffle(lo, hi, 0, 2, 4, 6); }
-static inline f64x2 f64x2_pmax(f64x2 a, f64x2 b) { return wasm_f64x2_pmax(a, b); }
-static inline f64x2 f64x2_pmin(f64x2 a, f64x2 b) { return wasm_f64x2_pmin(a, b); }
 
 #else /* portable fallback: the same kernels compile natively (tests under ASan/UBSan) */
 
@@ -153,8 +151,6 @@ static inline f32x4 f64x2_low_words(f64x2 lo, f64x2 hi) {
   u64x2 a = (u64x2)lo, b = (u64x2)hi;
   return (f32x4)(u32x4){(uint32_t)a[0], (uint32_t)a[1], (uint32_t)b[0], (uint32_t)b[1]};
 }
-static inline f64x2 f64x2_pmax(f64x2 a, f64x2 b) { return f64x2_select(f64x2_lt(a, b), b, a); }
-static inline f64x2 f64x2_pmin(f64x2 a, f64x2 b) { return f64x2_select(f64x2_lt(b, a), b, a); }
 
 #endif
 
