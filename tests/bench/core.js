@@ -84,7 +84,15 @@ function interleaved(cands, { batchMs, reps, warmMs }) {
       times[i].push((now() - t0) / 1e3 / n);
     }
   }
-  return times.map(median);
+  const meds = times.map(median);
+  meds.rounds = times; // per-round seconds per call, for paired ratios
+  return meds;
+}
+
+/** Median over rounds of times[b][r] / times[a][r]: the ratio of two candidates timed back to back. */
+function pairedRatio(meds, a, b) {
+  const t = meds.rounds;
+  return median(t[a].map((ta, r) => t[b][r] / ta));
 }
 
 /** Every 61st element of an activation result against float64 (tol ulps float32 ulps + 2^-126). */
@@ -168,14 +176,17 @@ export async function runBench({ ffn, raw, tf, probe, quick = false, log = conso
     const e2 = checkGemm('XNNPACK', xnn(), X, W, M, K, N, sample);
     const big = K * N > 2e7;
     const o = big ? { ...opts, batchMs: opts.batchMs * 2, reps: Math.max(3, opts.reps - 4) } : opts;
-    const [s1, s2, sp] = interleaved([{ fn: ours }, { fn: xnn }, { fn: peakFn }], o);
+    const m3 = interleaved([{ fn: ours }, { fn: xnn }, { fn: peakFn }], o);
+    const [s1, s2, sp] = m3;
+    const ratio = pairedRatio(m3, 0, 1); // XNNPACK time / ffn-lab time, round by round
+    const ofPeak = (2 * M * K * N * pairedRatio(m3, 0, 2)) / peakFlops; // ffn-lab rate / peak rate, round by round
     // the timed functions' last results are checked again (the same call as timed)
     checkGemm('ffn-lab (after timing)', ours(), X, W, M, K, N, 1);
     const flops = 2 * M * K * N;
     const g1 = flops / s1 / 1e9, g2 = flops / s2 / 1e9;
     const pk = peakFlops / sp / 1e9;
     peaks.push(pk);
-    rowsOut.push({ M, K, N, g1, g2, s1, pk, maxRelErr: Math.max(e1, e2) });
+    rowsOut.push({ M, K, N, g1, g2, s1, pk, ratio, ofPeak, maxRelErr: Math.max(e1, e2) });
     layer.dispose();
     wt.dispose();
   }
@@ -185,11 +196,11 @@ export async function runBench({ ffn, raw, tf, probe, quick = false, log = conso
   results.streamGBs = streamGBs;
   log(`anchors: wasm SIMD mul+add peak ${peak.toFixed(1)} GFLOPS (${peakCh} independent f32x4 mul+add chains, the best of 8..14; timed inside each GEMM comparison, median over shapes ${Math.min(...peaks).toFixed(1)}..${Math.max(...peaks).toFixed(1)}); streaming read of 180 MB ${streamGBs.toFixed(1)} GB/s`);
   log('');
-  log('GEMM  M x K x N      ffn-lab GFLOPS  XNNPACK GFLOPS  ratio  of peak  (createLinear().forward vs tf.matMul, copies in/out included; peak timed alongside)');
-  for (const { M, K, N, g1, g2, s1, pk, maxRelErr } of rowsOut) {
+  log('GEMM  M x K x N      ffn-lab GFLOPS  XNNPACK GFLOPS  ratio  of peak  (createLinear().forward vs tf.matMul, copies in/out included; ratios: medians of back-to-back rounds)');
+  for (const { M, K, N, g1, g2, s1, pk, ratio, ofPeak, maxRelErr } of rowsOut) {
     const extra = M === 1 ? `  (${((K * N * 4) / s1 / 1e9).toFixed(1)} GB/s of weights; stream ${streamGBs.toFixed(1)})` : '';
-    log(`      ${padEnd(`${M} x ${K} x ${N}`, 17)}${pad(g1.toFixed(1), 10)}${pad(g2.toFixed(1), 16)}${pad((g1 / g2).toFixed(2) + 'x', 9)}${pad((g1 / pk).toFixed(2), 8)}${extra}`);
-    results.gemm.push({ M, K, N, ffnlab: g1, xnnpack: g2, ratio: g1 / g2, peak: pk, ofPeak: g1 / pk, maxRelErr });
+    log(`      ${padEnd(`${M} x ${K} x ${N}`, 17)}${pad(g1.toFixed(1), 10)}${pad(g2.toFixed(1), 16)}${pad(ratio.toFixed(2) + 'x', 9)}${pad(ofPeak.toFixed(2), 8)}${extra}`);
+    results.gemm.push({ M, K, N, ffnlab: g1, xnnpack: g2, ratio, peak: pk, ofPeak, maxRelErr });
   }
 
   /* ---- fused SwiGLU layer forward vs the same three matmuls + elementwise with XNNPACK ---- */
@@ -233,11 +244,13 @@ export async function runBench({ ffn, raw, tf, probe, quick = false, log = conso
         }
       }
     }
-    const [s1, s2] = interleaved([{ fn: ours }, { fn: xnn }], opts);
+    const mf = interleaved([{ fn: ours }, { fn: xnn }], opts);
+    const [s1, s2] = mf;
+    const fwdRatio = pairedRatio(mf, 0, 1);
     const flops = 6 * T * d * dff;
     log('');
-    log(`SwiGLU layer forward T=${T} d=${d} d_ff=${dff}: ffn-lab createGatedFfn ${(s1 * 1e3).toFixed(2)} ms (${(flops / s1 / 1e9).toFixed(1)} GFLOPS), XNNPACK 3 matMul + sigmoid/mul ${(s2 * 1e3).toFixed(2)} ms: ${(s2 / s1).toFixed(2)}x`);
-    results.layers.push({ name: 'swiglu_forward', ffnlabMs: s1 * 1e3, xnnpackMs: s2 * 1e3, speedup: s2 / s1 });
+    log(`SwiGLU layer forward T=${T} d=${d} d_ff=${dff}: ffn-lab createGatedFfn ${(s1 * 1e3).toFixed(2)} ms (${(flops / s1 / 1e9).toFixed(1)} GFLOPS), XNNPACK 3 matMul + sigmoid/mul ${(s2 * 1e3).toFixed(2)} ms: ${fwdRatio.toFixed(2)}x`);
+    results.layers.push({ name: 'swiglu_forward', ffnlabMs: s1 * 1e3, xnnpackMs: s2 * 1e3, speedup: fwdRatio });
 
     /* ---- SwiGLU backward vs the same products with tfjs-wasm ops ---- */
     const dY = randomArray(T * d, 15);
@@ -296,8 +309,8 @@ export async function runBench({ ffn, raw, tf, probe, quick = false, log = conso
     }
     const ob2 = interleaved([{ fn: oursB }, { fn: xnnB }], { ...opts, batchMs: 1, reps: quick ? 3 : 5 }); // tfjs takes seconds per call
     const bflops = 2 * T * d * dff * 8; // 2 recomputed forward products + 6 backward products
-    log(`SwiGLU backward N=${T} d=${d} d_ff=${dff}: ffn-lab swigluBackward ${(ob2[0] * 1e3).toFixed(1)} ms (${(bflops / ob2[0] / 1e9).toFixed(1)} GFLOPS, weights copied in per call), tfjs-wasm ops ${(ob2[1] * 1e3).toFixed(1)} ms: ${(ob2[1] / ob2[0]).toFixed(2)}x`);
-    results.layers.push({ name: 'swiglu_backward', ffnlabMs: ob2[0] * 1e3, xnnpackMs: ob2[1] * 1e3, speedup: ob2[1] / ob2[0] });
+    log(`SwiGLU backward N=${T} d=${d} d_ff=${dff}: ffn-lab swigluBackward ${(ob2[0] * 1e3).toFixed(1)} ms (${(bflops / ob2[0] / 1e9).toFixed(1)} GFLOPS, weights copied in per call), tfjs-wasm ops ${(ob2[1] * 1e3).toFixed(1)} ms: ${pairedRatio(ob2, 0, 1).toFixed(2)}x`);
+    results.layers.push({ name: 'swiglu_backward', ffnlabMs: ob2[0] * 1e3, xnnpackMs: ob2[1] * 1e3, speedup: pairedRatio(ob2, 0, 1) });
     layer.dispose();
     tg.dispose(), tu.dispose(), td.dispose();
   }
