@@ -20,8 +20,11 @@ function runModule(code) {
   });
 }
 
-// gelu(1) = Phi(1) = 0.8413447460685429 (known value), float32-rounded.
-const GELU1 = Math.fround(0.8413447460685429);
+// gelu(1) = Phi(1) = 0.8413447460685429 (known value). The SIMD kernels are accurate to a few float32 ulps
+// (issue 2), not correctly rounded: this value lies 0.04 ulp from a rounding tie, so the check allows 2 ulps.
+const GELU1 = 0.8413447460685429;
+const ULP1 = 2 ** -24; // float32 spacing in [0.5, 1)
+const nearGelu1 = (y) => assert.ok(Math.abs(y - GELU1) <= 2 * ULP1, `gelu(1) = ${y}, expected ${GELU1} within 2 ulp`);
 const probe = `const y = ffn.gelu([1]).data[0]; console.log(JSON.stringify({ y }));`;
 
 const cases = {
@@ -40,7 +43,7 @@ const cases = {
 for (const [name, code] of Object.entries(cases)) {
   test(`ready(): ${name}`, async () => {
     const out = JSON.parse(await runModule(code));
-    assert.equal(out.y, GELU1);
+    nearGelu1(out.y);
   });
 }
 
@@ -57,7 +60,7 @@ test('ready(): opts.wasm = http URL (fetch in Node), and an HTTP 404 is a clear 
       console.log(JSON.stringify({ msg, y }));`);
     const r = JSON.parse(out);
     assert.match(r.msg, /could not load the wasm module from http:\/\/127\.0\.0\.1:\d+\/web\/missing\.wasm \(HTTP 404\)/);
-    assert.equal(r.y, GELU1);
+    nearGelu1(r.y);
   } finally {
     await srv.close();
   }
