@@ -156,9 +156,13 @@ static inline f32x4 f64x2_low_words(f64x2 lo, f64x2 hi) {
 
 /* clamp a into [lo, hi]; NaN lanes pass through unchanged */
 static inline f64x2 f64x2_clamp(f64x2 a, double lo, double hi) {
+#if defined(__wasm_simd128__)
+  return wasm_f64x2_pmin(wasm_f64x2_pmax(a, f64x2_splat(lo)), f64x2_splat(hi)); /* one op each */
+#else
   f64x2 l = f64x2_splat(lo), h = f64x2_splat(hi);
   a = f64x2_select(f64x2_lt(a, l), l, a);
   return f64x2_select(f64x2_gt(a, h), h, a);
+#endif
 }
 
 #endif
