@@ -1,8 +1,9 @@
 /* libFuzzer harness: drives every FFN_API entry point of src/ffn.h with sizes and values taken from the input, under ASan/UBSan. */
 /*
  * Build and run: tests/fuzz/run.sh [seconds]. One input = a sequence of calls; each call picks a
- * family (matmul, activations, classic FFN, gated FFN, SwiGLU backward, memories, counts) and runs
- * every entry point of that family on the same drawn sizes and data:
+ * family (matmul, activations, classic FFN, gated FFN, SwiGLU backward, memories, counts, packed
+ * GEMM, gated packed GEMM, resident-layer FFNs, gemm_ex) and runs every entry point of that family
+ * on the same drawn sizes and data (the *_size functions size the packed and work buffers exactly):
  *   - sizes: mostly 0..9, then 10..69, SIMD tile edges, negative sizes (the kernel must return
  *     FFN_EINVAL and touch nothing), and huge sizes; a request whose buffers or work exceed the
  *     harness cap is refused here, as the JS layer refuses what does not fit in wasm memory
@@ -669,13 +670,13 @@ static void do_swiglu_bw(In *in) {
   snprintf(ctx, sizeof ctx, "swiglu_backward N=%d d=%d dff=%d", N, d, dff);
   typedef int (*bfn)(float *, float *, float *, float *, const float *, const float *, const float *,
                      const float *, const float *, int, int, int, float *);
-  bfn fns[2] = {swiglu_backward, swiglu_backward_ref};
-  const char *names[2] = {"swiglu_backward", "swiglu_backward_ref"};
+  bfn fns[3] = {swiglu_backward, swiglu_backward_ref, swiglu_backward_gemm};
+  const char *names[3] = {"swiglu_backward", "swiglu_backward_ref", "swiglu_backward_gemm"};
   if (N < 0 || d < 0 || dff < 0) {
     float *bufs[10];
     for (int i = 0; i < 10; i++) bufs[i] = fill(in, CANARY);
     float *o0 = copyf(bufs[0], CANARY), *o3 = copyf(bufs[3], CANARY);
-    for (int f = 0; f < 2; f++) {
+    for (int f = 0; f < 3; f++) {
       if (fns[f](bufs[0], bufs[1], bufs[2], bufs[3], bufs[4], bufs[5], bufs[6], bufs[7], bufs[8], N, d, dff,
                  bufs[9]) != FFN_EINVAL)
         failmsg("swiglu_backward: negative size not refused");
@@ -707,7 +708,7 @@ static void do_swiglu_bw(In *in) {
   int strict = 1;
   for (int i = 0; i < 5; i++) strict &= !any_inf(ins[i], insz[i]);
   static const char *onames[4] = {"dX", "dWg", "dWu", "dWd"};
-  for (int f = 0; f < 2; f++) {
+  for (int f = 0; f < 3; f++) {
     for (int i = 0; i < 4; i++) {
       set_pattern(o1[i], outsz[i], 0);
       set_pattern(o2[i], outsz[i], 1);
@@ -903,6 +904,248 @@ static void do_counts(In *in) {
   if (got != (double)lw) fail("llama_hidden_dim", (long)d, got, (double)lw, 0);
 }
 
+/* ------------------------------------------------ packed GEMM and resident layers */
+
+static long size_of(double v, const char *what, double at_least, double at_most) {
+  if (!(v >= at_least && v <= at_most) || v != floor(v)) fail(what, 0, v, at_least, at_most);
+  return (long)v;
+}
+
+static int bad_size_result(double v) { return v != -1; }
+
+/* C (M,N) = act(A (M,K) @ B (K,N) + bias) through gemm_pack + gemm_forward */
+static void do_gemm(In *in) {
+  int M = draw_size(in), K = draw_size(in), N = draw_size(in), a = draw_act(in);
+  int use_bias = u8(in) & 1;
+  snprintf(ctx, sizeof ctx, "gemm M=%d K=%d N=%d act=%d bias=%d", M, K, N, a, use_bias);
+  if (M < 0 || K < 0 || N < 0) {
+    if (bad_size_result(gemm_packed_size(K < 0 ? K : 1, N < 0 ? N : 1)) && (K < 0 || N < 0))
+      failmsg("gemm_packed_size: negative size not -1");
+    if (M < 0 || K < 0)
+      if (bad_size_result(gemm_work_size(M, K))) failmsg("gemm_work_size: negative size not -1");
+    float *bufs[5];
+    for (int i = 0; i < 5; i++) bufs[i] = fill(in, CANARY);
+    float *c0 = copyf(bufs[0], CANARY);
+    if ((K < 0 || N < 0) && gemm_pack(bufs[0], bufs[1], K, N) != FFN_EINVAL) failmsg("gemm_pack: negative size not refused");
+    untouched("gemm_pack: output written for a refused call", bufs[0], CANARY, c0);
+    if (gemm_forward(bufs[0], bufs[1], bufs[2], use_bias ? bufs[3] : NULL, M, K, N, a, bufs[4]) != FFN_EINVAL)
+      failmsg("gemm_forward: negative size not refused");
+    untouched("gemm_forward: output written for a refused call", bufs[0], CANARY, c0);
+    for (int i = 0; i < 5; i++) free(bufs[i]);
+    free(c0);
+    return;
+  }
+  double m = M, k = K, n = N;
+  if (refused(fmax(m * k, fmax(k * n, m * n)), m * k * n) || skip_empty_huge(m, k, n)) return;
+  long MK = (long)M * K, KN = (long)K * N, MN = (long)M * N;
+  long np = size_of(gemm_packed_size(K, N), "gemm_packed_size", (double)KN, 8.0 * (k + 1) * (n + 8));
+  long nw = size_of(gemm_work_size(M, K), "gemm_work_size", 0, 64.0 * (m + 8) * (k + 8) + 4096);
+  if (np > 4 * CAP_FLOATS || nw > 4 * CAP_FLOATS) return;
+  float *A = fill(in, MK), *B = fill(in, KN), *bias = use_bias ? fill(in, N) : NULL;
+  float *A0 = copyf(A, MK), *B0 = copyf(B, KN), *bias0 = bias ? copyf(bias, N) : NULL;
+  float *Bp = fbuf(np), *C1 = fbuf(MN), *C2 = fbuf(MN), *work = fbuf(nw);
+  set_pattern(Bp, np, 0);
+  if (gemm_pack(Bp, B, K, N) != FFN_OK) failmsg("gemm_pack: valid call not FFN_OK");
+  untouched("gemm_pack: B modified", B, KN, B0);
+  if (invalid_act(a)) {
+    set_pattern(C1, MN, 0);
+    memcpy(C2, C1, (size_t)MN * 4);
+    if (gemm_forward(C1, A, Bp, bias, M, K, N, a, work) != FFN_EINVAL) failmsg("gemm_forward: unknown activation not refused");
+    untouched("gemm_forward: output written for an unknown activation", C1, MN, C2);
+  } else {
+    TV *R = tv_alloc(MN);
+    mm_tv(R, A, NULL, B, NULL, M, K, N);
+    for (long i = 0; i < MN; i++) {
+      if (bias) {
+        double b = bias[i % N];
+        R[i].e = ovf(R[i].v + b, 0, R[i].e + gamma_(1) * (fabs(R[i].v) + fabs(b)), 1);
+        R[i].v += b;
+      }
+      R[i] = act_tv(R[i], a);
+    }
+    int strict = !any_inf(A, MK) && !any_inf(B, KN) && !(bias && any_inf(bias, N));
+    set_pattern(C1, MN, 0);
+    set_pattern(work, nw, 0);
+    if (gemm_forward(C1, A, Bp, bias, M, K, N, a, work) != FFN_OK) failmsg("gemm_forward: valid call not FFN_OK");
+    set_pattern(C2, MN, 1);
+    set_pattern(work, nw, 1);
+    if (gemm_forward(C2, A, Bp, bias, M, K, N, a, work) != FFN_OK) failmsg("gemm_forward: valid call not FFN_OK");
+    same_bits("gemm_forward: result depends on prior contents of C or work", C1, C2, MN * 4);
+    for (long i = 0; i < MN; i++) check_tv("gemm_forward", i, C1[i], R[i], strict);
+    free(R);
+  }
+  untouched("gemm_forward: A modified", A, MK, A0);
+  if (bias) untouched("gemm_forward: bias modified", bias, N, bias0);
+  free(A); free(B); free(bias); free(A0); free(B0); free(bias0); free(Bp); free(C1); free(C2); free(work);
+}
+
+/* H (M,N) = act(A Wg) * (A Wu) through gemm_gated_pack + gemm_gated_forward */
+static void do_gemm_gated(In *in) {
+  int M = draw_size(in), K = draw_size(in), N = draw_size(in), a = draw_act(in);
+  snprintf(ctx, sizeof ctx, "gemm_gated M=%d K=%d N=%d act=%d", M, K, N, a);
+  if (M < 0 || K < 0 || N < 0) {
+    if ((K < 0 || N < 0) && bad_size_result(gemm_gated_packed_size(K, N))) failmsg("gemm_gated_packed_size: negative size not -1");
+    float *bufs[5];
+    for (int i = 0; i < 5; i++) bufs[i] = fill(in, CANARY);
+    float *c0 = copyf(bufs[0], CANARY);
+    if ((K < 0 || N < 0) && gemm_gated_pack(bufs[0], bufs[1], bufs[2], K, N) != FFN_EINVAL)
+      failmsg("gemm_gated_pack: negative size not refused");
+    untouched("gemm_gated_pack: output written for a refused call", bufs[0], CANARY, c0);
+    if (gemm_gated_forward(bufs[0], bufs[1], bufs[2], M, K, N, a, bufs[4]) != FFN_EINVAL)
+      failmsg("gemm_gated_forward: negative size not refused");
+    untouched("gemm_gated_forward: output written for a refused call", bufs[0], CANARY, c0);
+    for (int i = 0; i < 5; i++) free(bufs[i]);
+    free(c0);
+    return;
+  }
+  double m = M, k = K, n = N;
+  if (refused(fmax(m * k, fmax(2 * k * n, m * n)), 2 * m * k * n) || skip_empty_huge(m, k, n)) return;
+  long MK = (long)M * K, KN = (long)K * N, MN = (long)M * N;
+  long np = size_of(gemm_gated_packed_size(K, N), "gemm_gated_packed_size", 2.0 * KN, 16.0 * (k + 1) * (n + 8));
+  long nw = size_of(gemm_work_size(M, K), "gemm_work_size", 0, 64.0 * (m + 8) * (k + 8) + 4096);
+  if (np > 4 * CAP_FLOATS || nw > 4 * CAP_FLOATS) return;
+  float *A = fill(in, MK), *Wg = fill(in, KN), *Wu = fill(in, KN);
+  float *A0 = copyf(A, MK), *Wg0 = copyf(Wg, KN), *Wu0 = copyf(Wu, KN);
+  float *Bp = fbuf(np), *H1 = fbuf(MN), *H2 = fbuf(MN), *work = fbuf(nw);
+  set_pattern(Bp, np, 1);
+  if (gemm_gated_pack(Bp, Wg, Wu, K, N) != FFN_OK) failmsg("gemm_gated_pack: valid call not FFN_OK");
+  untouched("gemm_gated_pack: Wg modified", Wg, KN, Wg0);
+  untouched("gemm_gated_pack: Wu modified", Wu, KN, Wu0);
+  if (invalid_act(a)) {
+    set_pattern(H1, MN, 0);
+    memcpy(H2, H1, (size_t)MN * 4);
+    if (gemm_gated_forward(H1, A, Bp, M, K, N, a, work) != FFN_EINVAL) failmsg("gemm_gated_forward: unknown activation not refused");
+    untouched("gemm_gated_forward: output written for an unknown activation", H1, MN, H2);
+  } else {
+    TV *G = tv_alloc(MN), *Uu = tv_alloc(MN);
+    mm_tv(G, A, NULL, Wg, NULL, M, K, N);
+    mm_tv(Uu, A, NULL, Wu, NULL, M, K, N);
+    int strict = !any_inf(A, MK) && !any_inf(Wg, KN) && !any_inf(Wu, KN);
+    set_pattern(H1, MN, 0);
+    set_pattern(work, nw, 0);
+    if (gemm_gated_forward(H1, A, Bp, M, K, N, a, work) != FFN_OK) failmsg("gemm_gated_forward: valid call not FFN_OK");
+    set_pattern(H2, MN, 1);
+    set_pattern(work, nw, 1);
+    if (gemm_gated_forward(H2, A, Bp, M, K, N, a, work) != FFN_OK) failmsg("gemm_gated_forward: valid call not FFN_OK");
+    same_bits("gemm_gated_forward: result depends on prior contents of H or work", H1, H2, MN * 4);
+    for (long i = 0; i < MN; i++) {
+      TV A_ = act_tv(G[i], a), P;
+      P.v = A_.v * Uu[i].v;
+      P.e = ovf(P.v, 0, fabs(A_.v) * Uu[i].e + fabs(Uu[i].v) * A_.e + A_.e * Uu[i].e + U * fabs(P.v), 1);
+      check_tv("gemm_gated_forward", i, H1[i], P, strict);
+    }
+    free(G); free(Uu);
+  }
+  untouched("gemm_gated_forward: A modified", A, MK, A0);
+  free(A); free(Wg); free(Wu); free(A0); free(Wg0); free(Wu0); free(Bp); free(H1); free(H2); free(work);
+}
+
+/* the resident layers' kernels: ffn_packed_forward and gated_packed_forward vs the float64 FFNs */
+static void do_packed(In *in) {
+  int T = draw_size(in), d = draw_size(in), dff = draw_size(in), a = draw_act(in);
+  uint8_t flags = u8(in);
+  int gated = flags & 1, use_b1 = (flags >> 1) & 1, use_b2 = (flags >> 2) & 1;
+  snprintf(ctx, sizeof ctx, "packed %s T=%d d=%d dff=%d act=%d b1=%d b2=%d", gated ? "gated" : "ffn", T, d, dff, a, use_b1, use_b2);
+  if (T < 0 || d < 0 || dff < 0) {
+    if (bad_size_result(ffn_packed_work_size(T, d, dff))) failmsg("ffn_packed_work_size: negative size not -1");
+    float *bufs[7];
+    for (int i = 0; i < 7; i++) bufs[i] = fill(in, CANARY);
+    float *y0 = copyf(bufs[0], CANARY);
+    int st = gated ? gated_packed_forward(bufs[0], bufs[1], bufs[2], bufs[3], T, d, dff, a, bufs[6])
+                   : ffn_packed_forward(bufs[0], bufs[1], bufs[2], use_b1 ? bufs[3] : NULL, bufs[4], use_b2 ? bufs[5] : NULL, T, d, dff, a, bufs[6]);
+    if (st != FFN_EINVAL) failmsg("packed forward: negative size not refused");
+    untouched("packed forward: output written for a refused call", bufs[0], CANARY, y0);
+    for (int i = 0; i < 7; i++) free(bufs[i]);
+    free(y0);
+    return;
+  }
+  double t = T, dd = d, h = dff;
+  if (refused(fmax(fmax(t * dd, 2 * dd * h), t * h), 3 * t * dd * h) || skip_empty_huge(t, dd, h)) return;
+  long Td = (long)T * d, dh = (long)d * dff;
+  long nw = size_of(ffn_packed_work_size(T, d, dff), "ffn_packed_work_size", 0, 64.0 * (t + 8) * (dd + h + 8) + 8192);
+  long n1 = size_of(gated ? gemm_gated_packed_size(d, dff) : gemm_packed_size(d, dff), "packed size", (gated ? 2.0 : 1.0) * dh, 16.0 * (dd + 1) * (h + 8));
+  long n2 = size_of(gemm_packed_size(dff, d), "gemm_packed_size", (double)dh, 8.0 * (h + 1) * (dd + 8));
+  if (nw > 4 * CAP_FLOATS || n1 > 4 * CAP_FLOATS || n2 > 4 * CAP_FLOATS) return;
+  float *X = fill(in, Td), *W1 = fill(in, dh), *Wu = gated ? fill(in, dh) : NULL, *W2 = fill(in, dh);
+  float *b1 = !gated && use_b1 ? fill(in, dff) : NULL, *b2 = !gated && use_b2 ? fill(in, d) : NULL;
+  float *X0 = copyf(X, Td);
+  float *P1 = fbuf(n1), *P2 = fbuf(n2), *Y1 = fbuf(Td), *Y2 = fbuf(Td), *work = fbuf(nw);
+  if ((gated ? gemm_gated_pack(P1, W1, Wu, d, dff) : gemm_pack(P1, W1, d, dff)) != FFN_OK) failmsg("pack: valid call not FFN_OK");
+  if (gemm_pack(P2, W2, dff, d) != FFN_OK) failmsg("gemm_pack: valid call not FFN_OK");
+  if (invalid_act(a)) {
+    set_pattern(Y1, Td, 0);
+    memcpy(Y2, Y1, (size_t)Td * 4);
+    int st = gated ? gated_packed_forward(Y1, X, P1, P2, T, d, dff, a, work) : ffn_packed_forward(Y1, X, P1, b1, P2, b2, T, d, dff, a, work);
+    if (st != FFN_EINVAL) failmsg("packed forward: unknown activation not refused");
+    untouched("packed forward: output written for an unknown activation", Y1, Td, Y2);
+  } else {
+    TV *R = tv_alloc(Td);
+    if (gated) gated_tv(R, X, W1, Wu, W2, T, d, dff, a);
+    else ffn_tv(R, X, W1, b1, W2, b2, T, d, dff, a);
+    int strict = !any_inf(X, Td) && !any_inf(W1, dh) && !any_inf(W2, dh) && !(Wu && any_inf(Wu, dh)) &&
+                 !(b1 && any_inf(b1, dff)) && !(b2 && any_inf(b2, d));
+    for (int r = 0; r < 2; r++) {
+      float *Y = r ? Y2 : Y1;
+      set_pattern(Y, Td, r);
+      set_pattern(work, nw, r);
+      int st = gated ? gated_packed_forward(Y, X, P1, P2, T, d, dff, a, work) : ffn_packed_forward(Y, X, P1, b1, P2, b2, T, d, dff, a, work);
+      if (st != FFN_OK) failmsg("packed forward: valid call not FFN_OK");
+    }
+    same_bits("packed forward: result depends on prior contents of Y or work", Y1, Y2, Td * 4);
+    for (long i = 0; i < Td; i++) check_tv(gated ? "gated_packed_forward" : "ffn_packed_forward", i, Y1[i], R[i], strict);
+    free(R);
+  }
+  untouched("packed forward: X modified", X, Td, X0);
+  free(X); free(W1); free(Wu); free(W2); free(b1); free(b2); free(X0); free(P1); free(P2); free(Y1); free(Y2); free(work);
+}
+
+/* gemm_ex: op(A) @ op(B) (+ C when accumulating), transposes read in place */
+static void do_gemm_ex(In *in) {
+  int M = draw_size(in), K = draw_size(in), N = draw_size(in);
+  uint8_t flags = u8(in);
+  int tA = flags & 1, tB = (flags >> 1) & 1, acc = (flags >> 2) & 1;
+  snprintf(ctx, sizeof ctx, "gemm_ex M=%d K=%d N=%d transA=%d transB=%d accumulate=%d", M, K, N, tA, tB, acc);
+  if (M < 0 || K < 0 || N < 0) {
+    float *c = fill(in, CANARY), *a = fill(in, CANARY), *b = fill(in, CANARY), *c0 = copyf(c, CANARY);
+    if (gemm_ex(c, a, tA, b, tB, M, K, N, acc) != FFN_EINVAL) failmsg("gemm_ex: negative size not refused");
+    untouched("gemm_ex: output written for a refused call", c, CANARY, c0);
+    free(c); free(a); free(b); free(c0);
+    return;
+  }
+  double m = M, k = K, n = N;
+  if (refused(fmax(m * k, fmax(k * n, m * n)), m * k * n) || skip_empty_huge(m, k, n)) return;
+  long MK = (long)M * K, KN = (long)K * N, MN = (long)M * N;
+  float *A = fill(in, MK), *B = fill(in, KN), *Cin = fill(in, MN);
+  float *A0 = copyf(A, MK), *B0 = copyf(B, KN);
+  /* the plain (M,K) and (K,N) operands the transposed storage stands for */
+  float *Ap = fbuf(MK), *Bq = fbuf(KN);
+  for (long i = 0; i < M; i++)
+    for (long j = 0; j < K; j++) Ap[i * K + j] = tA ? A[j * M + i] : A[i * K + j];
+  for (long i = 0; i < K; i++)
+    for (long j = 0; j < N; j++) Bq[i * N + j] = tB ? B[j * K + i] : B[i * N + j];
+  TV *R = tv_alloc(MN);
+  mm_tv(R, Ap, NULL, Bq, NULL, M, K, N);
+  if (acc)
+    for (long i = 0; i < MN; i++) {
+      R[i].e = ovf(R[i].v + Cin[i], 0, R[i].e + gamma_(1) * (fabs(R[i].v) + fabs(Cin[i])), 1);
+      R[i].v += Cin[i];
+    }
+  int strict = !any_inf(A, MK) && !any_inf(B, KN) && !(acc && any_inf(Cin, MN));
+  float *C1 = fbuf(MN), *C2 = fbuf(MN);
+  for (int r = 0; r < 2; r++) {
+    float *C = r ? C2 : C1;
+    if (acc) memcpy(C, Cin, (size_t)MN * 4);
+    else set_pattern(C, MN, r);
+    int st = gemm_ex(C, A, tA, B, tB, M, K, N, acc);
+    if (st != FFN_OK) failmsg("gemm_ex: valid call not FFN_OK");
+  }
+  same_bits("gemm_ex: result depends on prior contents of C (not accumulating) or differs between runs", C1, C2, MN * 4);
+  for (long i = 0; i < MN; i++) check_tv("gemm_ex", i, C1[i], R[i], strict);
+  untouched("gemm_ex: A modified", A, MK, A0);
+  untouched("gemm_ex: B modified", B, KN, B0);
+  free(A); free(B); free(Cin); free(A0); free(B0); free(Ap); free(Bq); free(R); free(C1); free(C2);
+}
+
 /* ----------------------------------------------------------------- driver */
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -920,14 +1163,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   for (int calls = 0; calls < 4 && in.n > 0; calls++) {
     double before = ffn_heap_in_use();
     if (!(before >= 0) || !isfinite(before)) failmsg("ffn_heap_in_use is not a finite non-negative number");
-    switch (u8(&in) % 7) {
+    switch (u8(&in) % 11) {
       case 0: do_matmul(&in); break;
       case 1: do_act(&in); break;
       case 2: do_ffn(&in); break;
       case 3: do_gated(&in); break;
       case 4: do_swiglu_bw(&in); break;
       case 5: do_memories(&in); break;
-      default: do_counts(&in); break;
+      case 6: do_counts(&in); break;
+      case 7: do_gemm(&in); break;
+      case 8: do_gemm_gated(&in); break;
+      case 9: do_packed(&in); break;
+      default: do_gemm_ex(&in); break;
     }
     if (ffn_heap_in_use() != before) failmsg("ffn_heap_in_use changed across a kernel call (leak)");
   }

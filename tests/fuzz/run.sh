@@ -50,6 +50,10 @@ rc=$?
 set -e
 runs="$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')"
 cov="$(grep -o 'cov: [0-9]*' "$log" | tail -1 | grep -o '[0-9]*' || echo '?')"
+if [ $rc -ne 0 ] && grep -q 'run interrupted' "$log"; then
+  echo "fuzz: interrupted after $runs runs (no finding until then)" >&2
+  exit 3
+fi
 if [ $rc -ne 0 ]; then
   grep -m1 -E 'fuzz_kernels:|ERROR: |runtime error' "$log" >&2 || tail -30 "$log" >&2
   echo "fuzz: FINDING after $runs runs; input saved in $out/artifacts/ (copy it to tests/fuzz/regressions/); log $log" >&2
