@@ -43,7 +43,8 @@ static inline f64x2 sigmoid_d(f64x2 z, f64x2 *e_out) {
 
 /* g(Y) = (t + 3) erfcx(t) as a polynomial in Y = (t - 3)/(t + 3) for t >= 0 (Y in [-1, 1)),
    erfcx(t) = exp(t^2) erfc(t): the monomial form (sum |a_k| = 3, well conditioned) of a 24-term
-   Chebyshev interpolant computed in 40-digit arithmetic. Max relative error over t in [0, 15]: 4e-16. */
+   Chebyshev interpolant computed in 40-digit arithmetic (interpolation error 4e-16). Evaluated in
+   double, as here, the relative error over t in [0, 15] is 1.4e-14 (as for the Chebyshev form). */
 static const double erfcx_poly[24] = {
     1.0740069070883398, -0.8833944531698836, 0.5902283571041085,
     -0.31046726190056667, 0.11952776128697859, -0.026827234624480615,
