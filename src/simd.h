@@ -42,7 +42,8 @@ static inline f32x4 f32x4_xorsign(f32x4 a, f32x4 s) {
 /* b < a ? b : a and a < b ? b : a (one instruction each; a NaN in a is kept) */
 static inline f32x4 f32x4_pmin(f32x4 a, f32x4 b) { return wasm_f32x4_pmin(a, b); }
 static inline f32x4 f32x4_pmax(f32x4 a, f32x4 b) { return wasm_f32x4_pmax(a, b); }
-/* 2^n for lanes whose low mantissa bits hold n (integer-valued x + 1.5*2^23): bits << 23, plus add */
+/* 2^n for lanes whose low mantissa bits hold n (integer-valued x + 1.5*2^23): bits << 23, plus add
+ */
 static inline f32x4 f32x4_shl23_add(f32x4 bits, int32_t add) {
   return wasm_i32x4_add(wasm_i32x4_shl(bits, 23), wasm_i32x4_splat(add));
 }
@@ -75,7 +76,9 @@ static inline f64x2 f64x2_shl52_add(f64x2 bits, int64_t add) {
   return wasm_i64x2_add(wasm_i64x2_shl(bits, 52), wasm_i64x2_splat(add));
 }
 /* the low 32 bits of each double lane of lo, then of hi, as four 32-bit lanes */
-static inline f32x4 f64x2_low_words(f64x2 lo, f64x2 hi) { return wasm_i32x4_shuffle(lo, hi, 0, 2, 4, 6); }
+static inline f32x4 f64x2_low_words(f64x2 lo, f64x2 hi) {
+  return wasm_i32x4_shuffle(lo, hi, 0, 2, 4, 6);
+}
 
 #else /* portable fallback: the same kernels compile natively (tests under ASan/UBSan) */
 
@@ -117,7 +120,8 @@ static inline f32x4 f32x4_pmin(f32x4 a, f32x4 b) { return f32x4_select(f32x4_lt(
 static inline f32x4 f32x4_pmax(f32x4 a, f32x4 b) { return f32x4_select(f32x4_lt(a, b), b, a); }
 static inline f32x4 f32x4_shl23_add(f32x4 bits, int32_t add) {
   typedef uint32_t u32x4 __attribute__((vector_size(16)));
-  u32x4 u = ((u32x4)bits << 23) + (u32x4){(uint32_t)add, (uint32_t)add, (uint32_t)add, (uint32_t)add};
+  u32x4 u =
+      ((u32x4)bits << 23) + (u32x4){(uint32_t)add, (uint32_t)add, (uint32_t)add, (uint32_t)add};
   return (f32x4)u;
 }
 static inline float f32x4_hsum(f32x4 v) { return (v[0] + v[1]) + (v[2] + v[3]); }
