@@ -1,4 +1,4 @@
-/* Activations: forward on f32x4 lanes (f64x2 where an argument must be exact), derivatives f64x2. */
+/* Activations: forward on f32x4 lanes (f64x2 where an argument must be exact), derivatives f64x2 */
 #include <float.h>
 #include <math.h>
 #include <stddef.h>
