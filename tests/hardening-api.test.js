@@ -152,7 +152,7 @@ const tolOf = (mag, n) => (i) => 4e-6 * (n + 4) * mag[i] + 1e-6;
  * With garbage, exactly one argument is replaced by a value that must be refused.
  */
 function makeCall(g, garbage) {
-  const kind = g.pick(['elementwise', 'grad', 'matmul', 'ffn', 'gated', 'swiglu', 'backward', 'memories', 'counts', 'llama', 'flops']);
+  const kind = g.pick(['elementwise', 'grad', 'matmul', 'ffn', 'gated', 'swiglu', 'backward', 'memories', 'counts', 'llama', 'flops', 'layer']);
   const specials = g.r() < 0.3;
   const bad = (names) => (garbage ? g.pick(names) : null);
 
@@ -328,6 +328,64 @@ function makeCall(g, garbage) {
         const p = new Float64Array(d), pm = new Float64Array(d);
         for (const i of top) for (let j = 0; j < d; j++) { p[j] += c[i] * W2.t.data[i * d + j]; pm[j] += Math.abs(c[i] * W2.t.data[i * d + j]); }
         close('ffnMemories partial', res.partial.data, p, tolOf(pm, k), strict && !hasInf(W2.t));
+      },
+    };
+  }
+
+  if (kind === 'layer') {
+    // a resident layer created, used once and disposed; garbage in its options or in forward's X
+    const type = g.pick(['createLinear', 'createFfn', 'createGatedFfn']);
+    const batch = Array.from({ length: g.int(3) }, g.dim);
+    const d = g.dim(), f = g.dim();
+    const act = g.pick(ACTS);
+    const T = batch.reduce((a, b) => a * b, 1);
+    const dIn = d, dOut = type === 'createLinear' ? f : d;
+    const X = tensorArg(g, [...batch, dIn], specials);
+    const W = {}, canon = {};
+    const put = (name, shape) => { const t = tensorArg(g, shape, specials); W[name] = t.value; canon[name] = t.t; };
+    if (type === 'createLinear') { put('W', [d, f]); if (g.r() < 0.7) put('b', [f]); }
+    else if (type === 'createFfn') { put('W1', [d, f]); if (g.r() < 0.7) put('b1', [f]); put('W2', [f, d]); if (g.r() < 0.7) put('b2', [d]); }
+    else { put('Wg', [d, f]); put('Wu', [d, f]); put('Wd', [f, d]); }
+    const weightNames = Object.keys(W);
+    const which = bad([...weightNames, 'activation', 'options', 'X']);
+    let opts = { ...W, activation: act };
+    let xv = X.value;
+    if (which === 'activation') opts.activation = garbageActivation(g);
+    else if (which === 'options') opts = g.pick(['W', 5, null, undefined, [W], true]);
+    else if (which === 'X') xv = g.r() < 0.5 ? garbageTensor(g) : tensorArg(g, [...batch, dIn + 1]).value;
+    // the first weight defines the layer's sizes: only garbage can be wrong for it; the others also by shape
+    else if (which) opts[which] = g.r() < 0.5 || ['W', 'W1', 'Wg'].includes(which) ? garbageTensor(g) : tensorArg(g, [canon[which].shape[0] + 1, ...canon[which].shape.slice(1)]).value;
+    if (which && which !== 'X' && opts && opts[which] == null && which !== 'options' && which !== 'activation') opts[which] = 'not a tensor';
+    const fnName = which === 'X' ? `${type}(...).forward` : type;
+    return {
+      fn: fnName, argName: which,
+      run: () => {
+        const L = ffn[type](opts);
+        try {
+          return L.forward(xv);
+        } finally {
+          L.dispose();
+        }
+      },
+      check(res) {
+        assert.deepEqual(res.shape, [...batch, dOut]);
+        const X2 = { data: X.t.data, shape: [T, dIn] };
+        let want, mag;
+        if (type === 'createLinear') {
+          const lin = ref.matmul(X2, canon.W);
+          const b = canon.b;
+          const pre = { data: lin.data.map((v, i) => v + (b ? b.data[i % f] : 0)), shape: lin.shape };
+          want = ref.activation(act, pre).data;
+          mag = absMat(X.t.data, canon.W.data, T, d, f).map((v, i) => actBound(act, v + (b ? Math.abs(b.data[i % f]) : 0)) + (act === 'relu2' ? 0 : v));
+        } else if (type === 'createFfn') {
+          want = ref.ffn(X2, canon.W1, canon.b1, canon.W2, canon.b2, { activation: act }).data;
+          mag = ffnMag(X.t.data, canon.W1.data, canon.b1 && canon.b1.data, canon.W2.data, canon.b2 && canon.b2.data, T, d, f, act);
+        } else {
+          want = ref.gatedFfn(X2, canon.Wg, canon.Wu, canon.Wd, { activation: act }).data;
+          const G = absMat(X.t.data, canon.Wg.data, T, d, f), U = absMat(X.t.data, canon.Wu.data, T, d, f);
+          mag = absMat(capped(G.map((gv, i) => (actBound(act, gv) + 1e-30) * U[i] * 1.01 + gv * U[i] * 1.2)), canon.Wd.data, T, f, d);
+        }
+        close(type, res.data, want, tolOf(mag, d + f), !hasInf(X.t, ...Object.values(canon)));
       },
     };
   }
