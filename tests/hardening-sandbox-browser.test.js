@@ -211,3 +211,26 @@ test('browser: a JS-heap allocation bomb with a 10 s timeout does not crash the 
     await p.close().catch(() => {});
   }
 });
+
+test('browser: learner-controlled text (error names and messages, logs, result keys and strings) is shown as text, never parsed as HTML', { skip: skip || false }, async () => {
+  const payload = '<img src=x onerror="window.__xss=(window.__xss||0)+1"><b id=injected>b</b>';
+  const src = `console.log(${JSON.stringify(payload)});
+class Boom extends Error { constructor() { super(${JSON.stringify(payload)}); this.name = ${JSON.stringify(payload.slice(0, 90))}; } }
+function gelu(x) { if (x.data.length === 1) throw new Boom(); if (x.data.length < 10) return { [${JSON.stringify(payload.slice(0, 60))}]: 1 }; return ${JSON.stringify(payload)} }
+function geluTanh(x) { return [${JSON.stringify(payload)}] }`;
+  const ta = page.locator('#ex-gelu textarea.code');
+  await ta.fill(src);
+  await ta.focus();
+  await page.evaluate(() => { window.__events.length = 0; });
+  await page.keyboard.press('Control+Enter');
+  await page.waitForFunction(() => window.__events.some((e) => e.type === 'ffn-exercise-result'), null, { timeout: 20000 });
+  await page.waitForTimeout(300);
+  const state = await page.evaluate(() => {
+    const root = document.querySelector('#ex-gelu').shadowRoot;
+    return { xss: window.__xss || 0, injected: !!(root.querySelector('#injected') || document.getElementById('injected')), imgs: root.querySelectorAll('img').length, shown: root.textContent.includes('onerror') };
+  });
+  assert.equal(state.xss, 0, 'an onerror handler from learner text ran in the page');
+  assert.equal(state.injected, false, 'learner text became elements');
+  assert.equal(state.imgs, 0);
+  assert.ok(state.shown, 'the text is shown literally');
+});
