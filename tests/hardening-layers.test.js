@@ -190,3 +190,19 @@ test('short soak: 30,000 mixed calls with layers created and disposed; wasm heap
   assert.equal(res.wasmHeapInUse.end, res.wasmHeapInUse.start);
   assert.equal(res.wasmMemoryBytes.end, res.wasmMemoryBytes.start);
 });
+
+test('a layer disposed from inside its own forward (a getter on X) refuses instead of computing from freed weights, and leaks nothing', () => {
+  const h0 = heap().heapInUse;
+  const r = rng(5);
+  for (const make of [
+    () => ffn.createLinear({ W: randTensor(r, [3, 4]), b: randTensor(r, [4]) }),
+    () => ffn.createFfn({ W1: randTensor(r, [3, 5]), W2: randTensor(r, [5, 3]) }),
+    () => ffn.createGatedFfn({ Wg: randTensor(r, [3, 5]), Wu: randTensor(r, [3, 5]), Wd: randTensor(r, [5, 3]) }),
+  ]) {
+    const L = make();
+    const X = { data: new Float32Array([1, 2, 3]), get shape() { L.dispose(); return [1, 3]; } };
+    assert.throws(() => L.forward(X), (e) => /disposed/.test(e.message));
+    assert.equal(L.disposed, true);
+    assert.equal(heap().heapInUse, h0, 'the forward allocated scratch for a disposed layer and kept it');
+  }
+});

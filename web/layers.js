@@ -96,6 +96,8 @@ function makeLayer(kind, { dIn, dOut, floats, pack, run, workFloats, info }) {
   function forward(X) {
     if (disposed) throw new Error(`${fwd}: this layer was disposed; create a new one with ${kind}()`);
     const x = parseTensor(fwd, 'X', X);
+    // parsing X may run caller code (getters) that disposes this layer: check again
+    if (disposed) throw new Error(`${fwd}: this layer was disposed; create a new one with ${kind}()`);
     const n = x.shape.length;
     if (n < 1 || x.shape[n - 1] !== dIn) {
       throw new RangeError(`${fwd}: X has shape ${fmtShape(x.shape)} but expected (..., ${dIn}) (the layer's input size)`);
