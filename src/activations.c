@@ -40,33 +40,6 @@ static inline f64x2 sigmoid_d(f64x2 z, f64x2 *e_out) {
   return f64x2_div(f64x2_splat(1.0), f64x2_add(f64x2_splat(1.0), e));
 }
 
-/* g(Y) = (t + 3) erfcx(t) as a polynomial in Y = (t - 3)/(t + 3) for t >= 0 (Y in [-1, 1)),
-   erfcx(t) = exp(t^2) erfc(t): the monomial form (sum |a_k| = 3, well conditioned) of a 24-term
-   Chebyshev interpolant computed in 40-digit arithmetic (interpolation error 4e-16). Evaluated in
-   double, as here, the relative error over t in [0, 15] is 1.4e-14 (as for the Chebyshev form). */
-static const double erfcx_poly[24] = {
-    1.0740069070883398,      -0.8833944531698836,    0.5902283571041085,
-    -0.31046726190056667,    0.11952776128697859,    -0.026827234624480615,
-    -0.0012124166215147798,  0.0030340620011959822,  -0.0005483097452477533,
-    -0.0002767778482009659,  0.00010756178250002072, 3.0398190522120805e-05,
-    -1.7471605752302332e-05, -4.749391032132141e-06, 2.7678112255272805e-06,
-    9.994379361081014e-07,   -4.11759759189376e-07,  -2.3454670002624263e-07,
-    5.001320184291237e-08,   5.166814761898454e-08,  -3.5913611171610954e-09,
-    -8.887844891516947e-09,  1.1159123899250384e-11, 8.44785278432295e-10,
-};
-
-/* Phi(-|x|) = 0.5 erfc(|x|/sqrt 2) = 0.5 exp(-x^2/2) erfcx(|x|/sqrt 2): the lower normal tail,
-   with full relative accuracy (no cancellation anywhere), given gauss = exp(-x^2/2) */
-static inline f64x2 normal_tail_d(f64x2 x, f64x2 gauss) {
-  const f64x2 K = f64x2_splat(3.0);
-  f64x2 t = f64x2_mul(f64x2_clamp(f64x2_abs(x), 0.0, 1e30), f64x2_splat(0.70710678118654752440));
-  f64x2 tk = f64x2_add(t, K);
-  f64x2 y = f64x2_div(f64x2_sub(t, K), tk);
-  f64x2 g = f64x2_splat(erfcx_poly[23]);
-  for (int k = 22; k >= 0; k--) g = f64x2_add(f64x2_mul(g, y), f64x2_splat(erfcx_poly[k]));
-  return f64x2_mul(f64x2_mul(f64x2_splat(0.5), gauss), f64x2_div(g, tk));
-}
-
 #define SQRT_2_OVER_PI 0.79788456080286535588 /* sqrt(2/pi) */
 #define INV_SQRT_2PI 0.39894228040143267794   /* 1/sqrt(2 pi) */
 #define GELU_TANH_A 0.044715
@@ -92,11 +65,6 @@ static inline f64x2 grad_d(f64x2 x, int act) {
     case FFN_ACT_SILU: /* s + x s (1 - s) */
       s = sigmoid_d(xc, &e);
       return f64x2_add(s, f64x2_mul(xc, f64x2_mul(s, f64x2_mul(e, s))));
-    case FFN_ACT_GELU_SIGMOID: { /* s(kx) + kx s (1 - s) */
-      f64x2 kx = f64x2_mul(f64x2_splat(GELU_SIGMOID_K), xc);
-      s = sigmoid_d(kx, &e);
-      return f64x2_add(s, f64x2_mul(kx, f64x2_mul(s, f64x2_mul(e, s))));
-    }
     case FFN_ACT_GELU_TANH: { /* d/dx x s(2u) = s + x (2u)' s (1 - s) */
       f64x2 x2 = f64x2_mul(xc, xc);
       f64x2 du =
@@ -105,11 +73,10 @@ static inline f64x2 grad_d(f64x2 x, int act) {
       s = sigmoid_d(gelu_tanh_arg_d(xc), &e);
       return f64x2_add(s, f64x2_mul(f64x2_mul(xc, du), f64x2_mul(s, f64x2_mul(e, s))));
     }
-    default: { /* FFN_ACT_GELU: Phi(x) + x phi(x), one exp(-x^2/2) (x*x/2 exact for float x) */
-      f64x2 gauss = exp_d(f64x2_mul(f64x2_splat(-0.5), f64x2_mul(xc, xc)));
-      f64x2 q = normal_tail_d(x, gauss);
-      f64x2 cdf = f64x2_select(f64x2_lt(x, f64x2_splat(0.0)), q, f64x2_sub(f64x2_splat(1.0), q));
-      return f64x2_add(cdf, f64x2_mul(xc, f64x2_mul(f64x2_splat(INV_SQRT_2PI), gauss)));
+    default: { /* FFN_ACT_GELU_SIGMOID: s(kx) + kx s (1 - s) */
+      f64x2 kx = f64x2_mul(f64x2_splat(GELU_SIGMOID_K), xc);
+      s = sigmoid_d(kx, &e);
+      return f64x2_add(s, f64x2_mul(kx, f64x2_mul(s, f64x2_mul(e, s))));
     }
   }
 }
@@ -124,8 +91,9 @@ static inline f32x4 nan_pass(f32x4 x, f32x4 y) { return f32x4_select(f32x4_isnan
 #define LN2_LO_F -2.12194440e-4f           /* ln 2 - LN2_HI_F */
 #define TWO_M64_F 5.42101086242752217e-20f /* 2^-64 */
 #define EXP_BIAS64 ((127 + 64) << 23)      /* float bits of 2^(n+64) = (n << 23) + EXP_BIAS64 */
-#define Z_MIN -130.0f /* exp arguments are clamped here: 2^(n+64) stays normal, results underflow \
-                       */
+#define Z_MIN                                                                         \
+  -130.0f /* exp arguments are clamped here: 2^(n+64) stays normal, results underflow \
+           */
 #define SHIFT_D 6755399441055744.0 /* 1.5 * 2^52 */
 #define LN2_D 0.69314718055994530942
 
@@ -273,6 +241,51 @@ static inline f32x4 fwd_gelu(f32x4 x) { /* NaN propagates */
   return f32x4_select(f32x4_signmask(x), xq, f32x4_sub(x, xq)); /* -0 -> x q = -0 */
 }
 
+/* GELU' = Phi(x) + x phi(x) = 1 - G B (x >= 0) or G B (x < 0), with G = e^{-a^2/2} and
+   B = Q/G - a/sqrt(2 pi), Q/G = g(y)/(2(a + K)) as in the forward. For x < 0, B has a root at
+   a0 = 0.7518 (GELU's minimum): within |a - a0| < 0.3, B = d h(d), d = a - a0, h a degree-7
+   polynomial (fitted for 7e-11 relative error); elsewhere the cancellation in B is at most 2x. */
+static const double gelu_grad_h[8] = {/* h(d), highest degree first */
+                                      0.00016852964923725434, -0.0005608223016277071,
+                                      0.0017383231477497525,  -0.005163511108920586,
+                                      0.014313666145522567,   -0.03658160439888858,
+                                      0.08475636959121165,    -0.5724061751862947};
+#define GELU_A0_HI 0.7517915246935645
+#define GELU_A0_LO -1.4956759177009883e-17
+static inline f64x2 gelu_grad_d(f64x2 x, f64x2 a, f64x2 k, f64x2 r, f64x2 em_tail, f64x2 y, f64x2 T,
+                                f64x2 inv) {
+  f64x2 e = f64x2_add(f64x2_splat(1.0), f64x2_add(r, em_tail)); /* e^r */
+  f64x2 G = f64x2_mul(e, f64x2_shl52_add(k, (int64_t)1023 << 52));
+  f64x2 g = f64x2_add(f64x2_splat(GELU_C0),
+                      f64x2_mul(y, f64x2_add(f64x2_splat(GELU_C1), f64x2_mul(y, T))));
+  f64x2 b_far = f64x2_sub(f64x2_mul(g, inv), f64x2_mul(a, f64x2_splat(INV_SQRT_2PI)));
+  f64x2 d = f64x2_sub(f64x2_sub(a, f64x2_splat(GELU_A0_HI)), f64x2_splat(GELU_A0_LO));
+  f64x2 h = f64x2_splat(gelu_grad_h[0]);
+  for (int i = 1; i < 8; i++) h = f64x2_add(f64x2_mul(h, d), f64x2_splat(gelu_grad_h[i]));
+  m64x2 neg = f64x2_lt(x, f64x2_splat(0.0));
+  f64x2 b = f64x2_select(f64x2_lt(f64x2_abs(d), f64x2_splat(0.3)), f64x2_mul(d, h), b_far);
+  f64x2 gb = f64x2_mul(G, f64x2_select(neg, b, b_far));
+  return f64x2_select(neg, gb, f64x2_sub(f64x2_splat(1.0), gb));
+}
+static inline f32x4 grad_gelu_f(f32x4 x) { /* NaN propagates */
+  f32x4 a = f32x4_pmin(f32x4_abs(x), f32x4_splat(15.0f));
+  f64x2 alo = f32x4_promote_lo(a), ahi = f32x4_promote_hi(a);
+  f64x2 tl, th, yl, yh, il, ih;
+  gelu_prep_d(alo, &tl, &yl, &il);
+  gelu_prep_d(ahi, &th, &yh, &ih);
+  f64x2 kl = f64x2_add(tl, f64x2_splat(SHIFT_D)), kh = f64x2_add(th, f64x2_splat(SHIFT_D));
+  f64x2 rl = f64x2_mul(f64x2_sub(tl, f64x2_sub(kl, f64x2_splat(SHIFT_D))), f64x2_splat(LN2_D));
+  f64x2 rh = f64x2_mul(f64x2_sub(th, f64x2_sub(kh, f64x2_splat(SHIFT_D))), f64x2_splat(LN2_D));
+  f32x4 r = f64x2_demote_pair(rl, rh), yf = f64x2_demote_pair(yl, yh);
+  f32x4 em_tail = em1_tail_f(r);
+  f32x4 T = f32x4_splat(gelu_g_tail[0]);
+  for (int i = 1; i < 8; i++) T = f32x4_add(f32x4_mul(T, yf), f32x4_splat(gelu_g_tail[i]));
+  return f64x2_demote_pair(gelu_grad_d(f32x4_promote_lo(x), alo, kl, rl, f32x4_promote_lo(em_tail),
+                                       yl, f32x4_promote_lo(T), il),
+                           gelu_grad_d(f32x4_promote_hi(x), ahi, kh, rh, f32x4_promote_hi(em_tail),
+                                       yh, f32x4_promote_hi(T), ih));
+}
+
 static inline f32x4 fwd_relu(f32x4 x) { /* x <= 0 -> +0 (also for -0); NaN stays NaN */
   return f32x4_select(f32x4_le(x, f32x4_splat(0.0f)), f32x4_splat(0.0f), x);
 }
@@ -316,6 +329,8 @@ static inline f32x4 grad4(f32x4 x, int act) {
       f32x4 r = f32x4_select(f32x4_le(x, zero), zero, x);
       return f32x4_add(r, r);
     }
+    case FFN_ACT_GELU:
+      return grad_gelu_f(x);
     default: {
       f32x4 y =
           f64x2_demote_pair(grad_d(f32x4_promote_lo(x), act), grad_d(f32x4_promote_hi(x), act));
