@@ -1,4 +1,4 @@
-/* Activations: forward on f32x4 lanes (f64x2 where an argument must be exact), derivatives f64x2 */
+/* Activations and derivatives: f32x4 polynomials (f64x2 where exactness needs it), f64x2 lanes */
 #include <float.h>
 #include <math.h>
 #include <stddef.h>
@@ -91,9 +91,8 @@ static inline f32x4 nan_pass(f32x4 x, f32x4 y) { return f32x4_select(f32x4_isnan
 #define LN2_LO_F -2.12194440e-4f           /* ln 2 - LN2_HI_F */
 #define TWO_M64_F 5.42101086242752217e-20f /* 2^-64 */
 #define EXP_BIAS64 ((127 + 64) << 23)      /* float bits of 2^(n+64) = (n << 23) + EXP_BIAS64 */
-#define Z_MIN                                                                         \
-  -130.0f /* exp arguments are clamped here: 2^(n+64) stays normal, results underflow \
-           */
+/* exp arguments are clamped here: 2^(n+64) stays normal, the results underflow */
+#define Z_MIN -130.0f
 #define SHIFT_D 6755399441055744.0 /* 1.5 * 2^52 */
 #define LN2_D 0.69314718055994530942
 
@@ -107,8 +106,8 @@ static inline f32x4 em1_tail_f(f32x4 r) {
 }
 static inline f32x4 em1_f(f32x4 r) { return f32x4_add(r, em1_tail_f(r)); } /* e^r - 1 */
 
-/* x * sigmoid(u) (or sigmoid(u) when x is NULL-like: see below), given z = -|u| = n ln2 + r (r as
-   floats, p64 = 2^(n+64)) and the sign of u (that of x). With P = 2^n:
+/* x sigmoid(u) given z = -|u| = n ln2 + r (r as floats, p64 = 2^(n+64)) and the sign of u (that
+   of x); sigmoid(u) alone is num / sigmoid_den with num = 1 or P. With P = 2^n:
    u >= 0: x / (1 + P e^r) = x / ((1 + P) + P (e^r - 1));
    u < 0: x P / (P + e^-r) = x P / ((1 + P) + (e^-r - 1)).
    One polynomial (at r or -r), one rounded sum (1 + P kept exact by its Fast2Sum error), one
