@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import v8 from 'node:v8';
 import vm from 'node:vm';
+import { readFileSync } from 'node:fs';
 import { gradeExercise, exercises } from 'ffn-lab/sandbox';
 
 const solution = (id) => exercises.find((e) => e.id === id).solution;
@@ -253,7 +254,7 @@ function gcNow() {
   vm.runInNewContext('gc')();
 }
 
-test('1000 runs in a row (passes, timeouts, throws, refusals, crashes of the learner code) leave no worker and no memory behind', { timeout: 240_000 }, async () => {
+test('1000 runs in a row (passes, timeouts, throws, refused results, learner timers left running) leave no worker thread and no memory behind', { timeout: 240_000 }, async () => {
   const gqa = solution('gqa-budget');
   const sources = [
     [gqa, 'done'],
@@ -264,8 +265,17 @@ test('1000 runs in a row (passes, timeouts, throws, refusals, crashes of the lea
     ['function gqaBlockCounts() { return new Float64Array(1e6) }', 'done'],
     ['setInterval(() => {}, 1); const keep = new Array(1e5).fill(1);\n' + gqa, 'done'],
   ];
-  const workers = () => process.getActiveResourcesInfo().filter((x) => /Worker|MessagePort/.test(x)).length;
-  const baseWorkers = workers();
+  // every worker_thread is an OS thread of this process: count them (getActiveResourcesInfo does not list workers)
+  const threads = () => Number(/Threads:\s+(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))[1]);
+  for (let w = 0; w < 7; w++) await gradeExercise('gqa-budget', sources[w][0], { timeout: sources[w][1] === 'timeout' ? 60 : 2000 }); // warm-up
+  await new Promise((ok) => setTimeout(ok, 200));
+  const baseThreads = threads();
+  // control: the probe sees a worker while a run is in flight
+  const inflight = gradeExercise('gqa-budget', 'function gqaBlockCounts() { while (true) {} }', { timeout: 400 });
+  await new Promise((ok) => setTimeout(ok, 250));
+  const during = threads();
+  await inflight;
+  assert.ok(during > baseThreads, `thread probe did not see the worker (${baseThreads} -> ${during})`);
   let i = 0;
   let mid = 0;
   const N = 1000;
@@ -285,7 +295,7 @@ test('1000 runs in a row (passes, timeouts, throws, refusals, crashes of the lea
   await new Promise((ok) => setTimeout(ok, 300));
   gcNow();
   const end = process.memoryUsage().heapUsed;
-  assert.ok(workers() <= baseWorkers + 1, `live worker handles: ${process.getActiveResourcesInfo().join(', ')}`);
+  assert.ok(threads() <= baseThreads, `threads: ${baseThreads} before, ${threads()} after 1000 runs (a worker left alive)`);
   assert.ok(end - mid < 16 * 2 ** 20, `heap grew ${((end - mid) / 2 ** 20).toFixed(1)} MiB between run 200 and run 1000`);
   await stillWorks();
 });
