@@ -430,11 +430,11 @@ function canary() {
   close('canary gelu', r.data, ref.gelu([-1, 0, 2]).data, 1e-6);
 }
 
-test('2,000 random calls: correct results (float64 reference) or RangeError/TypeError naming function and argument; heap unchanged by each', () => {
+test('5,000 random calls: correct results (float64 reference) or RangeError/TypeError naming function and argument; heap unchanged by each', () => {
   const g = gen(Number(process.env.FFN_HARDEN_SEED || 20260601));
   const heap = () => ffn.heapStats().heapInUse;
   const stats = { ok: 0, refused: 0, byFn: {} };
-  const iters = Number(process.env.FFN_HARDEN_ITERS || 2000);
+  const iters = Number(process.env.FFN_HARDEN_ITERS || 5000);
   for (let it = 0; it < iters; it++) {
     const garbage = g.r() < 0.45;
     const call = makeCall(g, garbage);
