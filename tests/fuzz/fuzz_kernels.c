@@ -171,6 +171,19 @@ static double ovf(double v, double s, double e, long ops) {
   return e + (ops + 1) * 1.5e-45;
 }
 
+/* round a reference intermediate to float for the next stage; where float32 overflows, clamp (so
+   the reference does not invent inf - inf = NaN) and make the bound infinite (nothing is owed) */
+static float to_f(double v, double e, double *e_out) {
+  float f = (float)v;
+  *e_out = e + fabs(v - (double)f);
+  if (isinf(f) && isfinite(v)) {
+    f = v > 0 ? FLT_MAX : -FLT_MAX;
+    *e_out = INFINITY;
+  }
+  if (isnan(v)) f = NAN;
+  return f;
+}
+
 /* a result with a finite, non-overflowing reference and bound must be within it; NaN in the
    reference must be NaN in the result (only enforced by callers when no input is infinite) */
 static void check_tv(const char *what, long i, float got, TV t, int nan_strict) {
@@ -432,9 +445,7 @@ static void ffn_tv(TV *Y, const float *X, const float *W1, const float *b1, cons
       H[i].v += b;
     }
     TV t = act_tv(H[i], a);
-    Af[i] = (float)t.v; /* carry the value rounded, charge the rounding to the bound */
-    Ae[i] = t.e + fabs(t.v - (double)Af[i]);
-    if (isnan(t.v)) Af[i] = NAN;
+    Af[i] = to_f(t.v, t.e, &Ae[i]); /* carry the value rounded, charge the rounding to the bound */
   }
   mm_tv(Y, Af, Ae, W2, NULL, T, dff, d);
   for (long i = 0; i < T * d; i++)
@@ -530,9 +541,7 @@ static void gated_tv(TV *Y, const float *X, const float *Wg, const float *Wu, co
     TV A = act_tv(G[i], a), P;
     P.v = A.v * Uu[i].v;
     P.e = ovf(P.v, 0, fabs(A.v) * Uu[i].e + fabs(Uu[i].v) * A.e + A.e * Uu[i].e + U * fabs(P.v), 1);
-    Pf[i] = (float)P.v;
-    Pe[i] = P.e + fabs(P.v - (double)Pf[i]);
-    if (isnan(P.v)) Pf[i] = NAN;
+    Pf[i] = to_f(P.v, P.e, &Pe[i]);
   }
   mm_tv(Y, Pf, Pe, Wd, NULL, T, dff, d);
   free(G); free(Uu); free(Pf); free(Pe);
@@ -629,12 +638,9 @@ static void swiglu_bw_tv(TV *dX, TV *dWg, TV *dWu, TV *dWd, const float *dY, con
     TV dG = {dA.v * S.v, fabs(dA.v) * S.e + fabs(S.v) * dA.e + dA.e * S.e + U * fabs(dA.v * S.v)};
     if (isinf(dA.e)) dG.e = INFINITY;
     dG.e = ovf(dG.v, 0, dG.e, 1);
-    Hf[i] = (float)H.v;
-    He[i] = H.e + fabs(H.v - Hf[i]);
-    dUf[i] = (float)dU.v;
-    dUe[i] = dU.e + fabs(dU.v - dUf[i]);
-    dGf[i] = (float)dG.v;
-    dGe[i] = dG.e + fabs(dG.v - dGf[i]);
+    Hf[i] = to_f(H.v, H.e, &He[i]);
+    dUf[i] = to_f(dU.v, dU.e, &dUe[i]);
+    dGf[i] = to_f(dG.v, dG.e, &dGe[i]);
   }
   /* transposes for the weight gradients */
   float *XT = fbuf(N * d), *HT = fbuf(Nh), *WgT = fbuf(d * dff), *WuT = fbuf(d * dff);
