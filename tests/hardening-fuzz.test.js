@@ -1,4 +1,4 @@
-// Short libFuzzer run (about 60 s with the build) of tests/fuzz/fuzz_kernels.c over every ffn.h entry point, native ASan+UBSan; the long run is tests/fuzz/run.sh [seconds].
+// Short libFuzzer run (about 70 s with the builds) of tests/fuzz/fuzz_kernels.c over every ffn.h entry point, native ASan+UBSan, then replayed on the wasm SIMD build; the long run is tests/fuzz/run.sh [seconds].
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -8,7 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const FUZZ_SECONDS = Number(process.env.FFN_FUZZ_SECONDS || 45);
+const FUZZ_SECONDS = Number(process.env.FFN_FUZZ_SECONDS || 40);
 const fuzzRt = '/usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a';
 
 function missing() {
@@ -29,7 +29,7 @@ try {
   });
 }
 
-test(`libFuzzer: every ffn.h entry point for ${FUZZ_SECONDS} s under ASan+UBSan, past findings replayed`, { skip: skip || false, timeout: (FUZZ_SECONDS + 240) * 1000 }, () => {
+test(`libFuzzer: every ffn.h entry point for ${FUZZ_SECONDS} s under ASan+UBSan, past findings replayed, corpus replayed on the wasm SIMD build`, { skip: skip || false, timeout: (FUZZ_SECONDS + 240) * 1000 }, () => {
   const out = mkdtempSync(path.join(tmpdir(), 'ffn-fuzz-'));
   let passed = false;
   try {
@@ -45,6 +45,11 @@ test(`libFuzzer: every ffn.h entry point for ${FUZZ_SECONDS} s under ASan+UBSan,
     // the harness must really have run: thousands of inputs and coverage of all kernel families
     assert.ok(Number(m[1]) > 1000, `only ${m[1]} inputs ran`);
     assert.ok(Number(m[2]) > 800, `only ${m[2]} coverage edges`);
+    // and the same harness on the shipped wasm SIMD build (emcc is there whenever the package builds)
+    if (spawnSync('emcc', ['--version'], { stdio: 'ignore' }).status === 0) {
+      const w = /wasm SIMD build: (\d+) corpus inputs and (\d+) random inputs, no finding/.exec(run.stdout);
+      assert.ok(w && Number(w[1]) > 500 && Number(w[2]) >= 500, `no wasm replay summary in:\n${run.stdout}`);
+    }
     passed = true;
   } finally {
     if (passed) rmSync(out, { recursive: true, force: true }); // a failing run keeps its artifacts

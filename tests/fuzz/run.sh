@@ -3,6 +3,9 @@
 #   tests/fuzz/run.sh [seconds]     FFN_FUZZ_OUT=dir (default $TMPDIR/ffn-fuzz) holds the binary, corpus, crashes.
 # Replays tests/fuzz/regressions/* first (every past finding), then fuzzes from the seed corpus tests/fuzz/corpus.b64
 # (one base64 input per line) plus whatever earlier runs left in $FFN_FUZZ_OUT/corpus.
+# Then, when emcc is present, replays the whole corpus plus random inputs through the same harness
+# built as wasm with the shipped flags (-O3 -msimd128), the code path browsers run (natively the SIMD
+# helpers fall back to vector extensions). FFN_WASM_RANDOM sets the random count (default 20 per second).
 # Exit status 0 = no finding; the last line printed is a one-line summary (the README quotes it).
 set -euo pipefail
 secs="${1:-600}"
@@ -59,4 +62,27 @@ if [ $rc -ne 0 ]; then
   echo "fuzz: FINDING after $runs runs; input saved in $out/artifacts/ (copy it to tests/fuzz/regressions/); log $log" >&2
   exit 1
 fi
-echo "fuzz: $(date -u +%F) ${secs}s, $runs inputs, $cov coverage edges, corpus $(ls "$out/corpus" | wc -l) files, no finding (clang-14 ASan+UBSan)"
+wasm=""
+if command -v emcc >/dev/null 2>&1; then
+  w="$out/wasm"
+  rm -rf "$w" && mkdir -p "$w"
+  for f in "$root"/src/*.c; do
+    simd=-msimd128
+    [ "$(basename "$f")" = ref.c ] && simd=""
+    emcc -O3 -std=c11 -I"$root/src" $simd -c "$f" -o "$w/$(basename "${f%.c}").o"
+  done
+  emcc -O2 -I"$root/src" -c "$here/fuzz_kernels.c" -o "$w/harness.o"
+  emcc -O2 -c "$here/wasm_driver.c" -o "$w/driver.o"
+  # SINGLE_FILE + ENVIRONMENT=node: the old glue would otherwise fetch() a file path under Node 20
+  NODE_PATH="${NODE_PATH:-/usr/share/nodejs}" emcc "$w"/*.o -O2 -msimd128 -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=2147483648 \
+    -sNODERAWFS=1 -sEXIT_RUNTIME=1 -sENVIRONMENT=node -sSINGLE_FILE=1 -o "$w/driver.cjs"
+  { cat "$here/corpus.b64"; for f in "$out"/corpus/* "$here"/regressions/*; do [ -f "$f" ] && base64 -w0 "$f" && echo; done; } >"$w/all.b64"
+  nrand="${FFN_WASM_RANDOM:-$((secs * 20))}"
+  if ! node "$w/driver.cjs" "$w/all.b64" "$nrand" "$(date +%s)" >"$w/log" 2>&1; then
+    grep -m1 -E 'fuzz_kernels:|Aborted|RuntimeError' "$w/log" >&2 || tail -5 "$w/log" >&2
+    echo "fuzz: FINDING in the wasm SIMD build (log $w/log)" >&2
+    exit 1
+  fi
+  wasm="; wasm SIMD build: $(grep -o '[0-9]* corpus inputs and [0-9]* random inputs' "$w/log"), no finding"
+fi
+echo "fuzz: $(date -u +%F) ${secs}s, $runs inputs, $cov coverage edges, corpus $(ls "$out/corpus" | wc -l) files, no finding (clang-14 ASan+UBSan)$wasm"
