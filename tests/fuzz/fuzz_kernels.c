@@ -866,7 +866,7 @@ static void do_memories(In *in) {
         v += t;
         s += fabs(t);
       }
-      TV tv = {v, gamma_(k) * s};
+      TV tv = {v, ovf(v, s, gamma_(k) * s, k)}; /* a product past FLT_MAX: nothing owed */
       check_tv("ffn_memories partial", c, partial[0][c], tv, strict_w2);
     }
     if (f == 0) {
