@@ -31,6 +31,8 @@ void ffn_swiglu_gate_grads(float *G, float *U, const float *dH, size_t n);
 #endif
 
 static inline int imin(int a, int b) { return a < b ? a : b; }
+/* p + n, but p itself when n == 0 (p may then be NULL: no NULL + 0) */
+static inline float *fskip(float *p, size_t n) { return n ? p + n : p; }
 static inline int panels(int N) { return (N + NR - 1) / NR; }
 
 /* ---- packing --------------------------------------------------------------------------------- */
@@ -252,7 +254,7 @@ static void gemm_run(float *C, const float *A, int transA, int lda, const float 
   float *Ap = work;
   for (int k0 = 0; k0 < K || k0 == 0; k0 += kc) {
     int kb = imin(kc, K - k0), first = k0 == 0, last = k0 + kb >= K;
-    const float *Ak = A + (transA ? (size_t)k0 * lda : (size_t)k0);
+    const float *Ak = k0 ? A + (transA ? (size_t)k0 * lda : (size_t)k0) : A;
     for (int i0 = 0; i0 < M; i0 += mc) {
       int mb = imin(mc, M - i0);
       pack_a(Ap, Ak, transA, lda, kb, i0, mb);
@@ -338,7 +340,7 @@ FFN_API int gemm_gated_forward(float *H, const float *A, const float *Bp, int M,
     return FFN_OK;
   }
   int mc = row_block(M, K);
-  float *Ap = work, *U = work + (size_t)mc * K; /* U: MR x NC/2 floats, L1 resident */
+  float *Ap = work, *U = fskip(work, (size_t)mc * K); /* U: MR x NC/2 floats, L1 resident */
   for (int i0 = 0; i0 < M; i0 += mc) {
     int mb = imin(mc, M - i0);
     pack_a(Ap, A, 0, K, K, i0, mb);
@@ -384,7 +386,7 @@ FFN_API int ffn_packed_forward(float *Y, const float *X, const float *W1p, const
                                float *work) {
   if (T < 0 || d < 0 || dff < 0 || act < 0 || act >= FFN_ACT_COUNT) return FFN_EINVAL;
   int tb = imin(T, FFN_ROWS);
-  float *Hb = work, *w = work + (size_t)tb * dff;
+  float *Hb = work, *w = fskip(work, (size_t)tb * dff);
   for (int t0 = 0; t0 < T; t0 += tb) {
     int rows = imin(tb, T - t0);
     gemm_forward(Hb, X + (size_t)t0 * d, W1p, b1, rows, d, dff, act, w);
@@ -400,7 +402,7 @@ FFN_API int gated_packed_forward(float *Y, const float *X, const float *Wgu, con
                                  int d, int dff, int act, float *work) {
   if (T < 0 || d < 0 || dff < 0 || act < 0 || act >= FFN_ACT_COUNT) return FFN_EINVAL;
   int tb = imin(T, FFN_ROWS);
-  float *Hb = work, *w = work + (size_t)tb * dff;
+  float *Hb = work, *w = fskip(work, (size_t)tb * dff);
   for (int t0 = 0; t0 < T; t0 += tb) {
     int rows = imin(tb, T - t0);
     gemm_gated_forward(Hb, X + (size_t)t0 * d, Wgu, rows, d, dff, act, w);
@@ -419,7 +421,7 @@ FFN_API int swiglu_backward_gemm(float *dX, float *dWg, float *dWu, float *dWd, 
                                  int N, int d, int dff, float *work) {
   if (N < 0 || d < 0 || dff < 0) return FFN_EINVAL;
   size_t n = (size_t)N * dff;
-  float *G = work, *U = work + n, *H = work + 2 * n;
+  float *G = work, *U = fskip(work, n), *H = fskip(work, 2 * n);
   int st = FFN_OK;
   if (st == FFN_OK) st = gemm_ex(G, X, 0, Wg, 0, N, d, dff, 0);   /* G = X Wg        (N,dff) */
   if (st == FFN_OK) st = gemm_ex(U, X, 0, Wu, 0, N, d, dff, 0);   /* U = X Wu        (N,dff) */

@@ -105,6 +105,17 @@ int main(void) {
     free(dY), free(Wb);
     free(X), free(W1), free(Wu), free(W2), free(b1), free(b2), free(Y), free(R), free(P1), free(P2), free(Pg), free(W), free(Wr);
   }
+  /* empty shapes with NULL buffers: no NULL + offset anywhere (UBSan) */
+  float one[8] = {1, 1, 1, 1, 1, 1, 1, 1};
+  if (gemm_forward(NULL, NULL, NULL, NULL, 0, 0, 0, 0, NULL) != FFN_OK) fails++;
+  if (gemm_forward(one, NULL, NULL, NULL, 1, 0, 3, 0, NULL) != FFN_OK || one[0] != 0.0f) fails++;
+  if (gemm_forward(one, NULL, NULL, NULL, 2, 0, 3, 0, one + 6) != FFN_OK || one[5] != 0.0f) fails++;
+  if (gemm_gated_forward(NULL, NULL, NULL, 0, 5, 5, 4, NULL) != FFN_OK) fails++;
+  if (gemm_ex(NULL, NULL, 1, NULL, 1, 0, 3, 3, 0) != FFN_OK) fails++;
+  if (ffn_packed_forward(NULL, NULL, NULL, NULL, NULL, NULL, 0, 4, 4, 1, NULL) != FFN_OK) fails++;
+  if (gated_packed_forward(NULL, NULL, NULL, NULL, 0, 4, 4, 4, NULL) != FFN_OK) fails++;
+  if (swiglu_backward_gemm(NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, NULL) != FFN_OK) fails++;
+  checks += 8;
   printf("%ld checks, %ld failures\n", checks, fails);
   return fails != 0;
 }
