@@ -93,6 +93,7 @@ FFN_API int gemm_gated_pack(float *Bp, const float *Wg, const float *Wu, int K, 
 /* rows i0..i0+mr-1 of op(A) (.,K) -> Ap (ceil(mr/4), K, 4): strip s row k = op(A)[i0+4s .. +3, k],
    zero padded. op(A)[i,k] = A[i*lda + k], or A[k*lda + i] when transA (A^T read in place). */
 static void pack_a(float *Ap, const float *A, int transA, int lda, int K, int i0, int mr) {
+  if (K == 0) return; /* nothing to pack (A may be NULL) */
   for (int s = 0; s < mr; s += MR) {
     int rows = imin(MR, mr - s);
     float *dst = Ap + (size_t)s * K;
@@ -234,6 +235,18 @@ static inline void store_tile(float *C, int ldc, f32x4 acc[MR][2], const float *
    B packed. op(A) as in pack_a. work: gemm_work_size(M,K) floats. */
 static void gemm_run(float *C, const float *A, int transA, int lda, const float *Bp, const float *bias,
                      int M, int K, int N, int act, int accumulate, float *work) {
+  if (K == 0) { /* empty sums (A and B may be NULL): C = act(bias), or C unchanged when accumulating */
+    if (accumulate) return;
+    for (int i = 0; i < M; i++) {
+      float *c = C + (size_t)i * N;
+      if (bias)
+        memcpy(c, bias, (size_t)N * sizeof(float));
+      else
+        memset(c, 0, (size_t)N * sizeof(float));
+      if (act != FFN_ACT_IDENTITY) act_forward(c, c, N, act);
+    }
+    return;
+  }
   if (M == 1 && !transA && !accumulate) { /* GEMV: stream the panels once, NC columns at a time */
     float t[NC];
     for (int j0 = 0; j0 < N; j0 += NC) {
@@ -290,6 +303,7 @@ FFN_API int gemm_forward(float *C, const float *A, const float *Bp, const float 
 
 /* op(B) (K,N) -> Bp panels as gemm_pack; op(B)[k,n] = B[k*N + n], or B[n*K + k] when transB. */
 static void pack_b(float *Bp, const float *B, int transB, int K, int N) {
+  if (K == 0) return; /* nothing to pack (B may be NULL) */
   if (!transB) {
     gemm_pack(Bp, B, K, N);
     return;

@@ -7,7 +7,6 @@
 
 /* defined in activations.c */
 void ffn_gate_mul(float *h, const float *g, const float *u, size_t n, int act);
-void ffn_swiglu_gate_grads(float *G, float *U, const float *dH, size_t n);
 
 /* ---- building blocks ---------------------------------------------------- */
 
@@ -31,16 +30,6 @@ static inline void axpy(float *c, float a, const float *b, size_t n) {
   for (; j < n; j++) c[j] += a * b[j];
 }
 
-/* a (n) . b (n), four lane partial sums reduced pairwise, then the scalar leftovers */
-static inline float dot(const float *a, const float *b, size_t n) {
-  f32x4 acc = f32x4_splat(0.0f);
-  size_t j = 0;
-  for (; j + 4 <= n; j += 4) acc = f32x4_add(acc, f32x4_mul(f32x4_load(a + j), f32x4_load(b + j)));
-  float s = f32x4_hsum(acc);
-  for (; j < n; j++) s += a[j] * b[j];
-  return s;
-}
-
 /* A (M,K) @ B (K,N) [+ bias (N)] -> C (M,N), i-k-j order: each C[i,j] sums its K products in
    order k = 0..K-1 in float, then adds the bias, exactly as the scalar reference does. */
 static NOINLINE void mm_nn(float *C, const float *A, const float *B, const float *bias, size_t M,
@@ -57,29 +46,6 @@ static NOINLINE void mm_nn(float *C, const float *A, const float *B, const float
       for (; j < N; j++) c[j] += bias[j];
     }
   }
-}
-
-/* A^T B: A (K,M), B (K,N) -> C (M,N), without forming A^T: C[m,:] += A[k,m] B[k,:] for k in order
- */
-static NOINLINE void mm_tn(float *C, const float *A, const float *B, size_t M, size_t K, size_t N) {
-  zero(C, M * N);
-  if (M * N == 0) return;
-  for (size_t k = 0; k < K; k++)
-    for (size_t m = 0; m < M; m++) axpy(C + m * N, A[k * M + m], B + k * N, N);
-}
-
-/* A B^T: A (M,K), B (N,K) -> C (M,N) (C += when accumulate), each entry a dot of two rows */
-static NOINLINE void mm_nt(float *C, const float *A, const float *B, size_t M, size_t K, size_t N,
-                           int accumulate) {
-  if (K == 0) { /* empty sums */
-    if (!accumulate) zero(C, M * N);
-    return;
-  }
-  for (size_t m = 0; m < M; m++)
-    for (size_t n = 0; n < N; n++) {
-      float s = dot(A + m * K, B + n * K, K);
-      C[m * N + n] = accumulate ? C[m * N + n] + s : s;
-    }
 }
 
 static int bad_act(int act) { return act < 0 || act >= FFN_ACT_COUNT; }
@@ -121,24 +87,13 @@ FFN_API int gated_ffn_forward(float *Y, const float *X, const float *Wg, const f
 
 /* dY (N,d), X (N,d), Wg (d,dff), Wu (d,dff), Wd (dff,d)
    -> dX (N,d), dWg (d,dff), dWu (d,dff), dWd (dff,d).
-   work: 3*N*dff floats holding G, U and H = silu(G)*U (later dH). */
+   work: 3*N*dff floats holding G, U and H = silu(G)*U (later dH). Every product runs on the packed
+   GEMM (swiglu_backward_gemm in gemm.c, transposed operands read in place); FFN_ENOMEM if a packing
+   buffer cannot be allocated. */
 FFN_API int swiglu_backward(float *dX, float *dWg, float *dWu, float *dWd, const float *dY,
                             const float *X, const float *Wg, const float *Wu, const float *Wd,
                             int N, int d, int dff, float *work) {
-  if (N < 0 || d < 0 || dff < 0) return FFN_EINVAL;
-  size_t n = (size_t)N, D = (size_t)d, F = (size_t)dff;
-  float *G = work, *U = skip(work, n * F), *H = skip(work, 2 * n * F);
-  mm_nn(G, X, Wg, NULL, n, D, F);             /* G = X Wg        (N,dff) */
-  mm_nn(U, X, Wu, NULL, n, D, F);             /* U = X Wu        (N,dff) */
-  ffn_gate_mul(H, G, U, n * F, FFN_ACT_SILU); /* H = silu(G) U */
-  mm_tn(dWd, H, dY, F, n, D);                 /* dWd = H^T dY    (dff,d) */
-  mm_nt(H, dY, Wd, n, D, F, 0);               /* dH = dY Wd^T    (N,dff), into H */
-  ffn_swiglu_gate_grads(G, U, H, n * F);      /* G <- dG = dH U silu'(G), U <- dU = dH silu(G) */
-  mm_tn(dWg, X, G, D, n, F);                  /* dWg = X^T dG    (d,dff) */
-  mm_tn(dWu, X, U, D, n, F);                  /* dWu = X^T dU    (d,dff) */
-  mm_nt(dX, G, Wg, n, F, D, 0);               /* dX = dG Wg^T    (N,d) */
-  mm_nt(dX, U, Wu, n, F, D, 1);               /*    + dU Wu^T */
-  return FFN_OK;
+  return swiglu_backward_gemm(dX, dWg, dWu, dWd, dY, X, Wg, Wu, Wd, N, d, dff, work);
 }
 
 /* ---- key-value memories ------------------------------------------------- */
