@@ -12,7 +12,9 @@ void ffn_swiglu_gate_grads(float *G, float *U, const float *dH, size_t n);
 
 #define MR 4          /* rows of A per microkernel tile */
 #define NR 8          /* columns of a packed panel: two f32x4 */
-#define NC 64         /* columns per epilogue group: 8 panels share one activation call per row */
+#ifndef NC
+#define NC 64 /* columns per epilogue group: 8 panels share one activation call per row */
+#endif
 #define A_BUDGET 131072 /* floats of packed A kept hot in L2 (512 KB): sets the row block mc */
 #ifndef KC
 #define KC 768 /* largest K block: a 4 x 768 A strip and a 768 x 8 panel block (36 KB) fit in L1 */
