@@ -1,4 +1,4 @@
-// The TypeScript declarations, resolved through package.json exports, type-check a consumer.
+// The TypeScript declarations of every entry point, resolved through package.json exports, type-check consumers (strict).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 const project = fileURLToPath(new URL('./types/tsconfig.json', import.meta.url));
 
-test('index.d.ts type-checks a consumer of ffn-lab and ffn-lab/url (strict)', () => {
+test('the .d.ts of ffn-lab, ffn-lab/url, ffn-lab/components and ffn-lab/sandbox type-check their consumers (strict)', () => {
   let out = '';
   try {
     out = execFileSync(process.execPath, [tsc, '-p', project], { encoding: 'utf8' });

@@ -1,0 +1,27 @@
+// Type-level use of ffn-lab/components, checked by tsc in tests/types.test.js.
+import * as ffn from 'ffn-lab';
+import { memoryModel, activationModel, paramModel, FfnMemoryWidget, FfnActivationPlot, FfnParamCalculator } from 'ffn-lab/components';
+void ffn.ready();
+const mem = memoryModel.buildMemory(memoryModel.parseFacts('Tokyo>Japan, Paris>France@1.2'));
+const firstKey: string = mem.keyTokens[0].name;
+const w1: Float32Array = mem.W1.data;
+const r = memoryModel.compute(ffn, mem, { x: 0, y: 1, k: 2, activation: 'gelu' });
+const token: string | null = r.decoded.token;
+const coef: Float32Array = r.coef;
+const p = paramModel.computeBlock(ffn, paramModel.PRESETS.llama7b);
+const dff: number = p.dff;
+const min = activationModel.findMinimum(ffn, 'gelu');
+const w = document.createElement('ffn-memory-widget');
+const q: [number, number] = w.query;
+w.selectToken('Tokyo', { animate: false });
+w.activation = 'silu';
+const plot = document.querySelector('ffn-activation-plot');
+const x: number | undefined = plot?.readout?.x;
+const calc = document.createElement('ffn-param-calculator');
+calc.applyPreset('llama3_8b');
+const ok: boolean = w instanceof FfnMemoryWidget && calc instanceof FfnParamCalculator && plot instanceof FfnActivationPlot;
+// @ts-expect-error: not an activation of the widget
+w.activation = 'tanh';
+// @ts-expect-error: not a preset
+calc.applyPreset('gpt5');
+console.log(token, coef, dff, min.x, q, x, ok, firstKey, w1);
