@@ -92,12 +92,12 @@ function rows(t) {
   return n;
 }
 
-/** Require a 2-D weight with given first and second sizes (null = free). */
+/** Require a 2-D weight with given first and second sizes (null = free); why() builds the message only on error. */
 function matrix(fnName, argName, t, first, second, why) {
   const ok = t.shape.length === 2 && (first == null || t.shape[0] === first) && (second == null || t.shape[1] === second);
   if (!ok) {
     const exp = `[${first == null ? '?' : first},${second == null ? '?' : second}]`;
-    throw new RangeError(`${fnName}: ${argName} has shape ${fmtShape(t.shape)} but ${why || `expected ${exp}`}`);
+    throw new RangeError(`${fnName}: ${argName} has shape ${fmtShape(t.shape)} but ${why ? why() : `expected ${exp}`}`);
   }
 }
 
@@ -117,7 +117,7 @@ function elementwise(fnName, x, code, grad) {
   wasm(fnName);
   const t = parseTensor(fnName, 'x', x);
   const n = t.data.length;
-  const [y] = withHeap(fnName, `x ${fmtShape(t.shape)}`, [{ len: n, data: t.data, out: true }], ([p], ex) =>
+  const [y] = withHeap(fnName, () => `x ${fmtShape(t.shape)}`, [{ len: n, data: t.data, out: true }], ([p], ex) =>
     grad ? ex.act_grad(p, p, n, code) : ex.act_forward(p, p, n, code),
   );
   return { data: y, shape: t.shape.slice() };
@@ -159,11 +159,12 @@ export function matmul(A, B) {
   if (b.shape[0] !== K) throw new RangeError(`${fn}: B has shape ${fmtShape(b.shape)} but A's last dimension is ${K}`);
   const M = rows(a);
   const N = b.shape[1];
-  const outShape = [...a.shape.slice(0, -1), N];
-  checkKernelDims(fn, `A ${fmtShape(a.shape)} @ B ${fmtShape(b.shape)}`, [M, K, N]);
+  const outShape = a.shape.slice();
+  outShape[outShape.length - 1] = N;
+  checkKernelDims(fn, () => `A ${fmtShape(a.shape)} @ B ${fmtShape(b.shape)}`, [M, K, N]);
   const [C] = withHeap(
     fn,
-    `A ${fmtShape(a.shape)} @ B ${fmtShape(b.shape)} -> ${fmtShape(outShape)}`,
+    () => `A ${fmtShape(a.shape)} @ B ${fmtShape(b.shape)} -> ${fmtShape(outShape)}`,
     [{ len: M * N, out: true }, { len: M * K, data: a.data }, { len: K * N, data: b.data }],
     ([pC, pA, pB], ex) => ex.matmul_forward(pC, pA, pB, M, K, N),
   );
@@ -188,11 +189,11 @@ export function ffn(X, W1, b1, W2, b2, opts) {
   const bb1 = optionalTensor(fn, 'b1', b1);
   if (bb1) vector(fn, 'b1', bb1, dff, "d_ff, W1's second dimension");
   const w2 = parseTensor(fn, 'W2', W2);
-  matrix(fn, 'W2', w2, dff, d, `expected [${dff},${d}] (d_ff from W1, d from X)`);
+  matrix(fn, 'W2', w2, dff, d, () => `expected [${dff},${d}] (d_ff from W1, d from X)`);
   const bb2 = optionalTensor(fn, 'b2', b2);
   if (bb2) vector(fn, 'b2', bb2, d, "d, X's last dimension");
   const T = rows(x);
-  checkKernelDims(fn, `X ${fmtShape(x.shape)}, W1 ${fmtShape(w1.shape)}`, [T, d, dff]);
+  checkKernelDims(fn, () => `X ${fmtShape(x.shape)}, W1 ${fmtShape(w1.shape)}`, [T, d, dff]);
   const bufs = [
     { len: T * d, out: true },
     { len: T * d, data: x.data },
@@ -202,7 +203,7 @@ export function ffn(X, W1, b1, W2, b2, opts) {
     { len: bb2 ? d : 0, data: bb2 && bb2.data },
     { len: T * dff },
   ];
-  const what = `X ${fmtShape(x.shape)}, W1 ${fmtShape(w1.shape)}, W2 ${fmtShape(w2.shape)}`;
+  const what = () => `X ${fmtShape(x.shape)}, W1 ${fmtShape(w1.shape)}, W2 ${fmtShape(w2.shape)}`;
   const [Y] = withHeap(fn, what, bufs, ([pY, pX, pW1, pb1, pW2, pb2, pWork], ex) =>
     ex.ffn_forward(pY, pX, pW1, bb1 ? pb1 : 0, pW2, bb2 ? pb2 : 0, T, d, dff, code, pWork),
   );
@@ -220,10 +221,10 @@ function gatedShapes(fn, X, Wg, Wu, Wd) {
   if (wg.shape[0] !== d) throw new RangeError(`${fn}: Wg has shape ${fmtShape(wg.shape)} but X's last dimension is ${d}`);
   const dff = wg.shape[1];
   const wu = parseTensor(fn, 'Wu', Wu);
-  matrix(fn, 'Wu', wu, d, dff, `expected ${fmtShape([d, dff])} (the shape of Wg)`);
+  matrix(fn, 'Wu', wu, d, dff, () => `expected ${fmtShape([d, dff])} (the shape of Wg)`);
   const wd = parseTensor(fn, 'Wd', Wd);
-  matrix(fn, 'Wd', wd, dff, d, `expected ${fmtShape([dff, d])} (d_ff from Wg, d from X)`);
-  checkKernelDims(fn, `X ${fmtShape(x.shape)}, Wg ${fmtShape(wg.shape)}`, [rows(x), d, dff]);
+  matrix(fn, 'Wd', wd, dff, d, () => `expected ${fmtShape([dff, d])} (d_ff from Wg, d from X)`);
+  checkKernelDims(fn, () => `X ${fmtShape(x.shape)}, Wg ${fmtShape(wg.shape)}`, [rows(x), d, dff]);
   return { x, wg, wu, wd, d, dff, T: rows(x) };
 }
 
@@ -246,7 +247,7 @@ function gatedImpl(fn, code, X, Wg, Wu, Wd) {
     { len: dff * d, data: wd.data },
     { len: 2 * T * dff },
   ];
-  const what = `X ${fmtShape(x.shape)}, Wg ${fmtShape(wg.shape)}, Wd ${fmtShape(wd.shape)}`;
+  const what = () => `X ${fmtShape(x.shape)}, Wg ${fmtShape(wg.shape)}, Wd ${fmtShape(wd.shape)}`;
   const [Y] = withHeap(fn, what, bufs, ([pY, pX, pG, pU, pD, pWork], ex) =>
     ex.gated_ffn_forward(pY, pX, pG, pU, pD, T, d, dff, code, pWork),
   );
@@ -281,7 +282,7 @@ export function swigluBackward(dY, X, Wg, Wu, Wd) {
     { len: dff * d, data: wd.data },
     { len: 3 * T * dff },
   ];
-  const what = `X ${fmtShape(x.shape)}, Wg ${fmtShape(wg.shape)}, Wd ${fmtShape(wd.shape)}`;
+  const what = () => `X ${fmtShape(x.shape)}, Wg ${fmtShape(wg.shape)}, Wd ${fmtShape(wd.shape)}`;
   const [gX, gG, gU, gD] = withHeap(fn, what, bufs, ([pdX, pdG, pdU, pdD, pdY, pX, pG, pU, pD, pWork], ex) =>
     ex.swiglu_backward(pdX, pdG, pdU, pdD, pdY, pX, pG, pU, pD, T, d, dff, pWork),
   );
@@ -311,7 +312,7 @@ export function ffnMemories(x, W1, b1, W2, k) {
   const bb1 = optionalTensor(fn, 'b1', b1);
   if (bb1) vector(fn, 'b1', bb1, dff, "d_ff, W1's second dimension");
   const w2 = parseTensor(fn, 'W2', W2);
-  matrix(fn, 'W2', w2, dff, d, `expected [${dff},${d}] (d_ff from W1, d from x)`);
+  matrix(fn, 'W2', w2, dff, d, () => `expected [${dff},${d}] (d_ff from W1, d from x)`);
   if (typeof k !== 'number') throw new TypeError(`${fn}: k must be an integer between 0 and d_ff = ${dff}; got ${describe(k)}`);
   if (!Number.isInteger(k) || k < 0 || k > dff) {
     throw new RangeError(`${fn}: k is ${k} but must be an integer between 0 and d_ff = ${dff}`);
@@ -325,7 +326,7 @@ export function ffnMemories(x, W1, b1, W2, k) {
     { len: bb1 ? dff : 0, data: bb1 && bb1.data },
     { len: dff * d, data: w2.data },
   ];
-  const what = `x ${fmtShape(xt.shape)}, W1 ${fmtShape(w1.shape)}, W2 ${fmtShape(w2.shape)}`;
+  const what = () => `x ${fmtShape(xt.shape)}, W1 ${fmtShape(w1.shape)}, W2 ${fmtShape(w2.shape)}`;
   const [coef, top, partial] = withHeap(fn, what, bufs, ([pc, pt, pp, px, pW1, pb1, pW2], ex) =>
     ex.ffn_memories(pc, pt, pp, px, pW1, bb1 ? pb1 : 0, pW2, d, dff, k),
   );

@@ -9,7 +9,7 @@ const INT32_MAX = 2 ** 31 - 1;
 /** Throw a RangeError if a size passed to a kernel's int parameter does not fit in int32. */
 export function checkKernelDims(fnName, what, dims) {
   for (const v of dims) {
-    if (v > INT32_MAX) throw new RangeError(`${fnName}: ${what} has a dimension of ${v}, more than the kernels' limit ${INT32_MAX}`);
+    if (v > INT32_MAX) throw new RangeError(`${fnName}: ${typeof what === 'function' ? what() : what} has a dimension of ${v}, more than the kernels' limit ${INT32_MAX}`);
   }
 }
 
@@ -213,57 +213,85 @@ function fmtBytes(n) {
   return `${n} B`;
 }
 
+/** Status codes of src/ffn.h. */
+export const FFN_OK = 0;
+export const FFN_EINVAL = -1;
+export const FFN_ENOMEM = -2;
+
+/** `what` may be a string or a function returning one (built only when a message needs it). */
+function whatText(what) {
+  return typeof what === 'function' ? what() : what;
+}
+
+/**
+ * The error for a non-zero kernel status: FFN_ENOMEM (a kernel's own scratch allocation failed) is a
+ * RangeError saying wasm memory ran out; anything else is an Error with the status.
+ */
+export function statusError(fnName, status, what, heapBytes) {
+  if (status === FFN_ENOMEM) {
+    return new RangeError(
+      `${fnName}: out of wasm memory: the kernel could not allocate its scratch space for ${whatText(what)}` +
+        (heapBytes != null ? ` (heap is ${fmtBytes(heapBytes)})` : ''),
+    );
+  }
+  return new Error(`${fnName}: kernel failed with status ${status} for ${whatText(what)}`);
+}
+
 /**
  * Run one kernel call on a fresh heap block.
- * fnName: public function name (for messages). what: a short description of the shapes involved.
- * bufs: [{ len, data?, kind? ('f32' default, 'i32') }]: each buffer gets `len` elements; `data` is copied in.
+ * fnName: public function name (for messages). what: a short description of the shapes involved, or a
+ * function returning it (called only when an error is thrown, so the hot path builds no strings).
+ * bufs: [{ len, data?, kind? ('f32' default, 'i32'), out? }]: each buffer gets `len` elements; `data` is copied in.
  * compute(ptrs, ex): calls the kernel, returns its status (0 ok) or any value.
  * Returns the list of copied-out typed arrays (fresh), one per buffer with `out: true`.
  */
 export function withHeap(fnName, what, bufs, compute) {
   const r = wasm(fnName);
-  const offsets = [];
+  const nb = bufs.length;
   let total = 0;
-  for (const b of bufs) {
-    offsets.push(total);
-    total += Math.ceil((b.len * FLOAT_BYTES) / 16) * 16;
-  }
-  total = Math.max(total, 16);
+  for (let i = 0; i < nb; i++) total += Math.ceil(bufs[i].len / 4) * 16;
+  if (total < 16) total = 16;
 
   if (!(total <= r.maxBytes - 65536)) {
     throw new RangeError(
-      `${fnName}: ${what} needs ${fmtBytes(total)} of wasm memory, more than wasm memory can ever hold (${fmtBytes(r.maxBytes)})`,
+      `${fnName}: ${whatText(what)} needs ${fmtBytes(total)} of wasm memory, more than wasm memory can ever hold (${fmtBytes(r.maxBytes)})`,
     );
   }
   const ex = r.exports;
   const base = ex.malloc(total) >>> 0;
   if (base === 0) {
     throw new RangeError(
-      `${fnName}: out of wasm memory: ${what} needs ${fmtBytes(total)} (heap is ${fmtBytes(r.memory.buffer.byteLength)})`,
+      `${fnName}: out of wasm memory: ${whatText(what)} needs ${fmtBytes(total)} (heap is ${fmtBytes(r.memory.buffer.byteLength)})`,
     );
   }
   try {
-    const ptrs = offsets.map((o) => base + o);
-    // Views are made from the current buffer after malloc, never kept across a call that can grow memory.
-    const buf = r.memory.buffer;
-    for (let i = 0; i < bufs.length; i++) {
+    const ptrs = new Array(nb);
+    // One view of the current buffer, made after malloc and never kept across a call that can grow memory.
+    let heap = new Float32Array(r.memory.buffer);
+    let off = base;
+    for (let i = 0; i < nb; i++) {
       const b = bufs[i];
-      if (b.data) {
-        const View = b.kind === 'i32' ? Int32Array : Float32Array;
-        new View(buf, ptrs[i], b.len).set(b.data);
+      ptrs[i] = off;
+      const d = b.data;
+      if (d) {
+        if (b.kind === 'i32') new Int32Array(heap.buffer, off, b.len).set(d);
+        else if (d.length === b.len) heap.set(d, off >>> 2);
+        else throw new Error(`${fnName}: internal error: buffer ${i} has ${d.length} elements, expected ${b.len}`);
       }
+      off += Math.ceil(b.len / 4) * 16; // 16-byte aligned blocks (sizes may exceed 2^32 before the check above)
     }
     const status = compute(ptrs, ex);
     if (typeof status === 'number' && status !== 0) {
-      throw new Error(`${fnName}: kernel failed with status ${status} for ${what}`);
+      throw statusError(fnName, status, what, r.memory.buffer.byteLength);
     }
-    const after = r.memory.buffer;
+    if (heap.buffer !== r.memory.buffer) heap = new Float32Array(r.memory.buffer);
     const outs = [];
-    for (let i = 0; i < bufs.length; i++) {
+    for (let i = 0; i < nb; i++) {
       const b = bufs[i];
       if (!b.out) continue;
-      const View = b.kind === 'i32' ? Int32Array : Float32Array;
-      outs.push(new View(after, ptrs[i], b.len).slice());
+      const q = ptrs[i] >>> 2;
+      if (b.kind === 'i32') outs.push(new Int32Array(heap.buffer, ptrs[i], b.len).slice());
+      else outs.push(heap.slice(q, q + b.len));
     }
     return outs;
   } finally {
