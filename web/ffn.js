@@ -9,20 +9,9 @@ import {
   describe,
   checkKernelDims,
   heapStats as runtimeHeapStats,
+  ACT_CODES,
 } from './runtime.js';
 export * from './layers.js';
-
-/** Activation codes of the C ABI (src/ffn.h enum ffn_act). */
-const ACT_CODES = Object.freeze({
-  identity: 0,
-  relu: 1,
-  relu2: 2,
-  sigmoid: 3,
-  silu: 4,
-  gelu: 5,
-  gelu_tanh: 6,
-  gelu_sigmoid: 7,
-});
 
 /** Every activation name accepted by activationGrad, ffn and gatedFfn. */
 export const activations = Object.freeze(['relu', 'relu2', 'sigmoid', 'silu', 'gelu', 'gelu_tanh', 'gelu_sigmoid', 'identity']);

@@ -1,28 +1,17 @@
 // Resident FFN layers: weights packed once into wasm memory, forward(X) on the packed SIMD GEMM with fused epilogues, dispose() to free.
-import { wasm, parseTensor, fmtShape, describe } from './runtime.js';
+import { wasm, parseTensor, fmtShape, describe, ACT_CODES, statusError } from './runtime.js';
 
 const FLOAT_BYTES = 4;
 /** Per-layer input/output scratch kept between calls up to this size; larger calls use a per-call block. */
 const KEEP_SCRATCH_BYTES = 4 * 2 ** 20;
 
-/** Activation codes of the C ABI (src/ffn.h enum ffn_act). */
-const ACT_CODES = Object.freeze({
-  identity: 0,
-  relu: 1,
-  relu2: 2,
-  sigmoid: 3,
-  silu: 4,
-  gelu: 5,
-  gelu_tanh: 6,
-  gelu_sigmoid: 7,
-});
 const ACT_NAMES = Object.keys(ACT_CODES);
 
 function actCode(fn, name) {
-  const list = ACT_NAMES.map((a) => `'${a}'`).join(', ');
-  if (typeof name !== 'string') throw new TypeError(`${fn}: activation must be one of ${list}; got ${describe(name)}`);
+  const list = () => ACT_NAMES.map((a) => `'${a}'`).join(', ');
+  if (typeof name !== 'string') throw new TypeError(`${fn}: activation must be one of ${list()}; got ${describe(name)}`);
   if (!Object.prototype.hasOwnProperty.call(ACT_CODES, name)) {
-    throw new RangeError(`${fn}: unknown activation '${name}'; expected one of ${list}`);
+    throw new RangeError(`${fn}: unknown activation '${name}'; expected one of ${list()}`);
   }
   return ACT_CODES[name];
 }
@@ -131,7 +120,7 @@ function makeLayer(kind, { dIn, dOut, floats, pack, run, workFloats, info }) {
       const pW = pY + outF * FLOAT_BYTES;
       new Float32Array(r.memory.buffer, pX, rowsM * dIn).set(x.data);
       const status = run(ex, pY, pX, rowsM, pW, weights);
-      if (status !== 0) throw new Error(`${fwd}: kernel failed with status ${status} for X ${fmtShape(x.shape)}`);
+      if (status !== 0) throw statusError(fwd, status, () => `X ${fmtShape(x.shape)}`, r.memory.buffer.byteLength);
       return { data: new Float32Array(r.memory.buffer, pY, rowsM * dOut).slice(), shape: outShape };
     } finally {
       if (temporary) ex.free(base);

@@ -3,7 +3,6 @@
 /** Upper bound of wasm memory when the module does not declare one we can read (Emscripten's default MAXIMUM_MEMORY, 2 GiB). */
 export const DEFAULT_MAX_WASM_BYTES = 2 ** 31;
 
-const FLOAT_BYTES = 4;
 const INT32_MAX = 2 ** 31 - 1;
 
 /** Throw a RangeError if a size passed to a kernel's int parameter does not fit in int32. */
@@ -212,6 +211,18 @@ function fmtBytes(n) {
   if (n >= 1024) return `${(n / 1024).toFixed(1)} KiB`;
   return `${n} B`;
 }
+
+/** Activation codes of the C ABI (src/ffn.h enum ffn_act), shared by web/ffn.js and web/layers.js. */
+export const ACT_CODES = Object.freeze({
+  identity: 0,
+  relu: 1,
+  relu2: 2,
+  sigmoid: 3,
+  silu: 4,
+  gelu: 5,
+  gelu_tanh: 6,
+  gelu_sigmoid: 7,
+});
 
 /** Status codes of src/ffn.h. */
 export const FFN_OK = 0;

@@ -1,0 +1,43 @@
+// A kernel's own scratch allocation failing (FFN_ENOMEM) surfaces as a RangeError naming the function, and the heap stays clean.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import * as ffn from 'ffn-lab';
+
+await ffn.ready();
+
+test('swigluBackward whose packing buffer cannot be allocated throws a RangeError (out of wasm memory), heap clean, module usable', () => {
+  // d = 16, d_ff = 65536: packing Wg inside the kernel needs about 4 MiB. The per-call block holds a
+  // 3*N*d_ff work area with no data copied in (so the pages are never touched). Walk N down from
+  // "the block itself does not fit" in steps smaller than the packing buffer: the first N whose block
+  // fits leaves less room than the packing needs, so the kernel's own malloc fails with FFN_ENOMEM.
+  const d = 16, dff = 65536;
+  const W = { data: new Float32Array(d * dff).fill(0.01), shape: [d, dff] };
+  const Wd = { data: new Float32Array(dff * d).fill(0.01), shape: [dff, d] };
+  const s0 = ffn.heapStats();
+  const stepBytes = 3 * dff * 4; // 768 KiB per row of N, well under the ~4 MiB packing buffer
+  let N = Math.floor((s0.maxMemoryBytes - 65536 - 6 * d * dff * 4) / (stepBytes + 2 * d * 4));
+  let err = null;
+  for (let tries = 0; tries < 200 && N > 0; tries++, N--) {
+    const X = { data: new Float32Array(N * d), shape: [N, d] };
+    try {
+      ffn.swigluBackward(X, X, W, W, Wd);
+      assert.fail(`swigluBackward unexpectedly ran at N = ${N}`);
+    } catch (e) {
+      assert.ok(e instanceof RangeError, `expected a RangeError, got ${e && e.name}: ${e && e.message}`);
+      // the block itself did not fit (over the ceiling, or malloc returned 0)
+      if (/ needs [\d.]+ [KMG]i?B/.test(e.message)) continue;
+      err = e;
+      break;
+    }
+  }
+  assert.ok(err, 'never reached the kernel');
+  assert.match(err.message, /^swigluBackward: out of wasm memory: the kernel could not allocate its scratch space for X \[\d+,16\], Wg \[16,65536\], Wd \[65536,16\]/);
+  assert.doesNotMatch(err.message, /status/);
+  assert.equal(ffn.heapStats().heapInUse, s0.heapInUse);
+  // still usable and correct afterwards
+  const y = ffn.matmul([[1, 2]], [[3], [4]]);
+  assert.deepEqual(Array.from(y.data), [11]);
+  const g = ffn.swigluBackward([[1, 0]], [[0.5, -1]], [[1], [2]], [[3], [4]], [[1, 1]]);
+  assert.equal(g.dX.shape.join(), '1,2');
+  assert.equal(ffn.heapStats().heapInUse, s0.heapInUse);
+});
