@@ -245,3 +245,33 @@ test('max |gelu - geluTanh| is about 4.7e-4 and max |gelu - geluSigmoid| about 2
   assert.ok(dt > 4.6e-4 && dt < 4.8e-4, `max |gelu - geluTanh| = ${dt}`);
   assert.ok(ds > 1.9e-2 && ds < 2.1e-2, `max |gelu - geluSigmoid| = ${ds}`);
 });
+
+test('large inputs (streamed through the heap in chunks) match the reference across chunk boundaries, NaN passes through, heap flat', () => {
+  const n = 3 * 32768 + 5; // three whole chunks and a tail
+  const r = rng(99);
+  const x = new Float32Array(n);
+  for (let i = 0; i < n; i++) x[i] = (r() - 0.5) * 24;
+  for (const i of [0, 32767, 32768, 65535, 65536, n - 1]) x[i] = NaN;
+  const copy = x.slice();
+  const h0 = ffn.heapStats().heapInUse;
+  const cases = [
+    ['gelu', ffn.gelu({ data: x, shape: [1, n] }), (v) => ref.act('gelu', v), [1, n]],
+    ['silu', ffn.silu(x), (v) => ref.act('silu', v), [n]],
+    ["activationGrad('gelu_tanh')", ffn.activationGrad('gelu_tanh', x), (v) => ref.actGrad('gelu_tanh', v), [n]],
+  ];
+  for (const [name, y, f, shape] of cases) {
+    assert.deepEqual(y.shape, shape, name);
+    assert.ok(y.data instanceof Float32Array && y.data.length === n && y.data !== x, name);
+    for (let i = 0; i < n; i++) {
+      const e = f(x[i]);
+      if (Number.isNaN(e)) {
+        assert.ok(Number.isNaN(y.data[i]), `${name}[${i}] should be NaN`);
+        continue;
+      }
+      const err = Math.abs(y.data[i] - e);
+      if (!(err <= 16 * ulp32(e) + 1e-30)) assert.fail(`${name}[${i}] = ${y.data[i]}, expected ${e} (x = ${x[i]})`);
+    }
+  }
+  assert.deepEqual(x, copy, 'input untouched');
+  assert.equal(ffn.heapStats().heapInUse, h0);
+});
