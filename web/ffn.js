@@ -172,7 +172,7 @@ export function matmul(A, B) {
   const N = b.shape[1];
   const outShape = a.shape.slice();
   outShape[outShape.length - 1] = N;
-  checkKernelDims(fn, () => `A ${fmtShape(a.shape)} @ B ${fmtShape(b.shape)}`, [M, K, N]);
+  checkKernelDims(fn, () => `A ${fmtShape(a.shape)} @ B ${fmtShape(b.shape)}`, M, K, N);
   const [C] = withHeap(
     fn,
     () => `A ${fmtShape(a.shape)} @ B ${fmtShape(b.shape)} -> ${fmtShape(outShape)}`,
@@ -204,7 +204,7 @@ export function ffn(X, W1, b1, W2, b2, opts) {
   const bb2 = optionalTensor(fn, 'b2', b2);
   if (bb2) vector(fn, 'b2', bb2, d, "d, X's last dimension");
   const T = rows(x);
-  checkKernelDims(fn, () => `X ${fmtShape(x.shape)}, W1 ${fmtShape(w1.shape)}`, [T, d, dff]);
+  checkKernelDims(fn, () => `X ${fmtShape(x.shape)}, W1 ${fmtShape(w1.shape)}`, T, d, dff);
   const bufs = [
     { len: T * d, out: true },
     { len: T * d, data: x.data },
@@ -235,7 +235,7 @@ function gatedShapes(fn, X, Wg, Wu, Wd) {
   matrix(fn, 'Wu', wu, d, dff, () => `expected ${fmtShape([d, dff])} (the shape of Wg)`);
   const wd = parseTensor(fn, 'Wd', Wd);
   matrix(fn, 'Wd', wd, dff, d, () => `expected ${fmtShape([dff, d])} (d_ff from Wg, d from X)`);
-  checkKernelDims(fn, () => `X ${fmtShape(x.shape)}, Wg ${fmtShape(wg.shape)}`, [rows(x), d, dff]);
+  checkKernelDims(fn, () => `X ${fmtShape(x.shape)}, Wg ${fmtShape(wg.shape)}`, rows(x), d, dff);
   return { x, wg, wu, wd, d, dff, T: rows(x) };
 }
 

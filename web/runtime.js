@@ -5,11 +5,11 @@ export const DEFAULT_MAX_WASM_BYTES = 2 ** 31;
 
 const INT32_MAX = 2 ** 31 - 1;
 
-/** Throw a RangeError if a size passed to a kernel's int parameter does not fit in int32. */
-export function checkKernelDims(fnName, what, dims) {
-  for (const v of dims) {
-    if (v > INT32_MAX) throw new RangeError(`${fnName}: ${typeof what === 'function' ? what() : what} has a dimension of ${v}, more than the kernels' limit ${INT32_MAX}`);
-  }
+/** Throw a RangeError if a size passed to a kernel's int parameter does not fit in int32 (what: string or () => string). */
+export function checkKernelDims(fnName, what, a, b = 0, c = 0) {
+  if (a <= INT32_MAX && b <= INT32_MAX && c <= INT32_MAX) return;
+  const v = a > INT32_MAX ? a : b > INT32_MAX ? b : c;
+  throw new RangeError(`${fnName}: ${typeof what === 'function' ? what() : what} has a dimension of ${v}, more than the kernels' limit ${INT32_MAX}`);
 }
 
 // The only module-level state: the memoized loading promise and, once resolved, the instance record.
@@ -278,14 +278,16 @@ export function withHeap(fnName, what, bufs, compute) {
   try {
     const ptrs = new Array(nb);
     // One view of the current buffer, made after malloc and never kept across a call that can grow memory.
-    let heap = new Float32Array(r.memory.buffer);
+    const mem = r.memory;
+    const buf0 = mem.buffer;
+    let heap = new Float32Array(buf0);
     let off = base;
     for (let i = 0; i < nb; i++) {
       const b = bufs[i];
       ptrs[i] = off;
       const d = b.data;
       if (d) {
-        if (b.kind === 'i32') new Int32Array(heap.buffer, off, b.len).set(d);
+        if (b.kind === 'i32') new Int32Array(buf0, off, b.len).set(d);
         else if (d.length === b.len) heap.set(d, off >>> 2);
         else throw new Error(`${fnName}: internal error: buffer ${i} has ${d.length} elements, expected ${b.len}`);
       }
@@ -295,13 +297,17 @@ export function withHeap(fnName, what, bufs, compute) {
     if (typeof status === 'number' && status !== 0) {
       throw statusError(fnName, status, what, r.memory.buffer.byteLength);
     }
-    if (heap.buffer !== r.memory.buffer) heap = new Float32Array(r.memory.buffer);
+    let buf = buf0;
+    if (mem.buffer !== buf0) {
+      buf = mem.buffer;
+      heap = new Float32Array(buf);
+    }
     const outs = [];
     for (let i = 0; i < nb; i++) {
       const b = bufs[i];
       if (!b.out) continue;
       const q = ptrs[i] >>> 2;
-      if (b.kind === 'i32') outs.push(new Int32Array(heap.buffer, ptrs[i], b.len).slice());
+      if (b.kind === 'i32') outs.push(new Int32Array(buf, ptrs[i], b.len).slice());
       else outs.push(heap.slice(q, q + b.len));
     }
     return outs;
