@@ -102,36 +102,14 @@ function optionalTensor(fnName, argName, x) {
 
 /* ---------------- activations ---------------- */
 
-/** Elementwise calls on more floats than this stream through one cache-sized heap block (128 KiB). */
-const ELEMENTWISE_CHUNK = 1 << 15;
-
 function elementwise(fnName, x, code, grad) {
-  const r = wasm(fnName);
+  wasm(fnName);
   const t = parseTensor(fnName, 'x', x);
-  const src = t.data;
-  const n = src.length;
-  const what = () => `x ${fmtShape(t.shape)}`;
-  if (n <= ELEMENTWISE_CHUNK) {
-    const [y] = withHeap(fnName, what, [{ len: n, data: src, out: true }], ([p], ex) =>
-      grad ? ex.act_grad(p, p, n, code) : ex.act_forward(p, p, n, code),
-    );
-    return { data: y, shape: t.shape.slice() };
-  }
-  // Large inputs: copy a chunk in, run the kernel in place, copy it straight into the result. The block
-  // stays in cache, so each element crosses memory once each way, and the heap needs only 128 KiB.
-  // (Views are made fresh after each kernel call; act_forward/act_grad never grow memory anyway.)
-  const out = new Float32Array(n);
-  withHeap(fnName, what, [{ len: ELEMENTWISE_CHUNK }], ([p], ex) => {
-    for (let o = 0; o < n; o += ELEMENTWISE_CHUNK) {
-      const m = Math.min(ELEMENTWISE_CHUNK, n - o);
-      new Float32Array(r.memory.buffer, p, m).set(src.subarray(o, o + m));
-      const status = grad ? ex.act_grad(p, p, m, code) : ex.act_forward(p, p, m, code);
-      if (status !== 0) return status;
-      out.set(new Float32Array(r.memory.buffer, p, m), o);
-    }
-    return 0;
-  });
-  return { data: out, shape: t.shape.slice() };
+  const n = t.data.length;
+  const [y] = withHeap(fnName, () => `x ${fmtShape(t.shape)}`, [{ len: n, data: t.data, out: true }], ([p], ex) =>
+    grad ? ex.act_grad(p, p, n, code) : ex.act_forward(p, p, n, code),
+  );
+  return { data: y, shape: t.shape.slice() };
 }
 
 /** max(0, x) elementwise. */
