@@ -184,6 +184,50 @@ test('network, code-loading and page APIs are unavailable inside the worker', as
   assert.match(imp.error.message, /import is not available/);
 });
 
+test('import: the word is allowed in // and /* */ comments and in quoted strings, refused as code with its line and column', async () => {
+  const sol = byId('gelu').solution;
+  const allowed = [
+    `// import numpy as np\n${sol}`,
+    `/* import torch\n   import math */\n${sol}`,
+    `${sol}\nconst a = 'import';\nconst b = "don't import it";\nconst c = '\\'import\\'';`,
+    `${sol}\nconst d = 1 / 2; // it's an import-free division, then a comment`,
+  ];
+  for (const src of allowed) {
+    const r = await gradeExercise('gelu', src);
+    assert.equal(r.passed, true, `${JSON.stringify(src.slice(0, 40))}: ${r.summary} ${r.error?.message ?? ''}`);
+  }
+  // A quoted string that really holds the word reaches the code unchanged.
+  const echo = await gradeExercise('gelu', `${sol}\nconsole.log('import' + "import".length);`);
+  assert.equal(echo.passed, true, echo.summary);
+  assert.ok(echo.logs.some((l) => String(l.text ?? l).includes('import6')), JSON.stringify(echo.logs));
+
+  const lines = sol.split('\n').length;
+  const refused = [
+    [`import('http://127.0.0.1:1/x.js');\n${sol}`, 1, 1],
+    [`${sol}\nasync function f() {\n  return await import("http://127.0.0.1:1/x.js");\n}`, lines + 2, 16],
+    [`${sol}\nconst t = \`a \${import('http://127.0.0.1:1/x.js')} b\`;`, lines + 1, 16],
+    [`${sol}\nconst t = \`\${'\`'} \${ {a: 1}.a + import('x') }\`;`, lines + 1, 33],
+    [`${sol}\nconst m = import.meta;`, lines + 1, 11],
+    [`${sol}\nconst e = im\\u0070ort('x');`, lines + 1, 11],
+    [`${sol}\nconst e = \\u{69}mport('x');`, lines + 1, 11],
+    [`${sol}\nconst w = /'/; import('x'); '/';`, lines + 1, 16],
+    // A regular expression after a block's `}` reads as a division to the scanner; the parse check catches it.
+    [`${sol}\nif (1) {} /'/; import('x'); '/';`, lines + 1, 16],
+    [`${sol}\nconst s = 'a\\\nimport' + import('x');`, lines + 2, 11],
+  ];
+  for (const [src, line, column] of refused) {
+    const r = await gradeExercise('gelu', src);
+    assert.equal(r.status, 'error', src);
+    assert.match(r.error.message, /import is not available/, src);
+    assert.deepEqual([r.error.line, r.error.column], [line, column], src);
+  }
+  // A learner's own syntax error is still reported where it is, even with the word in a comment.
+  const syn = await gradeExercise('gelu', `// import numpy\nfunction gelu(x) {\n  return x +;\n}`);
+  assert.equal(syn.status, 'error');
+  assert.doesNotMatch(syn.error.message, /import is not available/);
+  assert.equal(syn.error.line, 3);
+});
+
 test('forged messages cannot pass a test: the verdict comes from the page', async () => {
   const src = `
     function gelu(x) {

@@ -16,6 +16,7 @@ const IS_NODE = typeof WorkerGlobalScope === 'undefined' && typeof process === '
 
 // Everything the worker itself needs, captured before learner code can touch the globals.
 const evaluate = globalThis.eval;
+const RealFunction = globalThis.Function; // parse-only checks (findImport); learner code gets a blocked one
 const realSetTimeout = globalThis.setTimeout;
 const ObjectKeys = Object.keys;
 const isView = ArrayBuffer.isView;
@@ -265,15 +266,153 @@ function syntaxLocation(wrapped, source) {
 
 /* ---------------- static refusal of import() ---------------- */
 
-function findImport(source) {
-  // Conservative on purpose: any `import` word anywhere (code, string or comment) is refused,
-  // because import() is syntax and cannot be switched off at run time.
-  const re = /(^|[^\w$])import(?![\w$])/g;
-  const m = re.exec(source);
-  if (!m) return null;
-  const at = m.index + m[1].length;
+// import() is syntax and cannot be switched off at run time, so it is refused before anything runs.
+// The word is ignored only inside // and /* */ comments and '...' / "..." strings; everywhere else
+// (code, template literals, regular expressions) it is refused, and so is an identifier spelling it
+// with \u escapes. The scanner's view is then checked by the engine itself (see findImport).
+const ID_CHAR = /[\p{ID_Continue}$\u200c\u200d]/u;
+const REGEX_AFTER_WORD = new Set(['return', 'typeof', 'instanceof', 'in', 'of', 'new', 'delete', 'void', 'throw', 'case', 'do', 'else', 'yield', 'await']);
+const LINE_END = /[\n\r\u2028\u2029]/;
+const isId = (ch) => ch !== undefined && ID_CHAR.test(ch);
+
+function wordsIn(source, from, to, into) {
+  for (let j = source.indexOf('import', from); j !== -1 && j + 6 <= to; j = source.indexOf('import', j + 1)) {
+    if (!isId(source[j - 1]) && !isId(source[j + 6])) into.push(j);
+  }
+}
+
+/** Offsets of the word `import`: `code` (refused) and `quiet` (inside a comment or a '/" string). */
+function scanImports(src) {
+  const n = src.length;
+  const code = [];
+  const quiet = [];
+  const templates = []; // brace depth at each open `${`
+  let depth = 0;
+  let prev = ''; // last significant token: '' (start), a punctuator, or 'w:' + word
+  let inTemplate = false;
+  let i = 0;
+  while (i < n) {
+    const c = src[i];
+    if (inTemplate) {
+      if (c === '\\') { i += 2; continue; }
+      if (c === '`') { inTemplate = false; prev = 'w:`'; i += 1; continue; }
+      if (c === '$' && src[i + 1] === '{') { templates.push(depth); inTemplate = false; prev = '{'; i += 2; continue; }
+      if (src.startsWith('import', i) && !isId(src[i - 1]) && !isId(src[i + 6])) code.push(i);
+      i += 1;
+      continue;
+    }
+    if (c === '/' && src[i + 1] === '/') {
+      let j = i + 2;
+      while (j < n && !LINE_END.test(src[j])) j += 1;
+      wordsIn(src, i, j, quiet);
+      i = j;
+      continue;
+    }
+    if (c === '/' && src[i + 1] === '*') {
+      const e = src.indexOf('*/', i + 2);
+      const j = e === -1 ? n : e + 2;
+      wordsIn(src, i, j, quiet);
+      i = j;
+      continue;
+    }
+    if (c === '"' || c === "'") {
+      let j = i + 1;
+      while (j < n && src[j] !== c && !LINE_END.test(src[j])) j += src[j] === '\\' ? 2 : 1;
+      j = Math.min(n, j + 1);
+      wordsIn(src, i, j, quiet);
+      prev = 'w:str';
+      i = j;
+      continue;
+    }
+    if (c === '`') { inTemplate = true; i += 1; continue; }
+    if (c === '{') { depth += 1; prev = '{'; i += 1; continue; }
+    if (c === '}') {
+      if (templates.length && templates[templates.length - 1] === depth) { templates.pop(); inTemplate = true; }
+      else { depth -= 1; prev = '}'; }
+      i += 1;
+      continue;
+    }
+    if (c === '/') {
+      const regex = prev === '' || (!prev.startsWith('w:') && prev !== ')' && prev !== ']' && prev !== '}') || REGEX_AFTER_WORD.has(prev.slice(2));
+      if (!regex) { prev = '/'; i += 1; continue; }
+      let j = i + 1;
+      let cls = false;
+      while (j < n && !LINE_END.test(src[j])) {
+        const ch = src[j];
+        if (ch === '\\') { j += 2; continue; }
+        j += 1;
+        if (ch === '[') cls = true;
+        else if (ch === ']') cls = false;
+        else if (ch === '/' && !cls) break;
+      }
+      while (j < n && isId(src[j])) j += 1;
+      wordsIn(src, i, j, code); // not a comment or a string: refused
+      prev = 'w:regex';
+      i = j;
+      continue;
+    }
+    if (isId(c) || c === '\\') {
+      let j = i;
+      while (j < n) {
+        if (isId(src[j])) j += 1;
+        else if (src[j] === '\\' && src[j + 1] === 'u') {
+          if (src[j + 2] === '{') { const e = src.indexOf('}', j); j = e === -1 ? n : e + 1; } else j += 6;
+        } else break;
+      }
+      if (j === i) { prev = c; i += 1; continue; }
+      const word = src.slice(i, Math.min(j, n)).replace(/\\u\{([0-9a-fA-F]+)\}|\\u([0-9a-fA-F]{4})/g, (m, a, b) => {
+        const cp = parseInt(a || b, 16);
+        return cp <= 0x10ffff ? String.fromCodePoint(cp) : m;
+      });
+      if (word === 'import') code.push(i);
+      prev = 'w:' + word;
+      i = j;
+      continue;
+    }
+    if (!/\s/.test(c)) prev = c;
+    i += 1;
+  }
+  return { code, quiet };
+}
+
+function lineColumn(source, at) {
   const before = source.slice(0, at).split('\n');
   return { line: before.length, column: before[before.length - 1].length + 1 };
+}
+
+/** Whether `body` parses as a strict function body (parse only: the Function constructor never runs it). */
+function parses(body) {
+  try {
+    RealFunction('"use strict";\n' + body);
+    return true;
+  } catch (e) {
+    if (e instanceof SyntaxError) return false;
+    throw e;
+  }
+}
+
+/**
+ * Returns { refuse: { line, column } } or { source } (the text to run).
+ * Every `import` the scanner calls quiet is blanked to `#@@@@#`, which is a syntax error in code but
+ * harmless in a comment, string, template text or regular expression. If the blanked text parses,
+ * no blanked word was code. If only the blanked text fails, the scanner was wrong: refuse. If the
+ * learner text fails too (a syntax error of their own), the blanked text runs, so that its error is
+ * reported where it is, and no `import` word is left anywhere in what is compiled.
+ */
+function findImport(source) {
+  const { code, quiet } = scanImports(source);
+  if (code.length) return { refuse: lineColumn(source, Math.min(...code)) };
+  if (!quiet.length) return { source };
+  const blank = (offsets) => {
+    let out = source;
+    for (const at of offsets) out = out.slice(0, at) + '#@@@@#' + out.slice(at + 6);
+    return out;
+  };
+  const blanked = blank(quiet);
+  if (parses(blanked)) return { source };
+  if (!parses(source)) return { source: blanked };
+  const wrong = quiet.find((at) => !parses(blank([at]))) ?? quiet[0];
+  return { refuse: lineColumn(source, wrong) };
 }
 
 /* ---------------- bounded serialisation of results ---------------- */
@@ -379,21 +518,22 @@ function stripExports(source) {
 
 async function run(msg) {
   const { nonce, exports: names, calls, limits } = msg;
-  const source = stripExports(String(msg.source));
+  const stripped = stripExports(String(msg.source));
   const done = (body) => post({ type: 'done', nonce, logs: logs.slice(), ...body });
 
-  const imp = findImport(source);
-  if (imp) {
+  const imp = findImport(stripped);
+  if (imp.refuse) {
     done({
       compileError: {
         name: 'Refused',
-        message: 'import is not available in exercises (no modules or network); remove the word "import", also from comments and strings',
-        line: imp.line,
-        column: imp.column,
+        message: 'import is not available in exercises (no modules or network); remove it (the word is fine only in comments and in \'...\' or "..." strings)',
+        line: imp.refuse.line,
+        column: imp.refuse.column,
       },
     });
     return;
   }
+  const source = imp.source;
 
   const tkNames = toolkit.toolkitNames;
   const tk = Object.freeze(Object.fromEntries(tkNames.map((n) => [n, toolkit[n]])));
