@@ -252,6 +252,47 @@ test('browser: grading works under a strict CSP (page without unsafe-eval; worke
   await p.close();
 });
 
+test('browser: <ffn-exercise> mounts, is styled and grades under style-src \'self\' (no unsafe-inline), with no CSP violation', { skip: skip || false }, async () => {
+  const p = await browser.newPage();
+  const consoleCsp = [];
+  p.on('console', (m) => {
+    if (/Content Security Policy/i.test(m.text())) consoleCsp.push(m.text());
+  });
+  const csp = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; worker-src 'self'; connect-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'";
+  // A page with no inline script or style of its own, so the policy needs no 'unsafe-inline' anywhere.
+  await p.route('**/tests/fixtures/csp-strict.html', (route) => route.fulfill({
+    status: 200,
+    headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': csp },
+    body: '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>strict CSP</title><link rel="icon" href="data:,">'
+      + '<script type="module" src="/tests/fixtures/csp-strict.js"></script></head>'
+      + '<body><ffn-exercise id="ex" exercise="gelu"></ffn-exercise></body></html>',
+  }));
+  await p.route('**/tests/fixtures/csp-strict.js', (route) => route.fulfill({
+    status: 200,
+    headers: { 'content-type': 'text/javascript; charset=utf-8' },
+    body: `window.__violations = [];
+      document.addEventListener('securitypolicyviolation', (e) => window.__violations.push(e.violatedDirective + ' ' + e.blockedURI));
+      await import('/web/sandbox/ffn-exercise.js');
+      window.__ready = true;`,
+  }));
+  await p.goto(new URL('tests/fixtures/csp-strict.html', server.url).href);
+  await p.waitForFunction(() => window.__ready === true);
+  const ta = p.locator('#ex textarea.code');
+  await ta.fill(solution('gelu'));
+  await p.locator('#ex button.run').click();
+  await p.waitForFunction(() => /All \d+ tests passed/.test(document.querySelector('#ex').shadowRoot.querySelector('.summary')?.textContent || ''), null, { timeout: 15000 });
+  // The element's own stylesheet applied (the user-agent default for a list is 'disc').
+  assert.equal(await p.locator('#ex ul.tests').evaluate((e) => getComputedStyle(e).listStyleType), 'none');
+  assert.equal(await p.locator('#ex').evaluate((e) => e.shadowRoot.querySelectorAll('style').length), 0);
+  assert.deepEqual(await p.evaluate(() => window.__violations), []);
+  assert.deepEqual(consoleCsp, []);
+  // Control: the listener does see a violation, so the empty list above means something.
+  await p.evaluate(() => { const s = document.createElement('style'); s.textContent = 'body { color: red }'; document.head.append(s); });
+  await p.waitForFunction(() => window.__violations.length > 0, null, { timeout: 5000 });
+  assert.match((await p.evaluate(() => window.__violations))[0], /^style-src/);
+  await p.close();
+});
+
 test('browser: default colours meet WCAG contrast (4.5:1 text) in light and dark', { skip: skip || false }, async () => {
   const p = await browser.newPage();
   const lum = ([r, g, b]) => {

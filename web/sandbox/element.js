@@ -108,6 +108,23 @@ ul.tests .detail { display: block; margin-left: 1.3rem; color: var(--_muted); fo
 `;
 
 const Base = globalThis.HTMLElement ?? class {};
+
+// One constructable stylesheet per window (a sheet can only be adopted in the document that made it),
+// so a host page's CSP needs no 'unsafe-inline' in style-src. A <style> element is the fallback.
+const sheets = new WeakMap();
+
+function applyStyle(root, doc) {
+  const Sheet = doc.defaultView?.CSSStyleSheet;
+  if (typeof Sheet === 'function' && 'adoptedStyleSheets' in root && 'replaceSync' in Sheet.prototype) {
+    try {
+      let sheet = sheets.get(Sheet);
+      if (!sheet) { sheet = new Sheet(); sheet.replaceSync(STYLE); sheets.set(Sheet, sheet); }
+      if (!root.adoptedStyleSheets.includes(sheet)) root.adoptedStyleSheets = [...root.adoptedStyleSheets, sheet];
+      return;
+    } catch { /* fall through to <style> */ }
+  }
+  root.append(el(doc, 'style', { textContent: STYLE }));
+}
 let counter = 0;
 
 function el(doc, tag, props = {}, children = []) {
@@ -226,7 +243,7 @@ export class FfnExerciseElement extends Base {
     const doc = this.ownerDocument;
     this._rendered = this._renderKey();
     root.replaceChildren();
-    root.append(el(doc, 'style', { textContent: STYLE }));
+    applyStyle(root, doc);
     let ex;
     try {
       ex = getExercise(this.exercise);
