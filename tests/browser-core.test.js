@@ -1,29 +1,12 @@
 // The core in headless Chromium: both entries load from a 127.0.0.1 page served by web/serve.js, results checked in Node against tests/ref.js.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fileURLToPath } from 'node:url';
-import { dirname, resolve } from 'node:path';
-import { startServer } from '../web/serve.js';
-import { launchBrowser, browserSkipReason } from './helpers/browser.js';
+import { servedBrowser } from './helpers/served-browser.js';
 import * as ref from './ref.js';
 import { rng, randTensor } from './helpers/numeric.js';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const skip = browserSkipReason();
-
-let server;
-let browser;
-
-before(async () => {
-  if (skip) return;
-  server = await startServer({ root: ROOT, port: 0, host: '127.0.0.1' });
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  if (browser) await browser.close();
-  if (server) await server.close();
-});
+const served = servedBrowser();
+const { skip } = served;
 
 function makeInput() {
   const r = rng(31);
@@ -47,7 +30,7 @@ function makeInput() {
 
 for (const entry of ['inline', 'url']) {
   test(`browser: ${entry === 'inline' ? '/web/index.js (inlined wasm)' : '/web/ffn.js (wasm by URL)'} computes an FFN forward pass matching the float64 reference`, { skip: skip || false }, async () => {
-    const page = await browser.newPage();
+    const page = await served.newPage();
     const consoleErrors = [];
     const pageErrors = [];
     const requests = [];
@@ -66,7 +49,7 @@ for (const entry of ['inline', 'url']) {
       window.__input = inp;
     }, input);
     try {
-      await page.goto(`${server.url}tests/fixtures/core.html?entry=${entry}`);
+      await page.goto(`${served.url}tests/fixtures/core.html?entry=${entry}`);
       await page.waitForFunction(() => window.__result || window.__error, null, { timeout: 15000 });
       const { result, error } = await page.evaluate(() => ({ result: window.__result, error: window.__error }));
       assert.equal(error, undefined, `page error: ${error}`);
@@ -91,12 +74,12 @@ for (const entry of ['inline', 'url']) {
 
       assert.deepEqual(consoleErrors, [], 'no console errors');
       assert.deepEqual(pageErrors, [], 'no uncaught page errors');
-      const outside = requests.filter((u) => !u.startsWith(server.url) && !u.startsWith('data:'));
+      const outside = requests.filter((u) => !u.startsWith(served.url) && !u.startsWith('data:'));
       assert.deepEqual(outside, [], 'no request outside 127.0.0.1');
       const wasmRequests = requests.filter((u) => u.endsWith('.wasm'));
       if (entry === 'inline') assert.deepEqual(wasmRequests, [], 'the default entry needs no .wasm request');
       else {
-        assert.deepEqual(wasmRequests, [`${server.url}web/ffn.wasm`]);
+        assert.deepEqual(wasmRequests, [`${served.url}web/ffn.wasm`]);
         assert.deepEqual(wasmTypes, ['application/wasm']);
       }
     } finally {

@@ -1,28 +1,12 @@
 // Resident layers in headless Chromium: createLinear/createFfn/createGatedFfn from the served package, results checked in Node against tests/ref.js.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fileURLToPath } from 'node:url';
-import { dirname, resolve } from 'node:path';
-import { startServer } from '../web/serve.js';
-import { launchBrowser, browserSkipReason } from './helpers/browser.js';
+import { servedBrowser } from './helpers/served-browser.js';
 import * as ref from './ref.js';
 import { rng, randTensor } from './helpers/numeric.js';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const skip = browserSkipReason();
-let server;
-let browser;
-
-before(async () => {
-  if (skip) return;
-  server = await startServer({ root: ROOT, port: 0, host: '127.0.0.1' });
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  if (browser) await browser.close();
-  if (server) await server.close();
-});
+const served = servedBrowser();
+const { skip } = served;
 
 test('browser: resident layers match the float64 reference; dispose and errors behave as in Node', { skip: skip || false }, async () => {
   const r = rng(41);
@@ -36,11 +20,11 @@ test('browser: resident layers match the float64 reference; dispose and errors b
     b2: plain([d], -0.3, 0.3),
     Wu: plain([d, dff], -0.5, 0.5),
   };
-  const page = await browser.newPage();
+  const page = await served.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(String(e)));
   try {
-    await page.goto(`${server.url}tests/bench/page.html`);
+    await page.goto(`${served.url}tests/bench/page.html`);
     const out = await page.evaluate(async (inp) => {
       const ffn = await import('/web/index.js');
       await ffn.ready();
