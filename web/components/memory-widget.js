@@ -12,6 +12,7 @@ const LIM = 1.5; // half-width of the embedding view
 const OUT_LIM = 3; // half-width of the output view
 const STEP = 0.05; // arrow-key step
 const BAR_MIN = -0.5, BAR_MAX = 4; // activation bar range
+const BAR_ZERO = -BAR_MIN / (BAR_MAX - BAR_MIN); // where 0 sits on a bar, as a fraction of its width
 const ACT_LABEL = { relu: 'ReLU', gelu: 'GELU', silu: 'SiLU' };
 
 const css = `
@@ -374,7 +375,7 @@ export class FfnMemoryWidget extends ElementBase {
       const fill = h('div', { class: 'fill' });
       const zero = h('div', { class: 'zero' });
       const bar = h('div', { class: 'bar', 'aria-hidden': 'true' }, fill, zero);
-      zero.style.left = `${(100 * -BAR_MIN) / (BAR_MAX - BAR_MIN)}%`;
+      zero.style.left = `${100 * BAR_ZERO}%`;
       const match = h('td', { class: 'num' });
       const value = h('td', { class: 'num' });
       const status = h('span', { class: 'status' });
@@ -478,6 +479,21 @@ export class FfnMemoryWidget extends ElementBase {
   }
 
   // ---- drawing ----------------------------------------------------------------------------
+  /** What depends on the memory alone (firing regions, key lines): drawn once per built memory, not per frame. */
+  _drawMemory(mem) {
+    mem.keyTokens.forEach((t, i) => {
+      const poly = firingRegion(mem, i, LIM);
+      this._regions[i].setAttribute('points', poly.map((p) => `${p[0]},${-p[1]}`).join(' '));
+      const edge = poly.filter((p) => Math.abs(Math.abs(p[0]) - LIM) > 1e-9 || Math.abs(Math.abs(p[1]) - LIM) > 1e-9);
+      this._boundaries[i].setAttribute('points', edge.map((p) => `${p[0]},${-p[1]}`).join(' '));
+    });
+    const N = mem.dff;
+    this._rows.forEach((row, i) => {
+      row.keyLine.textContent = `k = (${fmt(mem.W1.data[i], 2)}, ${fmt(mem.W1.data[N + i], 2)}), b = ${fmt(mem.b1.data[i], 2)}`;
+    });
+    this._drawnMem = mem;
+  }
+
   _render() {
     if (!this._mem || !this._rows) return;
     const mem = this._mem;
@@ -496,13 +512,8 @@ export class FfnMemoryWidget extends ElementBase {
     // Embedding plane.
     this._queryDot.setAttribute('cx', s.x); this._queryDot.setAttribute('cy', -s.y);
     this._queryHalo.setAttribute('cx', s.x); this._queryHalo.setAttribute('cy', -s.y);
-    mem.keyTokens.forEach((t, i) => {
-      const poly = firingRegion(mem, i, LIM);
-      this._regions[i].setAttribute('points', poly.map((p) => `${p[0]},${-p[1]}`).join(' '));
-      this._regions[i].classList.toggle('on', fires.has(i));
-      const edge = poly.filter((p) => Math.abs(Math.abs(p[0]) - LIM) > 1e-9 || Math.abs(Math.abs(p[1]) - LIM) > 1e-9);
-      this._boundaries[i].setAttribute('points', edge.map((p) => `${p[0]},${-p[1]}`).join(' '));
-    });
+    if (this._drawnMem !== mem) this._drawMemory(mem);
+    this._regions.forEach((g, i) => g.classList.toggle('on', fires.has(i)));
     mem.tokens.forEach((t, j) => this._tokMarks[j].classList.toggle('on', t.kind === 'key' && fires.has(mem.keyTokens.indexOf(t))));
 
     // Sliders.
@@ -521,15 +532,12 @@ export class FfnMemoryWidget extends ElementBase {
 
     // Table.
     this._actHeader.textContent = `φ = ${ACT_LABEL[r.activation]}`;
-    const N = mem.dff;
     r.coef.forEach((c, i) => {
       const row = this._rows[i];
-      row.keyLine.textContent = `k = (${fmt(mem.W1.data[i], 2)}, ${fmt(mem.W1.data[N + i], 2)}), b = ${fmt(mem.b1.data[i], 2)}`;
       row.match.textContent = fmt(r.match[i], 2);
       row.value.textContent = fmt(c, 3);
-      const z = (-BAR_MIN) / (BAR_MAX - BAR_MIN);
       const w = Math.max(BAR_MIN, Math.min(BAR_MAX, c)) / (BAR_MAX - BAR_MIN);
-      row.fill.style.left = `${100 * (w >= 0 ? z : z + w)}%`;
+      row.fill.style.left = `${100 * (w >= 0 ? BAR_ZERO : BAR_ZERO + w)}%`;
       row.fill.style.width = `${100 * Math.abs(w)}%`;
       row.tr.className = fires.has(i) ? 'fires' : leaks.has(i) ? 'leaks' : 'silent';
       row.tr.classList.toggle('top', top.has(i));
