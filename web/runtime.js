@@ -1,7 +1,7 @@
 // ffn-lab runtime: the one memoized wasm loader, heap helpers and tensor parsing/validation shared by every entry point.
 
 /** Upper bound of wasm memory when the module does not declare one we can read (Emscripten's default MAXIMUM_MEMORY, 2 GiB). */
-export const DEFAULT_MAX_WASM_BYTES = 2 ** 31;
+const DEFAULT_MAX_WASM_BYTES = 2 ** 31;
 
 const INT32_MAX = 2 ** 31 - 1;
 
@@ -177,11 +177,6 @@ export function ready(opts, fallback) {
   return loading;
 }
 
-/** True once ready() has resolved. */
-export function isReady() {
-  return inst !== null;
-}
-
 /** The instance record; throws a clear Error naming the caller before ready(). */
 export function wasm(fnName) {
   if (inst === null) {
@@ -224,10 +219,8 @@ export const ACT_CODES = Object.freeze({
   gelu_sigmoid: 7,
 });
 
-/** Status codes of src/ffn.h. */
-export const FFN_OK = 0;
-export const FFN_EINVAL = -1;
-export const FFN_ENOMEM = -2;
+/** src/ffn.h's status for a kernel whose own scratch allocation failed (0 is FFN_OK, -1 FFN_EINVAL). */
+const FFN_ENOMEM = -2;
 
 /** `what` may be a string or a function returning one (built only when a message needs it). */
 function whatText(what) {
@@ -343,7 +336,7 @@ function product(shape) {
 }
 
 /** Validate a shape: an array of non-negative integers. */
-export function checkShape(fnName, argName, shape) {
+function checkShape(fnName, argName, shape) {
   if (!Array.isArray(shape)) {
     throw new TypeError(`${fnName}: ${argName} shape must be an array of sizes; got ${describe(shape)}`);
   }
@@ -498,4 +491,3 @@ export function makeTensor(data, shape) {
   return { data: fresh(t), shape: sh };
 }
 
-export { product as shapeSize };
