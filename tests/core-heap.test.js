@@ -17,6 +17,7 @@ test('10,000 mixed calls (including failing ones) keep the wasm heap flat', () =
   const Wu = randTensor(r, [6, 10]);
   const x1 = randTensor(r, [6]);
   const expectedY = ffn.ffn(X, W1, b1, W2, b2).data;
+  assertClose({ data: expectedY, shape: [3, 6] }, ref.ffn(X, W1, b1, W2, b2), { rtol: 1e-5, atol: 1e-6, msg: 'before the run' });
   const calls = [
     () => ffn.gelu(X),
     () => ffn.activationGrad('silu', X),
@@ -53,6 +54,7 @@ test('a sequence that grows wasm memory mid-way keeps results correct', () => {
   const b2 = randTensor(r, [d]);
   const small = randTensor(r, [4, d]);
   const smallY = ffn.ffn(small, W1, b1, W2, b2);
+  assertClose(smallY, ref.ffn(small, W1, b1, W2, b2), { rtol: 1e-5, atol: 1e-6, msg: 'before growth' });
   const s0 = ffn.heapStats();
   // ~26 MB in one call (X, Y, and the T x dff work buffer) on a 16 MiB start: memory must grow inside this call.
   const T = Math.ceil((2 * s0.memoryBytes) / (4 * (2 * d + dff))) + 1;
