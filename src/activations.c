@@ -215,25 +215,37 @@ static inline f64x2 gelu_q_d(f64x2 r, f64x2 em_tail, f64x2 y, f64x2 T, f64x2 inv
                       f64x2_mul(y, f64x2_add(f64x2_splat(GELU_C1), f64x2_mul(y, T))));
   return f64x2_mul(e, f64x2_mul(g, inv));
 }
-static inline f32x4 fwd_gelu(f32x4 x) { /* NaN propagates */
+/* the parts GELU and GELU' share, for a = min(|x|, 15), low (0) and high (1) lane pairs: the
+   reduction -a^2/2 = n ln2 + r (k holding n in its low bits, r kept in double too), e^r - 1 - r,
+   y, 1/(a + K) and T(y) */
+typedef struct {
+  f64x2 a[2], k[2], r[2], em_tail[2], y[2], T[2], inv[2];
+} gelu_parts;
+static inline gelu_parts gelu_parts_of(f32x4 x) {
+  gelu_parts p;
   f32x4 a = f32x4_pmin(f32x4_abs(x), f32x4_splat(15.0f));
-  f64x2 alo = f32x4_promote_lo(a), ahi = f32x4_promote_hi(a);
-  f64x2 tl, th, yl, yh, il, ih;
-  gelu_prep_d(alo, &tl, &yl, &il);
-  gelu_prep_d(ahi, &th, &yh, &ih);
-  /* reduction, keeping r in double too */
-  f64x2 kl = f64x2_add(tl, f64x2_splat(SHIFT_D)), kh = f64x2_add(th, f64x2_splat(SHIFT_D));
-  f64x2 rl = f64x2_mul(f64x2_sub(tl, f64x2_sub(kl, f64x2_splat(SHIFT_D))), f64x2_splat(LN2_D));
-  f64x2 rh = f64x2_mul(f64x2_sub(th, f64x2_sub(kh, f64x2_splat(SHIFT_D))), f64x2_splat(LN2_D));
-  f32x4 r = f64x2_demote_pair(rl, rh), yf = f64x2_demote_pair(yl, yh);
+  p.a[0] = f32x4_promote_lo(a), p.a[1] = f32x4_promote_hi(a);
+  for (int h = 0; h < 2; h++) {
+    f64x2 t;
+    gelu_prep_d(p.a[h], &t, &p.y[h], &p.inv[h]);
+    p.k[h] = f64x2_add(t, f64x2_splat(SHIFT_D));
+    p.r[h] = f64x2_mul(f64x2_sub(t, f64x2_sub(p.k[h], f64x2_splat(SHIFT_D))), f64x2_splat(LN2_D));
+  }
+  f32x4 r = f64x2_demote_pair(p.r[0], p.r[1]), yf = f64x2_demote_pair(p.y[0], p.y[1]);
   f32x4 em_tail = em1_tail_f(r);
   f32x4 T = f32x4_splat(gelu_g_tail[0]);
   for (int i = 1; i < 8; i++) T = f32x4_add(f32x4_mul(T, yf), f32x4_splat(gelu_g_tail[i]));
-  f32x4 q = f64x2_demote_pair(gelu_q_d(rl, f32x4_promote_lo(em_tail), yl, f32x4_promote_lo(T), il),
-                              gelu_q_d(rh, f32x4_promote_hi(em_tail), yh, f32x4_promote_hi(T), ih));
+  p.em_tail[0] = f32x4_promote_lo(em_tail), p.em_tail[1] = f32x4_promote_hi(em_tail);
+  p.T[0] = f32x4_promote_lo(T), p.T[1] = f32x4_promote_hi(T);
+  return p;
+}
+static inline f32x4 fwd_gelu(f32x4 x) { /* NaN propagates */
+  gelu_parts p = gelu_parts_of(x);
+  f32x4 q = f64x2_demote_pair(gelu_q_d(p.r[0], p.em_tail[0], p.y[0], p.T[0], p.inv[0]),
+                              gelu_q_d(p.r[1], p.em_tail[1], p.y[1], p.T[1], p.inv[1]));
   /* x Q = ((x Q') 2^(n+64)) 2^-64: exact scalings, one rounding if x Q is subnormal; then x Q or
      x (1 - Q) = x - x Q */
-  q = f32x4_mul(q, f32x4_shl23_add(f64x2_low_words(kl, kh), EXP_BIAS64));
+  q = f32x4_mul(q, f32x4_shl23_add(f64x2_low_words(p.k[0], p.k[1]), EXP_BIAS64));
   f32x4 xq =
       f32x4_mul(f32x4_mul(f32x4_pmin(f32x4_pmax(x, f32x4_splat(-15.0f)), f32x4_splat(15.0f)), q),
                 f32x4_splat(TWO_M64_F));
@@ -267,22 +279,11 @@ static inline f64x2 gelu_grad_d(f64x2 x, f64x2 a, f64x2 k, f64x2 r, f64x2 em_tai
   return f64x2_select(neg, gb, f64x2_sub(f64x2_splat(1.0), gb));
 }
 static inline f32x4 grad_gelu_f(f32x4 x) { /* NaN propagates */
-  f32x4 a = f32x4_pmin(f32x4_abs(x), f32x4_splat(15.0f));
-  f64x2 alo = f32x4_promote_lo(a), ahi = f32x4_promote_hi(a);
-  f64x2 tl, th, yl, yh, il, ih;
-  gelu_prep_d(alo, &tl, &yl, &il);
-  gelu_prep_d(ahi, &th, &yh, &ih);
-  f64x2 kl = f64x2_add(tl, f64x2_splat(SHIFT_D)), kh = f64x2_add(th, f64x2_splat(SHIFT_D));
-  f64x2 rl = f64x2_mul(f64x2_sub(tl, f64x2_sub(kl, f64x2_splat(SHIFT_D))), f64x2_splat(LN2_D));
-  f64x2 rh = f64x2_mul(f64x2_sub(th, f64x2_sub(kh, f64x2_splat(SHIFT_D))), f64x2_splat(LN2_D));
-  f32x4 r = f64x2_demote_pair(rl, rh), yf = f64x2_demote_pair(yl, yh);
-  f32x4 em_tail = em1_tail_f(r);
-  f32x4 T = f32x4_splat(gelu_g_tail[0]);
-  for (int i = 1; i < 8; i++) T = f32x4_add(f32x4_mul(T, yf), f32x4_splat(gelu_g_tail[i]));
-  return f64x2_demote_pair(gelu_grad_d(f32x4_promote_lo(x), alo, kl, rl, f32x4_promote_lo(em_tail),
-                                       yl, f32x4_promote_lo(T), il),
-                           gelu_grad_d(f32x4_promote_hi(x), ahi, kh, rh, f32x4_promote_hi(em_tail),
-                                       yh, f32x4_promote_hi(T), ih));
+  gelu_parts p = gelu_parts_of(x);
+  return f64x2_demote_pair(gelu_grad_d(f32x4_promote_lo(x), p.a[0], p.k[0], p.r[0], p.em_tail[0],
+                                       p.y[0], p.T[0], p.inv[0]),
+                           gelu_grad_d(f32x4_promote_hi(x), p.a[1], p.k[1], p.r[1], p.em_tail[1],
+                                       p.y[1], p.T[1], p.inv[1]));
 }
 
 static inline f32x4 fwd_relu(f32x4 x) { /* x <= 0 -> +0 (also for -0); NaN stays NaN */
