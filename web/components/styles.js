@@ -5,6 +5,20 @@
 //   --ffn-accent, --ffn-fire, --ffn-leak, --ffn-focus, --ffn-radius.
 // Each internal --_x reads the public one and falls back to a default that passes WCAG contrast
 // (4.5:1 for text, 3:1 for marks) against the default background in both schemes.
+// Dark-scheme defaults, used both for a dark preference and for theme="dark".
+const darkDefaults = `
+  --_fg: var(--ffn-fg, #ececf1);
+  --_muted: var(--ffn-muted, #b4b4bf);
+  --_bg: var(--ffn-bg, #17181c);
+  --_surface: var(--ffn-surface, #23242a);
+  --_border: var(--ffn-border, #6e6e7a);
+  --_grid: var(--ffn-grid, #3a3b44);
+  --_accent: var(--ffn-accent, #7db3ff);
+  --_fire: var(--ffn-fire, #ffa05c);
+  --_leak: var(--ffn-leak, #c9a2ff);
+  --_focus: var(--ffn-focus, #9cc5ff);
+`;
+
 export const baseCss = `
 :host {
   --_font: var(--ffn-font, system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif);
@@ -34,31 +48,9 @@ export const baseCss = `
   contain: layout;
 }
 @media (prefers-color-scheme: dark) {
-  :host(:not([theme="light"])) {
-    --_fg: var(--ffn-fg, #ececf1);
-    --_muted: var(--ffn-muted, #b4b4bf);
-    --_bg: var(--ffn-bg, #17181c);
-    --_surface: var(--ffn-surface, #23242a);
-    --_border: var(--ffn-border, #6e6e7a);
-    --_grid: var(--ffn-grid, #3a3b44);
-    --_accent: var(--ffn-accent, #7db3ff);
-    --_fire: var(--ffn-fire, #ffa05c);
-    --_leak: var(--ffn-leak, #c9a2ff);
-    --_focus: var(--ffn-focus, #9cc5ff);
-  }
+  :host(:not([theme="light"])) {${darkDefaults}}
 }
-:host([theme="dark"]) {
-  --_fg: var(--ffn-fg, #ececf1);
-  --_muted: var(--ffn-muted, #b4b4bf);
-  --_bg: var(--ffn-bg, #17181c);
-  --_surface: var(--ffn-surface, #23242a);
-  --_border: var(--ffn-border, #6e6e7a);
-  --_grid: var(--ffn-grid, #3a3b44);
-  --_accent: var(--ffn-accent, #7db3ff);
-  --_fire: var(--ffn-fire, #ffa05c);
-  --_leak: var(--ffn-leak, #c9a2ff);
-  --_focus: var(--ffn-focus, #9cc5ff);
-}
+:host([theme="dark"]) {${darkDefaults}}
 *, *::before, *::after { box-sizing: border-box; }
 .title { font-weight: 650; margin: 0 0 8px; font-size: 1.02em; }
 .muted { color: var(--_muted); }
