@@ -1,6 +1,6 @@
 // <ffn-activation-plot>: the section's activations, their derivatives and the GELU approximation errors, with a readout (view only; math in activation-model.js).
 import * as ffn from '../ffn.js';
-import { attachStyledShadow, ElementBase, define, rafThrottle, trailingThrottle, fmt, svgEl } from './styles.js';
+import { attachStyledShadow, ElementBase, define, rafThrottle, trailingThrottle, fmt, svgEl, showError } from './styles.js';
 import { CURVES, CURVE_IDS, grid, sample, geluErrors, errorPeaks, findMinimum, readout } from './activation-model.js';
 
 const css = `
@@ -140,14 +140,7 @@ export class FfnActivationPlot extends ElementBase {
     this._reflecting = false;
   }
 
-  _showError(err) {
-    const p = document.createElement('p');
-    p.className = 'error';
-    p.setAttribute('role', 'alert');
-    p.textContent = `ffn-activation-plot: ${err && err.message ? err.message : err}`;
-    this._root.querySelector('.error')?.remove();
-    this._root.append(p);
-  }
+  _showError(err) { showError(this._root, 'ffn-activation-plot', err); }
 
   _computeStatic() {
     const [lo, hi] = this._range;

@@ -1,7 +1,7 @@
 // <ffn-memory-widget>: move a query through a hand-built key-value FFN and watch its memories fire (view only; math in memory-model.js).
 import * as ffn from '../ffn.js';
 import {
-  attachStyledShadow, ElementBase, define, rafThrottle, trailingThrottle, prefersReducedMotion, fmt, svgEl,
+  attachStyledShadow, ElementBase, define, rafThrottle, trailingThrottle, prefersReducedMotion, fmt, svgEl, showError,
 } from './styles.js';
 import {
   ACTIVATIONS, DEFAULT_FACTS, DEFAULT_DISTRACTORS, DEFAULT_THRESHOLD, QUERY_LIMIT,
@@ -257,14 +257,7 @@ export class FfnMemoryWidget extends ElementBase {
     this._hashTimer = setTimeout(() => history.replaceState(null, '', '#' + params.toString()), 200);
   }
 
-  _showError(err) {
-    const p = document.createElement('p');
-    p.className = 'error';
-    p.setAttribute('role', 'alert');
-    p.textContent = `ffn-memory-widget: ${err && err.message ? err.message : err}`;
-    this._root.querySelector('.error')?.remove();
-    this._root.append(p);
-  }
+  _showError(err) { showError(this._root, 'ffn-memory-widget', err); }
 
   // ---- building the DOM -------------------------------------------------------------------
   _rebuild(dom = true) {
