@@ -135,12 +135,11 @@ static inline f32x4 reduce_f(f32x4 z, f32x4 *p64) {
 }
 
 /* t = z / ln2 (two double halves, t in [-190, 0]) -> r = (t - n) ln2 as floats, *p64 = 2^(n+64) */
-static inline f32x4 reduce_log2_d(f64x2 tlo, f64x2 thi, f32x4 *p64, f64x2 *klo, f64x2 *khi) {
+static inline f32x4 reduce_log2_d(f64x2 tlo, f64x2 thi, f32x4 *p64) {
   f64x2 kl = f64x2_add(tlo, f64x2_splat(SHIFT_D)), kh = f64x2_add(thi, f64x2_splat(SHIFT_D));
   f64x2 rl = f64x2_mul(f64x2_sub(tlo, f64x2_sub(kl, f64x2_splat(SHIFT_D))), f64x2_splat(LN2_D));
   f64x2 rh = f64x2_mul(f64x2_sub(thi, f64x2_sub(kh, f64x2_splat(SHIFT_D))), f64x2_splat(LN2_D));
   *p64 = f32x4_shl23_add(f64x2_low_words(kl, kh), EXP_BIAS64);
-  if (klo) *klo = kl, *khi = kh;
   return f64x2_demote_pair(rl, rh);
 }
 
@@ -185,8 +184,8 @@ static inline f64x2 gelu_tanh_t_d(f64x2 a) {
 static inline f32x4 fwd_gelu_tanh(f32x4 x) {
   f32x4 xc = f32x4_pmax(x, f32x4_splat(-11.0f));
   f32x4 a = f32x4_pmin(f32x4_abs(x), f32x4_splat(11.0f));
-  f32x4 p64, r = reduce_log2_d(gelu_tanh_t_d(f32x4_promote_lo(a)),
-                               gelu_tanh_t_d(f32x4_promote_hi(a)), &p64, NULL, NULL);
+  f32x4 p64, r =
+      reduce_log2_d(gelu_tanh_t_d(f32x4_promote_lo(a)), gelu_tanh_t_d(f32x4_promote_hi(a)), &p64);
   return times_sigmoid(xc, r, p64, x); /* NaN propagates */
 }
 
