@@ -11,6 +11,9 @@
 
 export const fmtShape = (shape) => `[${shape.join(',')}]`;
 
+/** Whether two shapes (arrays of sizes) are equal. */
+export const sameShape = (a, b) => a.length === b.length && a.every((s, i) => s === b[i]);
+
 function product(shape) {
   let n = 1;
   for (const s of shape) n *= s;
@@ -154,8 +157,7 @@ export function compareValue(w, spec, tol) {
     case 'ints': {
       const t = wireToTensor(w);
       if (t.problem) return { pass: false, problem: t.problem };
-      const sameShape = t.shape.length === spec.shape.length && t.shape.every((s, i) => s === spec.shape[i]);
-      if (!sameShape) {
+      if (!sameShape(t.shape, spec.shape)) {
         const flatHint = t.flat && t.data.length === spec.data.length && spec.shape.length > 1 ? ' (a flat array: wrap it as {data, shape})' : '';
         return { pass: false, problem: `returned shape ${fmtShape(t.shape)}, expected ${fmtShape(spec.shape)}${flatHint}` };
       }
@@ -233,7 +235,7 @@ export function specsAgree(a, b, tol) {
   if (a.kind !== b.kind) return false;
   if (a.kind === 'object') return Object.keys(a.entries).every((k) => b.entries[k] && specsAgree(a.entries[k], b.entries[k], tol));
   if (a.kind === 'count' || a.kind === 'number') return a.kind === 'count' ? a.value === b.value : closeEnough(a.value, b.value, tol);
-  if (a.shape.length !== b.shape.length || a.shape.some((s, i) => s !== b.shape[i])) return false;
+  if (!sameShape(a.shape, b.shape)) return false;
   for (let i = 0; i < a.data.length; i++) {
     if (a.kind === 'ints' ? a.data[i] !== b.data[i] : !closeEnough(a.data[i], b.data[i], tol)) return false;
   }

@@ -1,6 +1,6 @@
 // Headless grading: generate hidden tests, run learner code in the worker, compare with the wasm reference on the page, diagnose known mistakes.
 import * as defaultApi from '../ffn.js';
-import { compareValue, specLike, specsAgree, fmtNum, fmtShape, wireToTensor } from './compare.js';
+import { compareValue, specLike, specsAgree, fmtNum, fmtShape, sameShape, wireToTensor } from './compare.js';
 import { getExercise, makeRng, hashSeed } from './exercises.js';
 import { runLearnerCode, DEFAULT_TIMEOUT_MS, DEFAULT_LIMITS } from './runner.js';
 
@@ -123,7 +123,7 @@ function genericDiagnosis(fn, failing, tests, outcomes, tol) {
   }
   let factor = null;
   const scaled = decide(([g, e]) => {
-    if (g.shape.length !== e.shape.length || g.shape.some((s, i) => s !== e.shape[i])) return 'no';
+    if (!sameShape(g.shape, e.shape)) return 'no';
     let num = 0;
     let den = 0;
     for (let i = 0; i < e.data.length; i++) {
