@@ -19,7 +19,7 @@ const darkDefaults = `
   --_focus: var(--ffn-focus, #9cc5ff);
 `;
 
-export const baseCss = `
+const baseCss = `
 :host {
   --_font: var(--ffn-font, system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif);
   --_mono: var(--ffn-mono, ui-monospace, "SFMono-Regular", Menlo, Consolas, "Liberation Mono", monospace);
@@ -163,7 +163,7 @@ export function fmtInt(v) {
   return Math.round(v).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }
 
-export const SVG_NS = 'http://www.w3.org/2000/svg';
+const SVG_NS = 'http://www.w3.org/2000/svg';
 
 /** Create an SVG element with attributes. */
 export function svgEl(tag, attrs = {}, parent = null) {
