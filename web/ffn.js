@@ -10,11 +10,13 @@ import {
   checkKernelDims,
   heapStats as runtimeHeapStats,
   ACT_CODES,
+  ACTIVATIONS,
+  actCode,
 } from './runtime.js';
 export * from './layers.js';
 
 /** Every activation name accepted by activationGrad, ffn and gatedFfn. */
-export const activations = Object.freeze(['relu', 'relu2', 'sigmoid', 'silu', 'gelu', 'gelu_tanh', 'gelu_sigmoid', 'identity']);
+export const activations = ACTIVATIONS;
 
 /** Load and instantiate the wasm module once (memoized). opts.wasm: URL, string, bytes or WebAssembly.Module. */
 export function ready(opts) {
@@ -32,18 +34,6 @@ export function tensor(data, shape) {
 }
 
 /* ---------------- helpers ---------------- */
-
-function actCode(fnName, name, argName = 'activation') {
-  if (typeof name !== 'string') {
-    throw new TypeError(`${fnName}: ${argName} must be one of ${activations.map((a) => `'${a}'`).join(', ')}; got ${describe(name)}`);
-  }
-  if (!Object.prototype.hasOwnProperty.call(ACT_CODES, name)) {
-    throw new RangeError(
-      `${fnName}: unknown ${argName} '${name}'; expected one of ${activations.map((a) => `'${a}'`).join(', ')}`,
-    );
-  }
-  return ACT_CODES[name];
-}
 
 function options(fnName, opts) {
   if (opts === undefined || opts === null) return {};

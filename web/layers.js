@@ -1,33 +1,15 @@
 // Resident FFN layers: weights packed once into wasm memory, forward(X) on the packed SIMD GEMM with fused epilogues, dispose() to free.
-import { wasm, parseTensor, fmtShape, describe, ACT_CODES, statusError } from './runtime.js';
+import { wasm, parseTensor, fmtShape, fmtBytes, describe, actCode, statusError } from './runtime.js';
 
 const FLOAT_BYTES = 4;
 /** Per-layer input/output scratch kept between calls up to this size; larger calls use a per-call block. */
 const KEEP_SCRATCH_BYTES = 4 * 2 ** 20;
-
-const ACT_NAMES = Object.keys(ACT_CODES);
-
-function actCode(fn, name) {
-  const list = () => ACT_NAMES.map((a) => `'${a}'`).join(', ');
-  if (typeof name !== 'string') throw new TypeError(`${fn}: activation must be one of ${list()}; got ${describe(name)}`);
-  if (!Object.prototype.hasOwnProperty.call(ACT_CODES, name)) {
-    throw new RangeError(`${fn}: unknown activation '${name}'; expected one of ${list()}`);
-  }
-  return ACT_CODES[name];
-}
 
 function spec(fn, opts, required) {
   if (opts === null || typeof opts !== 'object' || Array.isArray(opts)) {
     throw new TypeError(`${fn}: expected an object { ${required.join(', ')}, ... }; got ${describe(opts)}`);
   }
   return opts;
-}
-
-function fmtBytes(n) {
-  if (n >= 2 ** 30) return `${(n / 2 ** 30).toFixed(1)} GiB`;
-  if (n >= 2 ** 20) return `${(n / 2 ** 20).toFixed(1)} MiB`;
-  if (n >= 1024) return `${(n / 1024).toFixed(1)} KiB`;
-  return `${n} B`;
 }
 
 function weight(fn, name, v, rows, cols, why) {

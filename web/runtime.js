@@ -200,7 +200,7 @@ export function heapStats() {
 /* heap helpers                                                        */
 /* ------------------------------------------------------------------ */
 
-function fmtBytes(n) {
+export function fmtBytes(n) {
   if (n >= 2 ** 30) return `${(n / 2 ** 30).toFixed(1)} GiB`;
   if (n >= 2 ** 20) return `${(n / 2 ** 20).toFixed(1)} MiB`;
   if (n >= 1024) return `${(n / 1024).toFixed(1)} KiB`;
@@ -218,6 +218,20 @@ export const ACT_CODES = Object.freeze({
   gelu_tanh: 6,
   gelu_sigmoid: 7,
 });
+
+/** Every activation name, in the order error messages list them (web/ffn.js exports it as `activations`). */
+export const ACTIVATIONS = Object.freeze(['relu', 'relu2', 'sigmoid', 'silu', 'gelu', 'gelu_tanh', 'gelu_sigmoid', 'identity']);
+
+/** The C code of an activation name; a TypeError (not a string) or RangeError (unknown name) naming fnName and argName. */
+export function actCode(fnName, name, argName = 'activation') {
+  if (typeof name !== 'string') {
+    throw new TypeError(`${fnName}: ${argName} must be one of ${ACTIVATIONS.map((a) => `'${a}'`).join(', ')}; got ${describe(name)}`);
+  }
+  if (!Object.prototype.hasOwnProperty.call(ACT_CODES, name)) {
+    throw new RangeError(`${fnName}: unknown ${argName} '${name}'; expected one of ${ACTIVATIONS.map((a) => `'${a}'`).join(', ')}`);
+  }
+  return ACT_CODES[name];
+}
 
 /** src/ffn.h's status for a kernel whose own scratch allocation failed (0 is FFN_OK, -1 FFN_EINVAL). */
 const FFN_ENOMEM = -2;
