@@ -195,8 +195,8 @@ test('parameters: the section figures for every preset', () => {
   assert.equal(q.ffnParams, 3 * 2048 * 768);
   assert.equal(q.moe.totalParams, 128 * 3 * 2048 * 768 + 2048 * 128);
   assert.equal(q.moe.activeParams, 8 * 3 * 2048 * 768 + 2048 * 128);
-  assert.equal(q.moe.activeFlops, 2 * q.moe.activeParams);
-  assert.equal(q.moe.activeFraction, q.moe.activeParams / q.moe.totalParams);
+  assert.equal(q.moe.activeFlops, 2 * (8 * 3 * 2048 * 768 + 2048 * 128));
+  assert.equal(q.moe.activeFraction, (8 * 3 * 2048 * 768 + 2048 * 128) / (128 * 3 * 2048 * 768 + 2048 * 128));
   assert.equal(q.attnParams, 2048 * 4096 * 2 + 2048 * 512 * 2);
   assert.throws(() => pm.computeBlock(ffn, { ...P.gpt2, kvHeads: 5 }), /multiple of kvHeads/);
   assert.throws(() => pm.computeBlock(ffn, { ...P.gpt2, d: 0 }), /d must be a positive integer/);
