@@ -136,13 +136,13 @@ function put(r, p, data) {
  */
 export function createLinear(opts) {
   const fn = 'createLinear';
-  wasm(fn);
+  const r = wasm(fn);
   const o = spec(fn, opts, ['W', 'b', 'activation']);
   const code = actCode(fn, o.activation === undefined ? 'identity' : o.activation);
   const w = weight(fn, 'W', o.W, null, null, '2 dimensions [d_in,d_out]');
   const [K, N] = w.shape;
   const b = bias(fn, 'b', o.b, N, "d_out, W's second dimension");
-  const wf = wasm(fn).exports.gemm_packed_size(K, N);
+  const wf = r.exports.gemm_packed_size(K, N);
   const bf = b ? Math.ceil(N / 4) * 4 : 0;
   return makeLayer(fn, {
     dIn: K,
@@ -159,7 +159,7 @@ export function createLinear(opts) {
       }
       if (b) put(r, base + wf * FLOAT_BYTES, b.data);
     },
-    workFloats: (M) => wasm(fn).exports.gemm_work_size(M, K),
+    workFloats: (M) => r.exports.gemm_work_size(M, K),
     run: (ex, pY, pX, M, pW, base) => ex.gemm_forward(pY, pX, base, b ? base + wf * FLOAT_BYTES : 0, M, K, N, code, pW),
   });
 }
@@ -204,7 +204,7 @@ export function createFfn(opts) {
       if (b1) put(rr, base + ob1 * FLOAT_BYTES, b1.data);
       if (b2) put(rr, base + ob2 * FLOAT_BYTES, b2.data);
     },
-    workFloats: (M) => wasm(fn).exports.ffn_packed_work_size(M, d, dff),
+    workFloats: (M) => r.exports.ffn_packed_work_size(M, d, dff),
     run: (ex, pY, pX, M, pW, base) =>
       ex.ffn_packed_forward(
         pY,
@@ -257,7 +257,7 @@ export function createGatedFfn(opts) {
         ex.free(tmp);
       }
     },
-    workFloats: (M) => wasm(fn).exports.ffn_packed_work_size(M, d, dff),
+    workFloats: (M) => r.exports.ffn_packed_work_size(M, d, dff),
     run: (ex, pY, pX, M, pW, base) => ex.gated_packed_forward(pY, pX, base, base + fgu * FLOAT_BYTES, M, d, dff, code, pW),
   });
 }
