@@ -438,8 +438,7 @@ FFN_API int swiglu_backward_gemm(float *dX, float *dWg, float *dWu, float *dWd, 
   if (N < 0 || d < 0 || dff < 0) return FFN_EINVAL;
   size_t n = (size_t)N * dff;
   float *G = work, *U = fskip(work, n), *H = fskip(work, 2 * n);
-  int st = FFN_OK;
-  if (st == FFN_OK) st = gemm_ex(G, X, 0, Wg, 0, N, d, dff, 0);   /* G = X Wg        (N,dff) */
+  int st = gemm_ex(G, X, 0, Wg, 0, N, d, dff, 0);                 /* G = X Wg        (N,dff) */
   if (st == FFN_OK) st = gemm_ex(U, X, 0, Wu, 0, N, d, dff, 0);   /* U = X Wu        (N,dff) */
   if (st != FFN_OK) return st;
   ffn_gate_mul(H, G, U, n, FFN_ACT_SILU);                          /* H = silu(G) U */
