@@ -61,6 +61,11 @@ function roundUp(h, m) {
   return m * Math.ceil(h / m);
 }
 
+/** LLaMA's optional ffnDimMultiplier step: the integer part of mult * h, or h when there is no multiplier. */
+function applyMultiplier(h, mult) {
+  return mult != null ? Math.trunc(mult * h) : h;
+}
+
 /** Top-k by a stable sort of the indices (descending: ties by lower index). */
 function topK(values, k, { ascendingTail = false, tieHigh = false, smallest = false } = {}) {
   const idx = Array.from(values, (_, i) => i);
@@ -459,12 +464,12 @@ multiply by <code>ffnDimMultiplier</code> and take the integer part again if one
       { id: 'swiglu-gelu', fn: 'swigluFfn', title: 'GELU instead of SiLU (GEGLU)', message: 'Your output matches GEGLU, a GELU gate. SwiGLU uses SiLU(z) = z·σ(z).', compute: ([X, Wg, Wu, Wd], api) => api.gatedFfn(X, Wg, Wu, Wd, { activation: 'gelu' }) },
       { id: 'swiglu-gelu', fn: 'swigluFfn', title: 'GELU instead of SiLU (GEGLU)', message: 'Your output matches GEGLU, a GELU gate. SwiGLU uses SiLU(z) = z·σ(z).', compute: ([X, Wg, Wu, Wd], api) => api.gatedFfn(X, Wg, Wu, Wd, { activation: 'gelu_tanh' }) },
       { id: 'swiglu-no-up', fn: 'swigluFfn', title: 'Missing the up branch', message: 'Your output matches SiLU(X·Wg)·Wd: the gate never multiplies the up projection X·Wu.', compute: ([X, Wg, , Wd], api) => api.ffn(X, Wg, null, Wd, null, { activation: 'silu' }) },
-      { id: 'llama-rounded-down', fn: 'llamaHiddenDim', title: 'Rounded down', message: 'You rounded down to the multiple. LLaMA rounds up: 10,922 becomes 43 × 256 = 11,008, not 10,752.', compute: ([d, m = 256, mult = null]) => { let h = Math.trunc((8 * d) / 3); if (mult != null) h = Math.trunc(mult * h); return m * Math.floor(h / m); } },
-      { id: 'llama-nearest', fn: 'llamaHiddenDim', title: 'Rounded to the nearest multiple', message: 'You rounded to the nearest multiple. LLaMA always rounds up (d = 5120 gives 13,824, not 13,568).', compute: ([d, m = 256, mult = null]) => { let h = Math.trunc((8 * d) / 3); if (mult != null) h = Math.trunc(mult * h); return m * Math.round(h / m); } },
-      { id: 'llama-not-rounded', fn: 'llamaHiddenDim', title: 'Not rounded to the multiple', message: 'You returned the width before rounding. Finish by rounding up to a multiple of multipleOf, so the matrices tile well (10,922 -> 11,008).', compute: ([d, , mult = null]) => { let h = Math.trunc((8 * d) / 3); if (mult != null) h = Math.trunc(mult * h); return h; } },
-      { id: 'llama-without-two-thirds', fn: 'llamaHiddenDim', title: 'Without the 2/3', message: 'You started from 4d. The gated FFN has three matrices, so LLaMA scales the classic 4d by 2/3 (the 8/3 rule) before rounding.', compute: ([d, m = 256, mult = null]) => { let h = 4 * d; if (mult != null) h = Math.trunc(mult * h); return roundUp(h, m); } },
-      { id: 'llama-multiplier-after-rounding', fn: 'llamaHiddenDim', title: 'Multiplier applied after rounding', message: 'You applied ffnDimMultiplier after rounding. Multiply first (and take the integer part), then round up to the multiple.', compute: ([d, m = 256, mult = null]) => { let h = roundUp(Math.trunc((8 * d) / 3), m); if (mult != null) h = Math.trunc(mult * h); return h; } },
-      { id: 'llama-multiplier-after-rounding', fn: 'llamaHiddenDim', title: 'Multiplier applied after rounding', message: 'You applied ffnDimMultiplier after rounding. Multiply first (and take the integer part), then round up to the multiple.', compute: ([d, m = 256, mult = null]) => { let h = roundUp(Math.trunc((8 * d) / 3), m); if (mult != null) h = roundUp(Math.trunc(mult * h), m); return h; } },
+      { id: 'llama-rounded-down', fn: 'llamaHiddenDim', title: 'Rounded down', message: 'You rounded down to the multiple. LLaMA rounds up: 10,922 becomes 43 × 256 = 11,008, not 10,752.', compute: ([d, m = 256, mult = null]) => m * Math.floor(applyMultiplier(Math.trunc((8 * d) / 3), mult) / m) },
+      { id: 'llama-nearest', fn: 'llamaHiddenDim', title: 'Rounded to the nearest multiple', message: 'You rounded to the nearest multiple. LLaMA always rounds up (d = 5120 gives 13,824, not 13,568).', compute: ([d, m = 256, mult = null]) => m * Math.round(applyMultiplier(Math.trunc((8 * d) / 3), mult) / m) },
+      { id: 'llama-not-rounded', fn: 'llamaHiddenDim', title: 'Not rounded to the multiple', message: 'You returned the width before rounding. Finish by rounding up to a multiple of multipleOf, so the matrices tile well (10,922 -> 11,008).', compute: ([d, , mult = null]) => applyMultiplier(Math.trunc((8 * d) / 3), mult) },
+      { id: 'llama-without-two-thirds', fn: 'llamaHiddenDim', title: 'Without the 2/3', message: 'You started from 4d. The gated FFN has three matrices, so LLaMA scales the classic 4d by 2/3 (the 8/3 rule) before rounding.', compute: ([d, m = 256, mult = null]) => roundUp(applyMultiplier(4 * d, mult), m) },
+      { id: 'llama-multiplier-after-rounding', fn: 'llamaHiddenDim', title: 'Multiplier applied after rounding', message: 'You applied ffnDimMultiplier after rounding. Multiply first (and take the integer part), then round up to the multiple.', compute: ([d, m = 256, mult = null]) => applyMultiplier(roundUp(Math.trunc((8 * d) / 3), m), mult) },
+      { id: 'llama-multiplier-after-rounding', fn: 'llamaHiddenDim', title: 'Multiplier applied after rounding', message: 'You applied ffnDimMultiplier after rounding. Multiply first (and take the integer part), then round up to the multiple.', compute: ([d, m = 256, mult = null]) => { const h = roundUp(Math.trunc((8 * d) / 3), m); return mult != null ? roundUp(Math.trunc(mult * h), m) : h; } },
     ],
   },
   {
