@@ -10,10 +10,10 @@ export function mutate(src, from, to) {
   return src.replace(from, to);
 }
 
-const G = solution('gelu');
-const F = solution('ffn');
+/** A variant made by one edit of the exercise's reference solution. */
+const edit = (exercise, from, to) => ({ exercise, source: mutate(solution(exercise), from, to) });
+
 const S = solution('swiglu');
-const B = solution('swiglu-backward');
 const M = solution('memories');
 const Q = solution('gqa-budget');
 
@@ -34,20 +34,17 @@ function geluTanh(x) {
 }
 `,
   },
-  'gelu-sigmoid-form': { exercise: 'gelu', source: mutate(G, EXACT, 'z / (1 + Math.exp(-1.702 * z))') },
-  'gelu-missing-half': { exercise: 'gelu', source: mutate(G, EXACT, 'z * (1 + erf(z / Math.SQRT2))') },
-  'gelu-missing-cubic': { exercise: 'gelu', source: mutate(G, TANH, '0.5 * z * (1 + Math.tanh(c * z))') },
+  'gelu-sigmoid-form': edit('gelu', EXACT, 'z / (1 + Math.exp(-1.702 * z))'),
+  'gelu-missing-half': edit('gelu', EXACT, 'z * (1 + erf(z / Math.SQRT2))'),
+  'gelu-missing-cubic': edit('gelu', TANH, '0.5 * z * (1 + Math.tanh(c * z))'),
 
-  'ffn-exact-gelu': {
-    exercise: 'ffn',
-    source: mutate(F, "const H = map(add(matmul(X, W1), b1), (z) => geluTanhScalar(z));", 'const H = map(add(matmul(X, W1), b1), (z) => 0.5 * z * (1 + erf(z / Math.SQRT2)));'),
-  },
-  'ffn-missing-b1': { exercise: 'ffn', source: mutate(F, 'map(add(matmul(X, W1), b1),', 'map(matmul(X, W1),') },
-  'ffn-missing-b2': { exercise: 'ffn', source: mutate(F, 'return add(matmul(H, W2), b2);', 'return matmul(H, W2);') },
-  'ffn-relu': { exercise: 'ffn', source: mutate(F, '(z) => geluTanhScalar(z)', '(z) => Math.max(0, z)') },
-  'count-without-biases': { exercise: 'ffn', source: mutate(F, 'return weights + biases;', 'return weights;') },
-  'count-gated-ungated-biases': { exercise: 'ffn', source: mutate(F, '(gated ? 2 * dFF : dFF) + d', 'dFF + d') },
-  'count-gated-two-matrices': { exercise: 'ffn', source: mutate(F, '(gated ? 3 : 2) * d * dFF', '2 * d * dFF') },
+  'ffn-exact-gelu': edit('ffn', "const H = map(add(matmul(X, W1), b1), (z) => geluTanhScalar(z));", 'const H = map(add(matmul(X, W1), b1), (z) => 0.5 * z * (1 + erf(z / Math.SQRT2)));'),
+  'ffn-missing-b1': edit('ffn', 'map(add(matmul(X, W1), b1),', 'map(matmul(X, W1),'),
+  'ffn-missing-b2': edit('ffn', 'return add(matmul(H, W2), b2);', 'return matmul(H, W2);'),
+  'ffn-relu': edit('ffn', '(z) => geluTanhScalar(z)', '(z) => Math.max(0, z)'),
+  'count-without-biases': edit('ffn', 'return weights + biases;', 'return weights;'),
+  'count-gated-ungated-biases': edit('ffn', '(gated ? 2 * dFF : dFF) + d', 'dFF + d'),
+  'count-gated-two-matrices': edit('ffn', '(gated ? 3 : 2) * d * dFF', '2 * d * dFF'),
 
   'swiglu-silu-on-up': {
     exercise: 'swiglu',
@@ -57,13 +54,13 @@ function geluTanh(x) {
       'const U = map(matmul(X, Wu), (z) => silu(z));',
     ),
   },
-  'swiglu-sigmoid': { exercise: 'swiglu', source: mutate(S, 'return z / (1 + Math.exp(-z));', 'return 1 / (1 + Math.exp(-z));') },
-  'swiglu-gelu': { exercise: 'swiglu', source: mutate(S, 'return z / (1 + Math.exp(-z));', 'return 0.5 * z * (1 + erf(z / Math.SQRT2));') },
-  'swiglu-no-up': { exercise: 'swiglu', source: mutate(S, 'return matmul(mul(A, U), Wd);', 'return matmul(A, Wd);') },
-  'llama-rounded-down': { exercise: 'swiglu', source: mutate(S, 'Math.ceil(hidden / multipleOf)', 'Math.floor(hidden / multipleOf)') },
-  'llama-nearest': { exercise: 'swiglu', source: mutate(S, 'Math.ceil(hidden / multipleOf)', 'Math.round(hidden / multipleOf)') },
-  'llama-not-rounded': { exercise: 'swiglu', source: mutate(S, 'return multipleOf * Math.ceil(hidden / multipleOf);', 'return hidden;') },
-  'llama-without-two-thirds': { exercise: 'swiglu', source: mutate(S, 'Math.trunc((2 * (4 * d)) / 3)', '4 * d') },
+  'swiglu-sigmoid': edit('swiglu', 'return z / (1 + Math.exp(-z));', 'return 1 / (1 + Math.exp(-z));'),
+  'swiglu-gelu': edit('swiglu', 'return z / (1 + Math.exp(-z));', 'return 0.5 * z * (1 + erf(z / Math.SQRT2));'),
+  'swiglu-no-up': edit('swiglu', 'return matmul(mul(A, U), Wd);', 'return matmul(A, Wd);'),
+  'llama-rounded-down': edit('swiglu', 'Math.ceil(hidden / multipleOf)', 'Math.floor(hidden / multipleOf)'),
+  'llama-nearest': edit('swiglu', 'Math.ceil(hidden / multipleOf)', 'Math.round(hidden / multipleOf)'),
+  'llama-not-rounded': edit('swiglu', 'return multipleOf * Math.ceil(hidden / multipleOf);', 'return hidden;'),
+  'llama-without-two-thirds': edit('swiglu', 'Math.trunc((2 * (4 * d)) / 3)', '4 * d'),
   'llama-multiplier-after-rounding': {
     exercise: 'swiglu',
     source: `${S.slice(0, S.indexOf('function llamaHiddenDim'))}function llamaHiddenDim(d, multipleOf = 256, ffnDimMultiplier = null) {
@@ -75,11 +72,11 @@ function geluTanh(x) {
 `,
   },
 
-  'backward-dx-missing-up': { exercise: 'swiglu-backward', source: mutate(B, 'const dX = add(matmul(dG, transpose(Wg)), matmul(dU, transpose(Wu)));', 'const dX = matmul(dG, transpose(Wg));') },
-  'backward-dx-missing-gate': { exercise: 'swiglu-backward', source: mutate(B, 'const dX = add(matmul(dG, transpose(Wg)), matmul(dU, transpose(Wu)));', 'const dX = matmul(dU, transpose(Wu));') },
-  'backward-silu-prime-sigma': { exercise: 'swiglu-backward', source: mutate(B, 'return s * (1 + g * (1 - s));', 'return s * (1 - s);') },
-  'backward-product-rule': { exercise: 'swiglu-backward', source: mutate(B, 'const dG = mul(mul(dH, U), slope);', 'const dG = mul(dH, slope);') },
-  'backward-dw-transposed': { exercise: 'swiglu-backward', source: mutate(B, 'const dWDown = matmul(transpose(H), dY);', 'const dWDown = matmul(transpose(dY), H);') },
+  'backward-dx-missing-up': edit('swiglu-backward', 'const dX = add(matmul(dG, transpose(Wg)), matmul(dU, transpose(Wu)));', 'const dX = matmul(dG, transpose(Wg));'),
+  'backward-dx-missing-gate': edit('swiglu-backward', 'const dX = add(matmul(dG, transpose(Wg)), matmul(dU, transpose(Wu)));', 'const dX = matmul(dU, transpose(Wu));'),
+  'backward-silu-prime-sigma': edit('swiglu-backward', 'return s * (1 + g * (1 - s));', 'return s * (1 - s);'),
+  'backward-product-rule': edit('swiglu-backward', 'const dG = mul(mul(dH, U), slope);', 'const dG = mul(dH, slope);'),
+  'backward-dw-transposed': edit('swiglu-backward', 'const dWDown = matmul(transpose(H), dY);', 'const dWDown = matmul(transpose(dY), H);'),
 
   'memories-ascending': {
     exercise: 'memories',
@@ -89,15 +86,15 @@ function geluTanh(x) {
       'const top = order.slice(order.length - k);',
     ),
   },
-  'memories-smallest': { exercise: 'memories', source: mutate(M, 'sort((i, j) => coef.data[j] - coef.data[i])', 'sort((i, j) => coef.data[i] - coef.data[j])') },
-  'memories-no-relu': { exercise: 'memories', source: mutate(M, 'map(add(matmul(x, W1), b1), (z) => Math.max(0, z))', 'add(matmul(x, W1), b1)') },
-  'memories-partial-all': { exercise: 'memories', source: mutate(M, 'for (const i of top) {', 'for (const i of order) {') },
-  'memories-ties-high-index': { exercise: 'memories', source: mutate(M, 'sort((i, j) => coef.data[j] - coef.data[i])', 'sort((i, j) => coef.data[j] - coef.data[i] || j - i)') },
+  'memories-smallest': edit('memories', 'sort((i, j) => coef.data[j] - coef.data[i])', 'sort((i, j) => coef.data[i] - coef.data[j])'),
+  'memories-no-relu': edit('memories', 'map(add(matmul(x, W1), b1), (z) => Math.max(0, z))', 'add(matmul(x, W1), b1)'),
+  'memories-partial-all': edit('memories', 'for (const i of top) {', 'for (const i of order) {'),
+  'memories-ties-high-index': edit('memories', 'sort((i, j) => coef.data[j] - coef.data[i])', 'sort((i, j) => coef.data[j] - coef.data[i] || j - i)'),
 
-  'gqa-kv-as-full-heads': { exercise: 'gqa-budget', source: mutate(Q, 'const kv = 2 * d * nKvHeads * dHead;', 'const kv = 2 * d * nHeads * dHead;') },
-  'gqa-ffn-two-matrices': { exercise: 'gqa-budget', source: mutate(Q, 'const ffn = 3 * d * hidden;', 'const ffn = 2 * d * hidden;') },
-  'gqa-share-ratio': { exercise: 'gqa-budget', source: mutate(Q, 'ffnShare: ffn / (attention + ffn)', 'ffnShare: ffn / attention') },
-  'gqa-share-percent': { exercise: 'gqa-budget', source: mutate(Q, 'ffnShare: ffn / (attention + ffn)', 'ffnShare: (100 * ffn) / (attention + ffn)') },
+  'gqa-kv-as-full-heads': edit('gqa-budget', 'const kv = 2 * d * nKvHeads * dHead;', 'const kv = 2 * d * nHeads * dHead;'),
+  'gqa-ffn-two-matrices': edit('gqa-budget', 'const ffn = 3 * d * hidden;', 'const ffn = 2 * d * hidden;'),
+  'gqa-share-ratio': edit('gqa-budget', 'ffnShare: ffn / (attention + ffn)', 'ffnShare: ffn / attention'),
+  'gqa-share-percent': edit('gqa-budget', 'ffnShare: ffn / (attention + ffn)', 'ffnShare: (100 * ffn) / (attention + ffn)'),
   'gqa-d-for-heads': {
     exercise: 'gqa-budget',
     source: mutate(
@@ -106,6 +103,6 @@ function geluTanh(x) {
       'const kv = 2 * d * (d / nHeads) * nKvHeads;',
     ),
   },
-  'width-inverted': { exercise: 'gqa-budget', source: mutate(Q, 'return (2 * m) / 3;', 'return (3 * m) / 2;') },
-  'width-truncated': { exercise: 'gqa-budget', source: mutate(Q, 'return (2 * m) / 3;', 'return Math.floor((2 * m) / 3);') },
+  'width-inverted': edit('gqa-budget', 'return (2 * m) / 3;', 'return (3 * m) / 2;'),
+  'width-truncated': edit('gqa-budget', 'return (2 * m) / 3;', 'return Math.floor((2 * m) / 3);'),
 };
