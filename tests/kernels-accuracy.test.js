@@ -2,6 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
+import * as ref from './ref.js';
 
 const wasmUrl = new URL(import.meta.resolve('ffn-lab/ffn.wasm'));
 const { instance } = await WebAssembly.instantiate(await readFile(wasmUrl), {
@@ -10,35 +11,9 @@ const { instance } = await WebAssembly.instantiate(await readFile(wasmUrl), {
 const k = instance.exports;
 k._initialize();
 
-/* ---- float64 reference (independent of src/: series + continued fraction) ---- */
+/* ---- float64 reference (independent of src/): erfc, Phi, phi and sigmoid from tests/ref.js ---- */
 
-const SQRT_PI = Math.sqrt(Math.PI);
-/* erf(x), |x| < 3, by the positive-term series erf x = 2/sqrt(pi) e^{-x^2} sum 2^n x^{2n+1} / (2n+1)!! */
-function erfSeries(x) {
-  const x2 = x * x;
-  let term = x;
-  let sum = x;
-  for (let n = 1; n < 300 && Math.abs(term) > 1e-18 * Math.abs(sum); n++) {
-    term *= (2 * x2) / (2 * n + 1);
-    sum += term;
-  }
-  return (2 / SQRT_PI) * Math.exp(-x2) * sum;
-}
-/* erfc(x), x >= 2.5, by the continued fraction
-   erfc x = e^{-x^2}/sqrt(pi) * 1/(x + (1/2)/(x + 1/(x + (3/2)/(x + 2/(x + ...))))), evaluated backwards */
-function erfcFraction(x) {
-  let f = x;
-  for (let n = 400; n >= 1; n--) f = x + n / 2 / f;
-  return Math.exp(-x * x) / SQRT_PI / f;
-}
-function erfc(x) {
-  if (Number.isNaN(x)) return NaN;
-  if (x < 0) return 2 - erfc(-x);
-  return x < 2.5 ? 1 - erfSeries(x) : erfcFraction(x);
-}
-const Phi = (x) => 0.5 * erfc(-x / Math.SQRT2);
-const phi = (x) => Math.exp(-0.5 * x * x) / Math.sqrt(2 * Math.PI);
-const sigmoid = (z) => (z >= 0 ? 1 / (1 + Math.exp(-z)) : Math.exp(z) / (1 + Math.exp(z)));
+const { normCdf: Phi, normPdf: phi, sigmoidScalar: sigmoid } = ref;
 const C = Math.sqrt(2 / Math.PI);
 const A = 0.044715;
 const K = 1.702;
@@ -127,16 +102,16 @@ function measure(kernel, act, which) {
 // magnitude below a float32 ulp (6e-8 relative), so the measured ulp errors are exact to ~1e-4 ulp.
 test('sanity of the float64 reference itself (known values)', () => {
   const near = (a, b, tol) => assert.ok(Math.abs(a - b) <= tol * Math.abs(b), `${a} vs ${b}`);
-  near(erfc(0.5), 0.4795001221869535, 1e-15);
-  near(erfc(1), 0.15729920705028513, 1e-15);
-  near(erfc(2), 0.004677734981047266, 1e-12); // 1 - erf: cancellation costs a few digits here
-  near(erfc(2.5), 0.0004069520174449590, 1e-11); // slowest point of the fraction: 2e-12
-  near(erfc(3), 2.209049699858544e-05, 1e-13);
-  near(erfc(5), 1.5374597944280349e-12, 1e-13);
-  near(erfc(10), 2.088487583762545e-45, 1e-13);
-  near(1 - erfc(1), 0.8427007929497149, 1e-15);
-  // the series and the continued fraction agree where they meet
-  near(1 - erfSeries(2.5), erfcFraction(2.5), 1e-11);
+  near(ref.erfc(0.5), 0.4795001221869535, 1e-15);
+  near(ref.erfc(1), 0.15729920705028513, 1e-15);
+  near(ref.erfc(2), 0.004677734981047266, 1e-12); // 1 - erf: cancellation costs a few digits here
+  near(ref.erfc(2.5), 0.0004069520174449590, 1e-11); // slowest point of the fraction: 2e-12
+  near(ref.erfc(3), 2.209049699858544e-05, 1e-13);
+  near(ref.erfc(5), 1.5374597944280349e-12, 1e-13);
+  near(ref.erfc(10), 2.088487583762545e-45, 1e-13);
+  near(1 - ref.erfc(1), 0.8427007929497149, 1e-15);
+  // the series (below 2.5) and the continued fraction (from 2.5) agree where they meet
+  near(ref.erfc(2.4999999999999996), ref.erfc(2.5), 1e-11);
   near(REF.gelu[0](-0.7517916), -0.16997120747, 1e-9); // GELU's minimum
 });
 
