@@ -1,7 +1,7 @@
 // <ffn-memory-widget>: move a query through a hand-built key-value FFN and watch its memories fire (view only; math in memory-model.js).
 import * as ffn from '../ffn.js';
 import {
-  attachStyledShadow, ElementBase, define, rafThrottle, trailingThrottle, prefersReducedMotion, fmt, svgEl, showError,
+  attachStyledShadow, ElementBase, define, rafThrottle, trailingThrottle, prefersReducedMotion, fmt, svgEl, showError, htmlEl as h,
 } from './styles.js';
 import {
   ACTIVATIONS, DEFAULT_FACTS, DEFAULT_DISTRACTORS, DEFAULT_THRESHOLD, QUERY_LIMIT,
@@ -277,17 +277,6 @@ export class FfnMemoryWidget extends ElementBase {
   _build() {
     const mem = this._mem;
     const root = this._root;
-    const h = (tag, props = {}, ...kids) => {
-      const el = document.createElement(tag);
-      for (const [k, v] of Object.entries(props)) {
-        if (k === 'class') el.className = v;
-        else if (k === 'text') el.textContent = v;
-        else if (k.startsWith('on')) el.addEventListener(k.slice(2), v);
-        else el.setAttribute(k, v);
-      }
-      el.append(...kids);
-      return el;
-    };
     root.append(h('p', { class: 'title', text: 'An FFN that stores facts: move the query and watch memories fire' }));
 
     // Embedding plane.

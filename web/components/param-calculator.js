@@ -1,6 +1,6 @@
 // <ffn-param-calculator>: count an FFN against the attention projections of its block, dense or mixture-of-experts (view only; math in param-model.js).
 import * as ffn from '../ffn.js';
-import { attachStyledShadow, ElementBase, define, rafThrottle, trailingThrottle, fmtInt } from './styles.js';
+import { attachStyledShadow, ElementBase, define, rafThrottle, trailingThrottle, fmtInt, htmlEl as h } from './styles.js';
 import { PRESETS, DEFAULTS, computeBlock } from './param-model.js';
 
 const css = `
@@ -135,14 +135,6 @@ export class FfnParamCalculator extends ElementBase {
   _build() {
     for (const n of [...this._root.childNodes]) if (n.nodeName !== 'STYLE') n.remove();
     const root = this._root;
-    const h = (tag, props = {}, ...kids) => {
-      const el = document.createElement(tag);
-      for (const [k, v] of Object.entries(props)) {
-        if (k === 'class') el.className = v; else if (k === 'text') el.textContent = v; else el.setAttribute(k, v);
-      }
-      el.append(...kids);
-      return el;
-    };
     root.append(h('p', { class: 'title', text: 'Where the parameters live: one block, counted' }));
     const presets = h('div', { class: 'presets row', role: 'group', 'aria-label': 'Presets' }, h('span', { class: 'muted', text: 'Presets:' }));
     this._presetBtns = Object.entries(PRESETS).map(([id, p]) => {

@@ -163,6 +163,19 @@ export function fmtInt(v) {
   return Math.round(v).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }
 
+/** Create an HTML element: props 'class', 'text', 'on<event>' (listener), anything else an attribute; kids appended. */
+export function htmlEl(tag, props = {}, ...kids) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(props)) {
+    if (k === 'class') el.className = v;
+    else if (k === 'text') el.textContent = v;
+    else if (k.startsWith('on')) el.addEventListener(k.slice(2), v);
+    else el.setAttribute(k, v);
+  }
+  el.append(...kids);
+  return el;
+}
+
 const SVG_NS = 'http://www.w3.org/2000/svg';
 
 /** Create an SVG element with attributes. */
