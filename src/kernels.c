@@ -15,7 +15,7 @@ static inline void zero(float *p, size_t n) {
   if (n) memset(p, 0, n * sizeof(float));
 }
 
-/* the products stay out of line (one copy each) to keep the module small */
+/* mm_nn stays out of line (one copy for its seven call sites) to keep the module small */
 #define NOINLINE __attribute__((noinline))
 
 /* p + n, without forming NULL + 0 (undefined behaviour in C) when a buffer is empty */
