@@ -147,7 +147,8 @@ export class FfnActivationPlot extends ElementBase {
     this._xs = grid(lo, hi, 481);
     this._curves = sample(ffn, this._xs);
     this._errs = geluErrors(ffn, this._xs);
-    this._ann = {
+    // The minima and error peaks do not depend on the plotted range: found once.
+    this._ann ??= {
       gelu: findMinimum(ffn, 'gelu'),
       silu: findMinimum(ffn, 'silu'),
       peaks: errorPeaks(ffn),
