@@ -17,3 +17,46 @@ test('the .d.ts of ffn-lab, ffn-lab/url, ffn-lab/components and ffn-lab/sandbox 
   }
   assert.equal(out.trim(), '');
 });
+
+test('every runtime export of every entry point (and of the component model namespaces) is declared in its .d.ts, and nothing declared is missing at run time', async () => {
+  const require = createRequire(import.meta.url);
+  const ts = require('typescript');
+  const entries = ['ffn-lab', 'ffn-lab/url', 'ffn-lab/components', 'ffn-lab/sandbox'];
+  const file = fileURLToPath(new URL('./types/exports-probe.ts', import.meta.url));
+  const source = entries.map((e, i) => `import * as m${i} from '${e}';\nexport { m${i} };`).join('\n');
+  const options = { strict: true, noEmit: true, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022, lib: ['lib.es2022.d.ts', 'lib.dom.d.ts'] };
+  const host = ts.createCompilerHost(options);
+  const readFile = host.readFile.bind(host);
+  const fileExists = host.fileExists.bind(host);
+  host.readFile = (f) => (f === file ? source : readFile(f));
+  host.fileExists = (f) => f === file || fileExists(f);
+  host.getSourceFile = ((get) => (f, lang, ...rest) => (f === file ? ts.createSourceFile(f, source, lang) : get(f, lang, ...rest)))(host.getSourceFile.bind(host));
+  const program = ts.createProgram([file], options, host);
+  const checker = program.getTypeChecker();
+  const sf = program.getSourceFile(file);
+  const names = (sym) => checker.getExportsOfModule(sym).map((s) => s.name).filter((n) => n !== 'default').sort();
+  const problems = [];
+  for (const [i, entry] of entries.entries()) {
+    const decl = sf.statements.filter(ts.isImportDeclaration)[i];
+    const modSym = checker.getSymbolAtLocation(decl.moduleSpecifier);
+    assert.ok(modSym, `${entry}: no declarations resolved`);
+    const runtime = await import(entry);
+    const declared = names(modSym);
+    const actual = Object.keys(runtime).filter((n) => n !== 'default').sort();
+    const missing = actual.filter((n) => !declared.includes(n));
+    const extra = declared.filter((n) => !actual.includes(n) && !checker.getExportsOfModule(modSym).find((s) => s.name === n && !(s.flags & ts.SymbolFlags.Value)));
+    if (missing.length) problems.push(`${entry}: exported but not declared: ${missing.join(', ')}`);
+    if (extra.length) problems.push(`${entry}: declared but not exported: ${extra.join(', ')}`);
+    // namespaces re-exported as objects (the component models): their members too
+    for (const s of checker.getExportsOfModule(modSym)) {
+      const value = runtime[s.name];
+      if (!value || typeof value !== 'object' || !(s.flags & (ts.SymbolFlags.Namespace | ts.SymbolFlags.Alias))) continue;
+      const target = s.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(s) : s;
+      if (!target.exports) continue;
+      const inner = [...target.exports.keys()].map(String);
+      const innerMissing = Object.keys(value).filter((n) => !inner.includes(n));
+      if (innerMissing.length) problems.push(`${entry}: ${s.name}.${innerMissing.join(`, ${s.name}.`)} exported but not declared`);
+    }
+  }
+  assert.deepEqual(problems, []);
+});

@@ -102,6 +102,12 @@ export declare namespace memoryModel {
   const KEY_SCALE: number;
   const VALUE_SCALE: number;
   const DEFAULT_THRESHOLD: number;
+  /** The query's coordinates stay within [-QUERY_LIMIT, QUERY_LIMIT]. */
+  const QUERY_LIMIT: number;
+  /** A decoded score below this counts as "writes nothing". */
+  const DECODE_MIN: number;
+  /** A memory whose |activation| is above this but whose match is negative "leaks". */
+  const LEAK_MIN: number;
   const ACTIVATIONS: readonly Activation[];
   const DEFAULT_FACTS: readonly Fact[];
   const DEFAULT_DISTRACTORS: readonly string[];
@@ -116,6 +122,8 @@ export declare namespace memoryModel {
 }
 
 export declare namespace activationModel {
+  /** The curves, in drawing order: id (API activation name), kernel function name, label. */
+  const CURVES: readonly { readonly id: string; readonly fn: string; readonly label: string }[];
   const CURVE_IDS: readonly string[];
   function grid(lo: number, hi: number, n: number): Float32Array;
   function sample(ffn: FfnModule, xs: Float32Array): Record<string, { y: Float32Array; dy: Float32Array }>;
