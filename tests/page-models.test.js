@@ -198,6 +198,11 @@ test('parameters: the section figures for every preset', () => {
   assert.equal(q.moe.activeFlops, 2 * (8 * 3 * 2048 * 768 + 2048 * 128));
   assert.equal(q.moe.activeFraction, (8 * 3 * 2048 * 768 + 2048 * 128) / (128 * 3 * 2048 * 768 + 2048 * 128));
   assert.equal(q.attnParams, 2048 * 4096 * 2 + 2048 * 512 * 2);
+  // with MoE the expert width is taken as given even under the LLaMA rule (which sizes dense FFNs)
+  const qLlama = pm.computeBlock(ffn, { ...P.qwen3_moe, dffMode: 'llama', multipleOf: 256 });
+  assert.equal(qLlama.dff, 768);
+  assert.equal(qLlama.moe.totalParams, 128 * 3 * 2048 * 768 + 2048 * 128);
+  assert.equal(pm.computeBlock(ffn, { ...P.qwen3_moe, dffMode: 'llama', multipleOf: 256, moe: null }).dff, 5632); // 256 * ceil((2/3 * 4 * 2048) / 256)
   assert.throws(() => pm.computeBlock(ffn, { ...P.gpt2, kvHeads: 5 }), /multiple of kvHeads/);
   assert.throws(() => pm.computeBlock(ffn, { ...P.gpt2, d: 0 }), /d must be a positive integer/);
 });

@@ -54,6 +54,7 @@ export class FfnActivationPlot extends HTMLElement {
 
 export interface BlockConfig {
   d: number;
+  /** 'llama' sizes d_ff by the LLaMA rule; ignored with moe (an expert's dff is always taken as given). */
   dffMode?: 'explicit' | 'llama';
   dff?: number;
   multipleOf?: number;

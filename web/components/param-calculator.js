@@ -234,7 +234,7 @@ export class FfnParamCalculator extends ElementBase {
     f.moeSet.querySelectorAll('input[type=number]').forEach((el) => { el.disabled = !c.moe; });
     let r;
     try {
-      r = computeBlock(ffn, c.moe && c.dffMode === 'llama' ? { ...c, dffMode: 'explicit' } : c);
+      r = computeBlock(ffn, c);
       this._showError(null);
     } catch (err) {
       this._showError(err);

@@ -20,7 +20,8 @@ function posInt(name, v) {
 /**
  * Counts for one block. Input: { d, dffMode: 'explicit'|'llama', dff, multipleOf, multiplier, gated, bias,
  * heads, kvHeads, headDim (default d / heads), moe: null | { experts, active, shared } }.
- * With moe, dff is the width of one expert. FFN numbers come from ffn.ffnParamCount / ffnFlops /
+ * With moe, dff is the width of one expert and is always taken as given (the LLaMA rule sizes a dense
+ * FFN, not an expert), whatever dffMode says. FFN numbers come from ffn.ffnParamCount / ffnFlops /
  * llamaHiddenDim; attention projections are W_Q (d, H dh), W_K and W_V (d, H_kv dh), W_O (H dh, d).
  */
 export function computeBlock(ffn, input) {
@@ -37,7 +38,7 @@ export function computeBlock(ffn, input) {
   posInt('headDim', headDim);
   const gated = !!c.gated, bias = !!c.bias;
   let dff;
-  if (c.dffMode === 'llama') {
+  if (c.dffMode === 'llama' && !c.moe) {
     const m = c.multiplier === null || c.multiplier === undefined || c.multiplier === '' ? null : Number(c.multiplier);
     dff = ffn.llamaHiddenDim(d, { multipleOf: posInt('multipleOf', c.multipleOf), ffnDimMultiplier: m });
   } else {
