@@ -32,7 +32,9 @@ enum ffn_status {
 };
 
 /* ---- matmul ------------------------------------------------------------ */
-/* A (M,K) @ B (K,N) -> C (M,N). C must not alias A or B. */
+/* A (M,K) @ B (K,N) -> C (M,N). C must not alias A or B. Large products run on the packed GEMM
+   (gemm_ex): FFN_ENOMEM if its packing buffer cannot be allocated; the same holds for ffn_forward
+   and gated_ffn_forward. */
 FFN_API int matmul_forward(float *C, const float *A, const float *B, int M, int K, int N);
 FFN_API int matmul_ref(float *C, const float *A, const float *B, int M, int K, int N);
 

@@ -15,7 +15,7 @@ static inline void zero(float *p, size_t n) {
   if (n) memset(p, 0, n * sizeof(float));
 }
 
-/* mm_nn stays out of line (one copy for its seven call sites) to keep the module small */
+/* mm_nn stays out of line (one copy for its two call sites) to keep the module small */
 #define NOINLINE __attribute__((noinline))
 
 /* p + n, without forming NULL + 0 (undefined behaviour in C) when a buffer is empty */
@@ -48,6 +48,31 @@ static NOINLINE void mm_nn(float *C, const float *A, const float *B, const float
   }
 }
 
+/* Products with at least GEMM_MIN_ROWS rows and GEMM_MIN_WORK multiply-adds run on the packed GEMM
+   (gemm.c), which repays its packing from there on; smaller ones stay on mm_nn, which allocates
+   nothing. Either way each C[i,j] is the float sum of its K products, then the bias. */
+#define GEMM_MIN_ROWS 4
+#define GEMM_MIN_WORK ((size_t)1 << 18)
+
+/* A (M,K) @ B (K,N) [+ bias (N)] -> C (M,N) on whichever kernel suits the size; FFN_ENOMEM if the
+   GEMM's packing buffer cannot be allocated (C is then unspecified). */
+static int mm(float *C, const float *A, const float *B, const float *bias, size_t M, size_t K,
+              size_t N) {
+  if (M < GEMM_MIN_ROWS || M * K * N < GEMM_MIN_WORK) {
+    mm_nn(C, A, B, bias, M, K, N);
+    return FFN_OK;
+  }
+  int st = gemm_ex(C, A, 0, B, 0, (int)M, (int)K, (int)N, 0);
+  if (st != FFN_OK || !bias) return st;
+  for (size_t i = 0; i < M; i++) {
+    float *c = C + i * N;
+    size_t j = 0;
+    for (; j + 4 <= N; j += 4) f32x4_store(c + j, f32x4_add(f32x4_load(c + j), f32x4_load(bias + j)));
+    for (; j < N; j++) c[j] += bias[j];
+  }
+  return FFN_OK;
+}
+
 static int bad_act(int act) { return act < 0 || act >= FFN_ACT_COUNT; }
 
 /* ---- exported kernels --------------------------------------------------- */
@@ -55,8 +80,7 @@ static int bad_act(int act) { return act < 0 || act >= FFN_ACT_COUNT; }
 /* A (M,K) @ B (K,N) -> C (M,N). C must not alias A or B. K = 0 gives zeros. */
 FFN_API int matmul_forward(float *C, const float *A, const float *B, int M, int K, int N) {
   if (M < 0 || K < 0 || N < 0) return FFN_EINVAL;
-  mm_nn(C, A, B, NULL, (size_t)M, (size_t)K, (size_t)N);
-  return FFN_OK;
+  return mm(C, A, B, NULL, (size_t)M, (size_t)K, (size_t)N);
 }
 
 /* X (T,d) @ W1 (d,dff) + b1 (dff) -> H (T,dff) in work; phi(H) @ W2 (dff,d) + b2 (d) -> Y (T,d).
@@ -65,10 +89,10 @@ FFN_API int ffn_forward(float *Y, const float *X, const float *W1, const float *
                         const float *b2, int T, int d, int dff, int act, float *work) {
   if (T < 0 || d < 0 || dff < 0 || bad_act(act)) return FFN_EINVAL;
   size_t t = (size_t)T, D = (size_t)d, F = (size_t)dff;
-  mm_nn(work, X, W1, b1, t, D, F);
+  int st = mm(work, X, W1, b1, t, D, F);
+  if (st != FFN_OK) return st;
   for (size_t i = 0; i < t && F > 0; i++) act_forward(work + i * F, work + i * F, dff, act);
-  mm_nn(Y, work, W2, b2, t, F, D);
-  return FFN_OK;
+  return mm(Y, work, W2, b2, t, F, D);
 }
 
 /* X (T,d) @ Wg (d,dff) -> G, X @ Wu (d,dff) -> U; (phi(G) * U) (T,dff) @ Wd (dff,d) -> Y (T,d).
@@ -78,11 +102,11 @@ FFN_API int gated_ffn_forward(float *Y, const float *X, const float *Wg, const f
   if (T < 0 || d < 0 || dff < 0 || bad_act(act)) return FFN_EINVAL;
   size_t t = (size_t)T, D = (size_t)d, F = (size_t)dff;
   float *G = work, *U = skip(work, t * F);
-  mm_nn(G, X, Wg, NULL, t, D, F);
-  mm_nn(U, X, Wu, NULL, t, D, F);
+  int st = mm(G, X, Wg, NULL, t, D, F);
+  if (st == FFN_OK) st = mm(U, X, Wu, NULL, t, D, F);
+  if (st != FFN_OK) return st;
   ffn_gate_mul(U, G, U, t * F, act);
-  mm_nn(Y, U, Wd, NULL, t, F, D);
-  return FFN_OK;
+  return mm(Y, U, Wd, NULL, t, F, D);
 }
 
 /* dY (N,d), X (N,d), Wg (d,dff), Wu (d,dff), Wd (dff,d)

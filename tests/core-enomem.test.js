@@ -41,3 +41,33 @@ test('swigluBackward whose packing buffer cannot be allocated throws a RangeErro
   assert.equal(g.dX.shape.join(), '1,2');
   assert.equal(ffn.heapStats().heapInUse, s0.heapInUse);
 });
+
+test('matmul whose GEMM packing buffer cannot be allocated throws a RangeError (out of wasm memory), heap clean, module usable', () => {
+  // K = 16, N = 65536: B is 4 MiB and the packed copy the GEMM makes of it another 4 MiB. Each row of M
+  // adds 256 KiB (its row of C), far less than that, so walking M down from "the block does not fit"
+  // reaches an M whose block fits but leaves no room for the packing: FFN_ENOMEM from the kernel.
+  const K = 16, N = 65536;
+  const B = { data: new Float32Array(K * N).fill(0.01), shape: [K, N] };
+  const s0 = ffn.heapStats();
+  const rowBytes = (N + K) * 4;
+  let M = Math.floor((s0.maxMemoryBytes - 65536 - K * N * 4) / rowBytes);
+  let err = null;
+  for (let tries = 0; tries < 200 && M > 0; tries++, M--) {
+    const A = { data: new Float32Array(M * K), shape: [M, K] };
+    try {
+      ffn.matmul(A, B);
+      assert.fail(`matmul unexpectedly ran at M = ${M}`);
+    } catch (e) {
+      assert.ok(e instanceof RangeError, `expected a RangeError, got ${e && e.name}: ${e && e.message}`);
+      if (/ needs [\d.]+ [KMG]i?B/.test(e.message)) continue;
+      err = e;
+      break;
+    }
+  }
+  assert.ok(err, 'never reached the kernel');
+  assert.match(err.message, /^matmul: out of wasm memory: the kernel could not allocate its scratch space for A \[\d+,16\] @ B \[16,65536\]/);
+  assert.equal(ffn.heapStats().heapInUse, s0.heapInUse);
+  const y = ffn.matmul([[1, 2], [3, 4], [5, 6], [7, 8]], [[3], [4]]);
+  assert.deepEqual(Array.from(y.data), [11, 25, 39, 53]);
+  assert.equal(ffn.heapStats().heapInUse, s0.heapInUse);
+});

@@ -174,6 +174,49 @@ test('matmul_forward equals matmul_ref bit for bit (same summation order), incl.
   }
 });
 
+test('large products go to the packed GEMM (M >= 4 and M*K*N >= 2^18): matmul_forward still equals matmul_ref bit for bit for K <= 768 and stays within the float32 bound beyond, on both sides of the threshold', () => {
+  // [M, K, N]: just under / at / over the threshold, M = 3 (never GEMM), tails in every dimension, K > 768 (K blocks)
+  for (const [M, K, N] of [[4, 255, 257], [4, 256, 256], [3, 1000, 100], [5, 300, 177], [9, 64, 513], [13, 768, 33], [6, 769, 70], [5, 1500, 41]]) {
+    const A = randArray(M * K); const B = randArray(K * N);
+    A[K + 2] = NaN; B[3 * N + 1] = 1e30; // a NaN row and an overflowing column take the same path as in the reference
+    const pa = put(A); const pb = put(B); const pc = alloc(M * N); const pr = alloc(M * N);
+    f32(pc, M * N).fill(7);
+    assert.equal(k.matmul_forward(pc, pa, pb, M, K, N), 0);
+    assert.equal(k.matmul_ref(pr, pa, pb, M, K, N), 0);
+    const c = get(pc, M * N); const r = get(pr, M * N);
+    for (let i = 0; i < M; i++) {
+      for (let j = 0; j < N; j++) {
+        const got = c[i * N + j], want = r[i * N + j];
+        if (K <= 768) { assert.ok(sameBits(got, want), `matmul ${M}x${K}x${N}[${i},${j}]: ${got} vs ${want}`); continue; }
+        if (!Number.isFinite(want)) { assert.ok(sameBits(got, want), `matmul ${M}x${K}x${N}[${i},${j}]: ${got} vs ${want}`); continue; }
+        let exact = 0, mag = 0;
+        for (let q = 0; q < K; q++) { exact += A[i * K + q] * B[q * N + j]; mag += Math.abs(A[i * K + q] * B[q * N + j]); }
+        assert.ok(Math.abs(got - exact) <= 2 * (K + 2) * 2 ** -24 * mag, `matmul ${M}x${K}x${N}[${i},${j}]: ${got} vs float64 ${exact}`);
+      }
+    }
+    freeAll();
+  }
+});
+
+test('ffn_forward and gated_ffn_forward on the packed GEMM (large shapes, biases, every activation) vs their references', () => {
+  for (let act = 0; act < ACTS.length; act++) {
+    const [T, d, F] = act % 2 ? [5, 130, 700] : [8, 67, 520];
+    const X = randArray(T * d, -2, 2); const W1 = randArray(d * F, -0.2, 0.2); const W2 = randArray(F * d, -0.2, 0.2);
+    const W3 = randArray(d * F, -0.2, 0.2); const b1 = randArray(F); const b2 = randArray(d);
+    const p = { X: put(X), W1: put(W1), W2: put(W2), W3: put(W3), b1: put(b1), b2: put(b2) };
+    const py = alloc(T * d); const pr = alloc(T * d); const w1 = alloc(2 * T * F); const w2 = alloc(2 * T * F);
+    assert.equal(k.ffn_forward(py, p.X, p.W1, p.b1, p.W2, p.b2, T, d, F, act, w1), 0);
+    assert.equal(k.ffn_ref(pr, p.X, p.W1, p.b1, p.W2, p.b2, T, d, F, act, w2), 0);
+    let y = get(py, T * d); let r = get(pr, T * d);
+    for (let i = 0; i < T * d; i++) assert.ok(closeTo(y[i], r[i], 1e-5), `ffn ${ACTS[act]} ${T},${d},${F}[${i}]: ${y[i]} vs ${r[i]}`); // the activation differs by an ulp or two from act_ref
+    assert.equal(k.gated_ffn_forward(py, p.X, p.W1, p.W3, p.W2, T, d, F, act, w1), 0);
+    assert.equal(k.gated_ffn_ref(pr, p.X, p.W1, p.W3, p.W2, T, d, F, act, w2), 0);
+    y = get(py, T * d); r = get(pr, T * d);
+    for (let i = 0; i < T * d; i++) assert.ok(closeTo(y[i], r[i], 1e-5), `gated ${ACTS[act]} ${T},${d},${F}[${i}]: ${y[i]} vs ${r[i]}`);
+    freeAll();
+  }
+});
+
 test('ffn_forward and gated_ffn_forward vs their references, every activation', () => {
   for (let act = 0; act < ACTS.length; act++) {
     for (const [T, d, F] of [[0, 3, 4], [1, 1, 1], [2, 4, 8], [3, 5, 17], [1, 9, 0], [4, 16, 33]]) {
