@@ -193,23 +193,71 @@ test('browser: a worker subverted to send huge or malformed results gives a boun
   assert.ok(shown < 300_000, `the element renders ${shown} characters`);
 });
 
-// KNOWN HOLE (reported, not fixed): Chromium kills the whole renderer, page included, when a
-// dedicated worker exhausts its V8 heap; here that takes 3-5 s of `keep.push(new Array(1e6))`, so a
-// host that raises the timeout well above the 2 s default lets learner code crash the tab. A fix
-// needs the worker in another process (e.g. a cross-site sandboxed iframe), not a patch.
-test('browser: a JS-heap allocation bomb with a 10 s timeout does not crash the page', { skip: skip || false, todo: 'Chromium crashes the renderer on worker heap exhaustion (see README, Security)', timeout: 60_000 }, async () => {
-  const p = await browser.newPage();
-  let crashed = false;
-  p.on('crash', () => { crashed = true; });
+/*
+ * Process isolation. Chromium kills a whole renderer process when a worker in it exhausts its V8 heap;
+ * the learner's worker therefore lives in the sandbox frame (an <iframe sandbox="allow-scripts">, which
+ * Chromium puts in a process of its own). Ground truth is a heartbeat the page sends every 100 ms to a
+ * beacon server here, and the page's own reports to it: once Playwright sees the frame's process crash it
+ * refuses page.evaluate although the page lives. Each case gets its own browser, since sandboxed frames of
+ * one site may share a process across tabs (the shared page's frame would die too).
+ */
+async function isolationRun(mode, { until, ms = 45_000 } = {}) {
+  const hits = [];
+  const t0 = Date.now();
+  const beacon = http.createServer((req, res) => {
+    const u = new URL(req.url, 'http://beacon');
+    hits.push({ at: Date.now() - t0, path: u.pathname, q: Object.fromEntries(u.searchParams) });
+    res.end();
+  });
+  await new Promise((ok) => beacon.listen(0, '127.0.0.1', ok));
+  const b = await launchBrowser();
+  let crashAt = null;
   try {
-    await p.goto(new URL('tests/fixtures/sandbox.html', server.url).href);
-    await p.waitForFunction(() => window.__ready === true);
-    const r = await p.evaluate(() => window.__grade('gelu', 'function gelu(x) { const keep = []; for (;;) keep.push(new Array(1e6).fill(1.5)); }\nfunction geluTanh(x) { return x }', { timeout: 10000 })).catch((e) => ({ status: `page lost: ${e.message}` }));
-    assert.equal(crashed, false, 'the page crashed');
-    assert.ok(['timeout', 'crashed'].includes(r.status), r.status);
+    const p = await b.newPage();
+    p.on('crash', () => { crashAt ??= Date.now() - t0; });
+    await p.goto(new URL(`tests/fixtures/sandbox-oom.html?mode=${mode}&beacon=http://127.0.0.1:${beacon.address().port}`, server.url).href);
+    const deadline = Date.now() + ms;
+    while (Date.now() < deadline && !until(hits, crashAt, Date.now() - t0)) await new Promise((ok) => setTimeout(ok, 100));
+    return { hits, crashAt, beats: hits.filter((h) => h.path === '/beat').map((h) => h.at), report: (run) => hits.find((h) => h.path === '/report' && h.q.run === run)?.q };
   } finally {
-    await p.close().catch(() => {});
+    await b.close();
+    beacon.close();
   }
+}
+
+test('browser: a JS-heap allocation bomb with a 10 s timeout kills only the sandbox frame: the page keeps beating, the run is reported as crashed, the next run passes', { skip: skip || false, timeout: 90_000 }, async () => {
+  const r = await isolationRun('frame', {
+    // done once the follow-up run has reported and the page has had 2 s more to show it is alive
+    until: (hits, crashAt, now) => { const next = hits.find((h) => h.path === '/report' && h.q.run === 'next'); return next && now > next.at + 2000; },
+  });
+  const bomb = r.report('bomb');
+  const next = r.report('next');
+  if (process.env.FFN_HARDEN_DEBUG) console.log({ crashAt: r.crashAt, bomb, next, beats: r.beats.length });
+  assert.ok(bomb, 'the bomb run never reported (the page died or hung)');
+  assert.ok(['crashed', 'timeout'].includes(bomb.status), bomb.status);
+  assert.equal(bomb.passed, 'false');
+  // The bomb really killed a process (Playwright saw the frame crash), and the grader said so.
+  assert.ok(r.crashAt !== null, 'no process crashed: the bomb did not exhaust the heap within 10 s, so this run proves nothing');
+  assert.equal(bomb.status, 'crashed', bomb.summary);
+  assert.match(bomb.summary, /sandbox stopped .*most likely because your code used too much memory/);
+  assert.ok(Number(bomb.ms) < 10_000 + 5_000, `the crash was reported after ${bomb.ms} ms`);
+  assert.equal(bomb.frames, '0', 'the dead frame was removed');
+  assert.ok(next, 'the next run never reported');
+  assert.equal(next.passed, 'true', next.summary);
+  assert.equal(next.frames, '1', 'the next run got a fresh frame');
+  // The page beat throughout: before the crash, across it and for 2 s after the last report.
+  const after = r.beats.filter((t) => t > r.crashAt + 1000);
+  assert.ok(after.length >= 10, `${after.length} heartbeats after the crash`);
+  const gaps = r.beats.slice(1).map((t, i) => t - r.beats[i]);
+  assert.ok(Math.max(...gaps) < 3000, `the heartbeat stopped for ${Math.max(...gaps)} ms`);
+});
+
+test('browser, positive control: the same bomb in a worker of the page itself (the arrangement before the sandbox frame) kills the page, and the heartbeat shows it', { skip: skip || false, timeout: 90_000 }, async () => {
+  const r = await isolationRun('page', { until: (hits, crashAt, now) => crashAt !== null && now > crashAt + 3000 });
+  assert.ok(r.hits.some((h) => h.path === '/started'), 'the control worker never started');
+  assert.ok(r.crashAt !== null, 'the page did not crash');
+  assert.ok(r.beats.filter((t) => t < r.crashAt).length >= 5, 'the heartbeat was running before the crash');
+  assert.deepEqual(r.beats.filter((t) => t > r.crashAt + 1000), [], 'heartbeats after the page crashed');
 });
 
 test('browser: learner-controlled text (error names and messages, logs, result keys and strings) is shown as text, never parsed as HTML', { skip: skip || false }, async () => {
