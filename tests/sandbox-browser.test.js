@@ -279,11 +279,16 @@ test('browser: concurrent runs of several exercises share one sandbox frame with
     const reports = await Promise.all(runs);
     const ms = performance.now() - t0;
     const after = await gradeExercise('memories', sol.memories);
-    return { before, during: frames(), ms, statuses: reports.map((r) => `${r.exercise}:${r.status}:${r.passed}`), after: after.passed, frames: frames() };
+    const during = frames();
+    // A host page that takes the frame out of the document (a framework re-render) costs one new frame.
+    document.querySelector('iframe[sandbox="allow-scripts"]').remove();
+    const removed = await gradeExercise('gelu', sol.gelu);
+    return { before, during, ms, statuses: reports.map((r) => `${r.exercise}:${r.status}:${r.passed}`), after: after.passed, removed: removed.passed, frames: frames() };
   }, { gelu: solution('gelu'), ffn: solution('ffn'), swiglu: solution('swiglu'), memories: solution('memories') });
   assert.deepEqual(out.statuses, ['gelu:done:true', 'ffn:timeout:false', 'swiglu:done:true', 'memories:aborted:false', 'ffn:done:true']);
   assert.ok(out.ms < 4000, `the batch took ${out.ms} ms: the abort did not stop the spinning run`);
   assert.equal(out.after, true);
+  assert.equal(out.removed, true, 'grading after the frame was removed from the page');
   assert.deepEqual([out.before, out.during, out.frames], [1, 1, 1], 'one frame, kept across a timeout and an abort');
 });
 

@@ -19,6 +19,7 @@ const SILENT_MS = 3000; // an unanswered ping this old means the frame's process
 const STOP_MS = 1500; // a stop the frame does not acknowledge in this time ends the frame
 
 export const FRAME_DIED = 'its process ended, most likely because your code used too much memory';
+const FRAME_REMOVED = 'the sandbox frame was removed from the page';
 
 const sources = new Map(); // worker URL -> Promise<{ worker, toolkit }> (texts)
 const frames = new Map(); // worker URL -> live frame
@@ -127,6 +128,10 @@ function watch(frame) {
       frame.ping = null;
       return;
     }
+    if (!frame.iframe.isConnected) {
+      frame.kill(FRAME_REMOVED); // the host page took it out of the document (a framework re-render, say)
+      return;
+    }
     const now = Date.now();
     if (frame.ping) {
       if (now - frame.ping.at > SILENT_MS) frame.kill(FRAME_DIED);
@@ -146,6 +151,7 @@ function watch(frame) {
 export async function startFrameRun(workerUrl) {
   const key = new URL(workerUrl || new URL('./worker.js', import.meta.url), globalThis.location.href).href;
   let frame = frames.get(key);
+  if (frame && !frame.dead && !frame.iframe.isConnected) frame.kill(FRAME_REMOVED);
   if (!frame || frame.dead) {
     frame = openFrame(key);
     frames.set(key, frame);

@@ -183,7 +183,7 @@ async function runOnce({ source, exports, calls, timeout = DEFAULT_TIMEOUT_MS, l
     timer = setTimeout(() => finish({ status: 'crashed', crash: 'the exercise worker did not start' }), STARTUP_MS);
     w.onFailure((err) => {
       if (stopping) return; // terminate() reports a dead sandbox itself
-      finish({ status: 'crashed', crash: err.frameDied ? FRAME_DIED : err.message, retry: !!err.frameDied && !started });
+      finish({ status: 'crashed', crash: err.message, retry: !!err.frameDied && !started });
     });
     w.onMessage((m) => {
       if (settled || stopping || !m || typeof m !== 'object') return;
