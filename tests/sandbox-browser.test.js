@@ -173,6 +173,37 @@ function geluTanh(x) { return gelu(x) }`;
   assert.equal(r.tests[1].status, 'fail', r.tests[1].message); // reached the return: every post was refused
 });
 
+test('browser: messages from outside the run\'s own channel change nothing: fake results posted to the page, and a second init or fake start/stop posted to the sandbox frame\'s window, are ignored', { skip: skip || false }, async () => {
+  const out = await page.evaluate(async (sol) => {
+    const { gradeExercise } = await import('/web/sandbox/index.js');
+    await gradeExercise('gelu', sol); // the frame exists
+    const iframe = document.querySelector('iframe[sandbox="allow-scripts"]');
+    const spy = new MessageChannel();
+    const heard = [];
+    spy.port1.onmessage = (e) => heard.push(e.data && e.data.type);
+    const fakes = [
+      { type: 'ready' }, { type: 'done', compileError: null, logs: [] },
+      { type: 'result', index: 0, result: { ok: true, value: { k: 'number', v: 1 } } },
+    ];
+    const wrong = 'function gelu(x) { return { data: new Float32Array(x.data.length), shape: x.shape } }\nfunction geluTanh(x) { return gelu(x) }';
+    const pending = gradeExercise('gelu', wrong);
+    for (const m of fakes) window.postMessage(m, '*');
+    // If the frame took a second init, every later run would use this worker, which never starts.
+    iframe.contentWindow.postMessage({ type: 'ffn-lab-sandbox-init', worker: "import * as toolkit from './toolkit.js';\nthrow new Error('hijacked');", toolkit: '' }, '*', [spy.port2]);
+    iframe.contentWindow.postMessage({ type: 'stop', id: 1 }, '*');
+    iframe.contentWindow.postMessage({ type: 'ping', seq: 1 }, '*');
+    const r = await pending;
+    const next = await gradeExercise('gelu', sol);
+    await new Promise((ok) => setTimeout(ok, 200));
+    return { wrong: [r.status, r.passed, r.passedCount], next: next.passed, heard, frames: document.querySelectorAll('iframe[sandbox="allow-scripts"]').length };
+  }, solution('gelu'));
+  assert.deepEqual(out.wrong.slice(0, 2), ['done', false]);
+  assert.ok(out.wrong[2] < 16);
+  assert.equal(out.next, true, 'a later run failed: the frame took the second init');
+  assert.deepEqual(out.heard, [], 'the frame answered a port that was not its own');
+  assert.equal(out.frames, 1);
+});
+
 test('browser: errors carry learner line and column (runtime and syntax), and mountExercise works', { skip: skip || false }, async () => {
   const r = await page.evaluate(() => window.__grade('gelu', 'function gelu(x) {\n  const a = 1;\n  return map(x, z => z *);\n}\n'));
   assert.equal(r.error.name, 'SyntaxError');
