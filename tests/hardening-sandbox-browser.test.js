@@ -277,6 +277,38 @@ test('browser: while(true), deep recursion and an allocation bomb leave the page
   assert.equal(ok.passed, true);
 });
 
+test('browser: 50 runs in a row (passes, timeouts, throws with timers left running) keep one sandbox frame and leave no worker behind (counted as browser targets, with a control that sees a running one)', { skip: skip || false, timeout: 120_000 }, async () => {
+  const cdp = await browser.context.newCDPSession(page);
+  const workers = async () => (await cdp.send('Target.getTargets')).targetInfos.filter((t) => t.type === 'worker').length;
+  const settle = async () => {
+    for (let i = 0; i < 50 && (await workers()) > 0; i++) await new Promise((ok) => setTimeout(ok, 100));
+    return workers();
+  };
+  const out = await page.evaluate(async (sol) => {
+    const statuses = {};
+    for (let i = 0; i < 50; i++) {
+      const src = i % 10 === 0 ? 'function gelu(x) { while (true) {} }' : i % 3 === 0 ? 'function gelu(x) { setInterval(() => {}, 1); throw new Error("x") }' : sol;
+      const r = await window.__grade('gelu', src, { timeout: 300 });
+      statuses[r.status] = (statuses[r.status] || 0) + 1;
+    }
+    return { statuses, frames: document.querySelectorAll('iframe[sandbox="allow-scripts"]').length };
+  }, GELU);
+  assert.deepEqual(out.statuses, { timeout: 5, done: 45 });
+  assert.equal(out.frames, 1);
+  assert.equal(await settle(), 0, 'workers left behind');
+  // control: a running grade is one worker target
+  const pending = grade('gelu', 'function gelu(x) { while (true) {} }', { timeout: 3000 });
+  let seen = 0;
+  for (let i = 0; i < 40 && seen === 0; i++) {
+    await new Promise((ok) => setTimeout(ok, 50));
+    seen = await workers();
+  }
+  assert.equal(seen, 1, 'the control did not see the running worker');
+  await pending;
+  assert.equal(await settle(), 0);
+  await cdp.detach();
+});
+
 test('browser: a worker subverted to send huge or malformed results gives a bounded report, and the element shows a bounded summary', { skip: skip || false }, async () => {
   const attacks = [
     'JSON.stringify = () => "x".repeat(2e7);\nfunction gelu(x) { return "s" }',
