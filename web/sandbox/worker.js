@@ -4,8 +4,8 @@ import * as toolkit from './toolkit.js';
 /*
  * Protocol (one run per worker; the page spawns a fresh worker each time). In browsers the worker is
  * made by the sandbox frame (frame.html) from blob: URLs, and the frame hands it a MessagePort whose
- * other end only the page holds; everything below goes over that port. In Node it
- * goes over worker_threads' parentPort.
+ * other end only the page holds; everything below goes over that port. In Node it goes over
+ * worker_threads' parentPort.
  *   worker -> page  { type: 'ready' }
  *   page -> worker  { type: 'run', nonce, source, exports: [names], calls: [{ fn, args }], limits }
  *   worker -> page  { type: 'progress', nonce, index }              before each call
