@@ -173,6 +173,37 @@ function geluTanh(x) { return gelu(x) }`;
   assert.equal(r.tests[1].status, 'fail', r.tests[1].message); // reached the return: every post was refused
 });
 
+test('browser: messages from outside the run\'s own channel change nothing: fake results posted to the page, and a second init or fake start/stop posted to the sandbox frame\'s window, are ignored', { skip: skip || false }, async () => {
+  const out = await page.evaluate(async (sol) => {
+    const { gradeExercise } = await import('/web/sandbox/index.js');
+    await gradeExercise('gelu', sol); // the frame exists
+    const iframe = document.querySelector('iframe[sandbox="allow-scripts"]');
+    const spy = new MessageChannel();
+    const heard = [];
+    spy.port1.onmessage = (e) => heard.push(e.data && e.data.type);
+    const fakes = [
+      { type: 'ready' }, { type: 'done', compileError: null, logs: [] },
+      { type: 'result', index: 0, result: { ok: true, value: { k: 'number', v: 1 } } },
+    ];
+    const wrong = 'function gelu(x) { return { data: new Float32Array(x.data.length), shape: x.shape } }\nfunction geluTanh(x) { return gelu(x) }';
+    const pending = gradeExercise('gelu', wrong);
+    for (const m of fakes) window.postMessage(m, '*');
+    // If the frame took a second init, every later run would use this worker, which never starts.
+    iframe.contentWindow.postMessage({ type: 'ffn-lab-sandbox-init', worker: "import * as toolkit from './toolkit.js';\nthrow new Error('hijacked');", toolkit: '' }, '*', [spy.port2]);
+    iframe.contentWindow.postMessage({ type: 'stop', id: 1 }, '*');
+    iframe.contentWindow.postMessage({ type: 'ping', seq: 1 }, '*');
+    const r = await pending;
+    const next = await gradeExercise('gelu', sol);
+    await new Promise((ok) => setTimeout(ok, 200));
+    return { wrong: [r.status, r.passed, r.passedCount], next: next.passed, heard, frames: document.querySelectorAll('iframe[sandbox="allow-scripts"]').length };
+  }, solution('gelu'));
+  assert.deepEqual(out.wrong.slice(0, 2), ['done', false]);
+  assert.ok(out.wrong[2] < 16);
+  assert.equal(out.next, true, 'a later run failed: the frame took the second init');
+  assert.deepEqual(out.heard, [], 'the frame answered a port that was not its own');
+  assert.equal(out.frames, 1);
+});
+
 test('browser: errors carry learner line and column (runtime and syntax), and mountExercise works', { skip: skip || false }, async () => {
   const r = await page.evaluate(() => window.__grade('gelu', 'function gelu(x) {\n  const a = 1;\n  return map(x, z => z *);\n}\n'));
   assert.equal(r.error.name, 'SyntaxError');
@@ -227,29 +258,69 @@ test('browser: network and code loading are refused inside the worker and no req
   assert.deepEqual(pageErrors, []);
 });
 
-test('browser: grading works under a strict CSP (page without unsafe-eval; worker with connect-src none)', { skip: skip || false }, async () => {
+test('browser: grading works under a strict CSP (page: no unsafe-eval, frame-src \'self\', worker-src \'none\'; sandbox frame: its own no-network CSP)', { skip: skip || false }, async () => {
   const p = await browser.newPage();
   const violations = [];
   p.on('console', (m) => {
     if (/Content Security Policy/i.test(m.text())) violations.push(m.text());
   });
-  const withHeader = (csp) => async (route) => {
+  const frameCsp = [];
+  p.on('response', (r) => {
+    if (r.url().endsWith('/web/sandbox/frame.html')) frameCsp.push(r.headers()['content-security-policy'] || '');
+  });
+  await p.route('**/tests/fixtures/sandbox.html', async (route) => {
     const res = await route.fetch();
+    // worker-src 'none': the page itself must start no worker (the learner's worker lives in the frame).
+    const csp = "default-src 'self'; script-src 'self' 'unsafe-inline' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; frame-src 'self'; worker-src 'none'; connect-src 'self'; img-src 'self' data:";
     await route.fulfill({ response: res, headers: { ...res.headers(), 'content-security-policy': csp } });
-  };
-  await p.route('**/tests/fixtures/sandbox.html', withHeader("default-src 'self'; script-src 'self' 'unsafe-inline' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; worker-src 'self'; connect-src 'self'; img-src 'self' data:"));
-  let workerRouted = false;
-  await p.route('**/web/sandbox/worker.js', async (route) => {
-    workerRouted = true;
-    await withHeader("default-src 'none'; script-src 'self' 'unsafe-eval'; connect-src 'none'")(route);
   });
   await p.goto(new URL('tests/fixtures/sandbox.html', server.url).href);
   await p.waitForFunction(() => window.__ready === true);
+  await p.evaluate(() => { window.__violations = []; document.addEventListener('securitypolicyviolation', (e) => window.__violations.push(`${e.violatedDirective} ${e.blockedURI}`)); });
   const ok = await p.evaluate((src) => window.__grade('gelu', src), solution('gelu'));
   assert.equal(ok.passed, true, ok.summary);
-  assert.equal(workerRouted, true);
+  assert.equal(frameCsp.length, 1, 'one sandbox frame, loaded once');
+  assert.match(frameCsp[0], /default-src 'none'/);
+  assert.match(frameCsp[0], /connect-src 'none'/);
+  assert.match(frameCsp[0], /sandbox allow-scripts/);
   assert.deepEqual(violations, []);
+  assert.deepEqual(await p.evaluate(() => window.__violations), []);
+  // Control: under this policy a worker of the page itself is refused, and the listener sees it.
+  await p.evaluate(() => { new Worker('/web/sandbox/toolkit.js', { type: 'module' }).onerror = (e) => e.preventDefault(); });
+  await p.waitForFunction(() => window.__violations.some((v) => v.startsWith('worker-src')), null, { timeout: 5000 });
   await p.close();
+});
+
+test('browser: concurrent runs of several exercises share one sandbox frame without harming each other: a timeout or an abort stops only its own run, and the frame is reused', { skip: skip || false }, async () => {
+  const out = await page.evaluate(async (sol) => {
+    const { gradeExercise } = await import('/web/sandbox/index.js');
+    const frames = () => document.querySelectorAll('iframe[sandbox="allow-scripts"]').length;
+    await gradeExercise('gelu', sol.gelu); // the frame exists from here on
+    const before = frames();
+    const stop = new AbortController();
+    const runs = [
+      gradeExercise('gelu', sol.gelu, { timeout: 5000 }),
+      gradeExercise('ffn', 'function ffn(X) { while (true) {} }', { timeout: 600 }),
+      gradeExercise('swiglu', sol.swiglu, { timeout: 5000 }),
+      gradeExercise('memories', 'function ffnMemories() { for (;;) {} }', { timeout: 5000, signal: stop.signal }),
+      gradeExercise('ffn', sol.ffn, { timeout: 5000 }),
+    ];
+    setTimeout(() => stop.abort(), 300);
+    const t0 = performance.now();
+    const reports = await Promise.all(runs);
+    const ms = performance.now() - t0;
+    const after = await gradeExercise('memories', sol.memories);
+    const during = frames();
+    // A host page that takes the frame out of the document (a framework re-render) costs one new frame.
+    document.querySelector('iframe[sandbox="allow-scripts"]').remove();
+    const removed = await gradeExercise('gelu', sol.gelu);
+    return { before, during, ms, statuses: reports.map((r) => `${r.exercise}:${r.status}:${r.passed}`), after: after.passed, removed: removed.passed, frames: frames() };
+  }, { gelu: solution('gelu'), ffn: solution('ffn'), swiglu: solution('swiglu'), memories: solution('memories') });
+  assert.deepEqual(out.statuses, ['gelu:done:true', 'ffn:timeout:false', 'swiglu:done:true', 'memories:aborted:false', 'ffn:done:true']);
+  assert.ok(out.ms < 4000, `the batch took ${out.ms} ms: the abort did not stop the spinning run`);
+  assert.equal(out.after, true);
+  assert.equal(out.removed, true, 'grading after the frame was removed from the page');
+  assert.deepEqual([out.before, out.during, out.frames], [1, 1, 1], 'one frame, kept across a timeout and an abort');
 });
 
 test('browser: <ffn-exercise> mounts, is styled and grades under style-src \'self\' (no unsafe-inline), with no CSP violation', { skip: skip || false }, async () => {
@@ -258,7 +329,7 @@ test('browser: <ffn-exercise> mounts, is styled and grades under style-src \'sel
   p.on('console', (m) => {
     if (/Content Security Policy/i.test(m.text())) consoleCsp.push(m.text());
   });
-  const csp = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; worker-src 'self'; connect-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'";
+  const csp = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; frame-src 'self'; worker-src 'none'; connect-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'";
   // A page with no inline script or style of its own, so the policy needs no 'unsafe-inline' anywhere.
   await p.route('**/tests/fixtures/csp-strict.html', (route) => route.fulfill({
     status: 200,

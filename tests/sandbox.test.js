@@ -6,6 +6,9 @@ import { variantSources, mutate } from './sandbox-variants.js';
 import { erf, matmul, map } from '../web/sandbox/toolkit.js';
 import { compareValue, expect as spec } from '../web/sandbox/compare.js';
 import { makeRng } from '../web/sandbox/exercises.js';
+import { readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { startServer } from '../web/serve.js';
 
 const byId = (id) => exercises.find((e) => e.id === id);
 
@@ -304,6 +307,32 @@ test('an oversized source is refused before it reaches a worker', async () => {
   assert.equal(r.status, 'refused');
   assert.match(r.summary, /the limit is 100000/);
   assert.ok(r.tests.every((t) => t.status === 'not-run'));
+});
+
+test('the sandbox frame: its CSP allows exactly its own inline script (hash recomputed here), eval and blob: workers, and no network; web/serve.js sends the same policy plus sandbox', async () => {
+  const html = readFileSync(new URL('../web/sandbox/frame.html', import.meta.url), 'utf8');
+  const scripts = [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => m[1]);
+  assert.equal(scripts.length, 1, 'one inline script');
+  assert.doesNotMatch(html, /<script[^>]+src=/, 'no external script');
+  const meta = /<meta http-equiv="Content-Security-Policy" content="([^"]+)">/.exec(html)[1];
+  const directives = Object.fromEntries(meta.split(';').map((d) => d.trim().split(/\s+/)).map(([k, ...v]) => [k, v]));
+  const hash = createHash('sha256').update(scripts[0], 'utf8').digest('base64');
+  assert.deepEqual(directives['script-src'].sort(), [`'sha256-${hash}'`, "'unsafe-eval'", 'blob:'].sort(), 'script-src must hold the hash of the inline script as it is now');
+  assert.deepEqual(directives['default-src'], ["'none'"]);
+  assert.deepEqual(directives['connect-src'], ["'none'"]);
+  assert.deepEqual(directives['worker-src'], ['blob:']);
+  assert.ok(!('img-src' in directives) && !('font-src' in directives) && !('media-src' in directives), 'everything else falls back to none');
+  // The frame checks worker.js's one import line by exact text: it must be the line worker.js has.
+  const worker = readFileSync(new URL('../web/sandbox/worker.js', import.meta.url), 'utf8');
+  const line = /const IMPORT_LINE = "([^"]+)";/.exec(scripts[0])[1];
+  assert.deepEqual(worker.split('\n').filter((l) => /^\s*import\b/.test(l)), [line]);
+  const server = await startServer({ port: 0 });
+  try {
+    const res = await fetch(new URL('web/sandbox/frame.html', server.url));
+    assert.equal(res.headers.get('content-security-policy'), `${meta}; sandbox allow-scripts`);
+  } finally {
+    await server.close();
+  }
 });
 
 test('bad grader arguments throw clear errors', async () => {

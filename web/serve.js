@@ -1,12 +1,23 @@
 // Static file server for the ffn-lab course page and browser tests: `node web/serve.js [--port N]`, bound to 127.0.0.1.
 import { createServer } from 'node:http';
 import { createReadStream } from 'node:fs';
-import { stat, realpath } from 'node:fs/promises';
+import { stat, realpath, readFile } from 'node:fs/promises';
 import { extname, join, resolve, sep, dirname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-// CSP of the sandbox worker: same-origin module imports, the Function compile of learner code, nothing else.
+// CSP of the sandbox worker file. Browsers no longer run it from its URL (the sandbox frame makes the
+// worker from its text, under the frame's CSP below); kept so the file is never a worker with network.
 const WORKER_CSP = "default-src 'none'; script-src 'self' 'unsafe-eval'; connect-src 'none'";
+
+// The sandbox frame's CSP is the one in its own <meta> (it carries the hash of the frame's inline script),
+// sent again as a header together with `sandbox allow-scripts`, which only a header can carry: the frame
+// is then sandboxed (an opaque origin) even if a page embeds it without the iframe's sandbox attribute.
+// If the meta cannot be read, the fallback blocks every script, so grading fails loudly, never unconfined.
+const FRAME_CSP_META = /<meta http-equiv="Content-Security-Policy" content="([^"]+)">/;
+async function frameCsp(file) {
+  const m = FRAME_CSP_META.exec(await readFile(file, 'utf8'));
+  return `${m ? m[1] : "default-src 'none'"}; sandbox allow-scripts`;
+}
 
 const MIME = {
   '.html': 'text/html; charset=utf-8',
@@ -107,8 +118,9 @@ function handler(root) {
         'Cache-Control': 'no-store',
         'X-Content-Type-Options': 'nosniff',
       };
-      // A worker's CSP comes from its own response: the learner-code worker gets no network at all.
+      // The learner's workers inherit the sandbox frame's CSP: no network at all.
       if (file.endsWith(`${sep}sandbox${sep}worker.js`)) headers['Content-Security-Policy'] = WORKER_CSP;
+      if (file.endsWith(`${sep}sandbox${sep}frame.html`)) headers['Content-Security-Policy'] = await frameCsp(file);
       res.writeHead(200, headers);
       if (req.method === 'HEAD') {
         res.end();

@@ -73,13 +73,17 @@ export interface GradeOptions {
   api?: unknown;
   /** Passed to api.ready(). */
   ready?: unknown;
-  /** Override the worker file's URL (it must be this package's worker.js, served from a real URL). */
+  /**
+   * Override the worker file's URL (it must be this package's worker.js, with toolkit.js beside it).
+   * Node runs it as a worker_threads file; browsers fetch its text (and toolkit.js's) and run it inside
+   * the sandbox frame (frame.html, loaded from this package's own folder) as a blob: worker.
+   */
   workerUrl?: URL | string;
   limits?: { maxNumbers?: number; maxDepth?: number; maxKeys?: number };
   onProgress?: (testIndex: number) => void;
 }
 
-/** Grade learner source for one exercise, in browsers (module Worker) and Node (worker_threads). Never rejects on learner behaviour. */
+/** Grade learner source for one exercise, in browsers (a worker inside a sandboxed iframe) and Node (worker_threads). Never rejects on learner behaviour. */
 export function gradeExercise(id: ExerciseId, source: string, options?: GradeOptions): Promise<GradeReport>;
 
 export interface Exercise {

@@ -1,4 +1,5 @@
-// Runs learner source in a fresh worker (module Worker in browsers, worker_threads in Node) with a hard timeout.
+// Runs learner source in a fresh worker with a hard timeout: in browsers a worker inside the sandbox frame (another process in Chromium, see frame-host.js), in Node worker_threads.
+import { startFrameRun, FRAME_DIED } from './frame-host.js';
 
 const IS_BROWSER = typeof window === 'object' && typeof Worker === 'function';
 // Node built-ins are loaded through a variable specifier so browser bundlers leave them alone.
@@ -16,24 +17,9 @@ function makeNonce() {
 }
 
 async function spawn(workerUrl) {
-  if (IS_BROWSER) {
-    // A real file, not a blob: URL (a blob worker would inherit the page's CSP and origin quirks).
-    const w = workerUrl ? new Worker(workerUrl, { type: 'module' }) : new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
-    return {
-      onMessage(fn) {
-        w.onmessage = (ev) => fn(ev.data);
-        w.onmessageerror = () => fn({ type: 'messageerror' });
-      },
-      onFailure(fn) {
-        w.onerror = (ev) => {
-          ev.preventDefault();
-          fn(new Error(ev.message || 'the exercise worker failed to load'));
-        };
-      },
-      post: (m) => w.postMessage(m),
-      terminate: () => w.terminate(),
-    };
-  }
+  // Browsers: never a worker of the page itself. A worker that exhausts its heap takes its whole
+  // renderer process down, so it runs in the sandbox frame's process, and only that one dies.
+  if (IS_BROWSER) return startFrameRun(workerUrl);
   const { Worker: NodeWorker } = await nodeBuiltin('node:worker_threads');
   const w = new NodeWorker(workerUrl || new URL('./worker.js', import.meta.url), {
     resourceLimits: { maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: 32, stackSizeMb: 4 },
@@ -52,6 +38,7 @@ async function spawn(workerUrl) {
     post: (m) => w.postMessage(m),
     terminate: () => {
       w.terminate().catch(() => {});
+      return Promise.resolve(true);
     },
   };
 }
@@ -151,14 +138,30 @@ function cleanLogs(logs) {
 
 /**
  * Run `calls` against the learner's `source`. Resolves (never rejects on learner behaviour) to
- * { status: 'done' | 'timeout' | 'aborted' | 'crashed', compileError, results (one per call, null if it never ran), logs, lastIndex, ms }.
+ * { status: 'done' | 'timeout' | 'aborted' | 'crashed', compileError, results (one per call, null if it never ran), logs, lastIndex, ms, crash }.
  */
-export async function runLearnerCode({ source, exports, calls, timeout = DEFAULT_TIMEOUT_MS, limits = DEFAULT_LIMITS, signal, workerUrl, onProgress } = {}) {
+export async function runLearnerCode(options = {}) {
+  const first = await runOnce(options);
+  // A sandbox frame that died before this run's worker was even ready was killed by another run
+  // (or a previous one): this run's code never ran, so it gets one fresh frame.
+  const { retry, ...run } = first.retry ? await runOnce(options) : first;
+  return run;
+}
+
+async function runOnce({ source, exports, calls, timeout = DEFAULT_TIMEOUT_MS, limits = DEFAULT_LIMITS, signal, workerUrl, onProgress } = {}) {
   const nonce = makeNonce();
-  const w = await spawn(workerUrl);
   const results = new Array(calls.length).fill(null);
+  const base = { lastIndex: -1, ms: 0, logs: [], compileError: null, results };
+  if (signal && signal.aborted) return { ...base, status: 'aborted' };
+  let w;
+  try {
+    w = await spawn(workerUrl);
+  } catch (e) {
+    return { ...base, status: 'crashed', crash: String((e && e.message) || e), retry: !!(e && e.frameDied) };
+  }
   return new Promise((resolve) => {
     let settled = false;
+    let stopping = false; // the timeout fired: waiting for the sandbox to confirm the worker is gone
     let lastIndex = -1;
     let timer = null;
     let started = 0;
@@ -168,21 +171,31 @@ export async function runLearnerCode({ source, exports, calls, timeout = DEFAULT
       clearTimeout(timer);
       if (signal) signal.removeEventListener('abort', onAbort);
       w.terminate();
-      resolve({ lastIndex, ms: started ? Date.now() - started : 0, logs: [], compileError: null, results, ...res });
+      resolve({ ...base, lastIndex, ms: started ? Date.now() - started : 0, ...res });
     };
-    const onAbort = () => finish({ status: 'aborted' });
+    const onAbort = () => {
+      if (!stopping) finish({ status: 'aborted' });
+    };
     if (signal) {
       if (signal.aborted) return finish({ status: 'aborted' });
       signal.addEventListener('abort', onAbort);
     }
     timer = setTimeout(() => finish({ status: 'crashed', crash: 'the exercise worker did not start' }), STARTUP_MS);
-    w.onFailure((err) => finish({ status: 'crashed', crash: err.message }));
+    w.onFailure((err) => {
+      if (stopping) return; // terminate() reports a dead sandbox itself
+      finish({ status: 'crashed', crash: err.message, retry: !!err.frameDied && !started });
+    });
     w.onMessage((m) => {
-      if (settled || !m || typeof m !== 'object') return;
+      if (settled || stopping || !m || typeof m !== 'object') return;
       if (m.type === 'ready') {
         clearTimeout(timer);
         started = Date.now();
-        timer = setTimeout(() => finish({ status: 'timeout' }), timeout);
+        timer = setTimeout(() => {
+          // A sandbox that cannot confirm the stop is dead (browsers: its process ended, typically out
+          // of memory, and terminate() has removed it): report that rather than a plain timeout.
+          stopping = true;
+          w.terminate().then((alive) => finish(alive ? { status: 'timeout' } : { status: 'crashed', crash: FRAME_DIED }));
+        }, timeout);
         w.post({ type: 'run', nonce, source, exports, calls, limits });
         return;
       }

@@ -2,7 +2,10 @@
 import * as toolkit from './toolkit.js';
 
 /*
- * Protocol (one run per worker; the page spawns a fresh worker each time):
+ * Protocol (one run per worker; the page spawns a fresh worker each time). In browsers the worker is
+ * made by the sandbox frame (frame.html) from blob: URLs, and the frame hands it a MessagePort whose
+ * other end only the page holds; everything below goes over that port. In Node it goes over
+ * worker_threads' parentPort.
  *   worker -> page  { type: 'ready' }
  *   page -> worker  { type: 'run', nonce, source, exports: [names], calls: [{ fn, args }], limits }
  *   worker -> page  { type: 'progress', nonce, index }              before each call
@@ -39,14 +42,26 @@ if (IS_NODE) {
   post = port.postMessage.bind(port);
   onFirstMessage = (fn) => port.once('message', fn);
 } else {
-  post = self.postMessage.bind(self);
   const addListener = self.addEventListener.bind(self);
-  onFirstMessage = (fn) => {
+  const removeListener = self.removeEventListener.bind(self);
+  // Once listening, ask the frame for the port to the page; its one answer is the only message ever
+  // read from `self`. (The frame starts this module from a classic bootstrap with import(), so a message
+  // sent before this listener existed would be lost: hence the handshake.)
+  const port = await new Promise((resolve) => {
     const handler = (ev) => {
-      self.removeEventListener('message', handler);
-      fn(ev.data);
+      if (!ev.ports || ev.ports.length !== 1) return;
+      removeListener('message', handler);
+      resolve(ev.ports[0]);
     };
     addListener('message', handler);
+    self.postMessage({ type: 'waiting' });
+  });
+  post = port.postMessage.bind(port);
+  onFirstMessage = (fn) => {
+    port.onmessage = (ev) => {
+      port.onmessage = null;
+      fn(ev.data);
+    };
   };
   addListener('error', (ev) => {
     if (!syntaxProbe) return;
