@@ -335,7 +335,12 @@ export const MAP_CHUNK = 16384;
 export function mapChunks(fnName, what, src, kernel) {
   const r = wasm(fnName);
   const n = src.length;
-  const out = new Float32Array(n);
+  let out;
+  try {
+    out = new Float32Array(n);
+  } catch (e) {
+    throw new RangeError(`${fnName}: cannot allocate the ${fmtBytes(4 * n)} result for ${whatText(what)} (${e.message})`, { cause: e });
+  }
   if (n === 0) return out;
   const c = n < MAP_CHUNK ? n : MAP_CHUNK;
   const ex = r.exports;
