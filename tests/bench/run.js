@@ -72,6 +72,9 @@ if (!browser) {
     const page = await b.newPage();
     page.on('console', (m) => console.log(m.text()));
     page.on('pageerror', (e) => console.error('page error:', e.message));
+    page.on('response', (r) => r.status() >= 400 && console.error(`bench page: HTTP ${r.status()} for ${r.url()}`));
+    // everything the page loads comes from the local server (no network)
+    page.on('request', (r) => !r.url().startsWith(server.url) && !r.url().startsWith('data:') && console.error(`bench page: request outside the local server: ${r.url()}`));
     await page.goto(`${server.url}tests/bench/page.html`);
     await page.waitForFunction(() => window.benchReady === true, null, { timeout: 60000 });
     const version = b.context.browser()?.version() ?? (await page.evaluate(() => navigator.userAgent.match(/Chrome\/[\d.]+/)?.[0]));
