@@ -275,3 +275,54 @@ test('large inputs (98,309 floats) match the reference, NaN passes through anywh
   assert.deepEqual(x, copy, 'input untouched');
   assert.equal(ffn.heapStats().heapInUse, h0);
 });
+
+test('activations through the API are bit-identical to one kernel pass over the whole array, across the 64 KiB blocks', async () => {
+  // an independent instance of the same ffn.wasm, run on the whole array in one act_forward/act_grad call
+  const { readFileSync } = await import('node:fs');
+  const { fileURLToPath } = await import('node:url');
+  const bytes = readFileSync(fileURLToPath(import.meta.resolve('ffn-lab/ffn.wasm')));
+  const { instance } = await WebAssembly.instantiate(bytes, { env: { emscripten_notify_memory_growth() {} } });
+  const e = instance.exports;
+  e._initialize();
+  const whole = (fn, code, x) => {
+    const p = e.malloc(4 * Math.max(x.length, 1)) >>> 0;
+    new Float32Array(e.memory.buffer, p, x.length).set(x);
+    assert.equal(e[fn](p, p, x.length, code), 0);
+    const y = new Float32Array(e.memory.buffer, p, x.length).slice();
+    e.free(p);
+    return y;
+  };
+  const codes = { relu: 1, relu2: 2, sigmoid: 3, silu: 4, gelu: 5, gelu_tanh: 6, gelu_sigmoid: 7 };
+  const r = rng(31);
+  const h0 = ffn.heapStats().heapInUse;
+  for (const n of [0, 1, 3, 16383, 16384, 16385, 2 * 16384 + 7, 3 * 16384]) {
+    const x = new Float32Array(n);
+    for (let i = 0; i < n; i++) x[i] = (r() - 0.5) * 30;
+    for (const i of [0, 16383, 16384, n - 1]) if (i >= 0 && i < n) x[i] = [NaN, -Infinity, 1e4, -0][i % 4];
+    for (const [name, f] of Object.entries(fnByName)) {
+      const got = new Uint32Array(f(x).data.buffer);
+      const want = new Uint32Array(whole('act_forward', codes[name], x).buffer);
+      assert.equal(got.length, n);
+      for (let i = 0; i < n; i++) if (got[i] !== want[i]) assert.fail(`${name}, n = ${n}: element ${i} differs (x = ${x[i]})`);
+      const gGot = new Uint32Array(ffn.activationGrad(name, x).data.buffer);
+      const gWant = new Uint32Array(whole('act_grad', codes[name], x).buffer);
+      for (let i = 0; i < n; i++) if (gGot[i] !== gWant[i]) assert.fail(`activationGrad('${name}'), n = ${n}: element ${i} differs`);
+    }
+  }
+  assert.equal(ffn.heapStats().heapInUse, h0);
+});
+
+test('a large activation call needs only one 64 KiB heap block: wasm memory does not grow with x', () => {
+  const s0 = ffn.heapStats();
+  const n = Math.ceil(s0.memoryBytes / 4) + 12345; // more floats than the whole wasm memory holds in bytes / 4
+  const x = new Float32Array(n);
+  for (let i = 0; i < n; i++) x[i] = ((i * 7919) % 2001) / 100 - 10;
+  const y = ffn.silu(x).data;
+  const s1 = ffn.heapStats();
+  assert.equal(s1.memoryBytes, s0.memoryBytes, 'memory did not grow');
+  assert.equal(s1.heapInUse, s0.heapInUse);
+  for (const i of [0, 1, 16383, 16384, n >> 1, n - 1]) {
+    const want = ref.act('silu', x[i]);
+    assert.ok(Math.abs(y[i] - want) <= FWD_ULPS * ulp32(want) + FLOOR, `silu[${i}] = ${y[i]}, expected ${want}`);
+  }
+});

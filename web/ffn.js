@@ -3,6 +3,7 @@ import {
   ready as loadRuntime,
   wasm,
   withHeap,
+  mapChunks,
   parseTensor,
   makeTensor,
   fmtShape,
@@ -95,10 +96,10 @@ function optionalTensor(fnName, argName, x) {
 function elementwise(fnName, x, code, grad) {
   wasm(fnName);
   const t = parseTensor(fnName, 'x', x);
-  const n = t.data.length;
-  const [y] = withHeap(fnName, () => `x ${fmtShape(t.shape)}`, [{ len: n, data: t.data, out: true }], ([p], ex) =>
-    grad ? ex.act_grad(p, p, n, code) : ex.act_forward(p, p, n, code),
-  );
+  const what = () => `x ${fmtShape(t.shape)}`;
+  const y = grad
+    ? mapChunks(fnName, what, t.data, (p, m, ex) => ex.act_grad(p, p, m, code))
+    : mapChunks(fnName, what, t.data, (p, m, ex) => ex.act_forward(p, p, m, code));
   return { data: y, shape: t.shape.slice() };
 }
 

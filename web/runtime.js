@@ -323,6 +323,53 @@ export function withHeap(fnName, what, bufs, compute) {
   }
 }
 
+/** Floats per block of mapChunks: 64 KiB, so a block's copy in, its kernel pass and its copy out stay in L1/L2. */
+export const MAP_CHUNK = 16384;
+
+/**
+ * y = f(x) for an elementwise kernel, through one small heap block reused block by block (copy a block of x in,
+ * run the kernel in place, copy it out into the result), so the copies never leave the cache and wasm memory
+ * needs only MAP_CHUNK floats whatever n is. kernel(ptr, m, ex) runs in place on m floats and returns a status.
+ * The result (a fresh Float32Array) is allocated before the heap block, so nothing is left behind if that fails.
+ */
+export function mapChunks(fnName, what, src, kernel) {
+  const r = wasm(fnName);
+  const n = src.length;
+  let out;
+  try {
+    out = new Float32Array(n);
+  } catch (e) {
+    throw new RangeError(`${fnName}: cannot allocate the ${fmtBytes(4 * n)} result for ${whatText(what)} (${e.message})`, { cause: e });
+  }
+  if (n === 0) return out;
+  const c = n < MAP_CHUNK ? n : MAP_CHUNK;
+  const ex = r.exports;
+  const base = ex.malloc(Math.ceil(c / 4) * 16) >>> 0;
+  if (base === 0) {
+    throw new RangeError(
+      `${fnName}: out of wasm memory: ${whatText(what)} needs ${fmtBytes(Math.ceil(c / 4) * 16)} (heap is ${fmtBytes(r.memory.buffer.byteLength)})`,
+    );
+  }
+  try {
+    const mem = r.memory;
+    let buf = mem.buffer;
+    let heap = new Float32Array(buf, base, c);
+    for (let i = 0; i < n; i += c) {
+      const m = n - i < c ? n - i : c;
+      if (m < c) heap = new Float32Array(buf, base, m);
+      heap.set(m === n ? src : src.subarray(i, i + m));
+      const status = kernel(base, m, ex);
+      if (status !== 0) throw statusError(fnName, status, what, mem.buffer.byteLength);
+      // a kernel here never grows memory, but a view is never trusted across a call
+      if (mem.buffer !== buf) (buf = mem.buffer), (heap = new Float32Array(buf, base, m));
+      out.set(heap, i);
+    }
+    return out;
+  } finally {
+    ex.free(base);
+  }
+}
+
 /* ------------------------------------------------------------------ */
 /* tensors                                                             */
 /* ------------------------------------------------------------------ */

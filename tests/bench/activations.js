@@ -1,4 +1,4 @@
-// Activation rates (Melem/s, 1M floats, medians, interleaved): ffn-lab act_forward/act_grad vs the former f64x2 kernels (built from git) and tfjs-wasm, with the issue's onnxruntime-web anchors.
+// Activation kernel rates (Melem/s, 1M floats, medians, interleaved): ffn-lab act_forward/act_grad vs the former f64x2 kernels (built from git) and tfjs-wasm, with the onnxruntime-web rates quoted in issue 3 (measured ones: npm run bench -- --act-only).
 // Standalone: node tests/bench/activations.js [--quick] [--no-baseline] [--no-tfjs] [--baseline <git rev>]
 // As a module: import { runActivationBench } from './activations.js' (used by run.js or anyone else).
 import { execFileSync } from 'node:child_process';
@@ -13,7 +13,7 @@ const root = resolve(here, '../..');
 /** The last revision whose src/activations.c computed the smooth activations in f64x2 lanes. */
 export const F64_BASELINE_REV = 'b99bb6b';
 
-/** Onnxruntime-web 1.30 and tfjs rates quoted in issue 3 (Melem/s, measured on this machine earlier). */
+/** Onnxruntime-web 1.30 and tfjs rates quoted in issue 3 (Melem/s, measured on this machine earlier); run.js measures ORT in the same run. */
 export const QUOTED = { gelu: 130, gelu_tanh: 225, silu: 193, tfjs_silu: 509 };
 
 const CODES = { sigmoid: 3, silu: 4, gelu: 5, gelu_tanh: 6, gelu_sigmoid: 7 };

@@ -1,16 +1,19 @@
-// npm run bench: ffn-lab vs XNNPACK (tfjs-wasm 4.22, 1 thread, SIMD) in Node, or with --browser in headless Chromium; --quick for a short run.
+// npm run bench: ffn-lab vs XNNPACK (tfjs-wasm 4.22) and onnxruntime-web 1.30 (1 thread, SIMD) in Node, or with --browser in headless Chromium; --quick for a short run, --no-ort without onnxruntime-web.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir, cpus } from 'node:os';
 import { join, dirname, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { runBench } from './core.js';
+import { runBench, runActivationSection, benchOpts } from './core.js';
+import { configureOrt } from './ort.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '../..');
 const args = new Set(process.argv.slice(2));
 const quick = args.has('--quick');
 const browser = args.has('--browser');
+const noOrt = args.has('--no-ort');
+const actOnly = args.has('--act-only'); // only the activation section (with its anchors)
 
 /** probe.wasm (peak and streaming anchors), compiled with the same emcc as the kernels. */
 function buildProbe() {
@@ -44,8 +47,22 @@ if (!browser) {
   await tf.ready();
   if (!tf.env().getBool('WASM_HAS_SIMD_SUPPORT')) throw new Error('bench: tfjs-wasm has no SIMD here');
   const { instance } = await WebAssembly.instantiate(probeBytes, { env: { emscripten_notify_memory_growth() {} } });
-  const env = `Node ${process.versions.node} (V8 ${process.versions.v8}), ${cpu}, tfjs-wasm ${tfw.version_wasm} threads ${tfw.getThreadsCount()} SIMD on, ${new Date().toISOString().slice(0, 16)}Z`;
-  await runBench({ ffn, raw, tf, probe: instance.exports, quick, env });
+  // onnxruntime-web (devDependency): Node resolves its ort.node build, which loads dist/ort-wasm-simd-threaded.wasm
+  let ort = null;
+  if (!noOrt) {
+    try {
+      ort = await import('onnxruntime-web');
+      configureOrt(ort);
+    } catch (e) {
+      console.error(`bench: onnxruntime-web not available (${e.message}); run npm ci`);
+    }
+  }
+  const ortTxt = ort ? `, onnxruntime-web ${ort.env.versions.web} threads ${ort.env.wasm.numThreads} SIMD on` : '';
+  const env = `Node ${process.versions.node} (V8 ${process.versions.v8}), ${cpu}, tfjs-wasm ${tfw.version_wasm} threads ${tfw.getThreadsCount()} SIMD on${ortTxt}, ${new Date().toISOString().slice(0, 16)}Z`;
+  if (actOnly) {
+    console.log(`# ffn-lab activations ${quick ? '(--quick) ' : ''}${env}`);
+    await runActivationSection({ ffn, raw, tf, ort, opts: benchOpts(quick) });
+  } else await runBench({ ffn, raw, tf, probe: instance.exports, ort, quick, env });
 } else {
   const { startServer } = await import(pathToFileURL(join(root, 'web/serve.js')).href);
   const { launchBrowser } = await import(pathToFileURL(join(root, 'tests/helpers/browser.js')).href);
@@ -55,12 +72,15 @@ if (!browser) {
     const page = await b.newPage();
     page.on('console', (m) => console.log(m.text()));
     page.on('pageerror', (e) => console.error('page error:', e.message));
+    page.on('response', (r) => r.status() >= 400 && console.error(`bench page: HTTP ${r.status()} for ${r.url()}`));
+    // everything the page loads comes from the local server (no network)
+    page.on('request', (r) => !r.url().startsWith(server.url) && !r.url().startsWith('data:') && console.error(`bench page: request outside the local server: ${r.url()}`));
     await page.goto(`${server.url}tests/bench/page.html`);
     await page.waitForFunction(() => window.benchReady === true, null, { timeout: 60000 });
     const version = b.context.browser()?.version() ?? (await page.evaluate(() => navigator.userAgent.match(/Chrome\/[\d.]+/)?.[0]));
     const res = await page.evaluate(
-      async ({ probe, quick: q, env }) => window.runBenchInPage(probe, q, env),
-      { probe: probeBytes.toString('base64'), quick, env: `headless Chromium (${version}), ${cpu}` },
+      async ({ probe, quick: q, env, useOrt, act }) => window.runBenchInPage(probe, q, env, useOrt, act),
+      { probe: probeBytes.toString('base64'), quick, env: `headless Chromium (${version}), ${cpu}`, useOrt: !noOrt, act: actOnly },
     );
     if (res && res.error) throw new Error(res.error);
   } finally {
