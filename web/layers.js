@@ -111,8 +111,7 @@ function makeLayer(kind, { dIn, dOut, floats, pack, run, workFloats, info }) {
       new Float32Array(r.memory.buffer, pX, rowsM * dIn).set(x.data);
       const status = run(ex, pY, pX, rowsM, pW, aligned(weights));
       if (status !== 0) throw statusError(fwd, status, () => `X ${fmtShape(x.shape)}`, r.memory.buffer.byteLength);
-      // ArrayBuffer slice: a fresh buffer filled by one copy (TypedArray slice would zero it first)
-      return { data: new Float32Array(r.memory.buffer.slice(pY, pY + rowsM * dOut * FLOAT_BYTES)), shape: outShape };
+      return { data: new Float32Array(r.memory.buffer, pY, rowsM * dOut).slice(), shape: outShape };
     } finally {
       if (temporary) ex.free(base);
     }
