@@ -50,7 +50,7 @@ function alloc(r, fn, what, floats) {
   return p;
 }
 
-const aligned = (p) => (p + ALIGN - 1) & -ALIGN;
+const aligned = (p) => ((p + ALIGN - 1) & -ALIGN) >>> 0;
 
 /**
  * The shared machinery of the three layer kinds: one block of packed weights, a scratch block reused

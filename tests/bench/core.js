@@ -115,7 +115,7 @@ function rawGemm(raw, W, X, M, K, N) {
     const p = raw.malloc(floats * 4 + 64) >>> 0;
     if (!p) throw new Error('bench: out of wasm memory for the raw GEMM');
     blocks.push(p);
-    return (p + 63) & -64;
+    return ((p + 63) & -64) >>> 0;
   };
   const pW = take(raw.gemm_packed_size(K, N)), pX = take(M * K), pY = take(M * N), pS = take(raw.gemm_work_size(M, K));
   const pT = take(K * N);
