@@ -1,5 +1,6 @@
 /* Packed GEMM: weights packed once into 8-wide panels, a 4x8 f32x4 microkernel, fused bias/activation/gate epilogues, resident FFN layers. */
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,6 +37,11 @@ static inline int imin(int a, int b) { return a < b ? a : b; }
 /* p + n, but p itself when n == 0 (p may then be NULL: no NULL + 0) */
 static inline float *fskip(float *p, size_t n) { return n ? p + n : p; }
 static inline int panels(int N) { return (N + NR - 1) / NR; }
+/* Scratch blocks start on a 64-byte cache line (malloc gives only 8-byte alignment): no f32x4 load or
+   store of a packed strip, panel or output tile then splits a line. ALIGN_SLACK floats cover the shift. */
+#define ALIGN_SLACK 16
+static inline float *align64(float *p) { return (float *)(((uintptr_t)p + 63) & ~(uintptr_t)63); }
+static inline size_t round16(size_t n) { return (n + 15) & ~(size_t)15; }
 
 /* ---- packing --------------------------------------------------------------------------------- */
 
@@ -143,7 +149,7 @@ static size_t a_floats(int M, int K) {
 FFN_API double gemm_work_size(int M, int K) {
   if (M < 0 || K < 0) return -1;
   if (M <= 1) return 0; /* the GEMV path reads A in place */
-  return (double)a_floats(M, K);
+  return (double)a_floats(M, K) + ALIGN_SLACK;
 }
 
 /* ---- microkernels ---------------------------------------------------------------------------- */
@@ -266,7 +272,7 @@ static void gemm_run(float *C, const float *A, int transA, int lda, const float 
      later blocks add into C, the bias goes with the first block, the activation after the last. */
   int kc = k_block(K);
   int mc = row_block(M, kc);
-  float *Ap = work;
+  float *Ap = align64(work);
   for (int k0 = 0; k0 < K || k0 == 0; k0 += kc) {
     int kb = imin(kc, K - k0), first = k0 == 0, last = k0 + kb >= K;
     const float *Ak = k0 ? A + (transA ? (size_t)k0 * lda : (size_t)k0) : A;
@@ -328,11 +334,12 @@ FFN_API int gemm_ex(float *C, const float *A, int transA, const float *B, int tr
                     int N, int accumulate) {
   if (M < 0 || K < 0 || N < 0) return FFN_EINVAL;
   if (M == 0 || N == 0) return FFN_OK;
-  size_t nb = (size_t)panels(N) * NR * K, nw = a_floats(M, K);
-  float *buf = malloc((nb + nw + 4) * sizeof(float));
+  size_t nb = round16((size_t)panels(N) * NR * K), nw = a_floats(M, K);
+  float *buf = malloc((nb + nw + 2 * ALIGN_SLACK) * sizeof(float));
   if (!buf) return FFN_ENOMEM;
-  pack_b(buf, B, transB, K, N);
-  gemm_run(C, A, transA, transA ? M : K, buf, NULL, M, K, N, FFN_ACT_IDENTITY, accumulate, buf + nb);
+  float *Bp = align64(buf);
+  pack_b(Bp, B, transB, K, N);
+  gemm_run(C, A, transA, transA ? M : K, Bp, NULL, M, K, N, FFN_ACT_IDENTITY, accumulate, Bp + nb);
   free(buf);
   return FFN_OK;
 }
@@ -356,7 +363,7 @@ FFN_API int gemm_gated_forward(float *H, const float *A, const float *Bp, int M,
     return FFN_OK;
   }
   int mc = row_block(M, K);
-  float *Ap = work, *U = fskip(work, (size_t)mc * K); /* U: MR x NC/2 floats, L1 resident */
+  float *Ap = align64(work), *U = Ap + round16((size_t)mc * K); /* U: MR x NC/2 floats, L1 resident */
   for (int i0 = 0; i0 < M; i0 += mc) {
     int mb = imin(mc, M - i0);
     pack_a(Ap, A, 0, K, K, i0, mb);
@@ -391,7 +398,7 @@ FFN_API double ffn_packed_work_size(int T, int d, int dff) {
   if (T < 0 || d < 0 || dff < 0) return -1;
   int tb = imin(T, FFN_ROWS);
   double w1 = gemm_work_size(tb, d), w2 = gemm_work_size(tb, dff);
-  return (double)tb * dff + (w1 > w2 ? w1 : w2);
+  return (double)round16((size_t)tb * dff) + ALIGN_SLACK + (w1 > w2 ? w1 : w2);
 }
 
 /* X (T,d) @ W1 (d,dff) + b1 -> act -> H (T,dff) @ W2 (dff,d) + b2 -> Y (T,d), W1 and W2 packed by
@@ -402,7 +409,7 @@ FFN_API int ffn_packed_forward(float *Y, const float *X, const float *W1p, const
                                float *work) {
   if (T < 0 || d < 0 || dff < 0 || act < 0 || act >= FFN_ACT_COUNT) return FFN_EINVAL;
   int tb = imin(T, FFN_ROWS);
-  float *Hb = work, *w = fskip(work, (size_t)tb * dff);
+  float *Hb = T ? align64(work) : work, *w = fskip(Hb, round16((size_t)tb * dff));
   for (int t0 = 0; t0 < T; t0 += tb) {
     int rows = imin(tb, T - t0);
     gemm_forward(Hb, X + (size_t)t0 * d, W1p, b1, rows, d, dff, act, w);
@@ -418,7 +425,7 @@ FFN_API int gated_packed_forward(float *Y, const float *X, const float *Wgu, con
                                  int d, int dff, int act, float *work) {
   if (T < 0 || d < 0 || dff < 0 || act < 0 || act >= FFN_ACT_COUNT) return FFN_EINVAL;
   int tb = imin(T, FFN_ROWS);
-  float *Hb = work, *w = fskip(work, (size_t)tb * dff);
+  float *Hb = T ? align64(work) : work, *w = fskip(Hb, round16((size_t)tb * dff));
   for (int t0 = 0; t0 < T; t0 += tb) {
     int rows = imin(tb, T - t0);
     gemm_gated_forward(Hb, X + (size_t)t0 * d, Wgu, rows, d, dff, act, w);

@@ -105,6 +105,30 @@ int main(void) {
     free(dY), free(Wb);
     free(X), free(W1), free(Wu), free(W2), free(b1), free(b2), free(Y), free(R), free(P1), free(P2), free(Pg), free(W), free(Wr);
   }
+  /* scratch at every 4-byte offset within a cache line, ending exactly at the end of its heap block:
+     the 64-byte alignment done inside the GEMM stays within gemm_work_size / ffn_packed_work_size */
+  for (int o = 0; o < 16; o++) {
+    int M = 9, K = 37, N = 19, T = 5, dff = 24;
+    float *A = fa((size_t)M * K), *B = fa((size_t)K * N), *Bu = fa((size_t)K * N), *R = fa((size_t)M * N), *C = fa((size_t)M * N), *G = fa((size_t)M * N), *U = fa((size_t)M * N);
+    float *Bp = fa((size_t)gemm_packed_size(K, N)), *Gp = fa((size_t)gemm_gated_packed_size(K, N));
+    size_t ws = (size_t)gemm_work_size(M, K), fs = (size_t)ffn_packed_work_size(T, K, dff);
+    float *W = fa(ws + o), *F = fa(fs + o);
+    float *W2 = fa((size_t)K * dff), *P2 = fa((size_t)gemm_packed_size(K, dff)), *W3 = fa((size_t)dff * K), *P3 = fa((size_t)gemm_packed_size(dff, K));
+    float *Y = fa((size_t)T * K), *Yr = fa((size_t)T * K), *Wr = fa((size_t)2 * T * dff);
+    gemm_pack(Bp, B, K, N), gemm_gated_pack(Gp, B, Bu, K, N), gemm_pack(P2, W2, K, dff), gemm_pack(P3, W3, dff, K);
+    if (gemm_forward(C, A, Bp, NULL, M, K, N, FFN_ACT_IDENTITY, W + o) != FFN_OK) fails++;
+    matmul_ref(R, A, B, M, K, N);
+    expect_close(C, R, (size_t)M * N, 1e-5f, "gemm_forward, offset work", M, K, o);
+    if (gemm_gated_forward(C, A, Gp, M, K, N, FFN_ACT_SILU, W + o) != FFN_OK) fails++;
+    matmul_ref(G, A, B, M, K, N), matmul_ref(U, A, Bu, M, K, N), act_ref(G, G, M * N, FFN_ACT_SILU);
+    for (size_t i = 0; i < (size_t)M * N; i++) G[i] *= U[i];
+    expect_close(C, G, (size_t)M * N, 1e-5f, "gemm_gated_forward, offset work", M, K, o);
+    if (ffn_packed_forward(Y, A, P2, NULL, P3, NULL, T, K, dff, FFN_ACT_RELU, F + o) != FFN_OK) fails++;
+    ffn_ref(Yr, A, W2, NULL, W3, NULL, T, K, dff, FFN_ACT_RELU, Wr);
+    expect_close(Y, Yr, (size_t)T * K, 1e-4f, "ffn_packed_forward, offset work", T, K, o);
+    free(A), free(B), free(Bu), free(R), free(C), free(G), free(U), free(Bp), free(Gp), free(W), free(F);
+    free(W2), free(P2), free(W3), free(P3), free(Y), free(Yr), free(Wr);
+  }
   /* empty shapes with NULL buffers: no NULL + offset anywhere (UBSan) */
   float one[8] = {1, 1, 1, 1, 1, 1, 1, 1};
   if (gemm_forward(NULL, NULL, NULL, NULL, 0, 0, 0, 0, NULL) != FFN_OK) fails++;

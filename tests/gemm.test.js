@@ -130,6 +130,37 @@ test('gemm_forward across row blocks, panel groups and the GEMV path (no bias)',
   }
 });
 
+test('operands and scratch at every 4-byte offset within a cache line give the same bits (the GEMM aligns its scratch itself)', () => {
+  const r = rng(19);
+  const [M, K, N] = [9, 37, 19];
+  const hs = [];
+  const h = heap(hs);
+  try {
+    const A = rand(r, M * K), B = rand(r, K * N), bias = rand(r, N);
+    const pR = h.alloc(M * N);
+    assert.equal(ex.matmul_ref(pR, h.put(A), h.put(B), M, K, N), 0);
+    const R = h.get(pR, M * N).map((v, i) => Math.fround(v + bias[i % N]));
+    const ws = ex.gemm_work_size(M, K), ps = ex.gemm_packed_size(K, N);
+    const blkFloats = M * K + ps + N + M * N + ws + 256;
+    const blk = h.alloc(blkFloats);
+    for (let o = 0; o < 16; o++) {
+      // A, the packed B, the bias, C and the scratch each start o floats past a 64-byte line
+      const base = ((blk + 63) & -64) + 4 * o;
+      const at = (floats) => (floats + 15) & -16;
+      const pA = base, pBp = pA + 4 * at(M * K + 16), pb = pBp + 4 * at(ps + 16), pC = pb + 4 * at(N + 16), pW = pC + 4 * at(M * N + 16);
+      assert.ok(pW + 4 * ws <= blk + 4 * blkFloats, 'test layout fits its block');
+      new Float32Array(ex.memory.buffer, pA, M * K).set(A);
+      const pB = h.put(B);
+      assert.equal(ex.gemm_pack(pBp, pB, K, N), 0);
+      new Float32Array(ex.memory.buffer, pb, N).set(bias);
+      assert.equal(ex.gemm_forward(pC, pA, pBp, pb, M, K, N, 0, pW), 0);
+      assertEqualBits(h.get(pC, M * N), R, `offset ${o} floats`);
+    }
+  } finally {
+    hs.forEach((x) => x.free());
+  }
+});
+
 test('the fused bias + activation epilogue equals the unfused act_forward(A @ B + b) for every activation', () => {
   const r = rng(13);
   for (const act of ACTS)

@@ -31,9 +31,15 @@ function bias(fn, name, v, n, why) {
   return t;
 }
 
-/** malloc of `floats` floats, or a RangeError naming the layer and what needed the memory. */
+/** Blocks the GEMM streams are 64-byte aligned (malloc only guarantees 8): no f32x4 load or store splits a cache line. */
+const ALIGN = 64;
+
+/**
+ * malloc of `floats` floats, or a RangeError naming the layer and what needed the memory.
+ * Returns the raw pointer (for free); aligned(p) is the 64-byte-aligned start of the usable block.
+ */
 function alloc(r, fn, what, floats) {
-  const bytes = Math.max(16, Math.ceil((floats * FLOAT_BYTES) / 16) * 16);
+  const bytes = Math.max(16, Math.ceil((floats * FLOAT_BYTES) / 16) * 16) + ALIGN;
   if (!(bytes <= r.maxBytes - 65536)) {
     throw new RangeError(`${fn}: ${what} needs ${fmtBytes(bytes)} of wasm memory, more than wasm memory can ever hold (${fmtBytes(r.maxBytes)})`);
   }
@@ -43,6 +49,8 @@ function alloc(r, fn, what, floats) {
   }
   return p;
 }
+
+const aligned = (p) => ((p + ALIGN - 1) & -ALIGN) >>> 0;
 
 /**
  * The shared machinery of the three layer kinds: one block of packed weights, a scratch block reused
@@ -54,7 +62,7 @@ function makeLayer(kind, { dIn, dOut, floats, pack, run, workFloats, info }) {
   const ex = r.exports;
   let weights = alloc(r, kind, `the packed weights (${dIn} -> ${dOut})`, floats);
   try {
-    pack(ex, weights, r);
+    pack(ex, aligned(weights), r);
   } catch (e) {
     ex.free(weights);
     throw e;
@@ -76,8 +84,8 @@ function makeLayer(kind, { dIn, dOut, floats, pack, run, workFloats, info }) {
     let rowsM = 1;
     for (let i = 0; i < n - 1; i++) rowsM *= x.shape[i];
     const outShape = [...x.shape.slice(0, -1), dOut];
-    const inF = Math.ceil((rowsM * dIn) / 4) * 4;
-    const outF = Math.ceil((rowsM * dOut) / 4) * 4;
+    const inF = Math.ceil((rowsM * dIn) / 16) * 16; // whole 64-byte lines: Y and the work block stay aligned
+    const outF = Math.ceil((rowsM * dOut) / 16) * 16;
     const need = inF + outF + workFloats(rowsM);
     let base = scratch;
     let temporary = false;
@@ -97,11 +105,11 @@ function makeLayer(kind, { dIn, dOut, floats, pack, run, workFloats, info }) {
       }
     }
     try {
-      const pX = base;
-      const pY = base + inF * FLOAT_BYTES;
+      const pX = aligned(base);
+      const pY = pX + inF * FLOAT_BYTES;
       const pW = pY + outF * FLOAT_BYTES;
       new Float32Array(r.memory.buffer, pX, rowsM * dIn).set(x.data);
-      const status = run(ex, pY, pX, rowsM, pW, weights);
+      const status = run(ex, pY, pX, rowsM, pW, aligned(weights));
       if (status !== 0) throw statusError(fwd, status, () => `X ${fmtShape(x.shape)}`, r.memory.buffer.byteLength);
       return { data: new Float32Array(r.memory.buffer, pY, rowsM * dOut).slice(), shape: outShape };
     } finally {
