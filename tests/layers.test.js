@@ -157,6 +157,46 @@ test('bad specs and inputs throw clear errors naming the function, argument and 
   }
 });
 
+test('forward(X, { out }) writes the same bits into the given array (reused, in place over X for square layers); a bad out is refused and the layer stays usable', () => {
+  const r = rng(77);
+  const W = randTensor(r, [24, 40]); const b = randTensor(r, [40]);
+  const W1 = randTensor(r, [24, 64]); const W2 = randTensor(r, [64, 24]);
+  const lin = ffn.createLinear({ W, b, activation: 'gelu' });
+  const mlp = ffn.createFfn({ W1, b1: null, W2, b2: null });
+  const gated = ffn.createGatedFfn({ Wg: W1, Wu: randTensor(r, [24, 64]), Wd: W2 });
+  const h0 = ffn.heapStats().heapInUse;
+  try {
+    const out = new Float32Array(5 * 3 * 40).fill(NaN);
+    for (let round = 0; round < 3; round++) {
+      const X = randTensor(r, [5, 3, 24]);
+      const fresh = lin.forward(X);
+      const got = lin.forward(X, { out });
+      assert.equal(got.data, out, 'the result is the given array');
+      assert.deepEqual(got.shape, [5, 3, 40]);
+      assert.deepEqual(Array.from(got.data), Array.from(fresh.data));
+    }
+    for (const layer of [mlp, gated]) {
+      const X = randTensor(r, [7, 24]);
+      const want = layer.forward(X);
+      const xdata = Float32Array.from(X.data);
+      const got = layer.forward({ data: xdata, shape: [7, 24] }, { out: xdata }); // in place: X is copied in before Y is written
+      assert.equal(got.data, xdata);
+      assert.deepEqual(Array.from(xdata), Array.from(want.data));
+    }
+    const X = randTensor(r, [2, 24]);
+    assert.throws(() => lin.forward(X, { out: new Float64Array(80) }), (e) => e instanceof TypeError && /^createLinear\(\.\.\.\)\.forward: opts\.out must be a Float32Array; got /.test(e.message));
+    assert.throws(() => lin.forward(X, { out: [] }), TypeError);
+    assert.throws(() => lin.forward(X, 'out'), (e) => e instanceof TypeError && /opts must be an object/.test(e.message));
+    assert.throws(() => lin.forward(X, { out: new Float32Array(79) }), (e) => e instanceof RangeError && e.message === 'createLinear(...).forward: opts.out has 79 floats but the result [2,40] needs 80');
+    assert.deepEqual(Array.from(lin.forward(X, { out: new Float32Array(80) }).data), Array.from(lin.forward(X).data));
+    assert.equal(lin.forward(X, {}).data.length, 80);
+    assert.equal(lin.forward(X, null).data.length, 80);
+  } finally {
+    lin.dispose(); mlp.dispose(); gated.dispose();
+  }
+  assert.ok(ffn.heapStats().heapInUse <= h0, 'no memory left behind');
+});
+
 test('dispose frees the weights; a disposed layer refuses forward with an Error; double dispose is harmless', () => {
   const before = ffn.heapStats().heapInUse;
   const layers = [

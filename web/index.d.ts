@@ -189,8 +189,12 @@ export function ffnFlops(d: number, dFF: number, opts?: { gated?: boolean }): nu
 
 /** A layer whose weights are packed once into wasm memory; free them with dispose(). */
 export interface ResidentLayer {
-  /** Runs the layer on X (..., dIn) and returns (..., dOut) as a fresh tensor. Throws after dispose(). */
-  forward(X: TensorLike): Tensor;
+  /**
+   * Runs the layer on X (..., dIn) and returns (..., dOut): a fresh tensor, or with opts.out (a Float32Array
+   * of exactly the result's length) the result written into it and returned
+   * as its data. Throws after dispose().
+   */
+  forward(X: TensorLike, opts?: { out?: Float32Array }): Tensor;
   /** Frees the packed weights and scratch memory; calling it again does nothing. */
   dispose(): void;
   /** True once dispose() was called. */

@@ -54,7 +54,8 @@ const aligned = (p) => ((p + ALIGN - 1) & -ALIGN) >>> 0;
 
 /**
  * The shared machinery of the three layer kinds: one block of packed weights, a scratch block reused
- * between calls, forward(X) with X (..., dIn) -> (..., dOut), dispose().
+ * between calls, forward(X, { out }) with X (..., dIn) -> (..., dOut) (into a fresh array, or into
+ * opts.out, a Float32Array of exactly the result's length), dispose().
  * pack(ex, base) writes the packed weights at base; run(ex, pY, pX, M, pWork) computes; workFloats(M).
  */
 function makeLayer(kind, { dIn, dOut, floats, pack, run, workFloats, info }) {
@@ -72,8 +73,11 @@ function makeLayer(kind, { dIn, dOut, floats, pack, run, workFloats, info }) {
   let disposed = false;
   const fwd = `${kind}(...).forward`;
 
-  function forward(X) {
+  function forward(X, opts) {
     if (disposed) throw new Error(`${fwd}: this layer was disposed; create a new one with ${kind}()`);
+    if (opts != null && typeof opts !== 'object') throw new TypeError(`${fwd}: opts must be an object; got ${describe(opts)}`);
+    const out = opts == null ? undefined : opts.out;
+    if (out !== undefined && !(out instanceof Float32Array)) throw new TypeError(`${fwd}: opts.out must be a Float32Array; got ${describe(out)}`);
     const x = parseTensor(fwd, 'X', X);
     // parsing X may run caller code (getters) that disposes this layer: check again
     if (disposed) throw new Error(`${fwd}: this layer was disposed; create a new one with ${kind}()`);
@@ -84,6 +88,11 @@ function makeLayer(kind, { dIn, dOut, floats, pack, run, workFloats, info }) {
     let rowsM = 1;
     for (let i = 0; i < n - 1; i++) rowsM *= x.shape[i];
     const outShape = [...x.shape.slice(0, -1), dOut];
+    if (out !== undefined) {
+      if (out.length !== rowsM * dOut) {
+        throw new RangeError(`${fwd}: opts.out has ${out.length} floats but the result ${fmtShape(outShape)} needs ${rowsM * dOut}`);
+      }
+    }
     const inF = Math.ceil((rowsM * dIn) / 16) * 16; // whole 64-byte lines: Y and the work block stay aligned
     const outF = Math.ceil((rowsM * dOut) / 16) * 16;
     const need = inF + outF + workFloats(rowsM);
@@ -111,7 +120,10 @@ function makeLayer(kind, { dIn, dOut, floats, pack, run, workFloats, info }) {
       new Float32Array(r.memory.buffer, pX, rowsM * dIn).set(x.data);
       const status = run(ex, pY, pX, rowsM, pW, aligned(weights));
       if (status !== 0) throw statusError(fwd, status, () => `X ${fmtShape(x.shape)}`, r.memory.buffer.byteLength);
-      return { data: new Float32Array(r.memory.buffer, pY, rowsM * dOut).slice(), shape: outShape };
+      const y = new Float32Array(r.memory.buffer, pY, rowsM * dOut);
+      if (out === undefined) return { data: y.slice(), shape: outShape };
+      out.set(y);
+      return { data: out, shape: outShape };
     } finally {
       if (temporary) ex.free(base);
     }

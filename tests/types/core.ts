@@ -19,6 +19,8 @@ async function main(): Promise<void> {
   const n: number = ffn.ffnParamCount(768, 3072, { bias: true, gated: false }) + ffn.llamaHiddenDim(4096, { multipleOf: 256, ffnDimMultiplier: null }) + ffn.ffnFlops(768, 3072, { gated: true });
   const layer = ffn.createLinear({ W: W1, b: null, activation: 'silu' });
   const z: ffn.Tensor = layer.forward(x);
+  const z2: Float32Array = layer.forward(x, { out: new Float32Array(z.data.length) }).data;
+  void z2;
   layer.dispose();
   void [y, g, out, gated, dWg, top, n, z];
 }
