@@ -47,10 +47,6 @@ static inline f32x4 f32x4_pmax(f32x4 a, f32x4 b) { return wasm_f32x4_pmax(a, b);
 static inline f32x4 f32x4_shl23_add(f32x4 bits, int32_t add) {
   return wasm_i32x4_add(wasm_i32x4_shl(bits, 23), wasm_i32x4_splat(add));
 }
-/* 1/a to within 12% for positive normal a: one integer subtraction on the bits (a seed, not a value) */
-static inline f32x4 f32x4_recip_rough(f32x4 a) {
-  return wasm_i32x4_sub(wasm_i32x4_splat(0x7EF311C3), a);
-}
 static inline float f32x4_hsum(f32x4 v) {
   return (wasm_f32x4_extract_lane(v, 0) + wasm_f32x4_extract_lane(v, 1)) +
          (wasm_f32x4_extract_lane(v, 2) + wasm_f32x4_extract_lane(v, 3));
@@ -127,9 +123,6 @@ static inline f32x4 f32x4_shl23_add(f32x4 bits, int32_t add) {
   u32x4 u =
       ((u32x4)bits << 23) + (u32x4){(uint32_t)add, (uint32_t)add, (uint32_t)add, (uint32_t)add};
   return (f32x4)u;
-}
-static inline f32x4 f32x4_recip_rough(f32x4 a) {
-  return (f32x4)((m32x4){0x7EF311C3, 0x7EF311C3, 0x7EF311C3, 0x7EF311C3} - (m32x4)a);
 }
 static inline float f32x4_hsum(f32x4 v) { return (v[0] + v[1]) + (v[2] + v[3]); }
 static inline f64x2 f32x4_promote_lo(f32x4 v) { return (f64x2){v[0], v[1]}; }
