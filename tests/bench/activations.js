@@ -1,11 +1,11 @@
-// Activation kernel rates (Melem/s, 1M floats, medians, interleaved): ffn-lab act_forward/act_grad vs the former f64x2 kernels (built from git) and tfjs-wasm, with the onnxruntime-web rates quoted in issue 3 (measured ones: npm run bench -- --act-only).
-// Standalone: node tests/bench/activations.js [--quick] [--no-baseline] [--no-tfjs] [--baseline <git rev>]
+// Activation kernel rates (Melem/s, 1M floats, medians, interleaved): ffn-lab act_forward/act_grad vs a former src/activations.c built from git (default: the f64x2 kernels) and tfjs-wasm, with the onnxruntime-web rates quoted in issue 3 (measured ones: npm run bench -- --act-only).
+// Standalone: node tests/bench/activations.js [--quick] [--no-baseline] [--no-tfjs] [--baseline <git rev>] [--browser (in headless Chromium, without tfjs)]
 // As a module: import { runActivationBench } from './activations.js' (used by run.js or anyone else).
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir, cpus } from 'node:os';
 import { join, dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '../..');
@@ -18,11 +18,14 @@ export const QUOTED = { gelu: 130, gelu_tanh: 225, silu: 193, tfjs_silu: 509 };
 
 const CODES = { sigmoid: 3, silu: 4, gelu: 5, gelu_tanh: 6, gelu_sigmoid: 7 };
 
-const now = () => performance.now();
-const median = (a) => {
+// helpers are function declarations so that --browser can hand their source to the page
+function now() {
+  return performance.now();
+}
+function median(a) {
   const s = [...a].sort((x, y) => x - y);
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
+}
 
 /** Median seconds per call of each candidate: calibrated batches, round-robin, order flipped each round. */
 function interleaved(fns, { batchMs, reps, warmMs }) {
@@ -79,10 +82,10 @@ function ulps(a, b) {
 
 /**
  * raw: ffn.wasm exports (act_forward, act_grad, act_ref, act_grad_ref, malloc, free, memory);
- * base: optional exports of the f64x2 baseline module; tf: optional tfjs-core with the wasm backend ready.
+ * base: optional exports of a baseline module (baseLabel names its column); tf: optional tfjs-core with the wasm backend ready.
  * Every timed kernel's output is checked against act_ref/act_grad_ref (plain C in float64) to 4 ulps.
  */
-export function runActivationBench({ raw, base = null, tf = null, quick = false, log = console.log }) {
+export function runActivationBench({ raw, base = null, baseLabel = 'f64x2', tf = null, quick = false, log = console.log }) {
   const opts = quick ? { batchMs: 25, reps: 5, warmMs: 40 } : { batchMs: 50, reps: 15, warmMs: 100 };
   const n = 1 << 20;
   const x = new Float32Array(n);
@@ -91,7 +94,7 @@ export function runActivationBench({ raw, base = null, tf = null, quick = false,
     s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0;
     x[i] = (s / 2147483648 - 1) * 8;
   }
-  const mods = [['new', raw], ...(base ? [['f64x2', base]] : [])].map(([name, e]) => {
+  const mods = [['new', raw], ...(base ? [[baseLabel, base]] : [])].map(([name, e]) => {
     const px = e.malloc(4 * n) >>> 0;
     const py = e.malloc(4 * n) >>> 0;
     new Float32Array(e.memory.buffer, px, n).set(x);
@@ -118,7 +121,7 @@ export function runActivationBench({ raw, base = null, tf = null, quick = false,
   const fmt = (v) => (v == null ? '-' : v.toFixed(0)).padStart(9);
   const ratio = (a, b) => (a == null || b == null ? '-' : (a / b).toFixed(2) + 'x').padStart(8);
   log(`activations, ${n} floats in [-8, 8), in wasm memory (y = phi(x), not in place), Melem/s, medians of ${opts.reps}:`);
-  log(`${'function'.padEnd(14)}${'new'.padStart(9)}${'f64x2'.padStart(9)}${'speedup'.padStart(8)}${'tfjs'.padStart(9)}${'ort(q)'.padStart(9)}${'new/ort'.padStart(8)}${'anchored'.padStart(9)}`);
+  log(`${'function'.padEnd(14)}${'new'.padStart(9)}${baseLabel.slice(0, 8).padStart(9)}${'speedup'.padStart(8)}${'tfjs'.padStart(9)}${'ort(q)'.padStart(9)}${'new/ort'.padStart(8)}${'anchored'.padStart(9)}`);
   for (const fn of ['act_forward', 'act_grad']) {
     for (const [name, act] of Object.entries(CODES)) {
       const cands = mods.map((m) => () => m.e[fn](m.py, m.px, n, act));
@@ -172,8 +175,37 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     instance.exports._initialize?.();
     return instance.exports;
   };
-  const raw = await inst(readFileSync(join(root, 'web/ffn.wasm')));
+  const rawBytes = readFileSync(join(root, 'web/ffn.wasm'));
   const baseBytes = flag('--no-baseline') ? null : buildActivationsAt(rev);
+  if (flag('--browser')) {
+    // the same bench in a page: its functions and constants as source, both modules as bytes
+    const src = [now, median, interleaved, ulps, runActivationBench].map(String).join('\n') +
+      `\nconst CODES = ${JSON.stringify(CODES)}, QUOTED = ${JSON.stringify(QUOTED)};`;
+    const { launchBrowser } = await import(pathToFileURL(join(root, 'tests/helpers/browser.js')).href);
+    const b = await launchBrowser();
+    try {
+      const page = await b.newPage();
+      const { ua, lines } = await page.evaluate(async ({ src, raw64, base64, baseLabel, quick }) => {
+        const bench = new Function(`${src}\nreturn runActivationBench;`)();
+        const inst = async (b64) => {
+          const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+          const { instance } = await WebAssembly.instantiate(bytes, { env: { emscripten_notify_memory_growth() {} } });
+          instance.exports._initialize?.();
+          return instance.exports;
+        };
+        const lines = [];
+        const raw = await inst(raw64);
+        bench({ raw, base: base64 ? await inst(base64) : null, baseLabel, quick, log: (l) => lines.push(l) });
+        return { ua: navigator.userAgent.match(/Chrome\/[\d.]+/)?.[0], lines };
+      }, { src, raw64: rawBytes.toString('base64'), base64: baseBytes ? baseBytes.toString('base64') : null, baseLabel: rev, quick: flag('--quick') });
+      console.log(`# ffn-lab activations, headless ${ua}, ${cpus()[0]?.model?.trim()}, baseline ${baseBytes ? rev : 'none'}, ${new Date().toISOString().slice(0, 16)}Z`);
+      console.log(lines.join('\n'));
+    } finally {
+      await b.close();
+    }
+    process.exit(0);
+  }
+  const raw = await inst(rawBytes);
   const base = baseBytes ? await inst(baseBytes) : null;
   let tf = null;
   if (!flag('--no-tfjs')) {
@@ -191,5 +223,5 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     }
   }
   console.log(`# ffn-lab activations, Node ${process.versions.node}, ${cpus()[0]?.model?.trim()}, baseline ${base ? rev : 'none'}, ${new Date().toISOString().slice(0, 16)}Z`);
-  runActivationBench({ raw, base, tf, quick: flag('--quick') });
+  runActivationBench({ raw, base, baseLabel: rev, tf, quick: flag('--quick') });
 }
