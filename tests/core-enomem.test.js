@@ -5,6 +5,25 @@ import * as ffn from 'ffn-lab';
 
 await ffn.ready();
 
+/**
+ * Calls attempt(n) for n = start, start - 1, ... (at most 200 tries) and returns the first RangeError that is
+ * not "the per-call block itself does not fit" (over the ceiling, or malloc returned 0): the kernel's own
+ * scratch allocation failing. A call that runs is a test failure.
+ */
+function firstKernelEnomem(name, start, attempt) {
+  for (let n = start, tries = 0; tries < 200 && n > 0; tries++, n--) {
+    try {
+      attempt(n);
+      assert.fail(`${name} unexpectedly ran at ${n}`);
+    } catch (e) {
+      assert.ok(e instanceof RangeError, `expected a RangeError, got ${e && e.name}: ${e && e.message}`);
+      if (/ needs [\d.]+ [KMG]i?B/.test(e.message)) continue;
+      return e;
+    }
+  }
+  return assert.fail('never reached the kernel');
+}
+
 test('swigluBackward whose packing buffer cannot be allocated throws a RangeError (out of wasm memory), heap clean, module usable', () => {
   // d = 16, d_ff = 65536: packing Wg inside the kernel needs about 4 MiB. The per-call block holds a
   // 3*N*d_ff work area with no data copied in (so the pages are never touched). Walk N down from
@@ -15,22 +34,11 @@ test('swigluBackward whose packing buffer cannot be allocated throws a RangeErro
   const Wd = { data: new Float32Array(dff * d).fill(0.01), shape: [dff, d] };
   const s0 = ffn.heapStats();
   const stepBytes = 3 * dff * 4; // 768 KiB per row of N, well under the ~4 MiB packing buffer
-  let N = Math.floor((s0.maxMemoryBytes - 65536 - 6 * d * dff * 4) / (stepBytes + 2 * d * 4));
-  let err = null;
-  for (let tries = 0; tries < 200 && N > 0; tries++, N--) {
+  const N0 = Math.floor((s0.maxMemoryBytes - 65536 - 6 * d * dff * 4) / (stepBytes + 2 * d * 4));
+  const err = firstKernelEnomem('swigluBackward', N0, (N) => {
     const X = { data: new Float32Array(N * d), shape: [N, d] };
-    try {
-      ffn.swigluBackward(X, X, W, W, Wd);
-      assert.fail(`swigluBackward unexpectedly ran at N = ${N}`);
-    } catch (e) {
-      assert.ok(e instanceof RangeError, `expected a RangeError, got ${e && e.name}: ${e && e.message}`);
-      // the block itself did not fit (over the ceiling, or malloc returned 0)
-      if (/ needs [\d.]+ [KMG]i?B/.test(e.message)) continue;
-      err = e;
-      break;
-    }
-  }
-  assert.ok(err, 'never reached the kernel');
+    ffn.swigluBackward(X, X, W, W, Wd);
+  });
   assert.match(err.message, /^swigluBackward: out of wasm memory: the kernel could not allocate its scratch space for X \[\d+,16\], Wg \[16,65536\], Wd \[65536,16\]/);
   assert.doesNotMatch(err.message, /status/);
   assert.equal(ffn.heapStats().heapInUse, s0.heapInUse);
@@ -50,21 +58,8 @@ test('matmul whose GEMM packing buffer cannot be allocated throws a RangeError (
   const B = { data: new Float32Array(K * N).fill(0.01), shape: [K, N] };
   const s0 = ffn.heapStats();
   const rowBytes = (N + K) * 4;
-  let M = Math.floor((s0.maxMemoryBytes - 65536 - K * N * 4) / rowBytes);
-  let err = null;
-  for (let tries = 0; tries < 200 && M > 0; tries++, M--) {
-    const A = { data: new Float32Array(M * K), shape: [M, K] };
-    try {
-      ffn.matmul(A, B);
-      assert.fail(`matmul unexpectedly ran at M = ${M}`);
-    } catch (e) {
-      assert.ok(e instanceof RangeError, `expected a RangeError, got ${e && e.name}: ${e && e.message}`);
-      if (/ needs [\d.]+ [KMG]i?B/.test(e.message)) continue;
-      err = e;
-      break;
-    }
-  }
-  assert.ok(err, 'never reached the kernel');
+  const M0 = Math.floor((s0.maxMemoryBytes - 65536 - K * N * 4) / rowBytes);
+  const err = firstKernelEnomem('matmul', M0, (M) => ffn.matmul({ data: new Float32Array(M * K), shape: [M, K] }, B));
   assert.match(err.message, /^matmul: out of wasm memory: the kernel could not allocate its scratch space for A \[\d+,16\] @ B \[16,65536\]/);
   assert.equal(ffn.heapStats().heapInUse, s0.heapInUse);
   const y = ffn.matmul([[1, 2], [3, 4], [5, 6], [7, 8]], [[3], [4]]);
