@@ -188,14 +188,14 @@ static inline f32x4 fwd_gelu_tanh(f32x4 x) { /* NaN propagates (through xc) */
   f32x4 m, rho = gelu_tanh_reduce_d(gelu_tanh_s_d(f32x4_promote_lo(X)),
                                     gelu_tanh_s_d(f32x4_promote_hi(X)), &m);
   f32x4 p64 = f32x4_sub_shl23_abs(EXP_BIAS64, m); /* 2^(64 - |m|) */
-  /* times_sigmoid(xc, r, p64, x) with its em1(+-r) = em1(rho), and select(neg, 1, P) = max(P, 1 or 0)
-     since P <= 1: the same values, two instructions fewer */
+  /* times_sigmoid(xc, r, p64, x) with its em1(+-r) = em1(rho), and since P <= 1 its two selects as
+     maxima: select(neg, 1, P) = max(P, 1 or 0), select(neg, x P, x) = max(x, x P): the same values */
   m32x4 neg = f32x4_lt(x, f32x4_splat(0.0f));
   f32x4 P = f32x4_mul(p64, m64);
   f32x4 em = em1_f(rho);
   f32x4 A = f32x4_add(one, P), A_lo = f32x4_add(f32x4_sub(one, A), P);
   f32x4 den = f32x4_add(A, f32x4_add(f32x4_mul(f32x4_pmax(P, f32x4_and_mask(neg, one)), em), A_lo));
-  return f32x4_div(f32x4_select(neg, f32x4_mul(f32x4_mul(xc, p64), m64), xc), den);
+  return f32x4_div(f32x4_pmax(xc, f32x4_mul(f32x4_mul(xc, p64), m64)), den);
 }
 
 /* GELU x Phi(x) with Q = Phi(-|x|) = 0.5 e^{-a^2/2} erfcx(a/sqrt2), a = |x| <= 15:
