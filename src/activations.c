@@ -134,15 +134,6 @@ static inline f32x4 reduce_f(f32x4 z, f32x4 *p64) {
                    f32x4_mul(nf, f32x4_splat(LN2_LO_F)));
 }
 
-/* t = z / ln2 (two double halves, t in [-190, 0]) -> r = (t - n) ln2 as floats, *p64 = 2^(n+64) */
-static inline f32x4 reduce_log2_d(f64x2 tlo, f64x2 thi, f32x4 *p64) {
-  f64x2 kl = f64x2_add(tlo, f64x2_splat(SHIFT_D)), kh = f64x2_add(thi, f64x2_splat(SHIFT_D));
-  f64x2 rl = f64x2_mul(f64x2_sub(tlo, f64x2_sub(kl, f64x2_splat(SHIFT_D))), f64x2_splat(LN2_D));
-  f64x2 rh = f64x2_mul(f64x2_sub(thi, f64x2_sub(kh, f64x2_splat(SHIFT_D))), f64x2_splat(LN2_D));
-  *p64 = f32x4_shl23_add(f64x2_low_words(kl, kh), EXP_BIAS64);
-  return f64x2_demote_pair(rl, rh);
-}
-
 static inline f32x4 fwd_sigmoid(f32x4 x) { /* NaN propagates through den */
   m32x4 neg = f32x4_lt(x, f32x4_splat(0.0f));
   f32x4 p64, r = reduce_f(f32x4_pmax(f32x4_negabs(x), f32x4_splat(Z_MIN)), &p64);
@@ -175,18 +166,36 @@ static inline f32x4 fwd_gelu_sigmoid(f32x4 x) {
   return times_sigmoid(xc, r, f32x4_shl23_add(kf, EXP_BIAS64), x);
 }
 
-/* x sigmoid(2u), 2u = 2 sqrt(2/pi) (x + 0.044715 x^3) = 1 + tanh(u) form; -|2u| / ln2 in double
-   (a cubic in |x| <= 11, beyond which the result is x or -0) */
-static inline f64x2 gelu_tanh_t_d(f64x2 a) {
-  const double al = -2.0 * SQRT_2_OVER_PI * 1.4426950408889634074, be = al * GELU_TANH_A;
-  return f64x2_mul(a, f64x2_add(f64x2_splat(al), f64x2_mul(f64x2_splat(be), f64x2_mul(a, a))));
+/* x sigmoid(2u), 2u = 2 sqrt(2/pi) (x + 0.044715 x^3) (the 1 + tanh(u) form), for |x| <= 11 (beyond,
+   the result is x or -0). S = 2u / ln2 (odd in x) is a cubic in double; with m = round(S) and
+   rho = (m - S) ln2, -|2u| = -|m| ln2 + rho for either sign of x, so rho is the argument times_sigmoid
+   wants (e^rho, no sign flip) and 2^-|m| is P. */
+static inline f64x2 gelu_tanh_s_d(f64x2 X) {
+  const double c1 = 2.0 * SQRT_2_OVER_PI * 1.4426950408889634074, c3 = c1 * GELU_TANH_A;
+  return f64x2_mul(X, f64x2_add(f64x2_splat(c1), f64x2_mul(f64x2_splat(c3), f64x2_mul(X, X))));
 }
-static inline f32x4 fwd_gelu_tanh(f32x4 x) {
-  f32x4 xc = f32x4_pmax(x, f32x4_splat(-11.0f));
-  f32x4 a = f32x4_pmin(f32x4_abs(x), f32x4_splat(11.0f));
-  f32x4 p64, r =
-      reduce_log2_d(gelu_tanh_t_d(f32x4_promote_lo(a)), gelu_tanh_t_d(f32x4_promote_hi(a)), &p64);
-  return times_sigmoid(xc, r, p64, x); /* NaN propagates */
+/* S (two double halves) -> rho = (round(S) - S) ln2 as floats, *m = round(S) as integer lanes */
+static inline f32x4 gelu_tanh_reduce_d(f64x2 slo, f64x2 shi, f32x4 *m) {
+  f64x2 kl = f64x2_add(slo, f64x2_splat(SHIFT_D)), kh = f64x2_add(shi, f64x2_splat(SHIFT_D));
+  f64x2 rl = f64x2_mul(f64x2_sub(slo, f64x2_sub(kl, f64x2_splat(SHIFT_D))), f64x2_splat(-LN2_D));
+  f64x2 rh = f64x2_mul(f64x2_sub(shi, f64x2_sub(kh, f64x2_splat(SHIFT_D))), f64x2_splat(-LN2_D));
+  *m = f64x2_low_words(kl, kh);
+  return f64x2_demote_pair(rl, rh);
+}
+static inline f32x4 fwd_gelu_tanh(f32x4 x) { /* NaN propagates (through xc) */
+  f32x4 one = f32x4_splat(1.0f), m64 = f32x4_splat(TWO_M64_F);
+  f32x4 xc = f32x4_pmax(x, f32x4_splat(-11.0f)), X = f32x4_pmin(xc, f32x4_splat(11.0f));
+  f32x4 m, rho = gelu_tanh_reduce_d(gelu_tanh_s_d(f32x4_promote_lo(X)),
+                                    gelu_tanh_s_d(f32x4_promote_hi(X)), &m);
+  f32x4 p64 = f32x4_sub_shl23_abs(EXP_BIAS64, m); /* 2^(64 - |m|) */
+  /* times_sigmoid(xc, r, p64, x) with its em1(+-r) = em1(rho), and since P <= 1 its two selects as
+     maxima: select(neg, 1, P) = max(P, 1 or 0), select(neg, x P, x) = max(x, x P): the same values */
+  m32x4 neg = f32x4_lt(x, f32x4_splat(0.0f));
+  f32x4 P = f32x4_mul(p64, m64);
+  f32x4 em = em1_f(rho);
+  f32x4 A = f32x4_add(one, P), A_lo = f32x4_add(f32x4_sub(one, A), P);
+  f32x4 den = f32x4_add(A, f32x4_add(f32x4_mul(f32x4_pmax(P, f32x4_and_mask(neg, one)), em), A_lo));
+  return f32x4_div(f32x4_pmax(xc, f32x4_mul(f32x4_mul(xc, p64), m64)), den);
 }
 
 /* GELU' (below) works with Q = Phi(-|x|) = 0.5 e^{-a^2/2} erfcx(a/sqrt2), a = |x| <= 15:

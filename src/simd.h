@@ -47,6 +47,13 @@ static inline f32x4 f32x4_pmax(f32x4 a, f32x4 b) { return wasm_f32x4_pmax(a, b);
 static inline f32x4 f32x4_shl23_add(f32x4 bits, int32_t add) {
   return wasm_i32x4_add(wasm_i32x4_shl(bits, 23), wasm_i32x4_splat(add));
 }
+/* sub - (|n| << 23) for lanes holding n (two's complement): the float 2^(e - |n|) when sub holds the
+   bits of 2^e */
+static inline f32x4 f32x4_sub_shl23_abs(int32_t sub, f32x4 bits) {
+  return wasm_i32x4_sub(wasm_i32x4_splat(sub), wasm_i32x4_shl(wasm_i32x4_abs(bits), 23));
+}
+/* a where the mask is set, +0 elsewhere (one instruction) */
+static inline f32x4 f32x4_and_mask(m32x4 m, f32x4 a) { return wasm_v128_and(m, a); }
 static inline float f32x4_hsum(f32x4 v) {
   return (wasm_f32x4_extract_lane(v, 0) + wasm_f32x4_extract_lane(v, 1)) +
          (wasm_f32x4_extract_lane(v, 2) + wasm_f32x4_extract_lane(v, 3));
@@ -124,6 +131,13 @@ static inline f32x4 f32x4_shl23_add(f32x4 bits, int32_t add) {
       ((u32x4)bits << 23) + (u32x4){(uint32_t)add, (uint32_t)add, (uint32_t)add, (uint32_t)add};
   return (f32x4)u;
 }
+static inline f32x4 f32x4_sub_shl23_abs(int32_t sub, f32x4 bits) {
+  typedef uint32_t u32x4 __attribute__((vector_size(16)));
+  u32x4 u = (u32x4)bits, s = (u32x4)((m32x4)bits < 0); /* s all-ones where n < 0 */
+  u32x4 a = (u ^ s) - s; /* |n| in unsigned arithmetic (INT32_MIN stays itself, as i32x4.abs) */
+  return (f32x4)((u32x4){(uint32_t)sub, (uint32_t)sub, (uint32_t)sub, (uint32_t)sub} - (a << 23));
+}
+static inline f32x4 f32x4_and_mask(m32x4 m, f32x4 a) { return (f32x4)(m & (m32x4)a); }
 static inline float f32x4_hsum(f32x4 v) { return (v[0] + v[1]) + (v[2] + v[3]); }
 static inline f64x2 f32x4_promote_lo(f32x4 v) { return (f64x2){v[0], v[1]}; }
 static inline f64x2 f32x4_promote_hi(f32x4 v) { return (f64x2){v[2], v[3]}; }
