@@ -5,10 +5,6 @@ import { stat, realpath, readFile } from 'node:fs/promises';
 import { extname, join, resolve, sep, dirname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-// CSP of the sandbox worker file. Browsers no longer run it from its URL (the sandbox frame makes the
-// worker from its text, under the frame's CSP below); kept so the file is never a worker with network.
-const WORKER_CSP = "default-src 'none'; script-src 'self' 'unsafe-eval'; connect-src 'none'";
-
 // The sandbox frame's CSP is the one in its own <meta> (it carries the hash of the frame's inline script),
 // sent again as a header together with `sandbox allow-scripts`, which only a header can carry: the frame
 // is then sandboxed (an opaque origin) even if a page embeds it without the iframe's sandbox attribute.
@@ -119,7 +115,6 @@ function handler(root) {
         'X-Content-Type-Options': 'nosniff',
       };
       // The learner's workers inherit the sandbox frame's CSP: no network at all.
-      if (file.endsWith(`${sep}sandbox${sep}worker.js`)) headers['Content-Security-Policy'] = WORKER_CSP;
       if (file.endsWith(`${sep}sandbox${sep}frame.html`)) headers['Content-Security-Policy'] = await frameCsp(file);
       res.writeHead(200, headers);
       if (req.method === 'HEAD') {
