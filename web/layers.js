@@ -1,5 +1,5 @@
 // Resident FFN layers: weights packed once into wasm memory, forward(X) on the packed SIMD GEMM with fused epilogues, dispose() to free.
-import { wasm, parseTensor, fmtShape, fmtBytes, describe, actCode, statusError } from './runtime.js';
+import { wasm, parseTensor, fmtShape, describe, actCode, statusError, heapAlloc } from './runtime.js';
 
 const FLOAT_BYTES = 4;
 /** Per-layer input/output scratch kept between calls up to this size; larger calls use a per-call block. */
@@ -39,15 +39,7 @@ const ALIGN = 64;
  * Returns the raw pointer (for free); aligned(p) is the 64-byte-aligned start of the usable block.
  */
 function alloc(r, fn, what, floats) {
-  const bytes = Math.max(16, Math.ceil((floats * FLOAT_BYTES) / 16) * 16) + ALIGN;
-  if (!(bytes <= r.maxBytes - 65536)) {
-    throw new RangeError(`${fn}: ${what} needs ${fmtBytes(bytes)} of wasm memory, more than wasm memory can ever hold (${fmtBytes(r.maxBytes)})`);
-  }
-  const p = r.exports.malloc(bytes) >>> 0;
-  if (p === 0) {
-    throw new RangeError(`${fn}: out of wasm memory: ${what} needs ${fmtBytes(bytes)} (heap is ${fmtBytes(r.memory.buffer.byteLength)})`);
-  }
-  return p;
+  return heapAlloc(r, fn, what, Math.max(16, Math.ceil((floats * FLOAT_BYTES) / 16) * 16) + ALIGN);
 }
 
 const aligned = (p) => ((p + ALIGN - 1) & -ALIGN) >>> 0;

@@ -256,6 +256,25 @@ export function statusError(fnName, status, what, heapBytes) {
 }
 
 /**
+ * malloc(bytes) >>> 0 for fnName, or a RangeError saying what needed the memory: more than wasm memory
+ * can ever hold, or more than it can hold now (malloc returned 0).
+ */
+export function heapAlloc(r, fnName, what, bytes) {
+  if (!(bytes <= r.maxBytes - 65536)) {
+    throw new RangeError(
+      `${fnName}: ${whatText(what)} needs ${fmtBytes(bytes)} of wasm memory, more than wasm memory can ever hold (${fmtBytes(r.maxBytes)})`,
+    );
+  }
+  const p = r.exports.malloc(bytes) >>> 0;
+  if (p === 0) {
+    throw new RangeError(
+      `${fnName}: out of wasm memory: ${whatText(what)} needs ${fmtBytes(bytes)} (heap is ${fmtBytes(r.memory.buffer.byteLength)})`,
+    );
+  }
+  return p;
+}
+
+/**
  * Run one kernel call on a fresh heap block.
  * fnName: public function name (for messages). what: a short description of the shapes involved, or a
  * function returning it (called only when an error is thrown, so the hot path builds no strings).
@@ -270,18 +289,8 @@ export function withHeap(fnName, what, bufs, compute) {
   for (let i = 0; i < nb; i++) total += Math.ceil(bufs[i].len / 4) * 16;
   if (total < 16) total = 16;
 
-  if (!(total <= r.maxBytes - 65536)) {
-    throw new RangeError(
-      `${fnName}: ${whatText(what)} needs ${fmtBytes(total)} of wasm memory, more than wasm memory can ever hold (${fmtBytes(r.maxBytes)})`,
-    );
-  }
   const ex = r.exports;
-  const base = ex.malloc(total) >>> 0;
-  if (base === 0) {
-    throw new RangeError(
-      `${fnName}: out of wasm memory: ${whatText(what)} needs ${fmtBytes(total)} (heap is ${fmtBytes(r.memory.buffer.byteLength)})`,
-    );
-  }
+  const base = heapAlloc(r, fnName, what, total);
   try {
     const ptrs = new Array(nb);
     // One view of the current buffer, made after malloc and never kept across a call that can grow memory.
@@ -344,12 +353,7 @@ export function mapChunks(fnName, what, src, kernel) {
   if (n === 0) return out;
   const c = n < MAP_CHUNK ? n : MAP_CHUNK;
   const ex = r.exports;
-  const base = ex.malloc(Math.ceil(c / 4) * 16) >>> 0;
-  if (base === 0) {
-    throw new RangeError(
-      `${fnName}: out of wasm memory: ${whatText(what)} needs ${fmtBytes(Math.ceil(c / 4) * 16)} (heap is ${fmtBytes(r.memory.buffer.byteLength)})`,
-    );
-  }
+  const base = heapAlloc(r, fnName, what, Math.ceil(c / 4) * 16);
   try {
     const mem = r.memory;
     let buf = mem.buffer;
