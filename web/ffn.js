@@ -13,6 +13,8 @@ import {
   ACT_CODES,
   ACTIVATIONS,
   actCode,
+  matrix,
+  vector,
 } from './runtime.js';
 export * from './layers.js';
 
@@ -70,21 +72,6 @@ function rows(t) {
   let n = 1;
   for (let i = 0; i < t.shape.length - 1; i++) n *= t.shape[i];
   return n;
-}
-
-/** Require a 2-D weight with given first and second sizes (null = free); why() builds the message only on error. */
-function matrix(fnName, argName, t, first, second, why) {
-  const ok = t.shape.length === 2 && (first == null || t.shape[0] === first) && (second == null || t.shape[1] === second);
-  if (!ok) {
-    const exp = `[${first == null ? '?' : first},${second == null ? '?' : second}]`;
-    throw new RangeError(`${fnName}: ${argName} has shape ${fmtShape(t.shape)} but ${why ? why() : `expected ${exp}`}`);
-  }
-}
-
-function vector(fnName, argName, t, n, why) {
-  if (t.shape.length !== 1 || t.shape[0] !== n) {
-    throw new RangeError(`${fnName}: ${argName} has shape ${fmtShape(t.shape)} but expected [${n}]${why ? ` (${why})` : ''}`);
-  }
 }
 
 function optionalTensor(fnName, argName, x) {

@@ -1,5 +1,5 @@
 // Resident FFN layers: weights packed once into wasm memory, forward(X) on the packed SIMD GEMM with fused epilogues, dispose() to free.
-import { wasm, parseTensor, fmtShape, describe, actCode, statusError, heapAlloc } from './runtime.js';
+import { wasm, parseTensor, fmtShape, describe, actCode, statusError, heapAlloc, matrix, vector } from './runtime.js';
 
 const FLOAT_BYTES = 4;
 /** Per-layer input/output scratch kept between calls up to this size; larger calls use a per-call block. */
@@ -12,22 +12,18 @@ function spec(fn, opts, required) {
   return opts;
 }
 
+/** A 2-D weight (rows/cols null = free); why: the expected shape, said in the message. */
 function weight(fn, name, v, rows, cols, why) {
   const t = parseTensor(fn, name, v);
-  const ok = t.shape.length === 2 && (rows == null || t.shape[0] === rows) && (cols == null || t.shape[1] === cols);
-  if (!ok) {
-    const exp = `[${rows == null ? '?' : rows},${cols == null ? '?' : cols}]`;
-    throw new RangeError(`${fn}: ${name} has shape ${fmtShape(t.shape)} but expected ${why || exp}`);
-  }
+  matrix(fn, name, t, rows, cols, () => `expected ${why}`);
   return t;
 }
 
+/** An optional bias of n elements (null when absent). */
 function bias(fn, name, v, n, why) {
   if (v === null || v === undefined) return null;
   const t = parseTensor(fn, name, v);
-  if (t.shape.length !== 1 || t.shape[0] !== n) {
-    throw new RangeError(`${fn}: ${name} has shape ${fmtShape(t.shape)} but expected [${n}] (${why})`);
-  }
+  vector(fn, name, t, n, why);
   return t;
 }
 

@@ -419,6 +419,22 @@ function checkShape(fnName, argName, shape) {
   return shape.slice();
 }
 
+/** Require a 2-D weight with given first and second sizes (null = free); why() builds the message only on error. */
+export function matrix(fnName, argName, t, first, second, why) {
+  const ok = t.shape.length === 2 && (first == null || t.shape[0] === first) && (second == null || t.shape[1] === second);
+  if (!ok) {
+    const exp = `[${first == null ? '?' : first},${second == null ? '?' : second}]`;
+    throw new RangeError(`${fnName}: ${argName} has shape ${fmtShape(t.shape)} but ${why ? why() : `expected ${exp}`}`);
+  }
+}
+
+/** Require a 1-D tensor of n elements; why (a string) is added in parentheses. */
+export function vector(fnName, argName, t, n, why) {
+  if (t.shape.length !== 1 || t.shape[0] !== n) {
+    throw new RangeError(`${fnName}: ${argName} has shape ${fmtShape(t.shape)} but expected [${n}]${why ? ` (${why})` : ''}`);
+  }
+}
+
 function isNumericTyped(v) {
   return ArrayBuffer.isView(v) && !(v instanceof DataView) && !(typeof BigInt64Array !== 'undefined' && (v instanceof BigInt64Array || v instanceof BigUint64Array));
 }
