@@ -16,8 +16,8 @@ before(async () => {
   ex._initialize();
 });
 
-/* heap helpers: every block freed at the end of its test */
-function heap(list) {
+/* heap helpers: every block freed by free() in its test's finally */
+function heap() {
   const ptrs = [];
   const api = {
     alloc(n) {
@@ -34,7 +34,6 @@ function heap(list) {
     get: (p, n) => new Float32Array(ex.memory.buffer, p, n).slice(),
     free: () => ptrs.forEach((p) => ex.free(p)),
   };
-  list.push(api);
   return api;
 }
 
@@ -90,8 +89,7 @@ test('gemm_forward matches the scalar C reference bit for bit and float64 on eve
   for (const M of EDGE)
     for (const K of EDGE)
       for (const N of EDGE) {
-        const hs = [];
-        const h = heap(hs);
+        const h = heap();
         try {
           const A = rand(r, M * K), B = rand(r, K * N), bias = rand(r, N);
           const C = gemm(h, A, B, bias, M, K, N, 'identity');
@@ -107,7 +105,7 @@ test('gemm_forward matches the scalar C reference bit for bit and float64 on eve
           }
           checked++;
         } finally {
-          hs.forEach((x) => x.free());
+          h.free();
         }
       }
   assert.equal(checked, EDGE.length ** 3);
@@ -117,15 +115,14 @@ test('gemm_forward across row blocks, panel groups and the GEMV path (no bias)',
   const r = rng(12);
   // K=1000 gives 128-row blocks (M=133 crosses one); N=70 and 131 cross the 64-column epilogue groups
   for (const [M, K, N] of [[133, 1000, 70], [1, 1000, 131], [6, 300, 131], [1, 4099, 9], [67, 64, 200]]) {
-    const hs = [];
-    const h = heap(hs);
+    const h = heap();
     try {
       const A = rand(r, M * K), B = rand(r, K * N);
       const C = gemm(h, A, B, null, M, K, N, 'identity');
       const { C: C64, S } = ref64(A, B, null, M, K, N);
       assertWithin(C, C64, S, K, `${M}x${K}x${N}`);
     } finally {
-      hs.forEach((x) => x.free());
+      h.free();
     }
   }
 });
@@ -133,8 +130,7 @@ test('gemm_forward across row blocks, panel groups and the GEMV path (no bias)',
 test('operands and scratch at every 4-byte offset within a cache line give the same bits (the GEMM aligns its scratch itself)', () => {
   const r = rng(19);
   const [M, K, N] = [9, 37, 19];
-  const hs = [];
-  const h = heap(hs);
+  const h = heap();
   try {
     const A = rand(r, M * K), B = rand(r, K * N), bias = rand(r, N);
     const pR = h.alloc(M * N);
@@ -157,7 +153,7 @@ test('operands and scratch at every 4-byte offset within a cache line give the s
       assertEqualBits(h.get(pC, M * N), R, `offset ${o} floats`);
     }
   } finally {
-    hs.forEach((x) => x.free());
+    h.free();
   }
 });
 
@@ -165,8 +161,7 @@ test('the fused bias + activation epilogue equals the unfused act_forward(A @ B 
   const r = rng(13);
   for (const act of ACTS)
     for (const [M, K, N] of [[1, 9, 13], [5, 17, 70], [8, 8, 8], [13, 33, 9], [2, 3, 131], [6, 1100, 20]]) {
-      const hs = [];
-      const h = heap(hs);
+      const h = heap();
       try {
         const A = rand(r, M * K, -2, 2), B = rand(r, K * N, -2, 2), bias = rand(r, N);
         const lin = gemm(h, A, B, bias, M, K, N, 'identity');
@@ -183,7 +178,7 @@ test('the fused bias + activation epilogue equals the unfused act_forward(A @ B 
           if (!(Math.abs(fused[i] - want) <= tol)) assert.fail(`${act} ${M}x${K}x${N} [${i}]: ${fused[i]} vs ${want}`);
         }
       } finally {
-        hs.forEach((x) => x.free());
+        h.free();
       }
     }
 });
@@ -192,8 +187,7 @@ test('gemm_gated_forward computes act(A Wg) * (A Wu) in one pass, equal to the u
   const r = rng(14);
   for (const act of ACTS)
     for (const [M, K, N] of [[1, 7, 5], [1, 33, 70], [2, 9, 3], [5, 17, 33], [9, 8, 64], [4, 1, 1], [6, 16, 100]]) {
-      const hs = [];
-      const h = heap(hs);
+      const h = heap();
       try {
         const A = rand(r, M * K), G = rand(r, K * N), Uw = rand(r, K * N);
         const pP = h.alloc(ex.gemm_gated_packed_size(K, N));
@@ -208,14 +202,13 @@ test('gemm_gated_forward computes act(A Wg) * (A Wu) in one pass, equal to the u
         const want = h.get(pg, g.length).map((v, i) => Math.fround(v * u[i]));
         assertEqualBits(H, want, `${act} ${M}x${K}x${N}`);
       } finally {
-        hs.forEach((x) => x.free());
+        h.free();
       }
     }
 });
 
 test('NaN propagates through its row; +-1e4 inputs give no spurious NaN', () => {
-  const hs = [];
-  const h = heap(hs);
+  const h = heap();
   try {
     const M = 5, K = 9, N = 11;
     const r = rng(15);
@@ -240,7 +233,7 @@ test('NaN propagates through its row; +-1e4 inputs give no spurious NaN', () => 
         }
     }
   } finally {
-    hs.forEach((x) => x.free());
+    h.free();
   }
 });
 
@@ -262,8 +255,7 @@ test('bad sizes and activation codes return FFN_EINVAL without touching memory',
 test('ffn_packed_forward and gated_packed_forward match ffn_ref / gated_ffn_ref across token blocks', () => {
   const r = rng(16);
   for (const [T, d, dff] of [[1, 8, 32], [3, 5, 7], [65, 16, 40], [130, 9, 33], [0, 4, 4]]) {
-    const hs = [];
-    const h = heap(hs);
+    const h = heap();
     try {
       const X = rand(r, T * d), W1 = rand(r, d * dff, -0.5, 0.5), b1 = rand(r, dff), W2 = rand(r, dff * d, -0.5, 0.5), b2 = rand(r, d);
       const Wu = rand(r, d * dff, -0.5, 0.5);
@@ -295,7 +287,7 @@ test('ffn_packed_forward and gated_packed_forward match ffn_ref / gated_ffn_ref 
         }
       }
     } finally {
-      hs.forEach((x) => x.free());
+      h.free();
     }
   }
 });
@@ -315,8 +307,7 @@ test('gemm_ex: transposed operands read in place and accumulation, bit-equal to 
           for (const tB of [0, 1])
             for (const accumulate of [0, 1]) {
               if (accumulate && (M + K + N) % 3) continue; // a third of the shapes also accumulate
-              const hs = [];
-              const h = heap(hs);
+              const h = heap();
               try {
                 const A = rand(r, M * K), B = rand(r, K * N), C0 = rand(r, M * N);
                 const As = tA ? T(A, M, K) : A; // stored (K,M) when transposed
@@ -329,14 +320,13 @@ test('gemm_ex: transposed operands read in place and accumulation, bit-equal to 
                 const R = h.get(pR, M * N).map((v, i) => (accumulate ? Math.fround(C0[i] + v) : v));
                 assertEqualBits(C, R, `gemm_ex ${M}x${K}x${N} tA=${tA} tB=${tB} acc=${accumulate}`);
               } finally {
-                hs.forEach((x) => x.free());
+                h.free();
               }
             }
   assert.equal(ex.gemm_ex(0, 0, 0, 0, 0, 2, -1, 2, 0), -1);
   // K beyond one K block (blocks of at most 768 accumulate into C): against float64
   for (const [M, K, N, tA, tB] of [[9, 1300, 11, 1, 0], [5, 777, 17, 0, 1]]) {
-    const hs = [];
-    const h = heap(hs);
+    const h = heap();
     try {
       const A = rand(r, M * K), B = rand(r, K * N), C0 = rand(r, M * N);
       const pC = h.put(C0);
@@ -344,7 +334,7 @@ test('gemm_ex: transposed operands read in place and accumulation, bit-equal to 
       const { C: C64, S } = ref64(A, B, null, M, K, N);
       assertWithin(h.get(pC, M * N).map((v, i) => v - C0[i]), C64, S.map((s, i) => s + 2 * Math.abs(C0[i])), K, `gemm_ex K-blocked ${M}x${K}x${N}`);
     } finally {
-      hs.forEach((x) => x.free());
+      h.free();
     }
   }
 });
@@ -352,8 +342,7 @@ test('gemm_ex: transposed operands read in place and accumulation, bit-equal to 
 test('swiglu_backward_gemm: gradients match float64, central finite differences and the scalar reference', () => {
   const r = rng(18);
   for (const [N, d, dff] of [[1, 4, 8], [3, 5, 7], [9, 16, 33], [130, 12, 20], [0, 3, 4]]) {
-    const hs = [];
-    const h = heap(hs);
+    const h = heap();
     try {
       const X = rand(r, N * d), dY = rand(r, N * d), Wg = rand(r, d * dff), Wu = rand(r, d * dff), Wd = rand(r, dff * d);
       const p = [h.alloc(N * d), h.alloc(d * dff), h.alloc(d * dff), h.alloc(dff * d)];
@@ -399,7 +388,7 @@ test('swiglu_backward_gemm: gradients match float64, central finite differences 
         }
       }
     } finally {
-      hs.forEach((x) => x.free());
+      h.free();
     }
   }
 });
