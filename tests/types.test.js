@@ -34,27 +34,26 @@ test('every runtime export of every entry point (and of the component model name
   const program = ts.createProgram([file], options, host);
   const checker = program.getTypeChecker();
   const sf = program.getSourceFile(file);
-  const names = (sym) => checker.getExportsOfModule(sym).map((s) => s.name).filter((n) => n !== 'default').sort();
   const problems = [];
   for (const [i, entry] of entries.entries()) {
     const decl = sf.statements.filter(ts.isImportDeclaration)[i];
     const modSym = checker.getSymbolAtLocation(decl.moduleSpecifier);
     assert.ok(modSym, `${entry}: no declarations resolved`);
     const runtime = await import(entry);
-    const declared = names(modSym);
-    const actual = Object.keys(runtime).filter((n) => n !== 'default').sort();
-    const missing = actual.filter((n) => !declared.includes(n));
-    const extra = declared.filter((n) => !actual.includes(n) && !checker.getExportsOfModule(modSym).find((s) => s.name === n && !(s.flags & ts.SymbolFlags.Value)));
+    const resolve = (s) => (s.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(s) : s);
+    const declared = checker.getExportsOfModule(modSym).filter((s) => s.name !== 'default');
+    const declaredValues = declared.filter((s) => resolve(s).flags & ts.SymbolFlags.Value).map((s) => s.name);
+    const actual = Object.keys(runtime).filter((n) => n !== 'default');
+    const missing = actual.filter((n) => !declared.some((s) => s.name === n));
+    const extra = declaredValues.filter((n) => !actual.includes(n));
     if (missing.length) problems.push(`${entry}: exported but not declared: ${missing.join(', ')}`);
     if (extra.length) problems.push(`${entry}: declared but not exported: ${extra.join(', ')}`);
     // namespaces re-exported as objects (the component models): their members too
-    for (const s of checker.getExportsOfModule(modSym)) {
+    for (const s of declared) {
       const value = runtime[s.name];
-      if (!value || typeof value !== 'object' || !(s.flags & (ts.SymbolFlags.Namespace | ts.SymbolFlags.Alias))) continue;
-      const target = s.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(s) : s;
-      if (!target.exports) continue;
-      const inner = [...target.exports.keys()].map(String);
-      const innerMissing = Object.keys(value).filter((n) => !inner.includes(n));
+      const inner = resolve(s).exports;
+      if (!value || typeof value !== 'object' || !(resolve(s).flags & ts.SymbolFlags.Namespace) || !inner) continue;
+      const innerMissing = Object.keys(value).filter((n) => !inner.has(n));
       if (innerMissing.length) problems.push(`${entry}: ${s.name}.${innerMissing.join(`, ${s.name}.`)} exported but not declared`);
     }
   }
