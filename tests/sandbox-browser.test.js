@@ -1,38 +1,24 @@
 // The exercise sandbox in headless Chromium: type, run, pass; diagnosis; a stopped infinite loop with a live page; progress across reloads; located errors; no network.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fileURLToPath } from 'node:url';
-import { dirname, resolve } from 'node:path';
-import { startServer } from '../web/serve.js';
-import { launchBrowser, browserSkipReason } from './helpers/browser.js';
+import { servedBrowser } from './helpers/served-browser.js';
 import { exercises } from 'ffn-lab/sandbox';
 import { variantSources } from './sandbox-variants.js';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const skip = browserSkipReason();
 const solution = (id) => exercises.find((e) => e.id === id).solution;
 
-let server;
-let browser;
 let page;
 const requests = [];
 const pageErrors = [];
 
-before(async () => {
-  if (skip) return;
-  server = await startServer({ root: ROOT, port: 0, host: '127.0.0.1' });
-  browser = await launchBrowser();
-  browser.context.on('request', (req) => requests.push(req.url()));
-  page = await browser.newPage();
+const served = servedBrowser(async () => {
+  served.context.on('request', (req) => requests.push(req.url()));
+  page = await served.newPage();
   page.on('pageerror', (e) => pageErrors.push(String(e)));
-  await page.goto(new URL('tests/fixtures/sandbox.html', server.url).href);
+  await page.goto(new URL('tests/fixtures/sandbox.html', served.url).href);
   await page.waitForFunction(() => window.__ready === true);
 });
-
-after(async () => {
-  if (browser) await browser.close();
-  if (server) await server.close();
-});
+const { skip } = served;
 
 const code = (id) => page.locator(`#${id} textarea.code`);
 const summary = (id) => page.locator(`#${id} .summary`);
@@ -259,7 +245,7 @@ test('browser: network and code loading are refused inside the worker and no req
 });
 
 test('browser: grading works under a strict CSP (page: no unsafe-eval, frame-src \'self\', worker-src \'none\'; sandbox frame: its own no-network CSP)', { skip: skip || false }, async () => {
-  const p = await browser.newPage();
+  const p = await served.newPage();
   const violations = [];
   p.on('console', (m) => {
     if (/Content Security Policy/i.test(m.text())) violations.push(m.text());
@@ -274,7 +260,7 @@ test('browser: grading works under a strict CSP (page: no unsafe-eval, frame-src
     const csp = "default-src 'self'; script-src 'self' 'unsafe-inline' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; frame-src 'self'; worker-src 'none'; connect-src 'self'; img-src 'self' data:";
     await route.fulfill({ response: res, headers: { ...res.headers(), 'content-security-policy': csp } });
   });
-  await p.goto(new URL('tests/fixtures/sandbox.html', server.url).href);
+  await p.goto(new URL('tests/fixtures/sandbox.html', served.url).href);
   await p.waitForFunction(() => window.__ready === true);
   await p.evaluate(() => { window.__violations = []; document.addEventListener('securitypolicyviolation', (e) => window.__violations.push(`${e.violatedDirective} ${e.blockedURI}`)); });
   const ok = await p.evaluate((src) => window.__grade('gelu', src), solution('gelu'));
@@ -324,7 +310,7 @@ test('browser: concurrent runs of several exercises share one sandbox frame with
 });
 
 test('browser: <ffn-exercise> mounts, is styled and grades under style-src \'self\' (no unsafe-inline), with no CSP violation', { skip: skip || false }, async () => {
-  const p = await browser.newPage();
+  const p = await served.newPage();
   const consoleCsp = [];
   p.on('console', (m) => {
     if (/Content Security Policy/i.test(m.text())) consoleCsp.push(m.text());
@@ -346,7 +332,7 @@ test('browser: <ffn-exercise> mounts, is styled and grades under style-src \'sel
       await import('/web/sandbox/ffn-exercise.js');
       window.__ready = true;`,
   }));
-  await p.goto(new URL('tests/fixtures/csp-strict.html', server.url).href);
+  await p.goto(new URL('tests/fixtures/csp-strict.html', served.url).href);
   await p.waitForFunction(() => window.__ready === true);
   const ta = p.locator('#ex textarea.code');
   await ta.fill(solution('gelu'));
@@ -365,7 +351,7 @@ test('browser: <ffn-exercise> mounts, is styled and grades under style-src \'sel
 });
 
 test('browser: default colours meet WCAG contrast (4.5:1 text) in light and dark', { skip: skip || false }, async () => {
-  const p = await browser.newPage();
+  const p = await served.newPage();
   const lum = ([r, g, b]) => {
     const c = [r, g, b].map((v) => {
       const s = v / 255;
@@ -379,7 +365,7 @@ test('browser: default colours meet WCAG contrast (4.5:1 text) in light and dark
   };
   for (const scheme of ['light', 'dark']) {
     await p.emulateMedia({ colorScheme: scheme });
-    await p.goto(new URL('tests/fixtures/sandbox.html', server.url).href);
+    await p.goto(new URL('tests/fixtures/sandbox.html', served.url).href);
     await p.waitForFunction(() => window.__ready === true);
     await p.locator('#ex-ffn textarea.code').fill('function ffn(X) { return X }\nfunction ffnParamCount(d, f) { return 2 * d * f + f + d }');
     await p.locator('#ex-ffn button.run').click();
