@@ -1,15 +1,9 @@
 // The benchmark body, shared by Node (run.js) and the headless-Chromium page: ffn-lab vs XNNPACK (tfjs-wasm), the SIMD peak and streaming anchors, interleaved, medians, every timed result checked against float64.
 
 import * as ref from '../ref.js';
-import { activationGraphs, ortSession, ortGemmSection, interleavedAsync, accuracy, ortFlavour } from './ort.js';
+import { activationGraphs, ortSession, ortGemmSection, interleavedAsync, accuracy, ortFlavour, median, pairedRatio } from './ort.js';
 
 const now = () => performance.now();
-
-function median(a) {
-  const s = [...a].sort((x, y) => x - y);
-  const n = s.length;
-  return n ? (n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2) : NaN;
-}
 
 /** xorshift PRNG -> uniform floats in [-1, 1). */
 function randomArray(n, seed) {
@@ -88,12 +82,6 @@ function interleaved(cands, { batchMs, reps, warmMs }) {
   const meds = times.map(median);
   meds.rounds = times; // per-round seconds per call, for paired ratios
   return meds;
-}
-
-/** Median over rounds of times[b][r] / times[a][r]: the ratio of two candidates timed back to back. */
-function pairedRatio(meds, a, b) {
-  const t = meds.rounds;
-  return median(t[a].map((ta, r) => t[b][r] / ta));
 }
 
 /** Every 61st element of an activation result against float64 (tol ulps float32 ulps + 2^-126). */
