@@ -1,6 +1,6 @@
 // Activation kernel rates (Melem/s, 1M floats, medians, interleaved): ffn-lab act_forward/act_grad vs a former src/activations.c built from git (default: the f64x2 kernels) and tfjs-wasm, with the onnxruntime-web rates quoted in issue 3 (measured ones: npm run bench -- --act-only).
 // Standalone: node tests/bench/activations.js [--quick] [--no-baseline] [--no-tfjs] [--baseline <git rev>] [--browser (in headless Chromium, without tfjs)]
-// As a module: import { runActivationBench } from './activations.js' (used by run.js or anyone else).
+// As a module: import { runActivationBench, tfjsWasmNode } from './activations.js' (run.js takes its tfjs-wasm set-up from here).
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir, cpus } from 'node:os';
@@ -163,6 +163,18 @@ export function runActivationBench({ raw, base = null, baseLabel = 'f64x2', tf =
   return rows;
 }
 
+/** tfjs-core on its wasm backend (XNNPACK) in Node, one thread, wasm files from node_modules: { tf, tfw }. */
+export async function tfjsWasmNode() {
+  const tf = await import('@tensorflow/tfjs-core');
+  const tfw = await import('@tensorflow/tfjs-backend-wasm');
+  tfw.setWasmPaths(join(root, 'node_modules/@tensorflow/tfjs-backend-wasm/dist') + '/');
+  tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false);
+  tfw.setThreadsCount(1);
+  if (!(await tf.setBackend('wasm'))) throw new Error('bench: tfjs wasm backend failed to start');
+  await tf.ready();
+  return { tf, tfw };
+}
+
 /* ---- standalone ---- */
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const args = process.argv.slice(2);
@@ -210,13 +222,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   let tf = null;
   if (!flag('--no-tfjs')) {
     try {
-      tf = await import('@tensorflow/tfjs-core');
-      const tfw = await import('@tensorflow/tfjs-backend-wasm');
-      tfw.setWasmPaths(join(root, 'node_modules/@tensorflow/tfjs-backend-wasm/dist') + '/');
-      tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false);
-      tfw.setThreadsCount(1);
-      if (!(await tf.setBackend('wasm'))) throw new Error('wasm backend failed');
-      await tf.ready();
+      ({ tf } = await tfjsWasmNode());
     } catch (e) {
       console.error(`activations bench: no tfjs-wasm (${e.message})`);
       tf = null;

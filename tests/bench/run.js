@@ -6,6 +6,7 @@ import { join, dirname, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { runBench, runActivationSection, benchOpts } from './core.js';
 import { configureOrt } from './ort.js';
+import { tfjsWasmNode } from './activations.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '../..');
@@ -38,13 +39,7 @@ if (!browser) {
   await ffn.ready();
   const { wasm } = await import(pathToFileURL(join(root, 'web/runtime.js')).href);
   const raw = wasm('bench').exports;
-  const tf = await import('@tensorflow/tfjs-core');
-  const tfw = await import('@tensorflow/tfjs-backend-wasm');
-  tfw.setWasmPaths(join(root, 'node_modules/@tensorflow/tfjs-backend-wasm/dist') + '/');
-  tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false);
-  tfw.setThreadsCount(1);
-  if (!(await tf.setBackend('wasm'))) throw new Error('bench: tfjs wasm backend failed to start');
-  await tf.ready();
+  const { tf, tfw } = await tfjsWasmNode();
   if (!tf.env().getBool('WASM_HAS_SIMD_SUPPORT')) throw new Error('bench: tfjs-wasm has no SIMD here');
   const { instance } = await WebAssembly.instantiate(probeBytes, { env: { emscripten_notify_memory_growth() {} } });
   // onnxruntime-web (devDependency): Node resolves its ort.node build, which loads dist/ort-wasm-simd-threaded.wasm
