@@ -3,7 +3,7 @@ import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import * as ref from './ref.js';
-import { rng } from './helpers/numeric.js';
+import { rng, randTensor } from './helpers/numeric.js';
 
 const U = 2 ** -24;
 const ACTS = ['identity', 'relu', 'relu2', 'sigmoid', 'silu', 'gelu', 'gelu_tanh', 'gelu_sigmoid'];
@@ -37,11 +37,8 @@ function heap() {
   return api;
 }
 
-function rand(r, n, lo = -1, hi = 1) {
-  const a = new Float32Array(n);
-  for (let i = 0; i < n; i++) a[i] = lo + (hi - lo) * r();
-  return a;
-}
+/** n uniform floats in [lo, hi) (helpers' randTensor, flat). */
+const rand = (r, n, lo, hi) => randTensor(r, [n], lo, hi).data;
 
 /** float64 A (M,K) @ B (K,N) + bias and its error scale sum_k |A_ik B_kj| + |bias_j|. */
 function ref64(A, B, bias, M, K, N) {
