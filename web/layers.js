@@ -51,7 +51,7 @@ function makeLayer(kind, { dIn, dOut, floats, pack, run, workFloats, info }) {
   const ex = r.exports;
   let weights = alloc(r, kind, `the packed weights (${dIn} -> ${dOut})`, floats);
   try {
-    pack(ex, aligned(weights), r);
+    pack(ex, aligned(weights));
   } catch (e) {
     ex.free(weights);
     throw e;
@@ -146,7 +146,8 @@ export function createLinear(opts) {
   const fn = 'createLinear';
   const r = wasm(fn);
   const o = spec(fn, opts, ['W', 'b', 'activation']);
-  const code = actCode(fn, o.activation === undefined ? 'identity' : o.activation);
+  const act = o.activation === undefined ? 'identity' : o.activation;
+  const code = actCode(fn, act);
   const w = weight(fn, 'W', o.W, null, null, '2 dimensions [d_in,d_out]');
   const [K, N] = w.shape;
   const b = bias(fn, 'b', o.b, N, "d_out, W's second dimension");
@@ -156,8 +157,8 @@ export function createLinear(opts) {
     dIn: K,
     dOut: N,
     floats: wf + bf,
-    info: { dIn: K, dOut: N, activation: o.activation === undefined ? 'identity' : o.activation },
-    pack(ex, base, r) {
+    info: { dIn: K, dOut: N, activation: act },
+    pack(ex, base) {
       const tmp = alloc(r, fn, `W ${fmtShape(w.shape)}`, K * N);
       try {
         put(r, tmp, w.data);
@@ -187,9 +188,8 @@ export function createFfn(opts) {
   const b1 = bias(fn, 'b1', o.b1, dff, "d_ff, W1's second dimension");
   const w2 = weight(fn, 'W2', o.W2, dff, d, `[${dff},${d}] (the transpose of W1's shape)`);
   const b2 = bias(fn, 'b2', o.b2, d, "d, W1's first dimension");
-  const ex0 = r.exports;
-  const f1 = ex0.gemm_packed_size(d, dff);
-  const f2 = ex0.gemm_packed_size(dff, d);
+  const f1 = r.exports.gemm_packed_size(d, dff);
+  const f2 = r.exports.gemm_packed_size(dff, d);
   const o2 = f1;
   const ob1 = o2 + f2;
   const ob2 = ob1 + Math.ceil(dff / 4) * 4;
@@ -199,18 +199,18 @@ export function createFfn(opts) {
     dOut: d,
     floats: total,
     info: { d, dFF: dff, activation: act },
-    pack(ex, base, rr) {
-      const tmp = alloc(rr, fn, `W1 ${fmtShape(w1.shape)}`, d * dff);
+    pack(ex, base) {
+      const tmp = alloc(r, fn, `W1 ${fmtShape(w1.shape)}`, d * dff);
       try {
-        put(rr, tmp, w1.data);
+        put(r, tmp, w1.data);
         ex.gemm_pack(base, tmp, d, dff);
-        put(rr, tmp, w2.data);
+        put(r, tmp, w2.data);
         ex.gemm_pack(base + o2 * FLOAT_BYTES, tmp, dff, d);
       } finally {
         ex.free(tmp);
       }
-      if (b1) put(rr, base + ob1 * FLOAT_BYTES, b1.data);
-      if (b2) put(rr, base + ob2 * FLOAT_BYTES, b2.data);
+      if (b1) put(r, base + ob1 * FLOAT_BYTES, b1.data);
+      if (b2) put(r, base + ob2 * FLOAT_BYTES, b2.data);
     },
     workFloats: (M) => r.exports.ffn_packed_work_size(M, d, dff),
     run: (ex, pY, pX, M, pW, base) =>
@@ -245,21 +245,20 @@ export function createGatedFfn(opts) {
   const [d, dff] = wg.shape;
   const wu = weight(fn, 'Wu', o.Wu, d, dff, `${fmtShape([d, dff])} (the shape of Wg)`);
   const wd = weight(fn, 'Wd', o.Wd, dff, d, `${fmtShape([dff, d])} (the transpose of Wg's shape)`);
-  const ex0 = r.exports;
-  const fgu = ex0.gemm_gated_packed_size(d, dff);
-  const fd = ex0.gemm_packed_size(dff, d);
+  const fgu = r.exports.gemm_gated_packed_size(d, dff);
+  const fd = r.exports.gemm_packed_size(dff, d);
   return makeLayer(fn, {
     dIn: d,
     dOut: d,
     floats: fgu + fd,
     info: { d, dFF: dff, activation: act },
-    pack(ex, base, rr) {
-      const tmp = alloc(rr, fn, `Wg and Wu ${fmtShape(wg.shape)}`, 2 * d * dff);
+    pack(ex, base) {
+      const tmp = alloc(r, fn, `Wg and Wu ${fmtShape(wg.shape)}`, 2 * d * dff);
       try {
-        put(rr, tmp, wg.data);
-        put(rr, tmp + d * dff * FLOAT_BYTES, wu.data);
+        put(r, tmp, wg.data);
+        put(r, tmp + d * dff * FLOAT_BYTES, wu.data);
         ex.gemm_gated_pack(base, tmp, tmp + d * dff * FLOAT_BYTES, d, dff);
-        put(rr, tmp, wd.data);
+        put(r, tmp, wd.data);
         ex.gemm_pack(base + fgu * FLOAT_BYTES, tmp, dff, d);
       } finally {
         ex.free(tmp);
