@@ -229,6 +229,22 @@ test('subverting the worker\'s own machinery (JSON, String/Array prototypes, typ
   await stillWorks();
 });
 
+test('forged log entries (null, a number, a string, an unknown level) are read as empty "log" lines: the run still ends "done", with no exception on the host', async () => {
+  let uncaught = null;
+  const catcher = (e) => { uncaught = e; };
+  process.once('uncaughtException', catcher);
+  try {
+    const r = await attack(`Array.prototype.slice = function () { return [null, 7, "x", { level: "evil", text: 1 }] };\n${inGelu('  return x')}`);
+    assert.equal(uncaught, null, `the host threw: ${uncaught && uncaught.message}`);
+    assert.equal(r.status, 'done', r.summary);
+    failed(r);
+    assert.deepEqual(r.logs, Array(4).fill({ level: 'log', text: '' }));
+  } finally {
+    process.removeListener('uncaughtException', catcher);
+  }
+  await stillWorks();
+});
+
 test('mutating the inputs changes nothing on the page: the comparison uses the untouched reference, for this and later tests', async () => {
   // correct values, computed before wrecking the (shared-looking) inputs
   const wreck = `function gelu(x) {

@@ -128,10 +128,11 @@ function cleanLogs(logs) {
   const out = [];
   let chars = 0;
   for (const l of logs.slice(0, 200)) {
+    const level = l && l.level; // learner code can put anything in this list, null included
     const t = text(l && l.text);
     chars += t.length;
     if (chars > MAX_LOG_CHARS) break;
-    out.push({ level: ['log', 'info', 'warn', 'error', 'debug'].includes(l.level) ? l.level : 'log', text: t });
+    out.push({ level: ['log', 'info', 'warn', 'error', 'debug'].includes(level) ? level : 'log', text: t });
   }
   return out;
 }
