@@ -1,29 +1,24 @@
 // Attack suite against the exercise sandbox in headless Chromium: the lockdown holds even when the sandbox frame is served WITHOUT its CSP, the frame's CSP alone blocks the network, an out-of-memory worker kills only the frame's process (request log + a listening server as ground truth), forged passes, runaway code and allocation bombs leave the page responsive, subverted workers give bounded reports.
-import { test, before, after } from 'node:test';
+import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { dirname, resolve } from 'node:path';
 import { readFileSync } from 'node:fs';
-import { startServer } from '../web/serve.js';
-import { launchBrowser, browserSkipReason } from './helpers/browser.js';
+import { servedBrowser } from './helpers/served-browser.js';
+import { launchBrowser } from './helpers/browser.js';
 import { exercises } from 'ffn-lab/sandbox';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const skip = browserSkipReason();
 const GELU = exercises.find((e) => e.id === 'gelu').solution;
 
-let server;
 let probe; // a second local server: any hit on it is a request that left the sandbox
 let probeHits = [];
 let bare; // the proxy serving the frame without its CSP
-let browser;
 let page;
 const requests = [];
 
-before(async () => {
-  if (skip) return;
-  server = await startServer({ root: ROOT, port: 0, host: '127.0.0.1' });
+const served = servedBrowser(async () => {
   probe = http.createServer((req, res) => {
     probeHits.push(req.url);
     res.setHeader('Access-Control-Allow-Origin', '*');
@@ -34,20 +29,18 @@ before(async () => {
     socket.destroy();
   });
   await new Promise((ok) => probe.listen(0, '127.0.0.1', ok));
-  browser = await launchBrowser();
-  browser.context.on('request', (req) => requests.push(req.url()));
-  page = await browser.newPage();
+  served.context.on('request', (req) => requests.push(req.url()));
+  page = await served.newPage();
   // The shared page comes through the proxy: its sandbox frame has NO CSP (header and <meta> stripped).
   // The learner's workers inherit the frame's policy, a host may strip it, and the lockdown inside the
   // worker must hold on its own.
-  bare = await startBareProxy(server.url);
+  bare = await startBareProxy(served.url);
   await page.goto(new URL('tests/fixtures/sandbox.html', bare.url).href);
   await page.waitForFunction(() => window.__ready === true);
 });
+const { skip } = served;
 
 after(async () => {
-  if (browser) await browser.close();
-  if (server) await server.close();
   if (probe) probe.close();
   if (bare) await bare.close();
 });
@@ -183,7 +176,7 @@ self.postMessage({ type: 'waiting' });
 `;
   const toolkit = readFileSync(resolve(ROOT, 'web/sandbox/toolkit.js'), 'utf8');
   const inFrame = async (base) => {
-    const p = await browser.newPage();
+    const p = await served.newPage();
     await p.goto(new URL('tests/fixtures/frame-host.html', base).href);
     probeHits = [];
     const out = await p.evaluate(async ({ src, tk }) => {
@@ -207,7 +200,7 @@ self.postMessage({ type: 'waiting' });
     await p.close();
     return { out, hits: probeHits.map((u) => u.split('?')[0]).sort() };
   };
-  const strict = await inFrame(server.url);
+  const strict = await inFrame(served.url);
   assert.equal(strict.out.toolkit, 'function', JSON.stringify(strict.out));
   for (const [name, v] of Object.entries(strict.out)) if (name !== 'toolkit') assert.match(v, /^failed/, `${name} under the frame's CSP: ${v}`);
   assert.deepEqual(strict.hits, [], 'requests reached the probe server from under the frame\'s CSP');
@@ -278,7 +271,7 @@ test('browser: while(true), deep recursion and an allocation bomb leave the page
 });
 
 test('browser: 50 runs in a row (passes, timeouts, throws with timers left running) keep one sandbox frame and leave no worker behind (counted as browser targets, with a control that sees a running one)', { skip: skip || false, timeout: 120_000 }, async () => {
-  const cdp = await browser.context.newCDPSession(page);
+  const cdp = await served.context.newCDPSession(page);
   const workers = async () => (await cdp.send('Target.getTargets')).targetInfos.filter((t) => t.type === 'worker').length;
   const settle = async () => {
     for (let i = 0; i < 50 && (await workers()) > 0; i++) await new Promise((ok) => setTimeout(ok, 100));
@@ -359,7 +352,7 @@ async function isolationRun(mode, { until, ms = 45_000 } = {}) {
   try {
     const p = await b.newPage();
     p.on('crash', () => { crashAt ??= Date.now() - t0; });
-    await p.goto(new URL(`tests/fixtures/sandbox-oom.html?mode=${mode}&beacon=http://127.0.0.1:${beacon.address().port}`, server.url).href);
+    await p.goto(new URL(`tests/fixtures/sandbox-oom.html?mode=${mode}&beacon=http://127.0.0.1:${beacon.address().port}`, served.url).href);
     const deadline = Date.now() + ms;
     while (Date.now() < deadline && !until(hits, crashAt, Date.now() - t0)) await new Promise((ok) => setTimeout(ok, 100));
     return { hits, crashAt, beats: hits.filter((h) => h.path === '/beat').map((h) => h.at), report: (run) => hits.find((h) => h.path === '/report' && h.q.run === run)?.q };
