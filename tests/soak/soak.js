@@ -8,6 +8,7 @@
 //   - JS heap after a full GC grows by less than 8 MiB;
 //   - every 1,000th call's result is bit-identical to the first run of the same call.
 import * as ffn from 'ffn-lab';
+import { rng, randTensor } from '../helpers/numeric.js';
 
 const args = process.argv.slice(2);
 const CALLS = Number(args[args.indexOf('--calls') + 1]) || 1_000_000;
@@ -19,22 +20,8 @@ if (typeof globalThis.gc !== 'function') {
   process.exit(2);
 }
 
-function rand(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const r = rand(7);
-const T = (shape) => {
-  const n = shape.reduce((a, b) => a * b, 1);
-  const data = new Float32Array(n);
-  for (let i = 0; i < n; i++) data[i] = r() * 2 - 1;
-  return { data, shape };
-};
+const r = rng(7);
+const T = (shape) => randTensor(r, shape);
 
 await ffn.ready();
 
