@@ -156,6 +156,11 @@ function describeMismatch(r) {
   return `${key}first mismatch${where}: got ${fmtNum(r.mismatch.got)}, expected ${fmtNum(r.mismatch.expected)} (max error ${fmtNum(r.maxError)})`;
 }
 
+/** The report's form of an error in learner code (runner.js has already bounded its fields). */
+function learnerError(e) {
+  return { name: String(e.name || 'Error'), message: String(e.message || ''), line: e.line ?? null, column: e.column ?? null };
+}
+
 function locationText(e) {
   return e && e.line ? ` (line ${e.line}${e.column ? `, column ${e.column}` : ''})` : '';
 }
@@ -212,8 +217,7 @@ export async function gradeExercise(id, source, options = {}) {
     }
     if (!r.ok) {
       o.status = r.refused ? 'refused' : 'error';
-      const e = r.error || {};
-      o.error = { name: String(e.name || 'Error'), message: String(e.message || ''), line: e.line ?? null, column: e.column ?? null };
+      o.error = learnerError(r.error || {});
       o.message = `${o.error.name}: ${o.error.message}${locationText(o.error)}`;
       return o;
     }
@@ -231,7 +235,7 @@ export async function gradeExercise(id, source, options = {}) {
   let runInfo;
   if (run.compileError) {
     const e = run.compileError;
-    const err = { name: String(e.name || 'Error'), message: String(e.message || ''), line: e.line ?? null, column: e.column ?? null };
+    const err = learnerError(e);
     const what = e.phase === 'top-level' ? 'Your code threw while it was being set up' : err.name === 'SyntaxError' ? 'Your code has a syntax error' : 'Your code could not run';
     runInfo = { status: 'error', error: err, message: `${what}: ${err.message}${locationText(err)}` };
   } else if (run.status === 'timeout') {
