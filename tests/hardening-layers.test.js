@@ -28,15 +28,10 @@ function makeLayers(r, d, f) {
   const cf = { W1: randTensor(r, [d, f]), b1: randTensor(r, [f]), W2: randTensor(r, [f, d]), b2: randTensor(r, [d]), activation: 'relu2' };
   const gf = { Wg: randTensor(r, [d, f]), Wu: randTensor(r, [d, f]), Wd: randTensor(r, [f, d]), activation: 'silu' };
   return [
-    { name: 'createLinear', layer: ffn.createLinear(lin), want: (X) => ref.activation('gelu', addBias(ref.matmul(X, lin.W), lin.b)) },
+    { name: 'createLinear', layer: ffn.createLinear(lin), want: (X) => ref.activation('gelu', ref.addBias(ref.matmul(X, lin.W), lin.b)) },
     { name: 'createFfn', layer: ffn.createFfn(cf), want: (X) => ref.ffn(X, cf.W1, cf.b1, cf.W2, cf.b2, { activation: 'relu2' }) },
     { name: 'createGatedFfn', layer: ffn.createGatedFfn(gf), want: (X) => ref.gatedFfn(X, gf.Wg, gf.Wu, gf.Wd, { activation: 'silu' }) },
   ];
-}
-
-function addBias(t, b) {
-  const n = b.data.length;
-  return { data: t.data.map((v, i) => v + b.data[i % n]), shape: t.shape };
 }
 
 function scaleOf(t) {

@@ -3,16 +3,11 @@ import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import * as ffn from 'ffn-lab';
 import * as ref from './ref.js';
-import { rng, randTensor } from './helpers/numeric.js';
+import { rng, randTensor, absT as abs } from './helpers/numeric.js';
 
 before(() => ffn.ready());
 
 const U = 2 ** -24;
-
-function addBias(t, b) {
-  if (!b) return t;
-  return { data: t.data.map((v, i) => v + b.data[i % b.data.length]), shape: t.shape };
-}
 
 function assertNear(got, want, scale, rtol, msg) {
   assert.deepEqual(got.shape, want.shape, `${msg}: shape`);
@@ -22,8 +17,6 @@ function assertNear(got, want, scale, rtol, msg) {
     if (!(Math.abs(got.data[i] - want.data[i]) <= tol)) assert.fail(`${msg} [${i}]: ${got.data[i]} vs ${want.data[i]} (tol ${tol})`);
   }
 }
-
-const abs = (t) => ({ data: Float64Array.from(t.data, Math.abs), shape: t.shape });
 
 test('createLinear: act(X W + b) against float64, for every activation and several X ranks', () => {
   const r = rng(21);
@@ -37,8 +30,8 @@ test('createLinear: act(X W + b) against float64, for every activation and sever
         assert.equal(layer.dIn, K);
         assert.equal(layer.dOut, N);
         const Y = layer.forward(X);
-        const H = addBias(ref.matmul(X, W), b);
-        const S = addBias(ref.matmul(abs(X), abs(W)), abs(b)).data;
+        const H = ref.addBias(ref.matmul(X, W), b);
+        const S = ref.addBias(ref.matmul(abs(X), abs(W)), abs(b)).data;
         const want = ref.activation(act, H);
         const slope = H.data.map((h) => (act === 'relu2' ? 2 * Math.abs(h) + 1 : 1.2));
         assertNear(Y, want, S.map((s, i) => s * slope[i] + Math.abs(want.data[i])), 2 * (K + 8) * U, `linear ${act} ${xs}`);
@@ -82,10 +75,10 @@ test('createFfn and createGatedFfn match the float64 FFN references (and the cor
       try {
         const want = ref.ffn(X, W1, b1, W2, b2, { activation: act });
         // scale: |X||W1| + |b1| through a slope-1.2 activation (relu2: 2|h|+1), then |W2|, + |b2|
-        const H = addBias(ref.matmul(X, W1), b1).data;
-        const Hs = addBias(ref.matmul(abs(X), abs(W1)), abs(b1)).data.map((s, i) =>
+        const H = ref.addBias(ref.matmul(X, W1), b1).data;
+        const Hs = ref.addBias(ref.matmul(abs(X), abs(W1)), abs(b1)).data.map((s, i) =>
           (act === 'relu2' ? 2 * Math.abs(H[i]) + 1 : 1.2) * s + Math.abs(ref.act(act, H[i])));
-        const S = addBias(ref.matmul({ data: Hs, shape: [T, dff] }, abs(W2)), abs(b2)).data;
+        const S = ref.addBias(ref.matmul({ data: Hs, shape: [T, dff] }, abs(W2)), abs(b2)).data;
         assertNear(f.forward(X), want, S, tol, `ffn ${act} ${T},${d},${dff}`);
         const core = ffn.ffn(X, W1, b1, W2, b2, { activation: act });
         assertNear(f.forward(X), core, S, tol, `ffn vs core ${act}`);

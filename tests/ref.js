@@ -243,7 +243,8 @@ export function matmul(A, B) {
   return { data: out, shape: [...a.shape.slice(0, -1), N] };
 }
 
-function addRow(t, bias) {
+/** t (..., n) + bias (n) broadcast over the rows; bias null/undefined: t itself. */
+export function addBias(t, bias) {
   if (bias == null) return t;
   const b = asTensor(bias).data;
   const n = b.length;
@@ -254,8 +255,8 @@ function addRow(t, bias) {
 
 /** phi(X W1 + b1) W2 + b2; b1, b2 may be null. */
 export function ffn(X, W1, b1, W2, b2, { activation: name = 'gelu_tanh' } = {}) {
-  const h = addRow(matmul(X, W1), b1);
-  return addRow(matmul(activation(name, h), W2), b2);
+  const h = addBias(matmul(X, W1), b1);
+  return addBias(matmul(activation(name, h), W2), b2);
 }
 
 /** (phi(X Wg) * (X Wu)) Wd. */
@@ -309,7 +310,7 @@ export function swigluBackward(dY, X, Wg, Wu, Wd) {
 export function ffnMemories(x, W1, b1, W2, k) {
   const xt = asTensor(x);
   const d = xt.shape[xt.shape.length - 1];
-  const coef = relu(addRow(matmul({ data: xt.data, shape: [1, d] }, W1), b1));
+  const coef = relu(addBias(matmul({ data: xt.data, shape: [1, d] }, W1), b1));
   const dff = coef.data.length;
   const order = Array.from({ length: dff }, (_, i) => i).sort((i, j) => coef.data[j] - coef.data[i] || i - j);
   const top = Int32Array.from(order.slice(0, k));
