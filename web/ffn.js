@@ -74,6 +74,13 @@ function rows(t) {
   return n;
 }
 
+/** A first-layer weight (d, d_ff): 2-D, its first size d, the last dimension of the input xName. Returns d_ff. */
+function inWeight(fnName, argName, t, d, xName) {
+  if (t.shape.length !== 2) throw new RangeError(`${fnName}: ${argName} has shape ${fmtShape(t.shape)} but expected 2 dimensions [${d},d_ff]`);
+  if (t.shape[0] !== d) throw new RangeError(`${fnName}: ${argName} has shape ${fmtShape(t.shape)} but ${xName}'s last dimension is ${d}`);
+  return t.shape[1];
+}
+
 function optionalTensor(fnName, argName, x) {
   return x === null || x === undefined ? null : parseTensor(fnName, argName, x);
 }
@@ -150,9 +157,7 @@ export function ffn(X, W1, b1, W2, b2, opts) {
   atLeast1D(fn, 'X', x);
   const d = lastDim(x);
   const w1 = parseTensor(fn, 'W1', W1);
-  if (w1.shape.length !== 2) throw new RangeError(`${fn}: W1 has shape ${fmtShape(w1.shape)} but expected 2 dimensions [${d},d_ff]`);
-  if (w1.shape[0] !== d) throw new RangeError(`${fn}: W1 has shape ${fmtShape(w1.shape)} but X's last dimension is ${d}`);
-  const dff = w1.shape[1];
+  const dff = inWeight(fn, 'W1', w1, d, 'X');
   const bb1 = optionalTensor(fn, 'b1', b1);
   if (bb1) vector(fn, 'b1', bb1, dff, "d_ff, W1's second dimension");
   const w2 = parseTensor(fn, 'W2', W2);
@@ -184,15 +189,14 @@ function gatedShapes(fn, X, Wg, Wu, Wd) {
   atLeast1D(fn, 'X', x);
   const d = lastDim(x);
   const wg = parseTensor(fn, 'Wg', Wg);
-  if (wg.shape.length !== 2) throw new RangeError(`${fn}: Wg has shape ${fmtShape(wg.shape)} but expected 2 dimensions [${d},d_ff]`);
-  if (wg.shape[0] !== d) throw new RangeError(`${fn}: Wg has shape ${fmtShape(wg.shape)} but X's last dimension is ${d}`);
-  const dff = wg.shape[1];
+  const dff = inWeight(fn, 'Wg', wg, d, 'X');
   const wu = parseTensor(fn, 'Wu', Wu);
   matrix(fn, 'Wu', wu, d, dff, () => `expected ${fmtShape([d, dff])} (the shape of Wg)`);
   const wd = parseTensor(fn, 'Wd', Wd);
   matrix(fn, 'Wd', wd, dff, d, () => `expected ${fmtShape([dff, d])} (d_ff from Wg, d from X)`);
-  checkKernelDims(fn, () => `X ${fmtShape(x.shape)}, Wg ${fmtShape(wg.shape)}`, rows(x), d, dff);
-  return { x, wg, wu, wd, d, dff, T: rows(x) };
+  const T = rows(x);
+  checkKernelDims(fn, () => `X ${fmtShape(x.shape)}, Wg ${fmtShape(wg.shape)}`, T, d, dff);
+  return { x, wg, wu, wd, d, dff, T };
 }
 
 /** (phi(X Wg) * (X Wu)) Wd for X (..., d), Wg and Wu (d, dFF), Wd (dFF, d); no biases. */
@@ -273,9 +277,7 @@ export function ffnMemories(x, W1, b1, W2, k) {
   }
   const d = lastDim(xt);
   const w1 = parseTensor(fn, 'W1', W1);
-  if (w1.shape.length !== 2) throw new RangeError(`${fn}: W1 has shape ${fmtShape(w1.shape)} but expected 2 dimensions [${d},d_ff]`);
-  if (w1.shape[0] !== d) throw new RangeError(`${fn}: W1 has shape ${fmtShape(w1.shape)} but x's last dimension is ${d}`);
-  const dff = w1.shape[1];
+  const dff = inWeight(fn, 'W1', w1, d, 'x');
   const bb1 = optionalTensor(fn, 'b1', b1);
   if (bb1) vector(fn, 'b1', bb1, dff, "d_ff, W1's second dimension");
   const w2 = parseTensor(fn, 'W2', W2);
