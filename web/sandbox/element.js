@@ -1,5 +1,6 @@
 // The <ffn-exercise> element class (no registration here): prompt, editor, run/hints/solution, announced results, saved progress.
 import { gradeExercise } from './grade.js';
+import { DEFAULT_TIMEOUT_MS } from './runner.js';
 import { getExercise } from './exercises.js';
 import { createProgressStore, DEFAULT_STORAGE_KEY } from './storage.js';
 import { createEditor } from './editor.js';
@@ -187,7 +188,7 @@ export class FfnExerciseElement extends Base {
   }
   get timeout() {
     const t = Number(this.getAttribute('timeout'));
-    return Number.isFinite(t) && t > 0 ? t : 2000;
+    return Number.isFinite(t) && t > 0 ? t : DEFAULT_TIMEOUT_MS;
   }
   set timeout(v) {
     this.setAttribute('timeout', String(v));
