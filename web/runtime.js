@@ -9,7 +9,7 @@ const INT32_MAX = 2 ** 31 - 1;
 export function checkKernelDims(fnName, what, a, b = 0, c = 0) {
   if (a <= INT32_MAX && b <= INT32_MAX && c <= INT32_MAX) return;
   const v = a > INT32_MAX ? a : b > INT32_MAX ? b : c;
-  throw new RangeError(`${fnName}: ${typeof what === 'function' ? what() : what} has a dimension of ${v}, more than the kernels' limit ${INT32_MAX}`);
+  throw new RangeError(`${fnName}: ${whatText(what)} has a dimension of ${v}, more than the kernels' limit ${INT32_MAX}`);
 }
 
 // The only module-level state: the memoized loading promise and, once resolved, the instance record.
