@@ -42,6 +42,7 @@ function loadSources(workerUrl) {
 }
 
 function openFrame(workerUrl) {
+  const src = loadSources(workerUrl); // fetched (once per page) while the frame loads, not after
   const doc = globalThis.document;
   const iframe = doc.createElement('iframe');
   iframe.setAttribute('sandbox', 'allow-scripts');
@@ -102,8 +103,8 @@ function openFrame(workerUrl) {
       };
       // Fires where supported when the frame's end of the channel goes away with its process.
       ch.port1.addEventListener('close', () => kill(FRAME_DIED));
-      loadSources(workerUrl).then(
-        (src) => iframe.contentWindow.postMessage({ type: 'ffn-lab-sandbox-init', worker: src.worker, toolkit: src.toolkit }, '*', [ch.port2]),
+      src.then(
+        ({ worker, toolkit }) => iframe.contentWindow.postMessage({ type: 'ffn-lab-sandbox-init', worker, toolkit }, '*', [ch.port2]),
         (e) => {
           clearTimeout(timer);
           reject(e);
