@@ -4,7 +4,7 @@ import { compareValue, specLike, specsAgree, fmtNum, fmtShape, sameShape, wireTo
 import { getExercise, makeRng, hashSeed } from './exercises.js';
 import { runLearnerCode, DEFAULT_TIMEOUT_MS, DEFAULT_LIMITS } from './runner.js';
 
-export const MAX_SOURCE_CHARS = 100000;
+const MAX_SOURCE_CHARS = 100000;
 
 const TIMEOUT_ADVICE =
   'This usually means an infinite loop (a while whose condition never changes, a for loop whose counter never moves), ' +
