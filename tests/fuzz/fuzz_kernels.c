@@ -166,6 +166,27 @@ static void untouched(const char *what, const float *p, long n, const float *ori
   same_bits(what, p, orig, n * (long)sizeof(float));
 }
 
+/* the buffers handed over with invalid arguments: n of CANARY floats drawn from the input (bufs[0] the
+   output), then a copy of bufs[0] in bufs[n] */
+static void canaries(In *in, float **bufs, int n) {
+  for (int i = 0; i < n; i++) bufs[i] = fill(in, CANARY);
+  bufs[n] = copyf(bufs[0], CANARY);
+}
+static void free_bufs(float **bufs, int n) {
+  for (int i = 0; i < n; i++) free(bufs[i]);
+}
+
+/* a call with a negative size: status st must be FFN_EINVAL and out (CANARY floats) equal orig */
+static void expect_refused(const char *fn, int st, const float *out, const float *orig) {
+  char msg[160];
+  if (st != FFN_EINVAL) {
+    snprintf(msg, sizeof msg, "%s: negative size not refused", fn);
+    failmsg(msg);
+  }
+  snprintf(msg, sizeof msg, "%s: output written for a refused call", fn);
+  untouched(msg, out, CANARY, orig);
+}
+
 static int any_inf(const float *p, long n) {
   for (long i = 0; i < n; i++)
     if (isinf(p[i])) return 1;
@@ -315,13 +336,10 @@ static void do_matmul(In *in) {
   mmfn fns[2] = {matmul_forward, matmul_ref};
   const char *names[2] = {"matmul_forward", "matmul_ref"};
   if (M < 0 || K < 0 || N < 0) {
-    float *c = fill(in, CANARY), *a = fill(in, CANARY), *b = fill(in, CANARY);
-    float *c0 = copyf(c, CANARY);
-    for (int f = 0; f < 2; f++) {
-      if (fns[f](c, a, b, M, K, N) != FFN_EINVAL) failmsg("matmul: negative size not refused");
-      untouched("matmul: output written for a refused call", c, CANARY, c0);
-    }
-    free(c); free(a); free(b); free(c0);
+    float *b[4];
+    canaries(in, b, 3);
+    for (int f = 0; f < 2; f++) expect_refused("matmul", fns[f](b[0], b[1], b[2], M, K, N), b[0], b[3]);
+    free_bufs(b, 4);
     return;
   }
   double m = M, k = K, n = N;
@@ -484,17 +502,13 @@ static void do_ffn(In *in) {
   ffnfn fns[2] = {ffn_forward, ffn_ref};
   const char *names[2] = {"ffn_forward", "ffn_ref"};
   if (T < 0 || d < 0 || dff < 0) {
-    float *bufs[7];
-    for (int i = 0; i < 7; i++) bufs[i] = fill(in, CANARY);
-    float *y0 = copyf(bufs[0], CANARY);
-    for (int f = 0; f < 2; f++) {
-      if (fns[f](bufs[0], bufs[1], bufs[2], use_b1 ? bufs[3] : NULL, bufs[4], use_b2 ? bufs[5] : NULL, T, d, dff, a,
-                 bufs[6]) != FFN_EINVAL)
-        failmsg("ffn: negative size not refused");
-      untouched("ffn: output written for a refused call", bufs[0], CANARY, y0);
-    }
-    for (int i = 0; i < 7; i++) free(bufs[i]);
-    free(y0);
+    float *bufs[8];
+    canaries(in, bufs, 7);
+    for (int f = 0; f < 2; f++)
+      expect_refused("ffn", fns[f](bufs[0], bufs[1], bufs[2], use_b1 ? bufs[3] : NULL, bufs[4], use_b2 ? bufs[5] : NULL,
+                                   T, d, dff, a, bufs[6]),
+                     bufs[0], bufs[7]);
+    free_bufs(bufs, 8);
     return;
   }
   double t = T, dd = d, h = dff;
@@ -570,16 +584,12 @@ static void do_gated(In *in) {
   gfn fns[2] = {gated_ffn_forward, gated_ffn_ref};
   const char *names[2] = {"gated_ffn_forward", "gated_ffn_ref"};
   if (T < 0 || d < 0 || dff < 0) {
-    float *bufs[6];
-    for (int i = 0; i < 6; i++) bufs[i] = fill(in, CANARY);
-    float *y0 = copyf(bufs[0], CANARY);
-    for (int f = 0; f < 2; f++) {
-      if (fns[f](bufs[0], bufs[1], bufs[2], bufs[3], bufs[4], T, d, dff, a, bufs[5]) != FFN_EINVAL)
-        failmsg("gated_ffn: negative size not refused");
-      untouched("gated_ffn: output written for a refused call", bufs[0], CANARY, y0);
-    }
-    for (int i = 0; i < 6; i++) free(bufs[i]);
-    free(y0);
+    float *bufs[7];
+    canaries(in, bufs, 6);
+    for (int f = 0; f < 2; f++)
+      expect_refused("gated_ffn", fns[f](bufs[0], bufs[1], bufs[2], bufs[3], bufs[4], T, d, dff, a, bufs[5]), bufs[0],
+                     bufs[6]);
+    free_bufs(bufs, 7);
     return;
   }
   double t = T, dd = d, h = dff;
@@ -944,16 +954,12 @@ static void do_gemm(In *in) {
       failmsg("gemm_packed_size: negative size not -1");
     if (M < 0 || K < 0)
       if (bad_size_result(gemm_work_size(M, K))) failmsg("gemm_work_size: negative size not -1");
-    float *bufs[5];
-    for (int i = 0; i < 5; i++) bufs[i] = fill(in, CANARY);
-    float *c0 = copyf(bufs[0], CANARY);
-    if ((K < 0 || N < 0) && gemm_pack(bufs[0], bufs[1], K, N) != FFN_EINVAL) failmsg("gemm_pack: negative size not refused");
-    untouched("gemm_pack: output written for a refused call", bufs[0], CANARY, c0);
-    if (gemm_forward(bufs[0], bufs[1], bufs[2], use_bias ? bufs[3] : NULL, M, K, N, a, bufs[4]) != FFN_EINVAL)
-      failmsg("gemm_forward: negative size not refused");
-    untouched("gemm_forward: output written for a refused call", bufs[0], CANARY, c0);
-    for (int i = 0; i < 5; i++) free(bufs[i]);
-    free(c0);
+    float *bufs[6];
+    canaries(in, bufs, 5);
+    if (K < 0 || N < 0) expect_refused("gemm_pack", gemm_pack(bufs[0], bufs[1], K, N), bufs[0], bufs[5]);
+    expect_refused("gemm_forward", gemm_forward(bufs[0], bufs[1], bufs[2], use_bias ? bufs[3] : NULL, M, K, N, a, bufs[4]),
+                   bufs[0], bufs[5]);
+    free_bufs(bufs, 6);
     return;
   }
   double m = M, k = K, n = N;
@@ -1006,17 +1012,12 @@ static void do_gemm_gated(In *in) {
   snprintf(ctx, sizeof ctx, "gemm_gated M=%d K=%d N=%d act=%d", M, K, N, a);
   if (M < 0 || K < 0 || N < 0) {
     if ((K < 0 || N < 0) && bad_size_result(gemm_gated_packed_size(K, N))) failmsg("gemm_gated_packed_size: negative size not -1");
-    float *bufs[5];
-    for (int i = 0; i < 5; i++) bufs[i] = fill(in, CANARY);
-    float *c0 = copyf(bufs[0], CANARY);
-    if ((K < 0 || N < 0) && gemm_gated_pack(bufs[0], bufs[1], bufs[2], K, N) != FFN_EINVAL)
-      failmsg("gemm_gated_pack: negative size not refused");
-    untouched("gemm_gated_pack: output written for a refused call", bufs[0], CANARY, c0);
-    if (gemm_gated_forward(bufs[0], bufs[1], bufs[2], M, K, N, a, bufs[4]) != FFN_EINVAL)
-      failmsg("gemm_gated_forward: negative size not refused");
-    untouched("gemm_gated_forward: output written for a refused call", bufs[0], CANARY, c0);
-    for (int i = 0; i < 5; i++) free(bufs[i]);
-    free(c0);
+    float *bufs[6];
+    canaries(in, bufs, 5);
+    if (K < 0 || N < 0) expect_refused("gemm_gated_pack", gemm_gated_pack(bufs[0], bufs[1], bufs[2], K, N), bufs[0], bufs[5]);
+    expect_refused("gemm_gated_forward", gemm_gated_forward(bufs[0], bufs[1], bufs[2], M, K, N, a, bufs[4]), bufs[0],
+                   bufs[5]);
+    free_bufs(bufs, 6);
     return;
   }
   double m = M, k = K, n = N;
@@ -1069,15 +1070,12 @@ static void do_packed(In *in) {
   snprintf(ctx, sizeof ctx, "packed %s T=%d d=%d dff=%d act=%d b1=%d b2=%d", gated ? "gated" : "ffn", T, d, dff, a, use_b1, use_b2);
   if (T < 0 || d < 0 || dff < 0) {
     if (bad_size_result(ffn_packed_work_size(T, d, dff))) failmsg("ffn_packed_work_size: negative size not -1");
-    float *bufs[7];
-    for (int i = 0; i < 7; i++) bufs[i] = fill(in, CANARY);
-    float *y0 = copyf(bufs[0], CANARY);
+    float *bufs[8];
+    canaries(in, bufs, 7);
     int st = gated ? gated_packed_forward(bufs[0], bufs[1], bufs[2], bufs[3], T, d, dff, a, bufs[6])
                    : ffn_packed_forward(bufs[0], bufs[1], bufs[2], use_b1 ? bufs[3] : NULL, bufs[4], use_b2 ? bufs[5] : NULL, T, d, dff, a, bufs[6]);
-    if (st != FFN_EINVAL) failmsg("packed forward: negative size not refused");
-    untouched("packed forward: output written for a refused call", bufs[0], CANARY, y0);
-    for (int i = 0; i < 7; i++) free(bufs[i]);
-    free(y0);
+    expect_refused("packed forward", st, bufs[0], bufs[7]);
+    free_bufs(bufs, 8);
     return;
   }
   double t = T, dd = d, h = dff;
@@ -1127,10 +1125,10 @@ static void do_gemm_ex(In *in) {
   int tA = flags & 1, tB = (flags >> 1) & 1, acc = (flags >> 2) & 1;
   snprintf(ctx, sizeof ctx, "gemm_ex M=%d K=%d N=%d transA=%d transB=%d accumulate=%d", M, K, N, tA, tB, acc);
   if (M < 0 || K < 0 || N < 0) {
-    float *c = fill(in, CANARY), *a = fill(in, CANARY), *b = fill(in, CANARY), *c0 = copyf(c, CANARY);
-    if (gemm_ex(c, a, tA, b, tB, M, K, N, acc) != FFN_EINVAL) failmsg("gemm_ex: negative size not refused");
-    untouched("gemm_ex: output written for a refused call", c, CANARY, c0);
-    free(c); free(a); free(b); free(c0);
+    float *b[4];
+    canaries(in, b, 3);
+    expect_refused("gemm_ex", gemm_ex(b[0], b[1], tA, b[2], tB, M, K, N, acc), b[0], b[3]);
+    free_bufs(b, 4);
     return;
   }
   double m = M, k = K, n = N;
