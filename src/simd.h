@@ -54,10 +54,6 @@ static inline f32x4 f32x4_sub_shl23_abs(int32_t sub, f32x4 bits) {
 }
 /* a where the mask is set, +0 elsewhere (one instruction) */
 static inline f32x4 f32x4_and_mask(m32x4 m, f32x4 a) { return wasm_v128_and(m, a); }
-static inline float f32x4_hsum(f32x4 v) {
-  return (wasm_f32x4_extract_lane(v, 0) + wasm_f32x4_extract_lane(v, 1)) +
-         (wasm_f32x4_extract_lane(v, 2) + wasm_f32x4_extract_lane(v, 3));
-}
 static inline f64x2 f32x4_promote_lo(f32x4 v) { return wasm_f64x2_promote_low_f32x4(v); }
 static inline f64x2 f32x4_promote_hi(f32x4 v) {
   return wasm_f64x2_promote_low_f32x4(wasm_i32x4_shuffle(v, v, 2, 3, 2, 3));
@@ -78,7 +74,7 @@ static inline f64x2 f64x2_neg(f64x2 a) { return wasm_f64x2_neg(a); }
 static inline m64x2 f64x2_lt(f64x2 a, f64x2 b) { return wasm_f64x2_lt(a, b); }
 static inline m64x2 f64x2_gt(f64x2 a, f64x2 b) { return wasm_f64x2_gt(a, b); }
 static inline f64x2 f64x2_select(m64x2 m, f64x2 a, f64x2 b) { return wasm_v128_bitselect(a, b, m); }
-/* 2^n for lanes whose low mantissa bits hold n (see f64x2_exp in activations.c) */
+/* 2^n for lanes whose low mantissa bits hold n (see exp_d in activations.c) */
 static inline f64x2 f64x2_shl52_add(f64x2 bits, int64_t add) {
   return wasm_i64x2_add(wasm_i64x2_shl(bits, 52), wasm_i64x2_splat(add));
 }
@@ -138,7 +134,6 @@ static inline f32x4 f32x4_sub_shl23_abs(int32_t sub, f32x4 bits) {
   return (f32x4)((u32x4){(uint32_t)sub, (uint32_t)sub, (uint32_t)sub, (uint32_t)sub} - (a << 23));
 }
 static inline f32x4 f32x4_and_mask(m32x4 m, f32x4 a) { return (f32x4)(m & (m32x4)a); }
-static inline float f32x4_hsum(f32x4 v) { return (v[0] + v[1]) + (v[2] + v[3]); }
 static inline f64x2 f32x4_promote_lo(f32x4 v) { return (f64x2){v[0], v[1]}; }
 static inline f64x2 f32x4_promote_hi(f32x4 v) { return (f64x2){v[2], v[3]}; }
 static inline f32x4 f64x2_demote_pair(f64x2 lo, f64x2 hi) {
