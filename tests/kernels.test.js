@@ -45,7 +45,7 @@ function rand() { // xorshift32 in [0, 1)
 const randArray = (n, lo = -1, hi = 1) => Float32Array.from({ length: n }, () => lo + (hi - lo) * rand());
 const SPECIALS = [NaN, Infinity, -Infinity, 1e4, -1e4, 1e30, -1e30, 3.4e38, -3.4e38, 0, -0, 1e-40, -1e-40,
   1e-45, 88, -88, 104, -104, 20, -20, 5, -5, -0.752, 1, -1, 30, -30];
-const SIZES = [0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 33, 64, 65];
+const SIZES = [0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 23, 24, 25, 33, 47, 48, 49, 64, 65];
 
 /* float32 ulps between a and b (order-preserving integer map); NaN matches only NaN */
 const bits = new Int32Array(2);
