@@ -87,36 +87,64 @@ function optionalTensor(fnName, argName, x) {
 
 /* ---------------- activations ---------------- */
 
-function elementwise(fnName, x, code, grad) {
-  wasm(fnName);
+/**
+ * The optional { out } of an elementwise call, checked before x is parsed: undefined (no opts or no out) or a
+ * Float32Array outside the module's wasm memory. Its length is checked against x afterwards (outLength).
+ */
+function outOption(fnName, r, opts) {
+  if (opts === undefined || opts === null) return undefined;
+  if (typeof opts !== 'object' || Array.isArray(opts) || ArrayBuffer.isView(opts)) {
+    const hint = ArrayBuffer.isView(opts) ? ' (to write into an array, pass { out: array })' : '';
+    throw new TypeError(`${fnName}: opts must be an object { out }; got ${describe(opts)}${hint}`);
+  }
+  const out = opts.out;
+  if (out === undefined) return undefined;
+  if (!(out instanceof Float32Array)) throw new TypeError(`${fnName}: opts.out must be a Float32Array; got ${describe(out)}`);
+  // a view of the heap: the call's scratch block lives there, and memory growth would detach it
+  if (out.buffer === r.memory.buffer) {
+    throw new RangeError(`${fnName}: opts.out is a view of ffn-lab's own wasm memory (a Float32Array of length ${out.length}), which the call uses as scratch and which growth detaches; pass an ordinary Float32Array`);
+  }
+  return out;
+}
+
+function elementwise(fnName, x, code, grad, opts) {
+  const r = wasm(fnName);
+  const out = outOption(fnName, r, opts);
   const t = parseTensor(fnName, 'x', x);
+  if (out !== undefined && out.length !== t.data.length) {
+    throw new RangeError(`${fnName}: opts.out has ${out.length} floats but x ${fmtShape(t.shape)} needs ${t.data.length}`);
+  }
   const what = () => `x ${fmtShape(t.shape)}`;
   const y = grad
-    ? mapChunks(fnName, what, t.data, (p, m, ex) => ex.act_grad(p, p, m, code))
-    : mapChunks(fnName, what, t.data, (p, m, ex) => ex.act_forward(p, p, m, code));
+    ? mapChunks(fnName, what, t.data, (p, m, ex) => ex.act_grad(p, p, m, code), out)
+    : mapChunks(fnName, what, t.data, (p, m, ex) => ex.act_forward(p, p, m, code), out);
   return { data: y, shape: t.shape.slice() };
 }
 
-/** max(0, x) elementwise. */
-export const relu = (x) => elementwise('relu', x, ACT_CODES.relu, false);
-/** max(0, x)^2 elementwise (squared ReLU). */
-export const relu2 = (x) => elementwise('relu2', x, ACT_CODES.relu2, false);
-/** 1 / (1 + exp(-x)) elementwise. */
-export const sigmoid = (x) => elementwise('sigmoid', x, ACT_CODES.sigmoid, false);
-/** x * sigmoid(x) elementwise. */
-export const silu = (x) => elementwise('silu', x, ACT_CODES.silu, false);
-/** Exact GELU x * Phi(x) elementwise. */
-export const gelu = (x) => elementwise('gelu', x, ACT_CODES.gelu, false);
-/** Tanh-approximated GELU elementwise. */
-export const geluTanh = (x) => elementwise('geluTanh', x, ACT_CODES.gelu_tanh, false);
-/** Sigmoid-approximated GELU x * sigmoid(1.702 x) elementwise. */
-export const geluSigmoid = (x) => elementwise('geluSigmoid', x, ACT_CODES.gelu_sigmoid, false);
+// Each activation takes x (any shape) and optional opts { out }: out, a Float32Array of exactly x's element
+// count (it may be x's own array: in place), receives the result and is returned as its data; without it
+// the result is a fresh Float32Array.
 
-/** phi'(x) elementwise for the named activation. */
-export function activationGrad(name, x) {
+/** max(0, x) elementwise. @param {object} [opts] { out: Float32Array } to write into (may be x itself). */
+export const relu = (x, opts) => elementwise('relu', x, ACT_CODES.relu, false, opts);
+/** max(0, x)^2 elementwise (squared ReLU). @param {object} [opts] { out: Float32Array } to write into. */
+export const relu2 = (x, opts) => elementwise('relu2', x, ACT_CODES.relu2, false, opts);
+/** 1 / (1 + exp(-x)) elementwise. @param {object} [opts] { out: Float32Array } to write into. */
+export const sigmoid = (x, opts) => elementwise('sigmoid', x, ACT_CODES.sigmoid, false, opts);
+/** x * sigmoid(x) elementwise. @param {object} [opts] { out: Float32Array } to write into. */
+export const silu = (x, opts) => elementwise('silu', x, ACT_CODES.silu, false, opts);
+/** Exact GELU x * Phi(x) elementwise. @param {object} [opts] { out: Float32Array } to write into. */
+export const gelu = (x, opts) => elementwise('gelu', x, ACT_CODES.gelu, false, opts);
+/** Tanh-approximated GELU elementwise. @param {object} [opts] { out: Float32Array } to write into. */
+export const geluTanh = (x, opts) => elementwise('geluTanh', x, ACT_CODES.gelu_tanh, false, opts);
+/** Sigmoid-approximated GELU x * sigmoid(1.702 x) elementwise. @param {object} [opts] { out: Float32Array } to write into. */
+export const geluSigmoid = (x, opts) => elementwise('geluSigmoid', x, ACT_CODES.gelu_sigmoid, false, opts);
+
+/** phi'(x) elementwise for the named activation. @param {object} [opts] { out: Float32Array } to write into. */
+export function activationGrad(name, x, opts) {
   wasm('activationGrad');
   const code = actCode('activationGrad', name, 'name');
-  return elementwise('activationGrad', x, code, true);
+  return elementwise('activationGrad', x, code, true, opts);
 }
 
 /* ---------------- matmul ---------------- */

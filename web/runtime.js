@@ -340,15 +340,27 @@ export const MAP_CHUNK = 16384;
  * run the kernel in place, copy it out into the result), so the copies never leave the cache and wasm memory
  * needs only MAP_CHUNK floats whatever n is. kernel(ptr, m, ex) runs in place on m floats and returns a status.
  * The result (a fresh Float32Array) is allocated before the heap block, so nothing is left behind if that fails.
+ * dst (optional): a Float32Array of exactly src.length floats, outside wasm memory (the caller checks both), written
+ * and returned instead of a fresh array. It may be src itself (each block is read before it is written back); if it
+ * is another view of src's buffer whose bytes overlap src's at a different start, src is first copied, since a block
+ * written to dst would overwrite input not yet read.
  */
-export function mapChunks(fnName, what, src, kernel) {
+export function mapChunks(fnName, what, src, kernel, dst) {
   const r = wasm(fnName);
   const n = src.length;
-  let out;
-  try {
-    out = new Float32Array(n);
-  } catch (e) {
-    throw new RangeError(`${fnName}: cannot allocate the ${fmtBytes(4 * n)} result for ${whatText(what)} (${e.message})`, { cause: e });
+  let out = dst;
+  if (out === undefined) {
+    try {
+      out = new Float32Array(n);
+    } catch (e) {
+      throw new RangeError(`${fnName}: cannot allocate the ${fmtBytes(4 * n)} result for ${whatText(what)} (${e.message})`, { cause: e });
+    }
+  } else if (n > 0 && overlapsShifted(out, src)) {
+    try {
+      src = src.slice();
+    } catch (e) {
+      throw new RangeError(`${fnName}: cannot allocate a ${fmtBytes(4 * n)} copy of ${whatText(what)}, which overlaps opts.out (${e.message})`, { cause: e });
+    }
   }
   if (n === 0) return out;
   const c = n < MAP_CHUNK ? n : MAP_CHUNK;
@@ -372,6 +384,12 @@ export function mapChunks(fnName, what, src, kernel) {
   } finally {
     ex.free(base);
   }
+}
+
+/** True when typed arrays a and b view the same buffer, their byte ranges intersect and they start at different bytes. */
+function overlapsShifted(a, b) {
+  if (a.buffer !== b.buffer || a.byteOffset === b.byteOffset) return false;
+  return a.byteOffset < b.byteOffset + b.byteLength && b.byteOffset < a.byteOffset + a.byteLength;
 }
 
 /* ------------------------------------------------------------------ */
