@@ -82,22 +82,32 @@ export function heapStats(): HeapStats;
  */
 export function tensor(data: TensorLike, shape?: readonly number[]): Tensor;
 
-/** max(0, x) elementwise; result has x's shape. */
-export function relu(x: TensorLike): Tensor;
+/**
+ * Options of the elementwise functions. `out`: a Float32Array with exactly as many elements as x, into
+ * which the result is written (it may be x's own array: in place; not a view of ffn-lab's wasm memory);
+ * the call then returns `{ data: out, shape }`. Without it the result is a fresh Float32Array.
+ * @example const out = new Float32Array(x.length); ffn.gelu(x, { out }); // out holds gelu(x); reuse it across calls
+ */
+export interface ElementwiseOptions {
+  out?: Float32Array;
+}
+
+/** max(0, x) elementwise; result has x's shape (written into opts.out if given). */
+export function relu(x: TensorLike, opts?: ElementwiseOptions): Tensor;
 /** max(0, x)^2 elementwise (squared ReLU). */
-export function relu2(x: TensorLike): Tensor;
+export function relu2(x: TensorLike, opts?: ElementwiseOptions): Tensor;
 /** Logistic sigmoid 1 / (1 + e^-x), stable for large |x|. */
-export function sigmoid(x: TensorLike): Tensor;
+export function sigmoid(x: TensorLike, opts?: ElementwiseOptions): Tensor;
 /** SiLU (Swish-1): x * sigmoid(x). */
-export function silu(x: TensorLike): Tensor;
+export function silu(x: TensorLike, opts?: ElementwiseOptions): Tensor;
 /** Exact GELU x * Phi(x) (through erfc, accurate in the negative tail), as PyTorch F.gelu. */
-export function gelu(x: TensorLike): Tensor;
+export function gelu(x: TensorLike, opts?: ElementwiseOptions): Tensor;
 /** GELU tanh approximation, as PyTorch F.gelu(x, approximate='tanh') and GPT-2. */
-export function geluTanh(x: TensorLike): Tensor;
+export function geluTanh(x: TensorLike, opts?: ElementwiseOptions): Tensor;
 /** GELU sigmoid approximation x * sigmoid(1.702 x). */
-export function geluSigmoid(x: TensorLike): Tensor;
-/** The derivative phi'(x) of the named activation, elementwise. */
-export function activationGrad(name: ActivationName, x: TensorLike): Tensor;
+export function geluSigmoid(x: TensorLike, opts?: ElementwiseOptions): Tensor;
+/** The derivative phi'(x) of the named activation, elementwise (written into opts.out if given). */
+export function activationGrad(name: ActivationName, x: TensorLike, opts?: ElementwiseOptions): Tensor;
 
 /** A (..., k) @ B (k, n) -> (..., n). */
 export function matmul(A: TensorLike, B: TensorLike): Tensor;

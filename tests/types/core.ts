@@ -8,6 +8,10 @@ async function main(): Promise<void> {
   const x: ffn.Tensor = ffn.tensor([1, 2, 3, 4], [2, 2]);
   const y: ffn.Tensor = ffn.gelu(x);
   const g: ffn.Tensor = ffn.activationGrad('gelu_tanh', [[0.5, -1]]);
+  const buf = new Float32Array(4);
+  const y2: Float32Array = ffn.geluTanh(x, { out: buf }).data;
+  const g2: ffn.Tensor = ffn.activationGrad('silu', x, { out: buf });
+  void [y2, g2, ffn.relu(x, {}), ffn.silu(buf, { out: buf })];
   const W1 = ffn.tensor(new Float32Array(8), [2, 4]);
   const W2 = ffn.tensor(new Float32Array(8), [4, 2]);
   const out: ffn.Tensor = ffn.ffn(x, W1, null, W2, null, { activation: 'relu' });
@@ -28,3 +32,6 @@ void main;
 
 // @ts-expect-error: unknown activation names are rejected at compile time
 ffn.activationGrad('tanh', [1]);
+
+// @ts-expect-error: opts.out must be a Float32Array
+ffn.gelu([1], { out: new Float64Array(1) });
