@@ -131,8 +131,8 @@ export function benchOpts(quick) {
   return quick ? { batchMs: 15, reps: 9, warmMs: 40 } : { batchMs: 25, reps: 21, warmMs: 100 };
 }
 
-/* ---- activations: Melem/s on 1M floats, the kernel alone, the public API (copies included) and
-   onnxruntime-web's session.run (input from a Float32Array, output read), interleaved ---- */
+/* ---- activations: Melem/s on 1M floats, the kernel alone, the public API (copies included; a fresh result,
+   or { out } into one reused array) and onnxruntime-web's session.run (input from a Float32Array, output read), interleaved ---- */
 export async function runActivationSection({ ffn, raw, tf, ort: ortMod = null, opts, log = console.log, results = { act: [] } }) {
   const n = 1 << 20;
   const x = randomArray(n, 21).map((v) => v * 6);
@@ -143,7 +143,7 @@ export async function runActivationSection({ ffn, raw, tf, ort: ortMod = null, o
   const xt = tf.tensor1d(x);
   log('');
   log(`activations, ${n} floats in [-6, 6), Melem/s (medians of ${opts.reps} interleaved rounds; ratios: medians of back-to-back rounds)`);
-  log(`${padEnd('activation', 13)}${pad('kernel', 7)}${pad('API', 7)}${pad('ORT', 7)}  ${padEnd('ORT graph (the faster one is the anchor)', 38)}${pad('API/ORT', 8)}${pad('kern/ORT', 9)}${pad('copy', 6)}${pad('ceiling', 8)}   max ulps: ffn-lab API, ORT (max abs err)`);
+  log(`${padEnd('activation', 13)}${pad('kernel', 7)}${pad('API', 7)}${pad('API out', 8)}${pad('ORT', 7)}  ${padEnd('ORT graph (the faster one is the anchor)', 38)}${pad('API/ORT', 8)}${pad('out/ORT', 8)}${pad('kern/ORT', 9)}${pad('copy', 6)}${pad('ceiling', 8)}   max ulps: ffn-lab API, ORT (max abs err)`);
   for (const name of ['gelu', 'gelu_tanh', 'silu', 'gelu_sigmoid']) {
     const kern = () => {
       new Float32Array(raw.memory.buffer, p, n).set(x);
@@ -151,14 +151,19 @@ export async function runActivationSection({ ffn, raw, tf, ort: ortMod = null, o
     };
     const copyOnly = () => new Float32Array(raw.memory.buffer, p, n).set(x);
     const viaApi = () => api[name](x);
+    // the same call writing into one Float32Array reused across calls (no fresh result to allocate and touch)
+    const outBuf = new Float32Array(n);
+    const viaApiOut = () => api[name](x, { out: outBuf });
     // what any API returning a fresh array pays at least: a fresh copy of x (allocation, page faults, one pass)
     const freshCopy = () => x.slice();
     const yApi = viaApi().data;
     checkAct(name, yApi, x);
+    if (viaApiOut().data !== outBuf) throw new Error(`bench: ${name}(x, { out }) did not return out`);
+    checkAct(`${name} (API out)`, outBuf, x);
     kern();
     checkAct(`${name} (kernel)`, new Float32Array(raw.memory.buffer, p, n), x);
     const ours = accuracy(yApi, x, (v) => ref.act(name, v));
-    const cands = [{ fn: kern }, { fn: copyOnly }, { fn: viaApi }, { fn: freshCopy }];
+    const cands = [{ fn: kern }, { fn: copyOnly }, { fn: viaApi }, { fn: freshCopy }, { fn: viaApiOut }];
     const orts = [];
     for (const g of graphs ? graphs[name] : []) {
       const s = await ortSession(ortMod, g.model, [n]);
@@ -171,10 +176,11 @@ export async function runActivationSection({ ffn, raw, tf, ort: ortMod = null, o
     }
     const m = await interleavedAsync(cands.map((c) => c.fn), opts);
     checkAct(`${name} (after timing)`, viaApi().data, x);
+    checkAct(`${name} (API out, after timing)`, outBuf, x);
     const [sk, sc, sa] = m;
     const kRate = n / Math.max(sk - sc, 1e-9) / 1e6;
     const aRate = n / sa / 1e6;
-    const row = { name, kernelMelem: kRate, apiMelem: aRate, copyMelem: n / m[3] / 1e6, apiMaxUlp: ours.maxUlp, ort: [] };
+    const row = { name, kernelMelem: kRate, apiMelem: aRate, apiOutMelem: n / m[4] / 1e6, copyMelem: n / m[3] / 1e6, apiMaxUlp: ours.maxUlp, ort: [] };
     orts.forEach((o) => row.ort.push({ how: o.how, melem: n / m[o.idx] / 1e6, maxUlp: o.acc.maxUlp, maxAbs: o.acc.maxAbs, idx: o.idx }));
     row.ort.sort((a, b) => b.melem - a.melem);
     const best = row.ort[0];
@@ -182,6 +188,7 @@ export async function runActivationSection({ ffn, raw, tf, ort: ortMod = null, o
       row.ortMelem = best.melem;
       row.ortHow = best.how;
       row.apiVsOrt = pairedRatio(m, 2, best.idx);
+      row.apiOutVsOrt = pairedRatio(m, 4, best.idx);
       // kernel time = (copy-in + kernel) - copy-in, round by round
       row.kernelVsOrt = median(m.rounds[best.idx].map((t, r) => t / Math.max(m.rounds[0][r] - m.rounds[1][r], 1e-9)));
       // the API/ORT ratio a kernel taking no time at all would reach: ORT time / fresh-copy time
@@ -191,8 +198,8 @@ export async function runActivationSection({ ffn, raw, tf, ort: ortMod = null, o
     const f = (v) => (v == null ? '-' : v.toFixed(0));
     const rt = (v) => (v == null ? '-' : v.toFixed(2) + 'x');
     const ulpTxt = (o) => `${o.maxUlp > 1e6 ? o.maxUlp.toExponential(1) : o.maxUlp} (${o.maxAbs.toExponential(1)})`;
-    log(`${padEnd(name, 13)}${pad(f(kRate), 7)}${pad(f(aRate), 7)}${pad(f(best && best.melem), 7)}  ${padEnd(best ? best.how : 'onnxruntime-web not loaded', 38)}${pad(rt(row.apiVsOrt), 8)}${pad(rt(row.kernelVsOrt), 9)}${pad(f(row.copyMelem), 6)}${pad(rt(row.ceiling), 8)}   ${ours.maxUlp}, ${best ? ulpTxt(best) : '-'}`);
-    for (const o of row.ort.slice(1)) log(`${' '.repeat(27)}${pad(f(o.melem), 7)}  ${padEnd(o.how, 38)}${' '.repeat(31)}   ${' '.repeat(String(ours.maxUlp).length + 2)}${ulpTxt(o)}`);
+    log(`${padEnd(name, 13)}${pad(f(kRate), 7)}${pad(f(aRate), 7)}${pad(f(row.apiOutMelem), 8)}${pad(f(best && best.melem), 7)}  ${padEnd(best ? best.how : 'onnxruntime-web not loaded', 38)}${pad(rt(row.apiVsOrt), 8)}${pad(rt(row.apiOutVsOrt), 8)}${pad(rt(row.kernelVsOrt), 9)}${pad(f(row.copyMelem), 6)}${pad(rt(row.ceiling), 8)}   ${ours.maxUlp}, ${best ? ulpTxt(best) : '-'}`);
+    for (const o of row.ort.slice(1)) log(`${' '.repeat(35)}${pad(f(o.melem), 7)}  ${padEnd(o.how, 38)}${' '.repeat(39)}   ${' '.repeat(String(ours.maxUlp).length + 2)}${ulpTxt(o)}`);
     results.act.push(row);
   }
   const tfSilu = () => {
@@ -205,6 +212,7 @@ export async function runActivationSection({ ffn, raw, tf, ort: ortMod = null, o
   const [st] = interleaved([{ fn: tfSilu }], opts);
   log(`(kernel: act_forward in wasm memory, its copy-in subtracted; API: ffn.gelu(x) etc. on a Float32Array, result a fresh tensor; ORT: onnxruntime-web ${ortMod ? ortMod.env.versions.web : '-'} wasm EP, ${ortMod ? ortFlavour(ortMod) : '-'}, numThreads ${ortMod ? ortMod.env.wasm.numThreads : '-'}, SIMD,`);
   log(' session.run({ x: new ort.Tensor(\'float32\', x, [n]) }) and its output\'s .data read; its Sigmoid + Mul graph is fused by ORT\'s QuickGeluFusion into QuickGelu(alpha=1);');
+  log(' API out: ffn.gelu(x, { out }) etc., the same call writing into one Float32Array reused across calls (no fresh result); out/ORT its ratio to ORT;');
   log(' copy: x.slice(), a fresh copy of x, the least any call returning a new array pays (allocation, page faults, one pass);');
   log(' ceiling: ORT time / copy time, the API/ORT ratio a kernel taking no time would reach;');
   log(' max ulps: float32 steps from the float64 value (tests/ref.js) rounded to float32, over every 7th input (ffn-lab also checked within 8 ulps);');
