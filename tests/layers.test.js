@@ -4,6 +4,9 @@ import assert from 'node:assert/strict';
 import * as ffn from 'ffn-lab';
 import * as ref from './ref.js';
 import { rng, randTensor, absT as abs } from './helpers/numeric.js';
+// a view of wasm memory, to check that forward refuses one as opts.out: the same module instance that
+// 'ffn-lab' loads, since both resolve to this package's web/runtime.js
+import { wasm } from '../web/runtime.js';
 
 before(() => ffn.ready());
 
@@ -180,6 +183,13 @@ test('forward(X, { out }) writes the same bits into the given array (reused, in 
     assert.throws(() => lin.forward(X, { out: new Float64Array(80) }), (e) => e instanceof TypeError && /^createLinear\(\.\.\.\)\.forward: opts\.out must be a Float32Array; got /.test(e.message));
     assert.throws(() => lin.forward(X, { out: [] }), TypeError);
     assert.throws(() => lin.forward(X, 'out'), (e) => e instanceof TypeError && /opts must be an object/.test(e.message));
+    // an array passed where { out } belongs is refused, not silently ignored
+    assert.throws(() => lin.forward(X, new Float32Array(80)), (e) => e instanceof TypeError && /opts must be an object; got .*pass \{ out: array \}/.test(e.message));
+    assert.throws(() => lin.forward(X, [0]), (e) => e instanceof TypeError && /opts must be an object/.test(e.message));
+    const heapView = new Float32Array(wasm('test').memory.buffer, 1024, 80);
+    const heapBefore = Float32Array.from(heapView);
+    assert.throws(() => lin.forward(X, { out: heapView }), (e) => e instanceof RangeError && /opts\.out is a view of ffn-lab's own wasm memory/.test(e.message));
+    assert.deepEqual(Array.from(heapView), Array.from(heapBefore), 'the heap view is untouched');
     assert.throws(() => lin.forward(X, { out: new Float32Array(79) }), (e) => e instanceof RangeError && e.message === 'createLinear(...).forward: opts.out has 79 floats but the result [2,40] needs 80');
     assert.deepEqual(Array.from(lin.forward(X, { out: new Float32Array(80) }).data), Array.from(lin.forward(X).data));
     assert.equal(lin.forward(X, {}).data.length, 80);

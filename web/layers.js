@@ -63,9 +63,15 @@ function makeLayer(kind, { dIn, dOut, floats, pack, run, workFloats, info }) {
 
   function forward(X, opts) {
     if (disposed) throw new Error(`${fwd}: this layer was disposed; create a new one with ${kind}()`);
-    if (opts != null && typeof opts !== 'object') throw new TypeError(`${fwd}: opts must be an object; got ${describe(opts)}`);
+    if (opts != null && (typeof opts !== 'object' || Array.isArray(opts) || ArrayBuffer.isView(opts))) {
+      const hint = ArrayBuffer.isView(opts) ? ' (to write into an array, pass { out: array })' : '';
+      throw new TypeError(`${fwd}: opts must be an object; got ${describe(opts)}${hint}`);
+    }
     const out = opts == null ? undefined : opts.out;
     if (out !== undefined && !(out instanceof Float32Array)) throw new TypeError(`${fwd}: opts.out must be a Float32Array; got ${describe(out)}`);
+    if (out !== undefined && out.buffer === r.memory.buffer) {
+      throw new RangeError(`${fwd}: opts.out is a view of ffn-lab's own wasm memory (a Float32Array of length ${out.length}), which holds the layer's weights and scratch and which growth detaches; pass an ordinary Float32Array`);
+    }
     const x = parseTensor(fwd, 'X', X);
     // parsing X may run caller code (getters) that disposes this layer: check again
     if (disposed) throw new Error(`${fwd}: this layer was disposed; create a new one with ${kind}()`);
