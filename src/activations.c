@@ -167,16 +167,16 @@ static inline f32x4 fwd_gelu_sigmoid(f32x4 x) {
   return times_sigmoid(xc, r, f32x4_shl23_add(kf, EXP_BIAS64), x);
 }
 
-/* x sigmoid(2u), 2u = 2 sqrt(2/pi) (x + 0.044715 x^3) (the 1 + tanh(u) form), for |x| <= 11 (beyond,
-   the result is x or -0). S = 2u / ln2 (odd in x) is a cubic in double; with m = round(S),
+/* x sigmoid(2u), 2u = 2 sqrt(2/pi) (x + 0.044715 x^3) (the 1 + tanh(u) form), for |x| <= 11
+   (beyond, the result is x or -0). S = 2u / ln2 (odd in x) is a cubic in double; with m = round(S),
    t = m - S and rho = t ln2, -|2u| = -|m| ln2 + rho for either sign of x, so rho is the argument
    times_sigmoid wants (e^rho, no sign flip) and 2^-|m| is P. */
 static inline f64x2 gelu_tanh_s_d(f64x2 X) {
   const double c1 = 2.0 * SQRT_2_OVER_PI * 1.4426950408889634074, c3 = c1 * GELU_TANH_A;
   return f64x2_mul(X, f64x2_add(f64x2_splat(c1), f64x2_mul(f64x2_splat(c3), f64x2_mul(X, X))));
 }
-/* S (two double halves) -> t = round(S) - S as floats (exact in double, then rounded once),
-   *m = round(S) as integer lanes */
+/* S (two double halves) -> t = round(S) - S as floats (exact in double, then rounded once);
+   round(S) goes to m as integer lanes */
 static inline f32x4 gelu_tanh_reduce_d(f64x2 slo, f64x2 shi, f32x4 *m) {
   f64x2 kl = f64x2_add(slo, f64x2_splat(SHIFT_D)), kh = f64x2_add(shi, f64x2_splat(SHIFT_D));
   f64x2 tl = f64x2_sub(f64x2_sub(kl, f64x2_splat(SHIFT_D)), slo);
@@ -192,10 +192,10 @@ static inline f32x4 fwd_gelu_tanh(f32x4 x) { /* NaN propagates (through xc) */
   f32x4 p64 = f32x4_sub_shl23_abs(EXP_BIAS64, m); /* 2^(64 - |m|) */
   f32x4 P = f32x4_mul(p64, m64);
   f32x4 em = em1_f(f32x4_mul(t, f32x4_splat(LN2_F)));
-  /* times_sigmoid(xc, rho, p64, x) with its em1(+-r) = em1(rho), and since P <= 1 its two selects as
-     maxima: select(neg, 1, P) = max(P, 1 or 0), select(neg, x P, x) = max(x, x P): the same values.
-     The denominator 1 + P + (P or 1) em adds the small terms first, without times_sigmoid's Fast2Sum
-     (three operations fewer; at most 1.99 ulp over every float, 1.85 with it). */
+  /* times_sigmoid(xc, rho, p64, x) with its em1(+-r) = em1(rho), and since P <= 1 its two selects
+     as maxima: select(neg, 1, P) = max(P, 1 or 0), select(neg, x P, x) = max(x, x P): the same
+     values. The denominator 1 + P + (P or 1) em adds the small terms first, without times_sigmoid's
+     Fast2Sum (three operations fewer; at most 1.99 ulp over every float, 1.85 with it). */
   m32x4 neg = f32x4_lt(x, f32x4_splat(0.0f));
   f32x4 den = f32x4_add(f32x4_add(f32x4_mul(f32x4_pmax(P, f32x4_and_mask(neg, one)), em), P), one);
   return f32x4_div(f32x4_pmax(xc, f32x4_mul(f32x4_mul(xc, p64), m64)), den);
@@ -381,8 +381,8 @@ static inline f32x4 grad4(f32x4 x, int act) {
 /* One loop per activation (the switch is outside), the last partial block through a zero-padded
    buffer. Forward: four vectors per iteration (1.2-1.5x faster in V8 than one), six for tanh GELU
    (1.1x faster than four in Node 20, the same in Chromium); derivatives: one (four would be 1.3x
-   faster but add 16 KB of wasm). MAP_LOOP makes y (n) = fn(x (n)), W floats
-   per iteration through BODY (the last partial block too, on the padded buffer). */
+   faster but add 16 KB of wasm). MAP_LOOP makes y (n) = fn(x (n)), W floats per iteration through
+   BODY (the last partial block too, on the padded buffer). */
 #define MAP_LOOP(name, fn, W, BODY)                      \
   static void name(float *y, const float *x, size_t n) { \
     float bx[W], by[W];                                  \
@@ -407,21 +407,21 @@ static inline f32x4 grad4(f32x4 x, int act) {
   f32x4_store(d + 4, fn(a1));                            \
   f32x4_store(d + 8, fn(a2));                            \
   f32x4_store(d + 12, fn(a3));
-#define BODY24(fn)                                                            \
-  f32x4 a0 = f32x4_load(s), a1 = f32x4_load(s + 4), a2 = f32x4_load(s + 8);    \
+#define BODY24(fn)                                                                 \
+  f32x4 a0 = f32x4_load(s), a1 = f32x4_load(s + 4), a2 = f32x4_load(s + 8);        \
   f32x4 a3 = f32x4_load(s + 12), a4 = f32x4_load(s + 16), a5 = f32x4_load(s + 20); \
-  f32x4_store(d, fn(a0));                                                      \
-  f32x4_store(d + 4, fn(a1));                                                  \
-  f32x4_store(d + 8, fn(a2));                                                  \
-  f32x4_store(d + 12, fn(a3));                                                 \
-  f32x4_store(d + 16, fn(a4));                                                 \
+  f32x4_store(d, fn(a0));                                                          \
+  f32x4_store(d + 4, fn(a1));                                                      \
+  f32x4_store(d + 8, fn(a2));                                                      \
+  f32x4_store(d + 12, fn(a3));                                                     \
+  f32x4_store(d + 16, fn(a4));                                                     \
   f32x4_store(d + 20, fn(a5));
 #define BODY4(fn) f32x4_store(d, fn(f32x4_load(s)));
 #define GRAD_OF(act) \
   static inline f32x4 grad_##act(f32x4 x) { return grad4(x, FFN_ACT_##act); }
 #define ACT_LOOPS_W(act, fwd, W, BODY)   \
-  GRAD_OF(act)                            \
-  MAP_LOOP(fwd_loop_##act, fwd, W, BODY)  \
+  GRAD_OF(act)                           \
+  MAP_LOOP(fwd_loop_##act, fwd, W, BODY) \
   MAP_LOOP(grad_loop_##act, grad_##act, 4, BODY4)
 #define ACT_LOOPS(act, fwd) ACT_LOOPS_W(act, fwd, 16, BODY16)
 ACT_LOOPS(IDENTITY, fwd_identity)

@@ -47,13 +47,14 @@ static inline f32x4 f32x4_pmax(f32x4 a, f32x4 b) { return wasm_f32x4_pmax(a, b);
 static inline f32x4 f32x4_shl23_add(f32x4 bits, int32_t add) {
   return wasm_i32x4_add(wasm_i32x4_shl(bits, 23), wasm_i32x4_splat(add));
 }
-/* sub - (|n| << 23) for lanes holding n (two's complement): the float 2^(e - |n|) when sub holds the
-   bits of 2^e */
+/* sub - (|n| << 23) for lanes holding n (two's complement): the float 2^(e - |n|) when sub holds
+   the bits of 2^e */
 static inline f32x4 f32x4_sub_shl23_abs(int32_t sub, f32x4 bits) {
   return wasm_i32x4_sub(wasm_i32x4_splat(sub), wasm_i32x4_shl(wasm_i32x4_abs(bits), 23));
 }
-/* a where the mask is set, +0 elsewhere: the unsigned minimum of the all-ones/zero mask and a's bits
-   (one instruction; clang turns an and of a comparison mask into a three-instruction bitselect) */
+/* a where the mask is set, +0 elsewhere: the unsigned minimum of the all-ones/zero mask and a's
+   bits (one instruction; clang turns an and of a comparison mask into a three-instruction
+   bitselect) */
 static inline f32x4 f32x4_and_mask(m32x4 m, f32x4 a) { return wasm_u32x4_min(m, a); }
 static inline f64x2 f32x4_promote_lo(f32x4 v) { return wasm_f64x2_promote_low_f32x4(v); }
 static inline f64x2 f32x4_promote_hi(f32x4 v) {
