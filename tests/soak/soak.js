@@ -36,8 +36,11 @@ const menu = [];
 for (const { t, d, f } of sizes) {
   const X = T([t, d]), W1 = T([d, f]), b1 = T([f]), W2 = T([f, d]), b2 = T([d]), Wu = T([d, f]), x = T([d]);
   const nested = Array.from({ length: t }, (_, i) => Array.from(X.data.subarray(i * d, (i + 1) * d)));
+  const out = new Float32Array(t * d); // a reused result array ({ out })
   menu.push(
     () => ffn.gelu(X),
+    () => ffn.geluTanh(X, { out }),
+    () => ffn.activationGrad('silu', X, { out }),
     () => ffn.silu(nested),
     () => ffn.activationGrad('gelu_tanh', X),
     () => ffn.matmul(X, W1),
@@ -54,6 +57,7 @@ const failing = [
   () => ffn.matmul([[1, 2], [3]], T([2, 2])),
   () => ffn.ffnMemories(T([3]), T([3, 5]), null, T([5, 3]), 9),
   () => ffn.gelu('not a tensor'),
+  () => ffn.silu(T([3]), { out: new Float32Array(2) }),
   () => ffn.matmul({ data: new Float32Array(60000), shape: [60000, 1] }, { data: new Float32Array(60000), shape: [1, 60000] }),
 ];
 const counts = [() => ffn.ffnParamCount(768, 3072), () => ffn.llamaHiddenDim(4096), () => ffn.ffnFlops(4096, 11008, { gated: true })];
