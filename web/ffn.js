@@ -4,6 +4,7 @@ import {
   wasm,
   withHeap,
   mapChunks,
+  outOption,
   parseTensor,
   makeTensor,
   fmtShape,
@@ -87,26 +88,6 @@ function optionalTensor(fnName, argName, x) {
 
 /* ---------------- activations ---------------- */
 
-/**
- * The optional { out } of an elementwise call, checked before x is parsed: undefined (no opts or no out) or a
- * Float32Array outside the module's wasm memory. Its length is checked against x afterwards (outLength).
- */
-function outOption(fnName, r, opts) {
-  if (opts === undefined || opts === null) return undefined;
-  if (typeof opts !== 'object' || Array.isArray(opts) || ArrayBuffer.isView(opts)) {
-    const hint = ArrayBuffer.isView(opts) ? ' (to write into an array, pass { out: array })' : '';
-    throw new TypeError(`${fnName}: opts must be an object { out }; got ${describe(opts)}${hint}`);
-  }
-  const out = opts.out;
-  if (out === undefined) return undefined;
-  if (!(out instanceof Float32Array)) throw new TypeError(`${fnName}: opts.out must be a Float32Array; got ${describe(out)}`);
-  // a view of the heap: the call's scratch block lives there, and memory growth would detach it
-  if (out.buffer === r.memory.buffer) {
-    throw new RangeError(`${fnName}: opts.out is a view of ffn-lab's own wasm memory (a Float32Array of length ${out.length}), which the call uses as scratch and which growth detaches; pass an ordinary Float32Array`);
-  }
-  return out;
-}
-
 function elementwise(fnName, x, code, grad, opts) {
   const r = wasm(fnName);
   const out = outOption(fnName, r, opts);
@@ -115,9 +96,8 @@ function elementwise(fnName, x, code, grad, opts) {
     throw new RangeError(`${fnName}: opts.out has ${out.length} floats but x ${fmtShape(t.shape)} needs ${t.data.length}`);
   }
   const what = () => `x ${fmtShape(t.shape)}`;
-  const y = grad
-    ? mapChunks(fnName, what, t.data, (p, m, ex) => ex.act_grad(p, p, m, code), out)
-    : mapChunks(fnName, what, t.data, (p, m, ex) => ex.act_forward(p, p, m, code), out);
+  const kernel = grad ? 'act_grad' : 'act_forward';
+  const y = mapChunks(fnName, what, t.data, (p, m, ex) => ex[kernel](p, p, m, code), out);
   return { data: y, shape: t.shape.slice() };
 }
 

@@ -1,5 +1,5 @@
 // Resident FFN layers: weights packed once into wasm memory, forward(X) on the packed SIMD GEMM with fused epilogues, dispose() to free.
-import { wasm, parseTensor, fmtShape, describe, actCode, statusError, heapAlloc, matrix, vector } from './runtime.js';
+import { wasm, parseTensor, fmtShape, describe, actCode, statusError, heapAlloc, matrix, vector, outOption } from './runtime.js';
 
 const FLOAT_BYTES = 4;
 /** Per-layer input/output scratch kept between calls up to this size; larger calls use a per-call block. */
@@ -63,15 +63,7 @@ function makeLayer(kind, { dIn, dOut, floats, pack, run, workFloats, info }) {
 
   function forward(X, opts) {
     if (disposed) throw new Error(`${fwd}: this layer was disposed; create a new one with ${kind}()`);
-    if (opts != null && (typeof opts !== 'object' || Array.isArray(opts) || ArrayBuffer.isView(opts))) {
-      const hint = ArrayBuffer.isView(opts) ? ' (to write into an array, pass { out: array })' : '';
-      throw new TypeError(`${fwd}: opts must be an object; got ${describe(opts)}${hint}`);
-    }
-    const out = opts == null ? undefined : opts.out;
-    if (out !== undefined && !(out instanceof Float32Array)) throw new TypeError(`${fwd}: opts.out must be a Float32Array; got ${describe(out)}`);
-    if (out !== undefined && out.buffer === r.memory.buffer) {
-      throw new RangeError(`${fwd}: opts.out is a view of ffn-lab's own wasm memory (a Float32Array of length ${out.length}), which holds the layer's weights and scratch and which growth detaches; pass an ordinary Float32Array`);
-    }
+    const out = outOption(fwd, r, opts);
     const x = parseTensor(fwd, 'X', X);
     // parsing X may run caller code (getters) that disposes this layer: check again
     if (disposed) throw new Error(`${fwd}: this layer was disposed; create a new one with ${kind}()`);
@@ -82,10 +74,8 @@ function makeLayer(kind, { dIn, dOut, floats, pack, run, workFloats, info }) {
     let rowsM = 1;
     for (let i = 0; i < n - 1; i++) rowsM *= x.shape[i];
     const outShape = [...x.shape.slice(0, -1), dOut];
-    if (out !== undefined) {
-      if (out.length !== rowsM * dOut) {
-        throw new RangeError(`${fwd}: opts.out has ${out.length} floats but the result ${fmtShape(outShape)} needs ${rowsM * dOut}`);
-      }
+    if (out !== undefined && out.length !== rowsM * dOut) {
+      throw new RangeError(`${fwd}: opts.out has ${out.length} floats but the result ${fmtShape(outShape)} needs ${rowsM * dOut}`);
     }
     const inF = Math.ceil((rowsM * dIn) / 16) * 16; // whole 64-byte lines: Y and the work block stay aligned
     const outF = Math.ceil((rowsM * dOut) / 16) * 16;

@@ -332,6 +332,27 @@ export function withHeap(fnName, what, bufs, compute) {
   }
 }
 
+/**
+ * The optional { out } of a call that can write its result into the caller's array (the elementwise functions,
+ * layer.forward): undefined (no opts or no out) or a Float32Array outside the module's wasm memory. The caller
+ * checks its length once the result's shape is known. Runs before anything is written.
+ */
+export function outOption(fnName, r, opts) {
+  if (opts === undefined || opts === null) return undefined;
+  if (typeof opts !== 'object' || Array.isArray(opts) || ArrayBuffer.isView(opts)) {
+    const hint = ArrayBuffer.isView(opts) ? ' (to write into an array, pass { out: array })' : '';
+    throw new TypeError(`${fnName}: opts must be an object { out }; got ${describe(opts)}${hint}`);
+  }
+  const out = opts.out;
+  if (out === undefined) return undefined;
+  if (!(out instanceof Float32Array)) throw new TypeError(`${fnName}: opts.out must be a Float32Array; got ${describe(out)}`);
+  // a view of the heap: it can overlap the call's scratch or other data, and memory growth detaches it
+  if (out.buffer === r.memory.buffer) {
+    throw new RangeError(`${fnName}: opts.out is a view of ffn-lab's own wasm memory (a Float32Array of length ${out.length}), which holds the call's scratch and data and which growth detaches; pass an ordinary Float32Array`);
+  }
+  return out;
+}
+
 /** Floats per block of mapChunks: 64 KiB, so a block's copy in, its kernel pass and its copy out stay in L1/L2. */
 export const MAP_CHUNK = 16384;
 
