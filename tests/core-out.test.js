@@ -3,13 +3,13 @@ import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import * as ffn from 'ffn-lab';
 import { rng } from './helpers/numeric.js';
-// Only to get a view of the module's own wasm memory (no public function hands one out): the same module
+// Only to get a view of the module's own wasm memory (no public function hands one out) and mapChunks' block
+// size (the sizes below straddle its block boundaries): the same module
 // instance that 'ffn-lab' loads, since both resolve to this package's web/runtime.js.
-import { wasm } from '../web/runtime.js';
+import { wasm, MAP_CHUNK } from '../web/runtime.js';
 
 before(() => ffn.ready());
 
-const MAP_CHUNK = 16384; // floats per block of mapChunks (web/runtime.js)
 const SIZES = [0, 1, 3, 4, 5, MAP_CHUNK - 1, MAP_CHUNK, MAP_CHUNK + 1, 2 * MAP_CHUNK + 7];
 
 // Every elementwise entry point as (name, call(x, opts?)): the seven activations and activationGrad for each name.
