@@ -1,7 +1,7 @@
 // The benchmark body, shared by Node (run.js) and the headless-Chromium page: ffn-lab vs XNNPACK (tfjs-wasm), the SIMD peak and streaming anchors, interleaved, medians, every timed result checked against float64.
 
 import * as ref from '../ref.js';
-import { activationGraphs, ortSession, ortGemmSection, interleavedAsync, accuracy, ortFlavour, median, pairedRatio } from './ort.js';
+import { activationGraphs, ortSession, ortGemmSection, interleaved, accuracy, ortFlavour, median, pairedRatio } from './ort.js';
 
 const now = () => performance.now();
 
@@ -50,38 +50,6 @@ function checkGemm(name, Y, X, W, M, K, N, sample) {
     }
   }
   return worst;
-}
-
-/**
- * Runs each candidate in batches; calibrates a batch to >= batchMs after warm-up, then `reps` rounds,
- * alternating the candidates' order each round. Returns the median seconds per call of each.
- */
-function interleaved(cands, { batchMs, reps, warmMs }) {
-  const calls = cands.map((c) => {
-    let n = 0;
-    const t0 = now();
-    while (n < 2 || now() - t0 < warmMs) {
-      c.fn();
-      n++;
-    }
-    const per = (now() - t0) / n;
-    return Math.max(1, Math.ceil(batchMs / Math.max(per, 1e-4)));
-  });
-  const times = cands.map(() => []);
-  for (let r = 0; r < reps; r++) {
-    const order = cands.map((_, i) => i);
-    if (r % 2) order.reverse();
-    for (const i of order) {
-      const n = calls[i];
-      const f = cands[i].fn;
-      const t0 = now();
-      for (let k = 0; k < n; k++) f();
-      times[i].push((now() - t0) / 1e3 / n);
-    }
-  }
-  const meds = times.map(median);
-  meds.rounds = times; // per-round seconds per call, for paired ratios
-  return meds;
 }
 
 /** Every 61st element of an activation result against float64 (tol ulps float32 ulps + 2^-126). */
@@ -173,7 +141,7 @@ export async function runActivationSection({ ffn, raw, tf, ort: ortMod = null, o
       orts.push({ how: g.how, s, acc, idx: cands.length });
       cands.push({ fn: s.run.bind(null, x) });
     }
-    const m = await interleavedAsync(cands.map((c) => c.fn), opts);
+    const m = await interleaved(cands.map((c) => c.fn), opts, { awaitEach: true });
     checkAct(`${name} (after timing)`, viaApi().data, x);
     checkAct(`${name} (API out, after timing)`, outBuf, x);
     checkAct(`${name} (kernel, after timing)`, new Float32Array(raw.memory.buffer, py, n), x);
@@ -208,7 +176,7 @@ export async function runActivationSection({ ffn, raw, tf, ort: ortMod = null, o
     return out;
   };
   checkAct('tfjs silu', tfSilu(), x, 64);
-  const [st] = interleaved([{ fn: tfSilu }], opts);
+  const [st] = await interleaved([tfSilu], opts);
   log(`(kernel: act_forward from one wasm buffer into another, x already in wasm memory; API: ffn.gelu(x) etc. on a Float32Array, result a fresh tensor; ORT: onnxruntime-web ${ortMod ? ortMod.env.versions.web : '-'} wasm EP, ${ortMod ? ortFlavour(ortMod) : '-'}, numThreads ${ortMod ? ortMod.env.wasm.numThreads : '-'}, SIMD,`);
   log(' session.run({ x: new ort.Tensor(\'float32\', x, [n]) }) and its output\'s .data read; its Sigmoid + Mul graph is fused by ORT\'s QuickGeluFusion into QuickGelu(alpha=1);');
   log(' API out: ffn.gelu(x, { out }) etc., the same call writing into one Float32Array reused across calls (no fresh result); out/ORT its ratio to ORT;');
@@ -246,7 +214,7 @@ export async function runBench({ ffn, raw, tf, probe, ort: ortMod = null, quick 
     for (const ch of [8, 10, 12, 14]) {
       const f = probe[`peak${ch}`];
       f(1000, 0.999);
-      const [s] = interleaved([{ fn: () => f(200000, 0.999) }], { batchMs: 10, reps: 5, warmMs: 5 });
+      const [s] = await interleaved([() => f(200000, 0.999)], { batchMs: 10, reps: 5, warmMs: 5 });
       const rate = (ch * 8 * 200000) / s / 1e9;
       if (rate > best) (best = rate), (peakCh = ch);
     }
@@ -259,8 +227,8 @@ export async function runBench({ ffn, raw, tf, probe, ort: ortMod = null, quick 
   const sp = probe.probe_malloc(streamBytes) >>> 0;
   if (!sp) throw new Error('bench: probe could not allocate the streaming buffer');
   new Float32Array(probe.memory.buffer, sp, streamBytes / 4).fill(1);
-  const streamM = interleaved(
-    [{ fn: () => probe.stream_sum(sp, streamBytes / 4) }, { fn: () => probe.stream_sum4(sp, streamBytes / 4) }],
+  const streamM = await interleaved(
+    [() => probe.stream_sum(sp, streamBytes / 4), () => probe.stream_sum4(sp, streamBytes / 4)],
     { batchMs: 1, reps: quick ? 5 : 9, warmMs: 1 },
   );
   const streamGBs = streamBytes / Math.min(...streamM) / 1e9; // the better of one stream and four streams
@@ -297,7 +265,7 @@ export async function runBench({ ffn, raw, tf, probe, ort: ortMod = null, quick 
     const e2 = checkGemm('XNNPACK', xnn(), X, W, M, K, N, sample);
     const big = K * N > 2e7;
     const o = big ? { ...opts, batchMs: opts.batchMs * 2, reps: Math.max(3, opts.reps - 4) } : opts;
-    const m3 = interleaved([{ fn: ours }, { fn: xnn }, { fn: peakFn }], o);
+    const m3 = await interleaved([ours, xnn, peakFn], o);
     const [s1, s2, sp] = m3;
     const ratio = pairedRatio(m3, 0, 1); // XNNPACK time / ffn-lab time, round by round
     const ofPeak = (2 * M * K * N * pairedRatio(m3, 0, 2)) / peakFlops; // ffn-lab rate / peak rate, round by round
@@ -314,14 +282,14 @@ export async function runBench({ ffn, raw, tf, probe, ort: ortMod = null, quick 
       const outArr = new Float32Array(M * N);
       const oursOut = () => layer.forward(xs, { out: outArr }).data;
       checkGemm('ffn-lab into out', oursOut(), X, W, M, K, N, sample);
-      const mo = interleaved([{ fn: oursOut }, { fn: peakFn }], o);
+      const mo = await interleaved([oursOut, peakFn], o);
       outPeak = (2 * M * K * N * pairedRatio(mo, 0, 1)) / peakFlops;
       checkGemm('ffn-lab into out (after timing)', oursOut(), X, W, M, K, N, 1);
       layer.dispose();
       const kern = rawGemm(raw, W, X, M, K, N);
       try {
         checkGemm('ffn-lab kernel', kern.run(), X, W, M, K, N, sample);
-        const mk = interleaved([{ fn: kern.run }, { fn: peakFn }], o);
+        const mk = await interleaved([kern.run, peakFn], o);
         kernPeak = (2 * M * K * N * pairedRatio(mk, 0, 1)) / peakFlops;
       } finally {
         kern.free();
@@ -332,7 +300,7 @@ export async function runBench({ ffn, raw, tf, probe, ort: ortMod = null, quick 
     const pk = peakFlops / sp / 1e9;
     peaks.push(pk);
     rowsOut.push({ M, K, N, g1, g2, s1, pk, ratio, ofPeak, outPeak, kernPeak, maxRelErr: Math.max(e1, e2) });
-    if (!layer.disposed) layer.dispose();
+    layer.dispose(); // already disposed for M > 1 (before the kernel-alone run): dispose() is idempotent
     wt.dispose();
   }
   // the peak: timed with each shape; the anchor line gives the median over the shapes
@@ -389,7 +357,7 @@ export async function runBench({ ffn, raw, tf, probe, ort: ortMod = null, quick 
         }
       }
     }
-    const mf = interleaved([{ fn: ours }, { fn: xnn }], opts);
+    const mf = await interleaved([ours, xnn], opts);
     const [s1, s2] = mf;
     const fwdRatio = pairedRatio(mf, 0, 1);
     const flops = 6 * T * d * dff;
@@ -452,7 +420,7 @@ export async function runBench({ ffn, raw, tf, probe, ort: ortMod = null, quick 
       for (let k = 0; k < d; k++)
         if (!(Math.abs(ob.dX.data[i * d + k] - dX[k]) <= 1e-4 * s * Math.sqrt(dff))) throw new Error(`bench: swigluBackward dX wrong at [${i},${k}]`);
     }
-    const ob2 = interleaved([{ fn: oursB }, { fn: xnnB }], { ...opts, batchMs: 1, reps: quick ? 3 : 5 }); // tfjs takes seconds per call
+    const ob2 = await interleaved([oursB, xnnB], { ...opts, batchMs: 1, reps: quick ? 3 : 5 }); // tfjs takes seconds per call
     const bflops = 2 * T * d * dff * 8; // 2 recomputed forward products + 6 backward products
     log(`SwiGLU backward N=${T} d=${d} d_ff=${dff}: ffn-lab swigluBackward ${(ob2[0] * 1e3).toFixed(1)} ms (${(bflops / ob2[0] / 1e9).toFixed(1)} GFLOPS, weights copied in per call), tfjs-wasm ops ${(ob2[1] * 1e3).toFixed(1)} ms: ${pairedRatio(ob2, 0, 1).toFixed(2)}x`);
     results.layers.push({ name: 'swiglu_backward', ffnlabMs: ob2[0] * 1e3, xnnpackMs: ob2[1] * 1e3, speedup: pairedRatio(ob2, 0, 1) });
@@ -500,7 +468,7 @@ export async function runBench({ ffn, raw, tf, probe, ort: ortMod = null, quick 
         },
       },
     ];
-    const s = interleaved(cands, { ...opts, batchMs: opts.batchMs / 2 });
+    const s = await interleaved(cands.map((c) => c.fn), { ...opts, batchMs: opts.batchMs / 2 });
     log('');
     log('tiny calls (public API, copies included)   us per call');
     cands.forEach((c, i) => {

@@ -200,32 +200,38 @@ export function median(a) {
 }
 
 /**
- * Like core.js's interleaved(), for candidates that may be async (each call awaited, ours too, so both pay
- * the same per-call await): calibrated batches after warm-up, reps rounds, order flipped every round.
- * Returns medians (seconds per call) with .rounds for paired ratios.
+ * Runs each candidate in batches: calibrates a batch to >= batchMs after warm-up, then `reps` rounds, the
+ * candidates' order flipped every round. With awaitEach, every call is awaited (candidates that may be async;
+ * ours too, so both pay the same per-call await); otherwise the batch runs as a plain loop, timed inside, and
+ * only the batches are awaited. Returns medians (seconds per call) with .rounds (per-round seconds per call)
+ * for paired ratios.
  */
-export async function interleavedAsync(fns, { batchMs, reps, warmMs }) {
+export async function interleaved(fns, { batchMs, reps, warmMs }, { awaitEach = false } = {}) {
+  // ms taken by k calls of f, timed around the calls only
+  const batch = awaitEach
+    ? async (f, k) => {
+      const t0 = now();
+      for (let j = 0; j < k; j++) await f();
+      return now() - t0;
+    }
+    : (f, k) => {
+      const t0 = now();
+      for (let j = 0; j < k; j++) f();
+      return now() - t0;
+    };
   const calls = [];
   for (const f of fns) {
+    // warm-up in batches of 1, 2, 4, ... calls (a coarse timer reads a single sub-microsecond call as 0)
     let n = 0;
-    const t0 = now();
-    while (n < 2 || now() - t0 < warmMs) {
-      await f();
-      n++;
-    }
-    calls.push(Math.max(1, Math.ceil(batchMs / Math.max((now() - t0) / n, 1e-4))));
+    let ms = 0;
+    for (let k = 1; n < 2 || ms < warmMs; k *= 2) (ms += await batch(f, k)), (n += k);
+    calls.push(Math.max(1, Math.ceil(batchMs / Math.max(ms / n, 1e-4))));
   }
   const times = fns.map(() => []);
   for (let r = 0; r < reps; r++) {
     const order = fns.map((_, i) => i);
     if (r % 2) order.reverse();
-    for (const i of order) {
-      const f = fns[i];
-      const k = calls[i];
-      const t0 = now();
-      for (let j = 0; j < k; j++) await f();
-      times[i].push((now() - t0) / 1e3 / k);
-    }
+    for (const i of order) times[i].push((await batch(fns[i], calls[i])) / 1e3 / calls[i]);
   }
   const meds = times.map(median);
   meds.rounds = times;
@@ -291,7 +297,7 @@ export async function ortGemmSection({ ffn, ort, shapes, opts, randomArray, chec
     checkGemm('onnxruntime-web MatMul', await theirs(), X, W, M, K, N, 2);
     const big = K * N > 2e7;
     const o = big ? { ...opts, batchMs: opts.batchMs * 2, reps: Math.max(3, opts.reps - 4) } : opts;
-    const m = await interleavedAsync([ours, theirs], o);
+    const m = await interleaved([ours, theirs], o, { awaitEach: true });
     const flops = 2 * M * K * N;
     const r = { M, K, N, ffnlab: flops / m[0] / 1e9, ort: flops / m[1] / 1e9, ratio: pairedRatio(m, 0, 1) };
     rows.push(r);
