@@ -36,11 +36,12 @@ const menu = [];
 for (const { t, d, f } of sizes) {
   const X = T([t, d]), W1 = T([d, f]), b1 = T([f]), W2 = T([f, d]), b2 = T([d]), Wu = T([d, f]), x = T([d]);
   const nested = Array.from({ length: t }, (_, i) => Array.from(X.data.subarray(i * d, (i + 1) * d)));
-  const out = new Float32Array(t * d); // a reused result array ({ out })
+  // reused result arrays ({ out }), one per menu item: each call overwrites its own
+  const outA = new Float32Array(t * d), outB = new Float32Array(t * d);
   menu.push(
     () => ffn.gelu(X),
-    () => ffn.geluTanh(X, { out }),
-    () => ffn.activationGrad('silu', X, { out }),
+    () => ffn.geluTanh(X, { out: outA }),
+    () => ffn.activationGrad('silu', X, { out: outB }),
     () => ffn.silu(nested),
     () => ffn.activationGrad('gelu_tanh', X),
     () => ffn.matmul(X, W1),
@@ -110,8 +111,11 @@ function step(i) {
   } else {
     const m = i % menu.length;
     const res = menu[m]();
-    if (i % 1000 === 0 || !firstResult.has(m)) {
-      if (!firstResult.has(m)) firstResult.set(m, res);
+    // re-check every 997th call: 997 is prime, so over the run it lands on every menu item (every 1000th
+    // call would only ever land on items whose index is a multiple of gcd(1000, menu length))
+    if (i % 997 === 0 || !firstResult.has(m)) {
+      // a snapshot: an { out } result is the reused array itself, which later calls overwrite
+      if (!firstResult.has(m)) firstResult.set(m, res.data ? { data: res.data.slice() } : res);
       else if (!sameBits(res, firstResult.get(m))) throw new Error(`soak: call ${i} (menu ${m}) changed its result`);
       checked++;
     }
