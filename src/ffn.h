@@ -134,10 +134,5 @@ FFN_API int gated_packed_forward(float *Y, const float *X, const float *Wgu, con
 #define FFN_ENOMEM (-2)
 FFN_API int gemm_ex(float *C, const float *A, int transA, const float *B, int transB, int M, int K,
                     int N, int accumulate);
-/* swiglu_backward's body in gemm.c: every product on gemm_ex (same arguments, work 3*N*dff floats).
-   Internal (not a wasm export: swiglu_backward is); declared here for the native tests and fuzzer. */
-int swiglu_backward_gemm(float *dX, float *dWg, float *dWu, float *dWd, const float *dY,
-                         const float *X, const float *Wg, const float *Wu, const float *Wd, int N,
-                         int d, int dff, float *work);
 
 #endif

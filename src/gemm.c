@@ -437,11 +437,11 @@ FFN_API int gated_packed_forward(float *Y, const float *X, const float *Wgu, con
 /* ---- SwiGLU backward on the packed GEMM ---------------------------------------------------------- */
 
 /* dY (N,d), X (N,d), Wg (d,dff), Wu (d,dff), Wd (dff,d) -> dX (N,d), dWg (d,dff), dWu (d,dff),
-   dWd (dff,d), as swiglu_backward, with every product on gemm_ex (transposes read in place).
-   work: 3*N*dff floats. FFN_ENOMEM if a packing buffer cannot be allocated. */
-int swiglu_backward_gemm(float *dX, float *dWg, float *dWu, float *dWd, const float *dY,
-                         const float *X, const float *Wg, const float *Wu, const float *Wd, int N,
-                         int d, int dff, float *work) {
+   dWd (dff,d), with every product on gemm_ex (transposes read in place). work: 3*N*dff floats
+   holding G, U and H = silu(G)*U (later dH). FFN_ENOMEM if a packing buffer cannot be allocated. */
+FFN_API int swiglu_backward(float *dX, float *dWg, float *dWu, float *dWd, const float *dY,
+                            const float *X, const float *Wg, const float *Wu, const float *Wd,
+                            int N, int d, int dff, float *work) {
   if (N < 0 || d < 0 || dff < 0) return FFN_EINVAL;
   size_t n = (size_t)N * dff;
   float *G = work, *U = fskip(work, n), *H = fskip(work, 2 * n);

@@ -109,17 +109,6 @@ FFN_API int gated_ffn_forward(float *Y, const float *X, const float *Wg, const f
   return mm(Y, U, Wd, NULL, t, F, D);
 }
 
-/* dY (N,d), X (N,d), Wg (d,dff), Wu (d,dff), Wd (dff,d)
-   -> dX (N,d), dWg (d,dff), dWu (d,dff), dWd (dff,d).
-   work: 3*N*dff floats holding G, U and H = silu(G)*U (later dH). Every product runs on the packed
-   GEMM (swiglu_backward_gemm in gemm.c, transposed operands read in place); FFN_ENOMEM if a packing
-   buffer cannot be allocated. */
-FFN_API int swiglu_backward(float *dX, float *dWg, float *dWu, float *dWd, const float *dY,
-                            const float *X, const float *Wg, const float *Wu, const float *Wd,
-                            int N, int d, int dff, float *work) {
-  return swiglu_backward_gemm(dX, dWg, dWu, dWd, dY, X, Wg, Wu, Wd, N, d, dff, work);
-}
-
 /* ---- key-value memories ------------------------------------------------- */
 
 /* strict total order of memories: larger coef first, NaN above every number (as torch.topk),

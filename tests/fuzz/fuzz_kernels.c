@@ -701,13 +701,13 @@ static void do_swiglu_bw(In *in) {
   snprintf(ctx, sizeof ctx, "swiglu_backward N=%d d=%d dff=%d", N, d, dff);
   typedef int (*bfn)(float *, float *, float *, float *, const float *, const float *, const float *,
                      const float *, const float *, int, int, int, float *);
-  bfn fns[3] = {swiglu_backward, swiglu_backward_ref, swiglu_backward_gemm};
-  const char *names[3] = {"swiglu_backward", "swiglu_backward_ref", "swiglu_backward_gemm"};
+  bfn fns[2] = {swiglu_backward, swiglu_backward_ref};
+  const char *names[2] = {"swiglu_backward", "swiglu_backward_ref"};
   if (N < 0 || d < 0 || dff < 0) {
     float *bufs[10];
     for (int i = 0; i < 10; i++) bufs[i] = fill(in, CANARY);
     float *o0 = copyf(bufs[0], CANARY), *o3 = copyf(bufs[3], CANARY);
-    for (int f = 0; f < 3; f++) {
+    for (int f = 0; f < 2; f++) {
       if (fns[f](bufs[0], bufs[1], bufs[2], bufs[3], bufs[4], bufs[5], bufs[6], bufs[7], bufs[8], N, d, dff,
                  bufs[9]) != FFN_EINVAL)
         failmsg("swiglu_backward: negative size not refused");
@@ -739,7 +739,7 @@ static void do_swiglu_bw(In *in) {
   int strict = 1;
   for (int i = 0; i < 5; i++) strict &= !any_inf(ins[i], insz[i]);
   static const char *onames[4] = {"dX", "dWg", "dWu", "dWd"};
-  for (int f = 0; f < 3; f++) {
+  for (int f = 0; f < 2; f++) {
     for (int i = 0; i < 4; i++) {
       set_pattern(o1[i], outsz[i], 0);
       set_pattern(o2[i], outsz[i], 1);

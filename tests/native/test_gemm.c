@@ -85,9 +85,9 @@ int main(void) {
     float *dY = fa((size_t)T * d), *g[4], *h[4], *Wb = fa((size_t)3 * T * dff);
     size_t sz[4] = {(size_t)T * d, (size_t)d * dff, (size_t)d * dff, (size_t)dff * d};
     for (int i = 0; i < 4; i++) g[i] = fa(sz[i]), h[i] = fa(sz[i]);
-    if (swiglu_backward_gemm(g[0], g[1], g[2], g[3], dY, X, W1, Wu, W2, T, d, dff, Wb) != FFN_OK) fails++;
+    if (swiglu_backward(g[0], g[1], g[2], g[3], dY, X, W1, Wu, W2, T, d, dff, Wb) != FFN_OK) fails++;
     swiglu_backward_ref(h[0], h[1], h[2], h[3], dY, X, W1, Wu, W2, T, d, dff, Wb);
-    for (int i = 0; i < 4; i++) expect_close(g[i], h[i], sz[i], 1e-4f, "swiglu_backward_gemm", T, d, dff), free(g[i]), free(h[i]);
+    for (int i = 0; i < 4; i++) expect_close(g[i], h[i], sz[i], 1e-4f, "swiglu_backward", T, d, dff), free(g[i]), free(h[i]);
     free(dY), free(Wb);
     free(X), free(W1), free(Wu), free(W2), free(b1), free(b2), free(Y), free(R), free(P1), free(P2), free(Pg), free(W), free(Wr);
   }
@@ -124,7 +124,7 @@ int main(void) {
   if (gemm_ex(NULL, NULL, 1, NULL, 1, 0, 3, 3, 0) != FFN_OK) fails++;
   if (ffn_packed_forward(NULL, NULL, NULL, NULL, NULL, NULL, 0, 4, 4, 1, NULL) != FFN_OK) fails++;
   if (gated_packed_forward(NULL, NULL, NULL, NULL, 0, 4, 4, 4, NULL) != FFN_OK) fails++;
-  if (swiglu_backward_gemm(NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, NULL) != FFN_OK) fails++;
+  if (swiglu_backward(NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, NULL) != FFN_OK) fails++;
   checks += 8;
   printf("%ld checks, %ld failures\n", checks, fails);
   return fails != 0;
