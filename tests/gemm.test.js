@@ -136,6 +136,7 @@ test('operands and scratch at every 4-byte offset within a cache line give the s
     const ws = ex.gemm_work_size(M, K), ps = ex.gemm_packed_size(K, N);
     const blkFloats = M * K + ps + N + M * N + ws + 256;
     const blk = h.alloc(blkFloats);
+    const pB = h.put(B);
     for (let o = 0; o < 16; o++) {
       // A, the packed B, the bias, C and the scratch each start o floats past a 64-byte line
       const base = ((blk + 63) & -64) + 4 * o;
@@ -143,11 +144,16 @@ test('operands and scratch at every 4-byte offset within a cache line give the s
       const pA = base, pBp = pA + 4 * at(M * K + 16), pb = pBp + 4 * at(ps + 16), pC = pb + 4 * at(N + 16), pW = pC + 4 * at(M * N + 16);
       assert.ok(pW + 4 * ws <= blk + 4 * blkFloats, 'test layout fits its block');
       new Float32Array(ex.memory.buffer, pA, M * K).set(A);
-      const pB = h.put(B);
       assert.equal(ex.gemm_pack(pBp, pB, K, N), 0);
       new Float32Array(ex.memory.buffer, pb, N).set(bias);
+      // a canary from the end of the gemm_work_size(M, K) floats of scratch to the end of the block: the
+      // GEMM aligns its scratch inside those floats and must not write past them
+      const tail = (blk + 4 * blkFloats - (pW + 4 * ws)) / 4;
+      new Uint32Array(ex.memory.buffer, pW + 4 * ws, tail).fill(0x7fc0dead);
       assert.equal(ex.gemm_forward(pC, pA, pBp, pb, M, K, N, 0, pW), 0);
       assertEqualBits(h.get(pC, M * N), R, `offset ${o} floats`);
+      const after = new Uint32Array(ex.memory.buffer, pW + 4 * ws, tail);
+      assert.ok(after.every((v) => v === 0x7fc0dead), `offset ${o}: the GEMM wrote past its scratch`);
     }
   } finally {
     h.free();
