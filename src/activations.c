@@ -292,7 +292,7 @@ static inline f32x4 fwd_gelu(f32x4 x) {    /* NaN propagates; -0 -> -0, -inf -> 
 }
 
 /* GELU' = Phi(x) + x phi(x) = 1 - G B (x >= 0) or G B (x < 0), with G = e^{-a^2/2} and
-   B = Q/G - a/sqrt(2 pi), Q/G = g(y)/(2(a + K)) as in the forward. For x < 0, B has a root at
+   B = Q/G - a/sqrt(2 pi), Q/G = g(y)/(2(a + K)) (gelu_parts_of, above). For x < 0, B has a root at
    a0 = 0.7518 (GELU's minimum): within |a - a0| < 0.3, B = d h(d), d = a - a0, h a degree-7
    polynomial (fitted for 7e-11 relative error); elsewhere the cancellation in B is at most 2x. */
 static const double gelu_grad_h[8] = {/* h(d), highest degree first */

@@ -409,7 +409,8 @@ FFN_API int ffn_packed_forward(float *Y, const float *X, const float *W1p, const
                                float *work) {
   if (T < 0 || d < 0 || dff < 0 || act < 0 || act >= FFN_ACT_COUNT) return FFN_EINVAL;
   int tb = imin(T, FFN_ROWS);
-  float *Hb = T ? align64(work) : work, *w = fskip(Hb, round16((size_t)tb * dff));
+  /* hidden block, then the GEMM scratch (align64(NULL) is NULL: T = 0 may pass no work) */
+  float *Hb = align64(work), *w = fskip(Hb, round16((size_t)tb * dff));
   for (int t0 = 0; t0 < T; t0 += tb) {
     int rows = imin(tb, T - t0);
     gemm_forward(Hb, X + (size_t)t0 * d, W1p, b1, rows, d, dff, act, w);
@@ -425,7 +426,8 @@ FFN_API int gated_packed_forward(float *Y, const float *X, const float *Wgu, con
                                  int d, int dff, int act, float *work) {
   if (T < 0 || d < 0 || dff < 0 || act < 0 || act >= FFN_ACT_COUNT) return FFN_EINVAL;
   int tb = imin(T, FFN_ROWS);
-  float *Hb = T ? align64(work) : work, *w = fskip(Hb, round16((size_t)tb * dff));
+  /* hidden block, then the GEMM scratch (align64(NULL) is NULL: T = 0 may pass no work) */
+  float *Hb = align64(work), *w = fskip(Hb, round16((size_t)tb * dff));
   for (int t0 = 0; t0 < T; t0 += tb) {
     int rows = imin(tb, T - t0);
     gemm_gated_forward(Hb, X + (size_t)t0 * d, Wgu, rows, d, dff, act, w);
