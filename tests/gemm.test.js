@@ -42,9 +42,8 @@ const rand = (r, n, lo, hi) => randTensor(r, [n], lo, hi).data;
 
 /** float64 A (M,K) @ B (K,N) + bias and its error scale sum_k |A_ik B_kj| + |bias_j|. */
 function ref64(A, B, bias, M, K, N) {
-  const C = ref.matmul({ data: A, shape: [M, K] }, { data: B, shape: [K, N] }).data;
-  const S = ref.matmul({ data: A.map(Math.abs), shape: [M, K] }, { data: B.map(Math.abs), shape: [K, N] }).data;
-  if (bias) for (let i = 0; i < M * N; i++) (C[i] += bias[i % N]), (S[i] += Math.abs(bias[i % N]));
+  const C = ref.addBias(ref.matmul({ data: A, shape: [M, K] }, { data: B, shape: [K, N] }), bias).data;
+  const S = ref.addBias(ref.matmul({ data: A.map(Math.abs), shape: [M, K] }, { data: B.map(Math.abs), shape: [K, N] }), bias && bias.map(Math.abs)).data;
   return { C, S };
 }
 
