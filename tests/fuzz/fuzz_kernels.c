@@ -704,18 +704,15 @@ static void do_swiglu_bw(In *in) {
   bfn fns[2] = {swiglu_backward, swiglu_backward_ref};
   const char *names[2] = {"swiglu_backward", "swiglu_backward_ref"};
   if (N < 0 || d < 0 || dff < 0) {
-    float *bufs[10];
-    for (int i = 0; i < 10; i++) bufs[i] = fill(in, CANARY);
-    float *o0 = copyf(bufs[0], CANARY), *o3 = copyf(bufs[3], CANARY);
+    float *b[11];
+    canaries(in, b, 10); /* b[10]: the original dX */
+    float *o3 = copyf(b[3], CANARY);
     for (int f = 0; f < 2; f++) {
-      if (fns[f](bufs[0], bufs[1], bufs[2], bufs[3], bufs[4], bufs[5], bufs[6], bufs[7], bufs[8], N, d, dff,
-                 bufs[9]) != FFN_EINVAL)
-        failmsg("swiglu_backward: negative size not refused");
-      untouched("swiglu_backward: dX written for a refused call", bufs[0], CANARY, o0);
-      untouched("swiglu_backward: dWd written for a refused call", bufs[3], CANARY, o3);
+      expect_refused(names[f], fns[f](b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], N, d, dff, b[9]), b[0], b[10]);
+      untouched("swiglu_backward: dWd written for a refused call", b[3], CANARY, o3);
     }
-    for (int i = 0; i < 10; i++) free(bufs[i]);
-    free(o0); free(o3);
+    free_bufs(b, 11);
+    free(o3);
     return;
   }
   double n = N, dd = d, h = dff;
