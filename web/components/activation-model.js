@@ -26,12 +26,16 @@ export function sample(ffn, xs) {
   return out;
 }
 
+/** Absolute errors |t - exact| and |s - exact| (float32) of the tanh and sigmoid GELU values t, s against exact ones. */
+export function geluErrorsOf(exact, t, s) {
+  const tanh = new Float32Array(exact.length), sigmoid = new Float32Array(exact.length);
+  for (let i = 0; i < exact.length; i++) { tanh[i] = Math.abs(t[i] - exact[i]); sigmoid[i] = Math.abs(s[i] - exact[i]); }
+  return { tanh, sigmoid };
+}
+
 /** Absolute errors of the tanh and sigmoid approximations against exact GELU on xs. */
 export function geluErrors(ffn, xs) {
-  const exact = ffn.gelu(xs).data, t = ffn.geluTanh(xs).data, s = ffn.geluSigmoid(xs).data;
-  const tanh = new Float32Array(xs.length), sigmoid = new Float32Array(xs.length);
-  for (let i = 0; i < xs.length; i++) { tanh[i] = Math.abs(t[i] - exact[i]); sigmoid[i] = Math.abs(s[i] - exact[i]); }
-  return { tanh, sigmoid };
+  return geluErrorsOf(ffn.gelu(xs).data, ffn.geluTanh(xs).data, ffn.geluSigmoid(xs).data);
 }
 
 /** Index and value of the largest entry. */
@@ -77,8 +81,8 @@ export function readout(ffn, x) {
   if (!Number.isFinite(x)) throw new TypeError(`readout: x must be a finite number, got ${x}`);
   const xs = new Float32Array([x]);
   const rows = CURVES.map((c) => ({ id: c.id, label: c.label, y: ffn[c.fn](xs).data[0], dy: ffn.activationGrad(c.id, xs).data[0] }));
-  // The GELU errors from the rows' values (as geluErrors would compute them, without calling the three kernels again).
+  // The GELU errors from the rows' values (without calling the three kernels again).
   const y = Object.fromEntries(rows.map((r) => [r.id, r.y]));
-  const err = (approx) => Math.fround(Math.abs(approx - y.gelu));
-  return { x: xs[0], rows, errTanh: err(y.gelu_tanh), errSigmoid: err(y.gelu_sigmoid) };
+  const e = geluErrorsOf([y.gelu], [y.gelu_tanh], [y.gelu_sigmoid]);
+  return { x: xs[0], rows, errTanh: e.tanh[0], errSigmoid: e.sigmoid[0] };
 }

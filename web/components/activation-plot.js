@@ -1,7 +1,7 @@
 // <ffn-activation-plot>: the section's activations, their derivatives and the GELU approximation errors, with a readout (view only; math in activation-model.js).
 import * as ffn from '../ffn.js';
 import { attachStyledShadow, ElementBase, define, rafThrottle, trailingThrottle, fmt, svgEl, showError } from './styles.js';
-import { CURVES, CURVE_IDS, grid, sample, geluErrors, errorPeaks, findMinimum, readout } from './activation-model.js';
+import { CURVES, CURVE_IDS, grid, sample, geluErrorsOf, errorPeaks, findMinimum, readout } from './activation-model.js';
 
 const css = `
 .legend { margin-bottom: 6px; }
@@ -146,7 +146,8 @@ export class FfnActivationPlot extends ElementBase {
     const [lo, hi] = this._range;
     this._xs = grid(lo, hi, 481);
     this._curves = sample(ffn, this._xs);
-    this._errs = geluErrors(ffn, this._xs);
+    const c = this._curves; // the GELU errors from the sampled values (the three kernels ran once, in sample)
+    this._errs = geluErrorsOf(c.gelu.y, c.gelu_tanh.y, c.gelu_sigmoid.y);
     // The minima and error peaks do not depend on the plotted range: found once.
     this._ann ??= {
       gelu: findMinimum(ffn, 'gelu'),

@@ -128,6 +128,7 @@ export declare namespace activationModel {
   const CURVE_IDS: readonly string[];
   function grid(lo: number, hi: number, n: number): Float32Array;
   function sample(ffn: FfnModule, xs: Float32Array): Record<string, { y: Float32Array; dy: Float32Array }>;
+  function geluErrorsOf(exact: ArrayLike<number>, tanh: ArrayLike<number>, sigmoid: ArrayLike<number>): { tanh: Float32Array; sigmoid: Float32Array };
   function geluErrors(ffn: FfnModule, xs: Float32Array): { tanh: Float32Array; sigmoid: Float32Array };
   function errorPeaks(ffn: FfnModule, lo?: number, hi?: number, n?: number): { tanh: { x: number; err: number }; sigmoid: { x: number; err: number } };
   function findMinimum(ffn: FfnModule, id: string, lo?: number, hi?: number): { x: number; y: number };
