@@ -162,6 +162,11 @@ test('activations: minima and GELU approximation errors found with the kernels',
   close(byId.gelu.dy, 0, 1e-3, "GELU' at its minimum");
   assert.equal(byId.relu.y, 0);
   assert.equal(byId.relu2.dy, 0);
+  // the readout's GELU errors against float64 (|tanh form - exact|, |x sigmoid(1.702 x) - exact| at -0.752)
+  const z = -0.752;
+  const tanhForm = 0.5 * z * (1 + Math.tanh(Math.sqrt(2 / Math.PI) * (z + 0.044715 * z ** 3)));
+  close(r.errTanh, Math.abs(tanhForm - gelu(z)), 1e-7, 'readout tanh GELU error');
+  close(r.errSigmoid, Math.abs(z / (1 + Math.exp(-1.702 * z)) - gelu(z)), 1e-7, 'readout sigmoid GELU error');
   const xs = am.grid(-4, 4, 81);
   const curves = am.sample(ffn, xs);
   for (let i = 0; i < xs.length; i++) {
