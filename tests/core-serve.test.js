@@ -55,8 +55,8 @@ test('MIME types: .wasm application/wasm, .js text/javascript, .html, .json, .d.
 test('only the sandbox frame is served with a CSP: worker.js (fetched as text, never run from its URL) and pages carry none', async () => {
   const frame = await get('/web/sandbox/frame.html');
   assert.equal(frame.status, 200);
-  assert.match(frame.headers['content-security-policy'], /connect-src 'none'/);
-  assert.match(frame.headers['content-security-policy'], /sandbox allow-scripts/);
+  // its exact value (the frame's meta policy plus sandbox allow-scripts) is checked in sandbox.test.js
+  assert.ok(frame.headers['content-security-policy'], 'the frame carries a CSP');
   const worker = await get('/web/sandbox/worker.js');
   assert.equal(worker.status, 200);
   assert.equal(worker.headers['content-security-policy'], undefined);
