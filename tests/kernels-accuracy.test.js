@@ -72,24 +72,27 @@ sweep.push(1e4, -1e4, Infinity, -Infinity, NaN, 0, -0, 1e-45, -1e-45, 1.17549435
 const X = Float32Array.from(sweep);
 const n = X.length;
 
-function runKernel(name, act) {
-  const px = k.malloc(4 * n);
-  const py = k.malloc(4 * n);
-  new Float32Array(k.memory.buffer, px, n).set(X);
-  assert.equal(k[name](py, px, n, act), 0);
-  const y = Float32Array.from(new Float32Array(k.memory.buffer, py, n));
+/** kernel `name` (act_forward, act_grad, act_ref, act_grad_ref) with activation code act on xs (the sweep by default) */
+function runKernel(name, act, xs = X) {
+  const m = xs.length;
+  const px = k.malloc(4 * m);
+  const py = k.malloc(4 * m);
+  new Float32Array(k.memory.buffer, px, m).set(xs);
+  assert.equal(k[name](py, px, m, act), 0);
+  const y = Float32Array.from(new Float32Array(k.memory.buffer, py, m));
   k.free(px);
   k.free(py);
   return y;
 }
 
-function measure(kernel, act, which) {
+/** worst ulp error (and where) of a kernel on xs against the float64 reference: forward (which = 0) or derivative (1) */
+function measure(kernel, act, which, xs = X) {
   const f = REF[ACTS[act]][which];
-  const y = runKernel(kernel, act);
+  const y = runKernel(kernel, act, xs);
   let worst = 0;
   let at = 0;
-  for (let i = 0; i < n; i++) {
-    const x = X[i];
+  for (let i = 0; i < xs.length; i++) {
+    const x = xs[i];
     const r = Number.isNaN(x) ? NaN : f(x); // NaN passes through every function and derivative
     if (Number.isNaN(x)) assert.ok(Number.isNaN(y[i]), `${kernel} ${ACTS[act]}(NaN) = ${y[i]}`);
     const err = ulpError(y[i], r);
@@ -169,20 +172,7 @@ test('exact GELU forward (float32 lanes only): within 1.75 ulp at random floats 
       xs.push(f[0]);
     }
   }
-  const X32 = Float32Array.from(xs);
-  const px = k.malloc(4 * X32.length);
-  const py = k.malloc(4 * X32.length);
-  new Float32Array(k.memory.buffer, px, X32.length).set(X32);
-  k.act_forward(py, px, X32.length, ACTS.indexOf('gelu'));
-  const y = new Float32Array(k.memory.buffer, py, X32.length);
-  let worst = 0;
-  let at = 0;
-  X32.forEach((x, i) => {
-    const e = ulpError(y[i], REF.gelu[0](x));
-    if (e > worst) [worst, at] = [e, x];
-  });
-  k.free(px);
-  k.free(py);
+  const { worst, at } = measure('act_forward', ACTS.indexOf('gelu'), 0, Float32Array.from(xs));
   assert.ok(worst <= 1.75, `gelu off by ${worst} ulp at ${at}`);
 });
 
@@ -237,19 +227,7 @@ test('gelu_tanh forward: every float near its worst points, and random x with -x
     xs.push(x, -x);
   }
   const X32 = Float32Array.from(xs);
-  const px = k.malloc(4 * X32.length);
-  const py = k.malloc(4 * X32.length);
-  new Float32Array(k.memory.buffer, px, X32.length).set(X32);
-  k.act_forward(py, px, X32.length, ACTS.indexOf('gelu_tanh'));
-  const y = Float32Array.from(new Float32Array(k.memory.buffer, py, X32.length));
-  k.free(px);
-  k.free(py);
-  let worst = 0;
-  let at = 0;
-  X32.forEach((x, i) => {
-    const e = ulpError(y[i], REF.gelu_tanh[0](x));
-    if (e > worst) [worst, at] = [e, x];
-  });
+  const { worst, at } = measure('act_forward', ACTS.indexOf('gelu_tanh'), 0, X32);
   console.log(`gelu_tanh forward over ${X32.length} points (worst window and random +-x): max ${worst.toFixed(4)} ulp at x=${at}`);
   assert.ok(X32.length > 700000, `only ${X32.length} points`);
   assert.ok(worst <= 2, `gelu_tanh forward off by ${worst} ulp at ${at}`);
