@@ -43,6 +43,16 @@ static inline int panels(int N) { return (N + NR - 1) / NR; }
 static inline float *align64(float *p) { return (float *)(((uintptr_t)p + 63) & ~(uintptr_t)63); }
 static inline size_t round16(size_t n) { return (n + 15) & ~(size_t)15; }
 
+FFN_API int ffn_simd_level(void) {
+#if defined(__wasm_relaxed_simd__)
+  return 2;
+#elif defined(__wasm_simd128__)
+  return 1;
+#else
+  return 0;
+#endif
+}
+
 /* ---- packing --------------------------------------------------------------------------------- */
 
 /* Floats of a packed B (K,N): ceil(N/8) panels of K x 8, zero padded. Negative sizes -> -1. */
@@ -162,16 +172,16 @@ static inline __attribute__((always_inline)) void ukr_4x8(const float *Ap, const
   for (int k = 0; k < K; k++, Ap += MR, Bp += NR) {
     f32x4 b0 = f32x4_load(Bp), b1 = f32x4_load(Bp + 4), a;
     a = SPLAT_LOAD(Ap + 0);
-    c00 = f32x4_add(c00, f32x4_mul(a, b0)), c01 = f32x4_add(c01, f32x4_mul(a, b1));
+    c00 = f32x4_madd(c00, a, b0), c01 = f32x4_madd(c01, a, b1);
     ORDER_BARRIER();
     a = SPLAT_LOAD(Ap + 1);
-    c10 = f32x4_add(c10, f32x4_mul(a, b0)), c11 = f32x4_add(c11, f32x4_mul(a, b1));
+    c10 = f32x4_madd(c10, a, b0), c11 = f32x4_madd(c11, a, b1);
     ORDER_BARRIER();
     a = SPLAT_LOAD(Ap + 2);
-    c20 = f32x4_add(c20, f32x4_mul(a, b0)), c21 = f32x4_add(c21, f32x4_mul(a, b1));
+    c20 = f32x4_madd(c20, a, b0), c21 = f32x4_madd(c21, a, b1);
     ORDER_BARRIER();
     a = SPLAT_LOAD(Ap + 3);
-    c30 = f32x4_add(c30, f32x4_mul(a, b0)), c31 = f32x4_add(c31, f32x4_mul(a, b1));
+    c30 = f32x4_madd(c30, a, b0), c31 = f32x4_madd(c31, a, b1);
   }
   acc[0][0] = c00, acc[0][1] = c01, acc[1][0] = c10, acc[1][1] = c11;
   acc[2][0] = c20, acc[2][1] = c21, acc[3][0] = c30, acc[3][1] = c31;
@@ -187,10 +197,10 @@ static void gemv_panels(float *out, const float *x, const float *Bp, int K, int 
     f32x4 z = f32x4_splat(0.0f), s0 = z, s1 = z, t0 = z, t1 = z, u0 = z, u1 = z, v0 = z, v1 = z;
     for (int k = 0; k < K; k++, B += NR) {
       f32x4 a = SPLAT_LOAD(x + k);
-      s0 = f32x4_add(s0, f32x4_mul(a, f32x4_load(B))), s1 = f32x4_add(s1, f32x4_mul(a, f32x4_load(B + 4)));
-      t0 = f32x4_add(t0, f32x4_mul(a, f32x4_load(B + S))), t1 = f32x4_add(t1, f32x4_mul(a, f32x4_load(B + S + 4)));
-      u0 = f32x4_add(u0, f32x4_mul(a, f32x4_load(B + 2 * S))), u1 = f32x4_add(u1, f32x4_mul(a, f32x4_load(B + 2 * S + 4)));
-      v0 = f32x4_add(v0, f32x4_mul(a, f32x4_load(B + 3 * S))), v1 = f32x4_add(v1, f32x4_mul(a, f32x4_load(B + 3 * S + 4)));
+      s0 = f32x4_madd(s0, a, f32x4_load(B)), s1 = f32x4_madd(s1, a, f32x4_load(B + 4));
+      t0 = f32x4_madd(t0, a, f32x4_load(B + S)), t1 = f32x4_madd(t1, a, f32x4_load(B + S + 4));
+      u0 = f32x4_madd(u0, a, f32x4_load(B + 2 * S)), u1 = f32x4_madd(u1, a, f32x4_load(B + 2 * S + 4));
+      v0 = f32x4_madd(v0, a, f32x4_load(B + 3 * S)), v1 = f32x4_madd(v1, a, f32x4_load(B + 3 * S + 4));
     }
     f32x4_store(out, s0), f32x4_store(out + 4, s1), f32x4_store(out + 8, t0), f32x4_store(out + 12, t1);
     f32x4_store(out + 16, u0), f32x4_store(out + 20, u1), f32x4_store(out + 24, v0), f32x4_store(out + 28, v1);
@@ -200,7 +210,7 @@ static void gemv_panels(float *out, const float *x, const float *Bp, int K, int 
     f32x4 s0 = f32x4_splat(0.0f), s1 = s0;
     for (int k = 0; k < K; k++, B += NR) {
       f32x4 a = SPLAT_LOAD(x + k);
-      s0 = f32x4_add(s0, f32x4_mul(a, f32x4_load(B))), s1 = f32x4_add(s1, f32x4_mul(a, f32x4_load(B + 4)));
+      s0 = f32x4_madd(s0, a, f32x4_load(B)), s1 = f32x4_madd(s1, a, f32x4_load(B + 4));
     }
     f32x4_store(out, s0), f32x4_store(out + 4, s1);
   }

@@ -22,6 +22,15 @@ static inline f32x4 f32x4_splat(float a) { return wasm_f32x4_splat(a); }
 static inline f32x4 f32x4_add(f32x4 a, f32x4 b) { return wasm_f32x4_add(a, b); }
 static inline f32x4 f32x4_sub(f32x4 a, f32x4 b) { return wasm_f32x4_sub(a, b); }
 static inline f32x4 f32x4_mul(f32x4 a, f32x4 b) { return wasm_f32x4_mul(a, b); }
+/* c + a*b. Under relaxed SIMD (ffn-relaxed.wasm) one f32x4.relaxed_madd: the engine may fuse it (one
+   rounding) or not; without it a multiply then an add, as written. */
+#if defined(__wasm_relaxed_simd__)
+static inline f32x4 f32x4_madd(f32x4 c, f32x4 a, f32x4 b) {
+  return (f32x4)__builtin_wasm_relaxed_madd_f32x4((__f32x4)a, (__f32x4)b, (__f32x4)c);
+}
+#else
+static inline f32x4 f32x4_madd(f32x4 c, f32x4 a, f32x4 b) { return wasm_f32x4_add(c, wasm_f32x4_mul(a, b)); }
+#endif
 static inline m32x4 f32x4_lt(f32x4 a, f32x4 b) { return wasm_f32x4_lt(a, b); }
 static inline m32x4 f32x4_le(f32x4 a, f32x4 b) { return wasm_f32x4_le(a, b); }
 static inline m32x4 f32x4_gt(f32x4 a, f32x4 b) { return wasm_f32x4_gt(a, b); }
@@ -102,6 +111,7 @@ static inline f32x4 f32x4_splat(float a) { return (f32x4){a, a, a, a}; }
 static inline f32x4 f32x4_add(f32x4 a, f32x4 b) { return a + b; }
 static inline f32x4 f32x4_sub(f32x4 a, f32x4 b) { return a - b; }
 static inline f32x4 f32x4_mul(f32x4 a, f32x4 b) { return a * b; }
+static inline f32x4 f32x4_madd(f32x4 c, f32x4 a, f32x4 b) { return f32x4_add(c, f32x4_mul(a, b)); }
 static inline m32x4 f32x4_lt(f32x4 a, f32x4 b) { return (m32x4)(a < b); }
 static inline m32x4 f32x4_le(f32x4 a, f32x4 b) { return (m32x4)(a <= b); }
 static inline m32x4 f32x4_gt(f32x4 a, f32x4 b) { return (m32x4)(a > b); }
