@@ -1,27 +1,36 @@
 #!/usr/bin/env bash
-# Builds web/ffn.wasm (standalone, SIMD kernels + scalar references) and web/ffn-wasm-inline.js with Emscripten.
+# Builds web/ffn.wasm (128-bit SIMD, Emscripten) and web/ffn-relaxed.wasm (plus relaxed SIMD, clang 16), each with its inline .js.
 set -euo pipefail
 cd "$(dirname "$0")"
 
 out=web/ffn.wasm
 inline=web/ffn-wasm-inline.js
+rout=web/ffn-relaxed.wasm
+rinline=web/ffn-relaxed-wasm-inline.js
 
-# --if-needed: skip when both outputs are newer than every source and this script
-if [ "${1:-}" = "--if-needed" ] && [ -f "$out" ] && [ -f "$inline" ]; then
+# --if-needed: skip when every output is newer than every source and this script
+if [ "${1:-}" = "--if-needed" ] && [ -f "$out" ] && [ -f "$inline" ] && [ -f "$rout" ] && [ -f "$rinline" ]; then
   newer=$(find src build.sh -newer "$out" -type f | head -n 1)
-  if [ -z "$newer" ] && [ ! "$out" -nt "$inline" ]; then
-    echo "build.sh: $out is up to date"
+  rnewer=$(find src build.sh -newer "$rout" -type f | head -n 1)
+  if [ -z "$newer" ] && [ -z "$rnewer" ] && [ ! "$out" -nt "$inline" ] && [ ! "$rout" -nt "$rinline" ]; then
+    echo "build.sh: $out and $rout are up to date"
     exit 0
   fi
 fi
 
-if ! command -v emcc >/dev/null 2>&1; then
+# Tools: Debian's emscripten (3.1.6, clang 14) for ffn.wasm; clang-16 and lld-16 for ffn-relaxed.wasm,
+# because clang 14 cannot emit the relaxed-SIMD opcodes (installed here when run as root with apt).
+missing=()
+command -v emcc >/dev/null 2>&1 || missing+=(emscripten)
+command -v clang-16 >/dev/null 2>&1 || missing+=(clang-16)
+command -v wasm-ld-16 >/dev/null 2>&1 || missing+=(lld-16)
+if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    echo "build.sh: emcc not found, installing Debian's emscripten"
+    echo "build.sh: installing Debian's ${missing[*]}"
     DEBIAN_FRONTEND=noninteractive apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq emscripten >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
   else
-    echo "build.sh: emcc not found; run: sudo apt-get install -y emscripten" >&2
+    echo "build.sh: missing ${missing[*]}; run: sudo apt-get install -y emscripten clang-16 lld-16" >&2
     exit 1
   fi
 fi
@@ -68,14 +77,17 @@ emcc "${objs[@]}" -o "$tmp/ffn.wasm" \
   -sFILESYSTEM=0 `# no file system support` \
   -sEXPORTED_FUNCTIONS="$exports" `# the C API of src/ffn.h plus malloc/free`
 
-# The module may import only env.emscripten_notify_memory_growth; it must export the whole API,
-# and malloc must return 0 (not trap) for a request that cannot be met.
-node --input-type=module - "$tmp/ffn.wasm" "$exports" <<'EOF'
+# check FILE [NODE_FLAGS...]: the module may import only env.emscripten_notify_memory_growth, must
+# export the whole API, and malloc must return 0 (not trap) for a request that cannot be met.
+check() {
+  local file=$1
+  shift
+  node "$@" --input-type=module - "$file" "$exports" <<'EOF'
 import { readFileSync } from 'node:fs';
 const [file, exportList] = process.argv.slice(2);
 const mod = new WebAssembly.Module(readFileSync(file));
 const imports = WebAssembly.Module.imports(mod);
-console.log('build.sh: imports:', JSON.stringify(imports));
+console.log(`build.sh: ${file.split('/').pop()} imports:`, JSON.stringify(imports));
 const allowed = imports.every((i) => i.module === 'env' && i.name === 'emscripten_notify_memory_growth');
 if (!allowed) { console.error('build.sh: unexpected import(s); only env.emscripten_notify_memory_growth is allowed'); process.exit(1); }
 const have = new Set(WebAssembly.Module.exports(mod).map((e) => e.name));
@@ -89,16 +101,62 @@ const p = e.malloc(16);
 const huge = e.malloc(0xF0000000); // 3.75 GiB > the 2 GiB limit
 if (p === 0 || huge !== 0) { console.error(`build.sh: malloc check failed (small ${p}, huge ${huge})`); process.exit(1); }
 e.free(p);
-console.log('build.sh: exports ok; malloc(3.75 GiB) returned 0, module still usable');
+console.log(`build.sh: exports ok; malloc(3.75 GiB) returned 0, module still usable; SIMD level ${e.ffn_simd_level()}`);
 EOF
+}
+check "$tmp/ffn.wasm"
+
+# ---- ffn-relaxed.wasm: the same sources, the SIMD objects also with relaxed SIMD (f32x4.relaxed_madd in
+# the GEMM microkernels, see src/simd.h). Emscripten 3.1.6's binaryen rejects those opcodes, so clang-16
+# compiles against Emscripten's sysroot and wasm-ld-16 links the libraries emcc links above (its link
+# line, shown by EMCC_DEBUG=1), without emcc's wasm-opt pass.
+sysroot="$(em-config CACHE)/sysroot"
+rflags=(
+  --target=wasm32-unknown-emscripten    # the ABI Emscripten's libraries use
+  --sysroot="$sysroot"                  # Emscripten's libc headers and libraries
+  -Xclang -iwithsysroot/include/compat  # Emscripten's compat headers, as emcc adds them
+  -D__EMSCRIPTEN__ -DEMSCRIPTEN         # emcc's defines (EMSCRIPTEN_KEEPALIVE marks the API)
+  -fvisibility=default                  # as emcc: exported symbols stay visible
+  -mllvm -disable-lsr                   # as emcc: no loop strength reduction
+)
+robjs=()
+for f in "${simd_srcs[@]}"; do
+  o="$tmp/relaxed-$(basename "${f%.c}").o"
+  # -mrelaxed-simd: __wasm_relaxed_simd__ and the relaxed-SIMD builtins, on top of -msimd128
+  clang-16 "${rflags[@]}" "${common[@]}" -msimd128 -mrelaxed-simd -c "$f" -o "$o"
+  robjs+=("$o")
+done
+# scalar references again without any SIMD
+clang-16 "${rflags[@]}" "${common[@]}" -c src/ref.c -o "$tmp/relaxed-ref.o"
+robjs+=("$tmp/relaxed-ref.o")
+lib="$sysroot/lib/wasm32-emscripten"
+rexports=()
+for f in malloc free $api; do rexports+=(--export-if-defined="$f"); done
+wasm-ld-16 "${robjs[@]}" -o "$tmp/ffn-relaxed.wasm" \
+  "$lib/crt1_reactor.o" `# reactor start-up: _initialize runs the constructors` \
+  -L"$lib" -lstandalonewasm-memgrow -lstubs -lnoexit -lc -ldlmalloc -lcompiler_rt `# emcc's libraries` \
+  --entry=_initialize `# no main()` \
+  --import-undefined `# undefined symbols become imports (only the memory-growth hook; checked below)` \
+  --strip-debug `# no debug sections` \
+  "${rexports[@]}" `# the C API of src/ffn.h plus malloc/free` \
+  -z stack-size=1048576 `# 1 MiB stack, as above` \
+  --initial-memory=16777216 `# 16 MiB to start, as above` \
+  --max-memory=2147483648 `# growth limit 2 GiB, as above` \
+  --global-base=1024 `# data from 1 KiB, as emcc`
+# Node 20 validates relaxed SIMD only behind this flag (browsers with relaxed SIMD need none)
+check "$tmp/ffn-relaxed.wasm" --experimental-wasm-relaxed-simd
+
 
 mkdir -p web
+# the module as base64 in an ES module, for the default entry (web/index.js)
+inline_js() {
+  printf '// Generated by build.sh: %s as base64 for the default entry.\n' "$(basename "$1")"
+  printf "export default '%s';\n" "$(base64 -w0 "$1")"
+}
 cp "$tmp/ffn.wasm" "$out"
-{
-  printf '// Generated by build.sh: ffn.wasm as base64 for the default entry.\n'
-  printf "export default '%s';\n" "$(base64 -w0 "$out")"
-} > "$inline"
-
-size=$(wc -c < "$out")
-hash=$(sha256sum "$out" | cut -d' ' -f1)
-echo "build.sh: $out $size bytes sha256 $hash"
+cp "$tmp/ffn-relaxed.wasm" "$rout"
+inline_js "$out" > "$inline"
+inline_js "$rout" > "$rinline"
+for f in "$out" "$rout"; do
+  echo "build.sh: $f $(wc -c < "$f") bytes sha256 $(sha256sum "$f" | cut -d' ' -f1)"
+done

@@ -101,6 +101,9 @@ FFN_API double ffn_flops(double d, double dff, int gated);
 /* ---- heap accounting (for leak tests) ---------------------------------- */
 /* Bytes currently handed out by malloc. */
 FFN_API double ffn_heap_in_use(void);
+/* The SIMD the kernels were built for: 0 none (native), 1 128-bit wasm SIMD (ffn.wasm), 2 also relaxed
+   SIMD (ffn-relaxed.wasm, fused multiply-add in the GEMM). */
+FFN_API int ffn_simd_level(void);
 
 /* ---- fast kernels: packed GEMM and resident layers (src/gemm.c) -------- */
 /* Weights are packed once into 8-column panels (gemm_pack) and stay in wasm memory; each call packs

@@ -1172,6 +1172,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (llama_hidden_dim(4096, 256, 0) != 11008) failmsg("LLaMA-7B hidden != 11008");
     if (llama_hidden_dim(8192, 4096, 1.3) != 28672) failmsg("llama_hidden_dim(8192, 4096, 1.3) != 28672");
     if (llama_hidden_dim(4096, 1024, 1.3) != 14336) failmsg("llama_hidden_dim(4096, 1024, 1.3) != 14336");
+#if defined(__wasm__) /* the kernels are built with wasm SIMD (this file may not be) */
+    if (ffn_simd_level() != 1 && ffn_simd_level() != 2) failmsg("ffn_simd_level() is not 1 or 2 in a wasm build");
+#else
+    if (ffn_simd_level() != 0) failmsg("ffn_simd_level() != 0 in a native build");
+#endif
   }
   In in = {data, size, 0x9E3779B97F4A7C15ULL};
   for (int i = 0; i < 8 && i < (int)size; i++) in.rng = in.rng * 131 + data[size - 1 - i];
