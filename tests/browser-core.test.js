@@ -28,8 +28,16 @@ function makeInput() {
   };
 }
 
-for (const entry of ['inline', 'url']) {
-  test(`browser: ${entry === 'inline' ? '/web/index.js (inlined wasm)' : '/web/ffn.js (wasm by URL)'} computes an FFN forward pass matching the float64 reference`, { skip: skip || false }, async () => {
+// Chromium (114 and later) runs relaxed SIMD, so the default is ffn-relaxed.wasm; relaxed: false loads ffn.wasm
+const CASES = [
+  ['inline', true],
+  ['url', true],
+  ['inline', false],
+  ['url', false],
+];
+for (const [entry, relaxed] of CASES) {
+  const name = `${entry === 'inline' ? '/web/index.js (inlined wasm)' : '/web/ffn.js (wasm by URL)'}${relaxed ? ', default (relaxed SIMD)' : ', ready({ relaxed: false })'}`;
+  test(`browser: ${name} computes an FFN forward pass matching the float64 reference`, { skip: skip || false }, async () => {
     const page = await served.newPage();
     const consoleErrors = [];
     const pageErrors = [];
@@ -49,11 +57,12 @@ for (const entry of ['inline', 'url']) {
       window.__input = inp;
     }, input);
     try {
-      await page.goto(`${served.url}tests/fixtures/core.html?entry=${entry}`);
+      await page.goto(`${served.url}tests/fixtures/core.html?entry=${entry}${relaxed ? '' : '&relaxed=false'}`);
       await page.waitForFunction(() => window.__result || window.__error, null, { timeout: 15000 });
       const { result, error } = await page.evaluate(() => ({ result: window.__result, error: window.__error }));
       assert.equal(error, undefined, `page error: ${error}`);
       assert.equal(result.entry, entry);
+      assert.equal(result.simd, relaxed ? 'relaxed' : 'simd128', 'the build ready() loaded');
       assert.match(result.beforeReady, /call await ready\(\) first/);
       assert.equal(result.badInput, "RangeError: ffn: W1 has shape [7,16] but X's last dimension is 8");
       assert.deepEqual(result.shape, [2, 3, 5]);
@@ -77,9 +86,12 @@ for (const entry of ['inline', 'url']) {
       const outside = requests.filter((u) => !u.startsWith(served.url) && !u.startsWith('data:'));
       assert.deepEqual(outside, [], 'no request outside 127.0.0.1');
       const wasmRequests = requests.filter((u) => u.endsWith('.wasm'));
-      if (entry === 'inline') assert.deepEqual(wasmRequests, [], 'the default entry needs no .wasm request');
-      else {
-        assert.deepEqual(wasmRequests, [`${served.url}web/ffn.wasm`]);
+      if (entry === 'inline') {
+        assert.deepEqual(wasmRequests, [], 'the default entry needs no .wasm request');
+        const inlineModules = requests.filter((u) => u.endsWith('wasm-inline.js'));
+        assert.deepEqual(inlineModules, [`${served.url}web/${relaxed ? 'ffn-relaxed-wasm-inline.js' : 'ffn-wasm-inline.js'}`], 'only the build this engine runs is imported');
+      } else {
+        assert.deepEqual(wasmRequests, [`${served.url}web/${relaxed ? 'ffn-relaxed.wasm' : 'ffn.wasm'}`]);
         assert.deepEqual(wasmTypes, ['application/wasm']);
       }
     } finally {

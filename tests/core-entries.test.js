@@ -10,10 +10,10 @@ import * as ffnUrl from 'ffn-lab/url';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
-/** Run an ES-module snippet in a fresh process from the package root (so 'ffn-lab' resolves by name). */
-function runModule(code) {
+/** Run an ES-module snippet in a fresh process (node flags nodeArgs) from the package root (so 'ffn-lab' resolves by name). */
+function runModule(code, nodeArgs = []) {
   return new Promise((done, fail) => {
-    execFile(process.execPath, ['--input-type=module', '-e', code], { cwd: ROOT, timeout: 20000 }, (err, stdout, stderr) => {
+    execFile(process.execPath, [...nodeArgs, '--input-type=module', '-e', code], { cwd: ROOT, timeout: 20000 }, (err, stdout, stderr) => {
       if (err) fail(new Error(`child failed: ${err.message}\n${stderr}`));
       else done(stdout.trim());
     });
@@ -64,6 +64,44 @@ test('ready(): opts.wasm = http URL (fetch in Node), and an HTTP 404 is a clear 
   } finally {
     await srv.close();
   }
+});
+
+// Node 20 runs relaxed SIMD only with this flag, so it picks the build in both directions
+const RELAXED_FLAG = '--experimental-wasm-relaxed-simd';
+const info = `console.log(JSON.stringify({ simd: ffn.wasmInfo().simd, y: ffn.gelu([1]).data[0], m: Array.from(ffn.matmul([[1, 2]], [[3], [4]]).data) }));`;
+const builds = [
+  ['ffn-lab, no flag: ffn.wasm', [], `import * as ffn from 'ffn-lab'; await ffn.ready(); ${info}`, 'simd128'],
+  ['ffn-lab/url, no flag: ffn.wasm', [], `import * as ffn from 'ffn-lab/url'; await ffn.ready(); ${info}`, 'simd128'],
+  ['ffn-lab with relaxed SIMD: ffn-relaxed.wasm', [RELAXED_FLAG], `import * as ffn from 'ffn-lab'; await ffn.ready(); ${info}`, 'relaxed'],
+  ['ffn-lab/url with relaxed SIMD: ffn-relaxed.wasm', [RELAXED_FLAG], `import * as ffn from 'ffn-lab/url'; await ffn.ready(); ${info}`, 'relaxed'],
+  ["ffn-lab with relaxed SIMD, relaxed: false: ffn.wasm", [RELAXED_FLAG], `import * as ffn from 'ffn-lab'; await ffn.ready({ relaxed: false }); ${info}`, 'simd128'],
+  ["ffn-lab/url with relaxed SIMD, relaxed: true: ffn-relaxed.wasm", [RELAXED_FLAG], `import * as ffn from 'ffn-lab/url'; await ffn.ready({ relaxed: true }); ${info}`, 'relaxed'],
+];
+for (const [name, args, code, simd] of builds) {
+  test(`ready() picks the build: ${name}`, async () => {
+    const r = JSON.parse(await runModule(code, args));
+    assert.equal(r.simd, simd);
+    nearGelu1(r.y);
+    assert.deepEqual(r.m, [11]);
+  });
+}
+
+test('ready({ relaxed: true }) without relaxed SIMD rejects clearly and can be retried; bad relaxed options are TypeErrors', async () => {
+  const r = JSON.parse(await runModule(`
+    import * as ffn from 'ffn-lab';
+    const msgs = [];
+    try { await ffn.ready({ relaxed: true }); } catch (e) { msgs.push(e.message); }
+    for (const opts of [{ relaxed: 'yes' }, { relaxed: 1 }, { wasm: new Uint8Array(8), relaxed: false }]) {
+      try { await ffn.ready(opts); } catch (e) { msgs.push(e.name + ': ' + e.message); }
+    }
+    await ffn.ready();
+    console.log(JSON.stringify({ msgs, simd: ffn.wasmInfo().simd }));`));
+  assert.equal(r.msgs.length, 4);
+  assert.match(r.msgs[0], /^ready: opts\.relaxed is true but this engine does not run relaxed SIMD/);
+  assert.equal(r.msgs[1], "TypeError: ready: opts.relaxed must be 'auto', true or false; got the string \"yes\"");
+  assert.match(r.msgs[2], /^TypeError: ready: opts\.relaxed must be 'auto', true or false; got /);
+  assert.match(r.msgs[3], /^TypeError: ready: pass either opts\.wasm .* or opts\.relaxed/);
+  assert.equal(r.simd, 'simd128');
 });
 
 test('a missing wasm file rejects with a clear error and ready() can be retried', async () => {

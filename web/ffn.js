@@ -22,9 +22,20 @@ export * from './layers.js';
 /** Every activation name accepted by activationGrad, ffn and gatedFfn. */
 export const activations = ACTIVATIONS;
 
-/** Load and instantiate the wasm module once (memoized). opts.wasm: URL, string, bytes or WebAssembly.Module. */
+/**
+ * Load and instantiate the wasm module once (memoized). opts.wasm: URL, string, bytes or WebAssembly.Module;
+ * opts.relaxed: 'auto' (default), true or false, which build to load when opts.wasm is absent.
+ */
 export function ready(opts) {
   return loadRuntime(opts);
+}
+
+/**
+ * Which build ready() loaded: { simd: 'relaxed' } (ffn-relaxed.wasm: the GEMM uses f32x4.relaxed_madd,
+ * fused or not as the engine chooses) or { simd: 'simd128' } (ffn.wasm).
+ */
+export function wasmInfo() {
+  return { simd: wasm('wasmInfo').simd };
 }
 
 /** Heap diagnostics (for leak checks): { heapInUse, memoryBytes, maxMemoryBytes, growths }. */

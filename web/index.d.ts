@@ -47,11 +47,27 @@ export type WasmSource = URL | string | ArrayBuffer | ArrayBufferView | WebAssem
 
 export interface ReadyOptions {
   /**
-   * The wasm module. Default: the inlined bytes (`ffn-lab`) or `new URL('./ffn.wasm', import.meta.url)`
-   * (`ffn-lab/url`).
+   * The wasm module, used as given. Default: the inlined bytes (`ffn-lab`) or
+   * `new URL('./ffn.wasm', import.meta.url)` (`ffn-lab/url`), or their relaxed-SIMD builds (see `relaxed`).
    */
   wasm?: WasmSource;
+  /**
+   * Which build to load when `wasm` is absent (passing both is a TypeError). `'auto'` (default): the
+   * relaxed-SIMD build (`ffn-relaxed.wasm`, fused multiply-add in the GEMM) where the engine runs relaxed
+   * SIMD, else `ffn.wasm`; `true`: the relaxed build or a rejected promise; `false`: always `ffn.wasm`
+   * (results the same on every machine).
+   */
+  relaxed?: 'auto' | boolean;
 }
+
+/** Which build ready() loaded. */
+export interface WasmInfo {
+  /** `'relaxed'`: ffn-relaxed.wasm (its GEMM uses f32x4.relaxed_madd); `'simd128'`: ffn.wasm. */
+  simd: 'relaxed' | 'simd128';
+}
+
+/** Which build ready() loaded. Throws an Error before ready() resolves. */
+export function wasmInfo(): WasmInfo;
 
 /**
  * Instantiate the wasm module once; later calls return the same promise (their options are ignored).

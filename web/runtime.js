@@ -124,7 +124,7 @@ function declaredMaxBytes(bytes) {
 
 async function load(src) {
   const { module, bytes } = await resolveSource(src);
-  const record = { exports: null, memory: null, maxBytes: DEFAULT_MAX_WASM_BYTES, growths: 0 };
+  const record = { exports: null, memory: null, maxBytes: DEFAULT_MAX_WASM_BYTES, growths: 0, simd: 'simd128' };
   const imports = {
     env: {
       // The heap moved: every Float32Array view is stale. We never keep views, so we only count the event.
@@ -138,7 +138,7 @@ async function load(src) {
     if (module) instance = await WebAssembly.instantiate(module, imports);
     else instance = (await WebAssembly.instantiate(bytes, imports)).instance;
   } catch (e) {
-    const hint = e instanceof WebAssembly.CompileError ? ' (this engine may lack 128-bit wasm SIMD)' : '';
+    const hint = e instanceof WebAssembly.CompileError ? ' (this engine may lack 128-bit wasm SIMD, or relaxed SIMD for ffn-relaxed.wasm)' : '';
     throw new Error(`ffn-lab: could not instantiate the wasm module${hint}: ${e.message}`, { cause: e });
   }
   const ex = instance.exports;
@@ -149,21 +149,58 @@ async function load(src) {
   if (typeof ex._initialize === 'function') ex._initialize();
   record.exports = ex;
   record.memory = ex.memory;
+  record.simd = typeof ex.ffn_simd_level === 'function' && ex.ffn_simd_level() === 2 ? 'relaxed' : 'simd128';
   const declared = declaredMaxBytes(bytes);
   if (declared != null) record.maxBytes = declared;
   return record;
 }
 
 /**
+ * A 37-byte module whose one function is f32x4.relaxed_madd (0xfd 0x105): it validates only where the
+ * engine runs relaxed SIMD (Chrome 114+, Node 22+; Node 20 behind --experimental-wasm-relaxed-simd).
+ */
+const RELAXED_PROBE = new Uint8Array([
+  0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, // magic, version 1
+  0x01, 0x08, 0x01, 0x60, 0x03, 0x7b, 0x7b, 0x7b, 0x01, 0x7b, // type: (v128 v128 v128) -> v128
+  0x03, 0x02, 0x01, 0x00, // one function of that type
+  0x0a, 0x0d, 0x01, 0x0b, 0x00, 0x20, 0x00, 0x20, 0x01, 0x20, 0x02, 0xfd, 0x85, 0x02, 0x0b, // body
+]);
+
+/** True when this engine runs relaxed SIMD (feature detection by validating RELAXED_PROBE). */
+export function relaxedSimdSupported() {
+  try {
+    return typeof WebAssembly === 'object' && WebAssembly.validate(RELAXED_PROBE);
+  } catch {
+    return false;
+  }
+}
+
+/**
  * Instantiate the wasm module once. Later calls return the same promise whatever their options.
- * `fallback` is a function returning the source to use when opts.wasm is absent.
+ * `fallback(relaxed)` returns (or resolves to) the source to use when opts.wasm is absent: the
+ * relaxed-SIMD build when `relaxed` is true. opts.relaxed: 'auto' (default: relaxed where the engine
+ * runs it), true (required: an Error where it does not) or false (always the 128-bit SIMD build).
  */
 export function ready(opts, fallback) {
   if (loading) return loading;
   if (opts != null && typeof opts !== 'object') throw new TypeError(`ready: opts must be an object; got ${describe(opts)}`);
   const wasm = opts && opts.wasm != null ? opts.wasm : null;
+  const relaxedOpt = opts && opts.relaxed !== undefined ? opts.relaxed : 'auto';
+  if (relaxedOpt !== 'auto' && relaxedOpt !== true && relaxedOpt !== false) {
+    throw new TypeError(`ready: opts.relaxed must be 'auto', true or false; got ${describe(relaxedOpt)}`);
+  }
+  if (wasm != null && relaxedOpt !== 'auto') {
+    throw new TypeError('ready: pass either opts.wasm (that module is used as given) or opts.relaxed (which build to load), not both');
+  }
+  let relaxed = false;
+  if (wasm == null && relaxedOpt !== false) {
+    relaxed = relaxedSimdSupported();
+    if (relaxedOpt === true && !relaxed) {
+      return Promise.reject(new Error('ready: opts.relaxed is true but this engine does not run relaxed SIMD (Node 20 needs --experimental-wasm-relaxed-simd); use relaxed: \'auto\' or false'));
+    }
+  }
   const p = (async () => {
-    const src = wasm != null ? wasm : fallback ? fallback() : new URL('./ffn.wasm', import.meta.url);
+    const src = wasm != null ? wasm : fallback ? await fallback(relaxed) : defaultUrl(relaxed);
     inst = await load(src);
   })();
   loading = p.then(
@@ -175,6 +212,11 @@ export function ready(opts, fallback) {
     },
   );
   return loading;
+}
+
+/** The built module next to this file (literal URLs, so bundlers see and copy both files). */
+function defaultUrl(relaxed) {
+  return relaxed ? new URL('./ffn-relaxed.wasm', import.meta.url) : new URL('./ffn.wasm', import.meta.url);
 }
 
 /** The instance record; throws a clear Error naming the caller before ready(). */
