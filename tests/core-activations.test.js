@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import * as ffn from 'ffn-lab';
 import * as ref from './ref.js';
 import { rng, ulp32 } from './helpers/numeric.js';
+import { wasmUrl } from './helpers/wasm-under-test.js';
 
 before(() => ffn.ready());
 
@@ -277,10 +278,9 @@ test('large inputs (98,309 floats) match the reference, NaN passes through anywh
 });
 
 test('activations through the API are bit-identical to one kernel pass over the whole array, across the 64 KiB blocks', async () => {
-  // an independent instance of the same ffn.wasm, run on the whole array in one act_forward/act_grad call
+  // an independent instance of the same build (ffn.wasm, or ffn-relaxed.wasm under tests/relaxed.test.js), run on the whole array in one act_forward/act_grad call
   const { readFileSync } = await import('node:fs');
-  const { fileURLToPath } = await import('node:url');
-  const bytes = readFileSync(fileURLToPath(import.meta.resolve('ffn-lab/ffn.wasm')));
+  const bytes = readFileSync(wasmUrl);
   const { instance } = await WebAssembly.instantiate(bytes, { env: { emscripten_notify_memory_growth() {} } });
   const e = instance.exports;
   e._initialize();

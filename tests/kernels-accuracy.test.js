@@ -3,8 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import * as ref from './ref.js';
-
-const wasmUrl = new URL(import.meta.resolve('ffn-lab/ffn.wasm'));
+import { wasmUrl } from './helpers/wasm-under-test.js';
 const { instance } = await WebAssembly.instantiate(await readFile(wasmUrl), {
   env: { emscripten_notify_memory_growth: () => {} },
 });

@@ -75,3 +75,30 @@ export function assertClose(actual, expected, { rtol = 1e-5, atol = 0, scale = n
 export function absT(t) {
   return { data: Float64Array.from(t.data, Math.abs), shape: t.shape };
 }
+
+const f32 = new Float32Array(1);
+const i32 = new Int32Array(f32.buffer);
+/** The float32 next to float32 r in the direction of d (d != r). */
+function nextToward(r, d) {
+  if (r === 0) return d > 0 ? 2 ** -149 : -(2 ** -149);
+  f32[0] = r;
+  i32[0] += (d > r) === (r > 0) ? 1 : -1;
+  return f32[0];
+}
+
+/**
+ * fl32(a * b + c) with one rounding (a fused multiply-add) for float32 a, b, c: a * b is exact in float64,
+ * TwoSum gives the float64 sum s and its error e exactly, and e decides only a tie of s between two floats.
+ */
+export function fma32(a, b, c) {
+  const p = a * b;
+  const s = p + c;
+  const r = Math.fround(s);
+  if (!Number.isFinite(s) || r === s) return r;
+  const bv = s - p;
+  const e = (p - (s - bv)) + (c - bv); // s + e == p + c exactly
+  if (e === 0) return r;
+  const other = nextToward(r, s); // s lies strictly between r and other
+  if (s !== (r + other) / 2) return r; // not a tie: e (far below half a float32 step) cannot move it
+  return (e > 0) === (other > r) ? other : r;
+}
