@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { dirname, resolve } from 'node:path';
+import { fma32, rng } from './helpers/numeric.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 // every test file that runs the GEMM or the activations, on the raw exports or through the API
@@ -55,4 +56,60 @@ test('in that Node, ready() loads ffn-relaxed.wasm, whose layer results agree wi
   for (let i = 0; i < plain.y.length; i++) {
     assert.ok(Math.abs(plain.y[i] - relaxed.y[i]) <= 2 * 2 * (K + 2) * 2 ** -24 * 0.25 * K, `[${i}] ${plain.y[i]} vs ${relaxed.y[i]}`);
   }
+});
+
+test('fma32 (the fused reference of the bit-level GEMM checks) rounds a*b + c once: against exact BigInt arithmetic, ties included', () => {
+  // exact value of a double as a BigInt times 2^-400 (every float32 product and sum here fits)
+  const SH = 400n;
+  const dv = new DataView(new ArrayBuffer(8));
+  const big = (x) => {
+    if (x === 0) return 0n;
+    dv.setFloat64(0, x);
+    const hi = dv.getUint32(0), lo = dv.getUint32(4);
+    const ex = (hi >>> 20) & 0x7ff;
+    let mant = (BigInt(hi & 0xfffff) << 32n) | BigInt(lo);
+    if (ex) mant |= 1n << 52n;
+    const sh = BigInt((ex ? ex : 1) - 1075) + SH;
+    const m = sh >= 0n ? mant << sh : mant >> -sh;
+    return hi >>> 31 ? -m : m;
+  };
+  // the float32 nearest to v (ties to even), among the neighbours of its float64 rounding
+  const f = new Float32Array(1), bits = new Int32Array(f.buffer);
+  const nearest = (v) => {
+    const r = Math.fround(Number(v) / 2 ** 400);
+    let best = r, bestD = -1n;
+    for (let d = -2; d <= 2; d++) {
+      f[0] = r;
+      bits[0] += d;
+      const c = f[0];
+      const dist = big(c) - v < 0n ? v - big(c) : big(c) - v;
+      if (bestD < 0n || dist < bestD || (dist === bestD && (bits[0] & 1) === 0)) (best = c), (bestD = dist);
+    }
+    return best;
+  };
+  const r = rng(5);
+  let ties = 0;
+  for (let t = 0; t < 20000; t++) {
+    let a = Math.fround((r() - 0.5) * 4), b = Math.fround((r() - 0.5) * 4), c = Math.fround((r() - 0.5) * 8);
+    if (t % 3 === 0) c = Math.fround(-Math.fround(a * b) + Math.fround((r() - 0.5) * 1e-6)); // cancellation
+    if (t % 5 === 0) {
+      // short mantissas: a*b + c often lands exactly between two floats (a tie fma32 must round to even)
+      a = Math.fround(1 + Math.floor(r() * 4096) / 4096);
+      b = Math.fround(1 + Math.floor(r() * 4096) / 4096);
+      c = Math.fround((Math.floor(r() * 2 ** 20) / 2 ** 20) * 4);
+    }
+    if (t % 7 === 0) {
+      // a*b = 2^-14 (1 - i^2 2^-46) onto c = 1024 + odd * 2^-13: the sum lies just below the midpoint to the
+      // next (even) float; float64 rounds it onto the midpoint, and float32 ties-to-even would then go up
+      const i = 1 + Math.floor(r() * 300);
+      a = Math.fround(2 ** -7 * (1 + i * 2 ** -23));
+      b = Math.fround(2 ** -7 * (1 - i * 2 ** -23));
+      c = Math.fround(1024 + (2 * Math.floor(r() * 1000) + 1) * 2 ** -13);
+    }
+    const exact = (big(a) * big(b)) / (1n << SH) + big(c);
+    const s = a * b + c; // float64, rounded
+    if (Math.fround(s) !== nearest(exact)) ties++; // cases where rounding twice would be wrong
+    assert.ok(Object.is(fma32(a, b, c), nearest(exact)), `fma32(${a}, ${b}, ${c})`);
+  }
+  assert.ok(ties > 0, 'the inputs include cases where rounding to float64 first gives the wrong float32');
 });
