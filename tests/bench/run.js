@@ -1,4 +1,4 @@
-// npm run bench: ffn-lab vs XNNPACK (tfjs-wasm 4.22) and onnxruntime-web 1.30 (1 thread, SIMD) in Node, or with --browser in headless Chromium; --quick for a short run, --no-ort without onnxruntime-web.
+// npm run bench: ffn-lab (the build ready() picks) vs XNNPACK (tfjs-wasm 4.22) and onnxruntime-web 1.30 (1 thread, SIMD) in Node, or with --browser in headless Chromium; --quick for a short run, --no-ort without onnxruntime-web.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir, cpus } from 'node:os';
@@ -31,7 +31,22 @@ function buildProbe() {
   }
 }
 
+/** probe-relaxed.wasm (the relaxed-SIMD madd peak), compiled with clang-16 as build.sh compiles ffn-relaxed.wasm
+ * (compile, then wasm-ld-16: the clang driver would run binaryen's wasm-opt, which rejects relaxed SIMD). */
+function buildRelaxedProbe() {
+  const dir = mkdtempSync(join(tmpdir(), 'ffn-bench-'));
+  try {
+    const obj = join(dir, 'probe-relaxed.o'), out = join(dir, 'probe-relaxed.wasm');
+    execFileSync('clang-16', ['--target=wasm32', '-O3', '-msimd128', '-mrelaxed-simd', '-c', join(here, 'probe-relaxed.c'), '-o', obj], { stdio: ['ignore', 'ignore', 'inherit'] });
+    execFileSync('wasm-ld-16', ['--no-entry', obj, '-o', out], { stdio: ['ignore', 'ignore', 'inherit'] });
+    return readFileSync(out);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 const probeBytes = buildProbe();
+const maddProbeBytes = buildRelaxedProbe();
 const cpu = cpus()[0]?.model?.trim() || 'unknown CPU';
 
 if (!browser) {
@@ -42,6 +57,7 @@ if (!browser) {
   const { tf, tfw } = await tfjsWasmNode();
   if (!tf.env().getBool('WASM_HAS_SIMD_SUPPORT')) throw new Error('bench: tfjs-wasm has no SIMD here');
   const { instance } = await WebAssembly.instantiate(probeBytes, { env: { emscripten_notify_memory_growth() {} } });
+  const maddProbe = WebAssembly.validate(maddProbeBytes) ? (await WebAssembly.instantiate(maddProbeBytes)).instance.exports : null;
   // onnxruntime-web (devDependency): Node resolves its ort.node build, which loads dist/ort-wasm-simd-threaded.wasm
   let ort = null;
   if (!noOrt) {
@@ -57,7 +73,7 @@ if (!browser) {
   if (actOnly) {
     console.log(`# ffn-lab activations ${quick ? '(--quick) ' : ''}${env}`);
     await runActivationSection({ ffn, raw, tf, ort, opts: benchOpts(quick) });
-  } else await runBench({ ffn, raw, tf, probe: instance.exports, ort, quick, env });
+  } else await runBench({ ffn, raw, tf, probe: instance.exports, maddProbe, ort, quick, env });
 } else {
   const { startServer } = await import(pathToFileURL(join(root, 'web/serve.js')).href);
   const { launchBrowser } = await import(pathToFileURL(join(root, 'tests/helpers/browser.js')).href);
@@ -74,8 +90,8 @@ if (!browser) {
     await page.waitForFunction(() => window.benchReady === true, null, { timeout: 60000 });
     const version = b.context.browser()?.version() ?? (await page.evaluate(() => navigator.userAgent.match(/Chrome\/[\d.]+/)?.[0]));
     const res = await page.evaluate(
-      async ({ probe, quick: q, env, useOrt, act }) => window.runBenchInPage(probe, q, env, useOrt, act),
-      { probe: probeBytes.toString('base64'), quick, env: `headless Chromium (${version}), ${cpu}`, useOrt: !noOrt, act: actOnly },
+      async ({ probe, madd, quick: q, env, useOrt, act }) => window.runBenchInPage(probe, madd, q, env, useOrt, act),
+      { probe: probeBytes.toString('base64'), madd: maddProbeBytes.toString('base64'), quick, env: `headless Chromium (${version}), ${cpu}`, useOrt: !noOrt, act: actOnly },
     );
     if (res && res.error) throw new Error(res.error);
   } finally {
