@@ -29,15 +29,14 @@ test('npm pack -> offline install -> import ffn-lab by name -> forward pass matc
     const from = join(ROOT, entry);
     if (existsSync(from)) cpSync(from, join(src, entry), { recursive: true, filter: (f) => !f.includes('node_modules') });
   }
-  rmSync(join(src, 'web', 'ffn.wasm'), { force: true });
-  rmSync(join(src, 'web', 'ffn-wasm-inline.js'), { force: true });
+  for (const f of ['ffn.wasm', 'ffn-wasm-inline.js', 'ffn-relaxed.wasm', 'ffn-relaxed-wasm-inline.js']) rmSync(join(src, 'web', f), { force: true });
   const packOut = await run('npm', ['pack', '--json', '--pack-destination', work], src);
   // stdout holds build.sh's log (prepack) followed by the JSON report
   const start = packOut.search(/^\[\s*\{/m);
   assert.ok(start >= 0, `npm pack --json printed no report:\n${packOut}`);
   const info = JSON.parse(packOut.slice(start));
   const files = info[0].files.map((f) => f.path);
-  for (const f of ['package.json', 'web/index.js', 'web/ffn.js', 'web/runtime.js', 'web/index.d.ts', 'web/ffn.wasm', 'web/ffn-wasm-inline.js', 'web/serve.js']) {
+  for (const f of ['package.json', 'web/index.js', 'web/ffn.js', 'web/runtime.js', 'web/index.d.ts', 'web/ffn.wasm', 'web/ffn-wasm-inline.js', 'web/ffn-relaxed.wasm', 'web/ffn-relaxed-wasm-inline.js', 'web/serve.js']) {
     assert.ok(files.includes(f), `tarball ships ${f}`);
   }
   assert.ok(!files.some((f) => f.startsWith('tests/')), 'tests are not shipped');
@@ -77,10 +76,17 @@ test('npm pack -> offline install -> import ffn-lab by name -> forward pass matc
     const y = ffn.ffn(X, W1, b1, W2, b2);
     const s = ffnUrl.swigluFfn(X, W1, Wu, W2);
     const graded = await gradeExercise('ffn', getExercise('ffn').solution);
-    console.log(JSON.stringify({ y: Array.from(y.data), shape: y.shape, s: Array.from(s.data), params: ffn.ffnParamCount(768, 3072), graded: { passed: graded.passed, total: graded.total, worker: graded.status }, url: import.meta.resolve('ffn-lab') }));
+    console.log(JSON.stringify({ y: Array.from(y.data), shape: y.shape, s: Array.from(s.data), params: ffn.ffnParamCount(768, 3072), graded: { passed: graded.passed, total: graded.total, worker: graded.status }, url: import.meta.resolve('ffn-lab'), simd: ffn.wasmInfo().simd }));
   `;
   writeFileSync(join(app, 'site.js'), site);
-  const out = JSON.parse(await run(process.execPath, ['site.js'], app));
+  // the same site in a Node with relaxed SIMD loads the tarball's ffn-relaxed.wasm
+  const [out, outRelaxed] = await Promise.all([
+    run(process.execPath, ['site.js'], app),
+    run(process.execPath, ['--experimental-wasm-relaxed-simd', 'site.js'], app),
+  ]).then((outs) => outs.map((o) => JSON.parse(o)));
+  assert.equal(out.simd, 'simd128');
+  assert.equal(outRelaxed.simd, 'relaxed');
+  assert.equal(outRelaxed.graded.passed, true, 'the sandbox grades the reference solution on the relaxed build too');
   assert.ok(out.url.includes(join('node_modules', 'ffn-lab')), `resolved from node_modules: ${out.url}`);
   assert.deepEqual(out.shape, [2, 3]);
   assert.equal(out.params, 4722432);
@@ -91,5 +97,7 @@ test('npm pack -> offline install -> import ffn-lab by name -> forward pass matc
   for (let i = 0; i < y.length; i++) {
     assert.ok(Math.abs(out.y[i] - y[i]) < 1e-6, `ffn[${i}] ${out.y[i]} vs ${y[i]}`);
     assert.ok(Math.abs(out.s[i] - s[i]) < 1e-6, `swiglu[${i}] ${out.s[i]} vs ${s[i]}`);
+    assert.ok(Math.abs(outRelaxed.y[i] - y[i]) < 1e-6, `relaxed ffn[${i}] ${outRelaxed.y[i]} vs ${y[i]}`);
+    assert.ok(Math.abs(outRelaxed.s[i] - s[i]) < 1e-6, `relaxed swiglu[${i}] ${outRelaxed.s[i]} vs ${s[i]}`);
   }
 });
