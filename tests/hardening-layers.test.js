@@ -177,9 +177,11 @@ test('giant shapes with no elements return at once, with the right shapes; sizes
 
 test('short soak: 30,000 mixed calls with layers created and disposed; wasm heap and memory flat, JS heap within 8 MiB', () => {
   const script = fileURLToPath(new URL('./soak/soak.js', import.meta.url));
-  const run = spawnSync(process.execPath, ['--expose-gc', script, '--calls', '30000', '--json'], { encoding: 'utf8' });
+  // the soak runs in a Node with this one's flags (tests/relaxed.test.js: the relaxed build)
+  const run = spawnSync(process.execPath, [...process.execArgv.filter((a) => a.startsWith('--experimental-wasm')), '--expose-gc', script, '--calls', '30000', '--json'], { encoding: 'utf8' });
   assert.equal(run.status, 0, `soak failed:\n${run.stdout}\n${run.stderr}`);
   const res = JSON.parse(run.stdout.trim().split('\n').pop());
+  assert.equal(res.build, ffn.wasmInfo().simd, 'the soak ran on the build this process loaded');
   assert.ok(res.ok, res.problems.join('; '));
   assert.ok(res.calls >= 30000 && res.layersCreated >= 30 && res.refusedCalls >= 800, JSON.stringify(res));
   assert.equal(res.wasmHeapInUse.end, res.wasmHeapInUse.start);

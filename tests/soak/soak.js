@@ -141,6 +141,7 @@ globalThis.gc();
 const h = ffn.heapStats();
 const end = { heapInUse: h.heapInUse, memoryBytes: h.memoryBytes, jsHeap: process.memoryUsage().heapUsed };
 const result = {
+  build: ffn.wasmInfo().simd,
   calls,
   seconds: (Date.now() - t0) / 1000,
   refusedCalls: errors,
@@ -161,7 +162,7 @@ result.problems = problems;
 if (JSON_OUT) console.log(JSON.stringify(result));
 else {
   console.log(
-    `soak: ${new Date().toISOString().slice(0, 10)} ${calls} calls in ${result.seconds.toFixed(0)} s (${errors} refused, ${result.layersCreated} layers created and disposed); ` +
+    `soak: ${new Date().toISOString().slice(0, 10)} ${result.build === 'relaxed' ? 'ffn-relaxed.wasm' : 'ffn.wasm'}: ${calls} calls in ${result.seconds.toFixed(0)} s (${errors} refused, ${result.layersCreated} layers created and disposed); ` +
       `wasm heap in use ${start.heapInUse} -> ${end.heapInUse} B, wasm memory ${start.memoryBytes} -> ${end.memoryBytes} B, ` +
       `JS heap ${(result.jsHeapGrowthBytes / 2 ** 20).toFixed(2)} MiB (bound 8 MiB): ${result.ok ? 'flat' : problems.join('; ')}`,
   );
