@@ -1,4 +1,4 @@
-// Short libFuzzer run (about 70 s with the builds) of tests/fuzz/fuzz_kernels.c over every ffn.h entry point, native ASan+UBSan, then replayed on the wasm SIMD build; the long run is tests/fuzz/run.sh [seconds].
+// Short libFuzzer run (about 80 s with the builds) of tests/fuzz/fuzz_kernels.c over every ffn.h entry point, native ASan+UBSan, then replayed on the wasm SIMD and relaxed-SIMD builds; the long run is tests/fuzz/run.sh [seconds].
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -29,7 +29,7 @@ try {
   });
 }
 
-test(`libFuzzer: every ffn.h entry point for ${FUZZ_SECONDS} s under ASan+UBSan, past findings replayed, corpus replayed on the wasm SIMD build`, { skip: skip || false, timeout: (FUZZ_SECONDS + 240) * 1000 }, () => {
+test(`libFuzzer: every ffn.h entry point for ${FUZZ_SECONDS} s under ASan+UBSan, past findings replayed, corpus replayed on the wasm SIMD and relaxed-SIMD builds`, { skip: skip || false, timeout: (FUZZ_SECONDS + 240) * 1000 }, () => {
   const out = mkdtempSync(path.join(tmpdir(), 'ffn-fuzz-'));
   let passed = false;
   try {
@@ -49,6 +49,11 @@ test(`libFuzzer: every ffn.h entry point for ${FUZZ_SECONDS} s under ASan+UBSan,
     if (spawnSync('emcc', ['--version'], { stdio: 'ignore' }).status === 0) {
       const w = /wasm SIMD build: (\d+) corpus inputs and (\d+) random inputs, no finding/.exec(run.stdout);
       assert.ok(w && Number(w[1]) > 500 && Number(w[2]) >= 500, `no wasm replay summary in:\n${run.stdout}`);
+    }
+    // and on the relaxed-SIMD build (clang-16 and wasm-ld-16 are there whenever the package builds)
+    if (spawnSync('clang-16', ['--version'], { stdio: 'ignore' }).status === 0) {
+      const w = /relaxed-SIMD build: (\d+) corpus inputs and (\d+) random inputs, no finding/.exec(run.stdout);
+      assert.ok(w && Number(w[1]) > 500 && Number(w[2]) >= 500, `no relaxed-SIMD replay summary in:\n${run.stdout}`);
     }
     passed = true;
   } finally {

@@ -5,7 +5,8 @@
 # (one base64 input per line) plus whatever earlier runs left in $FFN_FUZZ_OUT/corpus.
 # Then, when emcc is present, replays the whole corpus plus random inputs through the same harness
 # built as wasm with the shipped flags (-O3 -msimd128), the code path browsers run (natively the SIMD
-# helpers fall back to vector extensions). FFN_WASM_RANDOM sets the random count (default 20 per second).
+# helpers fall back to vector extensions), and, when clang-16 and wasm-ld-16 are present, through the
+# relaxed-SIMD build (tests/fuzz/relaxed_driver.mjs). FFN_WASM_RANDOM sets the random count (default 20 per second).
 # Exit status 0 = no finding; the last line printed is a one-line summary (the README quotes it).
 set -euo pipefail
 secs="${1:-600}"
@@ -84,5 +85,30 @@ if command -v emcc >/dev/null 2>&1; then
     exit 1
   fi
   wasm="; wasm SIMD build: $(grep -o '[0-9]* corpus inputs and [0-9]* random inputs' "$w/log"), no finding"
+  # the same replay on the relaxed-SIMD build (ffn-relaxed.wasm's flags: clang-16 against Emscripten's
+  # sysroot, linked by wasm-ld-16 as a reactor), driven from JS by relaxed_driver.mjs
+  if command -v clang-16 >/dev/null 2>&1 && command -v wasm-ld-16 >/dev/null 2>&1; then
+    r="$out/relaxed"
+    rm -rf "$r" && mkdir -p "$r"
+    sysroot="$(em-config CACHE)/sysroot"
+    rflags=(--target=wasm32-unknown-emscripten --sysroot="$sysroot" -Xclang -iwithsysroot/include/compat
+      -D__EMSCRIPTEN__ -DEMSCRIPTEN -fvisibility=default -mllvm -disable-lsr -I"$root/src")
+    for f in "$root"/src/*.c; do
+      simd=(-msimd128 -mrelaxed-simd)
+      [ "$(basename "$f")" = ref.c ] && simd=()
+      clang-16 "${rflags[@]}" -O3 -std=c11 "${simd[@]}" -c "$f" -o "$r/$(basename "${f%.c}").o"
+    done
+    clang-16 "${rflags[@]}" -O2 -c "$here/fuzz_kernels.c" -o "$r/harness.o"
+    lib="$sysroot/lib/wasm32-emscripten"
+    wasm-ld-16 "$r"/*.o -o "$r/harness.wasm" "$lib/crt1_reactor.o" -L"$lib" -lstandalonewasm-memgrow -lstubs -lnoexit \
+      -lc -ldlmalloc -lcompiler_rt --entry=_initialize --import-undefined --export=LLVMFuzzerTestOneInput \
+      --export=malloc --export=free -z stack-size=1048576 --initial-memory=16777216 --max-memory=2147483648
+    if ! node --experimental-wasm-relaxed-simd "$here/relaxed_driver.mjs" "$r/harness.wasm" "$w/all.b64" "$nrand" "$(date +%s)" >"$r/log" 2>&1; then
+      grep -m1 -E 'fuzz_kernels:|RuntimeError|proc_exit' "$r/log" >&2 || tail -5 "$r/log" >&2
+      echo "fuzz: FINDING in the relaxed-SIMD build (log $r/log)" >&2
+      exit 1
+    fi
+    wasm="$wasm; relaxed-SIMD build: $(grep -o '[0-9]* corpus inputs and [0-9]* random inputs' "$r/log"), no finding"
+  fi
 fi
 echo "fuzz: $(date -u +%F) ${secs}s, $runs inputs, $cov coverage edges, corpus $(ls "$out/corpus" | wc -l) files, no finding (clang-14 ASan+UBSan)$wasm"
