@@ -7,6 +7,7 @@ import { dirname, resolve } from 'node:path';
 import { readFileSync } from 'node:fs';
 import * as ffn from 'ffn-lab';
 import * as ffnUrl from 'ffn-lab/url';
+import { relaxedByDefault, relaxedNodeArgs } from './helpers/relaxed-node.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -66,19 +67,21 @@ test('ready(): opts.wasm = http URL (fetch in Node), and an HTTP 404 is a clear 
   }
 });
 
-// Node 20 runs relaxed SIMD only with this flag, so it picks the build in both directions
-const RELAXED_FLAG = '--experimental-wasm-relaxed-simd';
+// Node 20 runs relaxed SIMD only with --experimental-wasm-relaxed-simd (Node 21 and later always): the build
+// picked in both directions
+const R = relaxedNodeArgs ?? [];
+const plain = relaxedByDefault ? 'relaxed' : 'simd128';
 const info = `console.log(JSON.stringify({ simd: ffn.wasmInfo().simd, y: ffn.gelu([1]).data[0], m: Array.from(ffn.matmul([[1, 2]], [[3], [4]]).data) }));`;
 const builds = [
-  ['ffn-lab, no flag: ffn.wasm', [], `import * as ffn from 'ffn-lab'; await ffn.ready(); ${info}`, 'simd128'],
-  ['ffn-lab/url, no flag: ffn.wasm', [], `import * as ffn from 'ffn-lab/url'; await ffn.ready(); ${info}`, 'simd128'],
-  ['ffn-lab with relaxed SIMD: ffn-relaxed.wasm', [RELAXED_FLAG], `import * as ffn from 'ffn-lab'; await ffn.ready(); ${info}`, 'relaxed'],
-  ['ffn-lab/url with relaxed SIMD: ffn-relaxed.wasm', [RELAXED_FLAG], `import * as ffn from 'ffn-lab/url'; await ffn.ready(); ${info}`, 'relaxed'],
-  ["ffn-lab with relaxed SIMD, relaxed: false: ffn.wasm", [RELAXED_FLAG], `import * as ffn from 'ffn-lab'; await ffn.ready({ relaxed: false }); ${info}`, 'simd128'],
-  ["ffn-lab/url with relaxed SIMD, relaxed: true: ffn-relaxed.wasm", [RELAXED_FLAG], `import * as ffn from 'ffn-lab/url'; await ffn.ready({ relaxed: true }); ${info}`, 'relaxed'],
+  ['ffn-lab, no flag', [], `import * as ffn from 'ffn-lab'; await ffn.ready(); ${info}`, plain],
+  ['ffn-lab/url, no flag', [], `import * as ffn from 'ffn-lab/url'; await ffn.ready(); ${info}`, plain],
+  ['ffn-lab with relaxed SIMD: ffn-relaxed.wasm', R, `import * as ffn from 'ffn-lab'; await ffn.ready(); ${info}`, 'relaxed'],
+  ['ffn-lab/url with relaxed SIMD: ffn-relaxed.wasm', R, `import * as ffn from 'ffn-lab/url'; await ffn.ready(); ${info}`, 'relaxed'],
+  ['ffn-lab with relaxed SIMD, relaxed: false: ffn.wasm', R, `import * as ffn from 'ffn-lab'; await ffn.ready({ relaxed: false }); ${info}`, 'simd128'],
+  ['ffn-lab/url with relaxed SIMD, relaxed: true: ffn-relaxed.wasm', R, `import * as ffn from 'ffn-lab/url'; await ffn.ready({ relaxed: true }); ${info}`, 'relaxed'],
 ];
 for (const [name, args, code, simd] of builds) {
-  test(`ready() picks the build: ${name}`, async () => {
+  test(`ready() picks the build: ${name}`, { skip: relaxedNodeArgs ? false : 'this Node cannot run relaxed SIMD' }, async () => {
     const r = JSON.parse(await runModule(code, args));
     assert.equal(r.simd, simd);
     nearGelu1(r.y);
@@ -86,7 +89,7 @@ for (const [name, args, code, simd] of builds) {
   });
 }
 
-test('ready({ relaxed: true }) without relaxed SIMD rejects clearly and can be retried; bad relaxed options are TypeErrors', async () => {
+test('ready({ relaxed: true }) without relaxed SIMD rejects clearly and can be retried; bad relaxed options are TypeErrors', { skip: relaxedByDefault ? 'this Node always runs relaxed SIMD' : false }, async () => {
   const r = JSON.parse(await runModule(`
     import * as ffn from 'ffn-lab';
     const msgs = [];

@@ -5,9 +5,12 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { dirname, resolve } from 'node:path';
 import { fma32, rng } from './helpers/numeric.js';
+import { relaxedNodeArgs } from './helpers/relaxed-node.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-// every test file that runs the GEMM or the activations, on the raw exports or through the API
+// the test files that run the kernels on the raw exports or through the API in Node (the browser tests
+// load ffn-relaxed.wasm anyway: Chromium runs relaxed SIMD)
+const skip = relaxedNodeArgs ? false : 'this Node cannot run relaxed SIMD';
 const FILES = [
   'gemm.test.js',
   'kernels.test.js',
@@ -19,12 +22,15 @@ const FILES = [
   'core-errors.test.js',
   'layers.test.js',
   'hardening-layers.test.js',
+  'hardening-api.test.js',
+  'core-enomem.test.js',
+  'sandbox.test.js',
 ];
 
-test('the kernel and API tests pass on ffn-relaxed.wasm (Node with --experimental-wasm-relaxed-simd)', async () => {
+test('the kernel and API tests pass on ffn-relaxed.wasm (in a Node running relaxed SIMD)', { skip }, async () => {
   const env = { ...process.env, FFN_LAB_TEST_WASM: 'relaxed' };
   delete env.NODE_TEST_CONTEXT; // a test runner of its own, not a child reporting to this one
-  const args = ['--experimental-wasm-relaxed-simd', '--test', '--test-concurrency=1', '--test-reporter=tap', ...FILES.map((f) => `tests/${f}`)];
+  const args = [...relaxedNodeArgs, '--test', '--test-concurrency=1', '--test-reporter=tap', ...FILES.map((f) => `tests/${f}`)];
   const { code, stdout } = await new Promise((done) => {
     execFile(process.execPath, args, { cwd: ROOT, env, timeout: 300000, maxBuffer: 64 << 20 }, (err, out) => done({ code: err ? err.code : 0, stdout: out }));
   });
@@ -36,18 +42,19 @@ test('the kernel and API tests pass on ffn-relaxed.wasm (Node with --experimenta
   assert.ok(count('pass') >= 80, `only ${count('pass')} tests ran`);
 });
 
-test('in that Node, ready() loads ffn-relaxed.wasm, whose layer results agree with ffn.wasm within float32 rounding', async () => {
+test('in that Node, ready() loads ffn-relaxed.wasm, whose layer results agree with ffn.wasm within float32 rounding', { skip }, async () => {
   const code = `
     import * as ffn from 'ffn-lab';
-    await ffn.ready();
+    await ffn.ready({ relaxed: process.argv.at(-1) === 'relaxed' });
     const K = 300, r = (i) => Math.sin(i * 12.9898) * 0.5;
     const X = { data: Float32Array.from({ length: 8 * K }, (_, i) => r(i)), shape: [8, K] };
     const W = { data: Float32Array.from({ length: K * 200 }, (_, i) => r(i + 7)), shape: [K, 200] };
     console.log(JSON.stringify({ simd: ffn.wasmInfo().simd, y: Array.from(ffn.createLinear({ W }).forward(X).data) }));`;
-  const run = (flags) => new Promise((done, fail) => {
-    execFile(process.execPath, [...flags, '--input-type=module', '-e', code], { cwd: ROOT, timeout: 20000, maxBuffer: 16 << 20 }, (err, out, errOut) => (err ? fail(new Error(errOut)) : done(JSON.parse(out))));
+  // build: 'relaxed' (ready({ relaxed: true }) in a Node running relaxed SIMD) or 'plain' (relaxed: false)
+  const run = (flags, build) => new Promise((done, fail) => {
+    execFile(process.execPath, [...flags, '--input-type=module', '-e', code, '--', build], { cwd: ROOT, timeout: 20000, maxBuffer: 16 << 20 }, (err, out, errOut) => (err ? fail(new Error(errOut)) : done(JSON.parse(out))));
   });
-  const [plain, relaxed] = await Promise.all([run([]), run(['--experimental-wasm-relaxed-simd'])]);
+  const [plain, relaxed] = await Promise.all([run([], 'plain'), run(relaxedNodeArgs, 'relaxed')]);
   assert.equal(plain.simd, 'simd128');
   assert.equal(relaxed.simd, 'relaxed');
   assert.equal(relaxed.y.length, 8 * 200);

@@ -79,7 +79,8 @@ if command -v emcc >/dev/null 2>&1; then
     -sNODERAWFS=1 -sEXIT_RUNTIME=1 -sENVIRONMENT=node -sSINGLE_FILE=1 -o "$w/driver.cjs"
   { cat "$here/corpus.b64"; for f in "$out"/corpus/* "$here"/regressions/*; do [ -f "$f" ] && base64 -w0 "$f" && echo; done; } >"$w/all.b64"
   nrand="${FFN_WASM_RANDOM:-$((secs * 20))}"
-  if ! node "$w/driver.cjs" "$w/all.b64" "$nrand" "$(date +%s)" >"$w/log" 2>&1; then
+  seed="$(date +%s)"
+  if ! node "$w/driver.cjs" "$w/all.b64" "$nrand" "$seed" >"$w/log" 2>&1; then
     grep -m1 -E 'fuzz_kernels:|Aborted|RuntimeError' "$w/log" >&2 || tail -5 "$w/log" >&2
     echo "fuzz: FINDING in the wasm SIMD build (log $w/log)" >&2
     exit 1
@@ -87,7 +88,12 @@ if command -v emcc >/dev/null 2>&1; then
   wasm="; wasm SIMD build: $(grep -o '[0-9]* corpus inputs and [0-9]* random inputs' "$w/log"), no finding"
   # the same replay on the relaxed-SIMD build (ffn-relaxed.wasm's flags: clang-16 against Emscripten's
   # sysroot, linked by wasm-ld-16 as a reactor), driven from JS by relaxed_driver.mjs
-  if command -v clang-16 >/dev/null 2>&1 && command -v wasm-ld-16 >/dev/null 2>&1; then
+  # node flags for relaxed SIMD: none from Node 21 on, --experimental-wasm-relaxed-simd on Node 20
+  probe="process.exit(WebAssembly.validate(Buffer.from('AGFzbQEAAAABCAFgA3t7ewF7AwIBAAoNAQsAIAAgASAC/YUCCw==', 'base64')) ? 0 : 1)"
+  rnode=""
+  if node -e "$probe" 2>/dev/null; then rnode="node"
+  elif node --experimental-wasm-relaxed-simd -e "$probe" 2>/dev/null; then rnode="node --experimental-wasm-relaxed-simd"; fi
+  if command -v clang-16 >/dev/null 2>&1 && command -v wasm-ld-16 >/dev/null 2>&1 && [ -n "$rnode" ]; then
     r="$out/relaxed"
     rm -rf "$r" && mkdir -p "$r"
     sysroot="$(em-config CACHE)/sysroot"
@@ -100,15 +106,17 @@ if command -v emcc >/dev/null 2>&1; then
     done
     clang-16 "${rflags[@]}" -O2 -c "$here/fuzz_kernels.c" -o "$r/harness.o"
     lib="$sysroot/lib/wasm32-emscripten"
+    # build.sh's link of ffn-relaxed.wasm, with the harness's entry point exported
     wasm-ld-16 "$r"/*.o -o "$r/harness.wasm" "$lib/crt1_reactor.o" -L"$lib" -lstandalonewasm-memgrow -lstubs -lnoexit \
-      -lc -ldlmalloc -lcompiler_rt --entry=_initialize --import-undefined --export=LLVMFuzzerTestOneInput \
-      --export=malloc --export=free -z stack-size=1048576 --initial-memory=16777216 --max-memory=2147483648
-    if ! node --experimental-wasm-relaxed-simd "$here/relaxed_driver.mjs" "$r/harness.wasm" "$w/all.b64" "$nrand" "$(date +%s)" >"$r/log" 2>&1; then
+      -lc -ldlmalloc -lcompiler_rt --entry=_initialize --import-undefined --strip-debug --export=LLVMFuzzerTestOneInput \
+      --export=malloc --export=free -z stack-size=1048576 --initial-memory=16777216 --max-memory=2147483648 --global-base=1024
+    if ! $rnode "$here/relaxed_driver.mjs" "$r/harness.wasm" "$w/all.b64" "$nrand" "$seed" >"$r/log" 2>&1; then
       grep -m1 -E 'fuzz_kernels:|RuntimeError|proc_exit' "$r/log" >&2 || tail -5 "$r/log" >&2
       echo "fuzz: FINDING in the relaxed-SIMD build (log $r/log)" >&2
       exit 1
     fi
     wasm="$wasm; relaxed-SIMD build: $(grep -o '[0-9]* corpus inputs and [0-9]* random inputs' "$r/log"), no finding"
   fi
+  wasm="$wasm (random wasm inputs from seed $seed)"
 fi
 echo "fuzz: $(date -u +%F) ${secs}s, $runs inputs, $cov coverage edges, corpus $(ls "$out/corpus" | wc -l) files, no finding (clang-14 ASan+UBSan)$wasm"

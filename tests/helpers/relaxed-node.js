@@ -1,0 +1,12 @@
+// How a child Node runs relaxed SIMD: no flag from Node 21 on (where the flag is gone), --experimental-wasm-relaxed-simd on Node 20.
+import { spawnSync } from 'node:child_process';
+
+// runtime.js's 37-byte module holding one f32x4.relaxed_madd
+const probe = "process.exit(WebAssembly.validate(Buffer.from('AGFzbQEAAAABCAFgA3t7ewF7AwIBAAoNAQsAIAAgASAC/YUCCw==', 'base64')) ? 0 : 1)";
+const runs = (args) => spawnSync(process.execPath, [...args, '-e', probe], { stdio: 'ignore' }).status === 0;
+
+/** True when this Node runs relaxed SIMD without a flag (then ready() loads ffn-relaxed.wasm by default). */
+export const relaxedByDefault = runs([]);
+
+/** The node flags under which a child runs relaxed SIMD, or null where no flag makes it. */
+export const relaxedNodeArgs = relaxedByDefault ? [] : runs(['--experimental-wasm-relaxed-simd']) ? ['--experimental-wasm-relaxed-simd'] : null;
