@@ -100,6 +100,34 @@ for (const [entry, relaxed] of CASES) {
   });
 }
 
+for (const [entry, blocked] of [['url', 'ffn-relaxed.wasm'], ['inline', 'ffn-relaxed-wasm-inline.js']]) {
+  test(`browser: ${entry} entry on a host without ${blocked}: ready() falls back to ffn.wasm with a warning`, { skip: skip || false }, async () => {
+    const page = await served.newPage();
+    const warnings = [];
+    const pageErrors = [];
+    page.on('console', (m) => m.type() === 'warning' && warnings.push(m.text()));
+    page.on('pageerror', (e) => pageErrors.push(String(e)));
+    await page.route(`**/web/${blocked}`, (route) => route.fulfill({ status: 404, body: 'not here' }));
+    await page.addInitScript((inp) => {
+      inp.x = inp.x.map((v) => (v === 'NaN' ? NaN : v));
+      window.__input = inp;
+    }, makeInput());
+    try {
+      await page.goto(`${served.url}tests/fixtures/core.html?entry=${entry}`);
+      await page.waitForFunction(() => window.__result || window.__error, null, { timeout: 15000 });
+      const { result, error } = await page.evaluate(() => ({ result: window.__result, error: window.__error }));
+      assert.equal(error, undefined, `page error: ${error}`);
+      assert.equal(result.simd, 'simd128');
+      assert.equal(result.params, 4722432);
+      assert.deepEqual(pageErrors, []);
+      assert.equal(warnings.length, 1, warnings.join('\n'));
+      assert.match(warnings[0], /^ffn-lab: could not load the relaxed-SIMD build, using ffn\.wasm instead/);
+    } finally {
+      await page.close();
+    }
+  });
+}
+
 test('browser tests are skipped only outside CI when chromium is missing', () => {
   if (skip) assert.ok(!process.env.CI, 'CI must have chromium');
   else assert.equal(skip, null);

@@ -52,10 +52,12 @@ export interface ReadyOptions {
    */
   wasm?: WasmSource;
   /**
-   * Which build to load when `wasm` is absent (passing both is a TypeError). `'auto'` (default): the
-   * relaxed-SIMD build (`ffn-relaxed.wasm`, fused multiply-add in the GEMM) where the engine runs relaxed
-   * SIMD, else `ffn.wasm`; `true`: the relaxed build or a rejected promise; `false`: always `ffn.wasm`
-   * (results the same on every machine).
+   * Which build to load when `wasm` is absent (`wasm` with `true` or `false` is a TypeError). `'auto'`
+   * (default): the relaxed-SIMD build (`ffn-relaxed.wasm`, fused multiply-add in the GEMM) where the engine
+   * runs relaxed SIMD, else `ffn.wasm`, and `ffn.wasm` with a console warning if the relaxed build cannot
+   * be loaded; `true`: the relaxed build or a rejected promise; `false`: always `ffn.wasm` (results the
+   * same on every machine). After a first ready(), `true` or `false` that the loaded build does not match
+   * rejects.
    */
   relaxed?: 'auto' | boolean;
 }
@@ -70,7 +72,8 @@ export interface WasmInfo {
 export function wasmInfo(): WasmInfo;
 
 /**
- * Instantiate the wasm module once; later calls return the same promise (their options are ignored).
+ * Instantiate the wasm module once; later calls return the same promise (their options are ignored,
+ * except an explicit `relaxed` the loaded build does not match, which rejects).
  * A failed load can be retried. Every other function throws an Error if called before it resolves.
  */
 export function ready(opts?: ReadyOptions): Promise<void>;

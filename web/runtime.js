@@ -157,7 +157,7 @@ async function load(src) {
 
 /**
  * A 37-byte module whose one function is f32x4.relaxed_madd (0xfd 0x105): it validates only where the
- * engine runs relaxed SIMD (Chrome 114+, Node 22+; Node 20 behind --experimental-wasm-relaxed-simd).
+ * engine runs relaxed SIMD (Chrome 114+, Node 21+; Node 20 behind --experimental-wasm-relaxed-simd).
  */
 const RELAXED_PROBE = new Uint8Array([
   0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, // magic, version 1
@@ -176,19 +176,30 @@ export function relaxedSimdSupported() {
 }
 
 /**
- * Instantiate the wasm module once. Later calls return the same promise whatever their options.
+ * Instantiate the wasm module once. Later calls return the same promise whatever their options, except
+ * that an explicit opts.relaxed (true or false) the loaded build does not match rejects.
  * `fallback(relaxed)` returns (or resolves to) the source to use when opts.wasm is absent: the
  * relaxed-SIMD build when `relaxed` is true. opts.relaxed: 'auto' (default: relaxed where the engine
- * runs it), true (required: an Error where it does not) or false (always the 128-bit SIMD build).
+ * runs it, falling back to the 128-bit SIMD build if the relaxed one cannot be loaded), true (required:
+ * an Error where it cannot be had) or false (always the 128-bit SIMD build).
  */
 export function ready(opts, fallback) {
-  if (loading) return loading;
   if (opts != null && typeof opts !== 'object') throw new TypeError(`ready: opts must be an object; got ${describe(opts)}`);
-  const wasm = opts && opts.wasm != null ? opts.wasm : null;
   const relaxedOpt = opts && opts.relaxed !== undefined ? opts.relaxed : 'auto';
   if (relaxedOpt !== 'auto' && relaxedOpt !== true && relaxedOpt !== false) {
     throw new TypeError(`ready: opts.relaxed must be 'auto', true or false; got ${describe(relaxedOpt)}`);
   }
+  if (loading) {
+    if (relaxedOpt === 'auto') return loading;
+    // an explicit choice must match what an earlier ready() loaded (or is loading)
+    return loading.then(() => {
+      if ((inst.simd === 'relaxed') !== relaxedOpt) {
+        const loaded = inst.simd === 'relaxed' ? 'ffn-relaxed.wasm' : 'ffn.wasm';
+        throw new Error(`ready: opts.relaxed is ${relaxedOpt} but an earlier ready() already loaded ${loaded}; pass the same choice to the first ready() call`);
+      }
+    });
+  }
+  const wasm = opts && opts.wasm != null ? opts.wasm : null;
   if (wasm != null && relaxedOpt !== 'auto') {
     throw new TypeError('ready: pass either opts.wasm (that module is used as given) or opts.relaxed (which build to load), not both');
   }
@@ -199,9 +210,24 @@ export function ready(opts, fallback) {
       return Promise.reject(new Error('ready: opts.relaxed is true but this engine does not run relaxed SIMD (Node 20 needs --experimental-wasm-relaxed-simd); use relaxed: \'auto\' or false'));
     }
   }
+  const source = async (r) => (fallback ? fallback(r) : defaultUrl(r));
   const p = (async () => {
-    const src = wasm != null ? wasm : fallback ? await fallback(relaxed) : defaultUrl(relaxed);
-    inst = await load(src);
+    if (wasm != null) {
+      inst = await load(wasm);
+      return;
+    }
+    if (relaxed && relaxedOpt === 'auto') {
+      try {
+        inst = await load(await source(true));
+        return;
+      } catch (e) {
+        // a host that serves only ffn.wasm (or an engine that validates but cannot compile it) still works
+        if (typeof console !== 'undefined') console.warn(`ffn-lab: could not load the relaxed-SIMD build, using ffn.wasm instead (${e.message})`);
+      }
+      inst = await load(await source(false));
+      return;
+    }
+    inst = await load(await source(relaxed));
   })();
   loading = p.then(
     () => undefined,
