@@ -3,7 +3,7 @@ import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import * as ref from './ref.js';
-import { rng, randTensor, fma32 } from './helpers/numeric.js';
+import { rng, randTensor, fusedInOrderMatmul } from './helpers/numeric.js';
 import { RELAXED, wasmUrl } from './helpers/wasm-under-test.js';
 
 const U = 2 ** -24;
@@ -62,20 +62,13 @@ function assertEqualBits(a, b, msg) {
  * every lane of the GEMM sums k = 0..K-1 in order, so its bits equal R, the scalar matmul_ref's product
  * plus C0 (one rounding for each multiply and each add: wasm SIMD has no FMA). ffn-relaxed.wasm's
  * f32x4.relaxed_madd may be fused by the engine: there C must equal R or, as a whole, the same in-order
- * sums with fused multiply-adds (fma32, an exact float64 emulation).
+ * sums with fused multiply-adds (fusedInOrderMatmul: fma32, an exact float64 emulation).
  */
 function assertInOrderBits(C, R, A, B, C0, M, K, N, msg) {
   if (!RELAXED) return assertEqualBits(C, R, msg);
   const same = (a, b) => a.length === b.length && a.every((v, i) => Object.is(v, b[i]) || (Number.isNaN(v) && Number.isNaN(b[i])));
   if (same(C, R)) return;
-  const F = new Float32Array(M * N);
-  for (let i = 0; i < M; i++)
-    for (let j = 0; j < N; j++) {
-      let acc = 0;
-      for (let k = 0; k < K; k++) acc = fma32(A[i * K + k], B[k * N + j], acc);
-      F[i * N + j] = C0 ? Math.fround(C0[i * N + j] + acc) : acc;
-    }
-  assertEqualBits(C, F, `${msg} (neither unfused nor fused in-order sums)`);
+  assertEqualBits(C, fusedInOrderMatmul(A, B, M, K, N, C0), `${msg} (neither unfused nor fused in-order sums)`);
 }
 
 test('the module under test is the build this run asked for', () => {

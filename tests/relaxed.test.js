@@ -2,6 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, resolve } from 'node:path';
 import { fma32, rng } from './helpers/numeric.js';
@@ -119,4 +120,67 @@ test('fma32 (the fused reference of the bit-level GEMM checks) rounds a*b + c on
     assert.ok(Object.is(fma32(a, b, c), nearest(exact)), `fma32(${a}, ${b}, ${c})`);
   }
   assert.ok(ties > 0, 'the inputs include cases where rounding to float64 first gives the wrong float32');
+});
+
+/** Count of f32x4.relaxed_madd opcodes (0xfd 0x85 0x02) in the code section (id 10) of a module. */
+function relaxedMadds(bytes) {
+  let p = 8, count = 0;
+  const leb = () => {
+    let v = 0, shift = 0, b;
+    do {
+      b = bytes[p++];
+      v += (b & 0x7f) * 2 ** shift;
+      shift += 7;
+    } while (b & 0x80);
+    return v;
+  };
+  while (p < bytes.length) {
+    const id = bytes[p++];
+    const size = leb();
+    if (id === 10) for (let i = p; i + 2 < p + size; i++) if (bytes[i] === 0xfd && bytes[i + 1] === 0x85 && bytes[i + 2] === 0x02) count++;
+    p += size;
+  }
+  return count;
+}
+
+test('ffn-relaxed.wasm carries relaxed_madd in its code (so its GEMM can fuse) and ffn.wasm none', () => {
+  const relaxed = readFileSync(fileURLToPath(import.meta.resolve('ffn-lab/ffn-relaxed.wasm')));
+  const plain = readFileSync(fileURLToPath(import.meta.resolve('ffn-lab/ffn.wasm')));
+  // one per multiply-add of the 4 x 8 microkernel and the GEMV, in each function they are inlined into
+  assert.ok(relaxedMadds(relaxed) >= 24, `only ${relaxedMadds(relaxed)} relaxed_madd opcodes`);
+  assert.equal(relaxedMadds(plain), 0);
+});
+
+test('both builds compute the same activations and derivatives, bit for bit, on a spread of float32 bit patterns', { skip }, async () => {
+  const code = `
+    import { readFileSync } from 'node:fs';
+    const load = async (spec) => {
+      const { instance } = await WebAssembly.instantiate(readFileSync(new URL(import.meta.resolve(spec))), { env: { emscripten_notify_memory_growth() {} } });
+      instance.exports._initialize();
+      return instance.exports;
+    };
+    const [a, b] = [await load('ffn-lab/ffn.wasm'), await load('ffn-lab/ffn-relaxed.wasm')];
+    const n = 1 << 20;
+    const x = new Uint32Array(n);
+    for (let i = 0; i < n; i++) x[i] = Math.imul(i, 4093) >>> 0; // 2^20 patterns spread over all 2^32
+    const run = (e, fn, code) => {
+      const px = e.malloc(4 * n) >>> 0, py = e.malloc(4 * n) >>> 0;
+      new Uint32Array(e.memory.buffer, px, n).set(x);
+      e[fn](py, px, n, code);
+      const y = new Uint32Array(e.memory.buffer, py, n).slice();
+      e.free(px); e.free(py);
+      return y;
+    };
+    let compared = 0, differ = 0;
+    for (let code = 0; code < 8; code++)
+      for (const fn of ['act_forward', 'act_grad']) {
+        const ya = run(a, fn, code), yb = run(b, fn, code);
+        for (let i = 0; i < n; i++) (compared++, ya[i] !== yb[i] && differ++);
+      }
+    console.log(JSON.stringify({ compared, differ }));`;
+  const out = await new Promise((done, fail) => {
+    execFile(process.execPath, [...relaxedNodeArgs, '--input-type=module', '-e', code], { cwd: ROOT, timeout: 60000 }, (err, o, e) => (err ? fail(new Error(e)) : done(JSON.parse(o))));
+  });
+  assert.equal(out.compared, 16 * 2 ** 20);
+  assert.equal(out.differ, 0);
 });

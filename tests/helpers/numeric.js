@@ -102,3 +102,18 @@ export function fma32(a, b, c) {
   if (s !== (r + other) / 2) return r; // not a tie: e (far below half a float32 step) cannot move it
   return (e > 0) === (other > r) ? other : r;
 }
+
+/**
+ * A (M,K) @ B (K,N) with every element summed in order k = 0..K-1 by fused multiply-adds (fma32), then C0
+ * (M,N) added if given: what a GEMM whose multiply-adds the engine fuses computes.
+ */
+export function fusedInOrderMatmul(A, B, M, K, N, C0 = null) {
+  const F = new Float32Array(M * N);
+  for (let i = 0; i < M; i++)
+    for (let j = 0; j < N; j++) {
+      let acc = 0;
+      for (let k = 0; k < K; k++) acc = fma32(A[i * K + k], B[k * N + j], acc);
+      F[i * N + j] = C0 ? Math.fround(C0[i * N + j] + acc) : acc;
+    }
+  return F;
+}
