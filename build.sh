@@ -8,11 +8,10 @@ inline=web/ffn-wasm-inline.js
 rout=web/ffn-relaxed.wasm
 rinline=web/ffn-relaxed-wasm-inline.js
 
-# --if-needed: skip when every output is newer than every source and this script
+# --if-needed: skip when every output is newer than every source and this script ($out is written first)
 if [ "${1:-}" = "--if-needed" ] && [ -f "$out" ] && [ -f "$inline" ] && [ -f "$rout" ] && [ -f "$rinline" ]; then
   newer=$(find src build.sh -newer "$out" -type f | head -n 1)
-  rnewer=$(find src build.sh -newer "$rout" -type f | head -n 1)
-  if [ -z "$newer" ] && [ -z "$rnewer" ] && [ ! "$out" -nt "$inline" ] && [ ! "$rout" -nt "$rinline" ]; then
+  if [ -z "$newer" ] && [ ! "$out" -nt "$inline" ] && [ ! "$rout" -nt "$rinline" ]; then
     echo "build.sh: $out and $rout are up to date"
     exit 0
   fi
@@ -50,19 +49,22 @@ common=(
   -Isrc                 # ffn.h and simd.h
 )
 
-# SIMD kernels: everything in src/ except the scalar references
-simd_srcs=()
-for f in src/*.c; do [ "$f" = src/ref.c ] || simd_srcs+=("$f"); done
-objs=()
-for f in "${simd_srcs[@]}"; do
-  o="$tmp/$(basename "${f%.c}").o"
-  # -msimd128: 128-bit wasm SIMD (wasm_simd128.h, __wasm_simd128__) for the kernels
-  emcc "${common[@]}" -msimd128 -c "$f" -o "$o"
-  objs+=("$o")
-done
-# scalar references: a separate object WITHOUT -msimd128, so they stay plain scalar code
-emcc "${common[@]}" -c src/ref.c -o "$tmp/ref.o"
-objs+=("$tmp/ref.o")
+# compile PREFIX "SIMD_FLAGS" COMPILER ARGS...: every src/*.c into $tmp/PREFIX<name>.o, listed in objs;
+# the SIMD kernels with SIMD_FLAGS (split into words), the scalar references (ref.c) without any, so
+# they stay plain scalar code
+compile() {
+  local prefix=$1 simd=$2 f o
+  shift 2
+  objs=()
+  for f in src/*.c; do
+    o="$tmp/$prefix$(basename "${f%.c}").o"
+    if [ "$f" = src/ref.c ]; then "$@" -c "$f" -o "$o"; else "$@" $simd -c "$f" -o "$o"; fi
+    objs+=("$o")
+  done
+}
+
+# -msimd128: 128-bit wasm SIMD (wasm_simd128.h, __wasm_simd128__) for the kernels
+compile "" "-msimd128" emcc "${common[@]}"
 
 emcc "${objs[@]}" -o "$tmp/ffn.wasm" \
   -O3 `# link-time optimization level (wasm-opt, dead code removal)` \
@@ -119,20 +121,12 @@ rflags=(
   -fvisibility=default                  # as emcc: exported symbols stay visible
   -mllvm -disable-lsr                   # as emcc: no loop strength reduction
 )
-robjs=()
-for f in "${simd_srcs[@]}"; do
-  o="$tmp/relaxed-$(basename "${f%.c}").o"
-  # -mrelaxed-simd: __wasm_relaxed_simd__ and the relaxed-SIMD builtins, on top of -msimd128
-  clang-16 "${rflags[@]}" "${common[@]}" -msimd128 -mrelaxed-simd -c "$f" -o "$o"
-  robjs+=("$o")
-done
-# scalar references again without any SIMD
-clang-16 "${rflags[@]}" "${common[@]}" -c src/ref.c -o "$tmp/relaxed-ref.o"
-robjs+=("$tmp/relaxed-ref.o")
+# -mrelaxed-simd: __wasm_relaxed_simd__ and the relaxed-SIMD builtins, on top of -msimd128
+compile relaxed- "-msimd128 -mrelaxed-simd" clang-16 "${rflags[@]}" "${common[@]}"
 lib="$sysroot/lib/wasm32-emscripten"
 rexports=()
 for f in malloc free $api; do rexports+=(--export-if-defined="$f"); done
-wasm-ld-16 "${robjs[@]}" -o "$tmp/ffn-relaxed.wasm" \
+wasm-ld-16 "${objs[@]}" -o "$tmp/ffn-relaxed.wasm" \
   "$lib/crt1_reactor.o" `# reactor start-up: _initialize runs the constructors` \
   -L"$lib" -lstandalonewasm-memgrow -lstubs -lnoexit -lc -ldlmalloc -lcompiler_rt `# emcc's libraries` \
   --entry=_initialize `# no main()` \
@@ -143,17 +137,16 @@ wasm-ld-16 "${robjs[@]}" -o "$tmp/ffn-relaxed.wasm" \
   --initial-memory=16777216 `# 16 MiB to start, as above` \
   --max-memory=2147483648 `# growth limit 2 GiB, as above` \
   --global-base=1024 `# data from 1 KiB, as emcc`
-# The node flags under which this Node runs relaxed SIMD: none from Node 21 on (where the flag is gone),
-# --experimental-wasm-relaxed-simd on Node 20. The probe is runtime.js's 37-byte relaxed_madd module.
-probe="process.exit(WebAssembly.validate(Buffer.from('AGFzbQEAAAABCAFgA3t7ewF7AwIBAAoNAQsAIAAgASAC/YUCCw==', 'base64')) ? 0 : 1)"
-if node -e "$probe" 2>/dev/null; then
+# The node flags under which this Node runs relaxed SIMD (runtime.js's feature test): none from Node 21
+# on (where the flag is gone), --experimental-wasm-relaxed-simd on Node 20.
+probe="import { relaxedSimdSupported } from './web/runtime.js'; process.exit(relaxedSimdSupported() ? 0 : 1)"
+if node --input-type=module -e "$probe" 2>/dev/null; then
   check "$tmp/ffn-relaxed.wasm"
-elif node --experimental-wasm-relaxed-simd -e "$probe" 2>/dev/null; then
+elif node --experimental-wasm-relaxed-simd --input-type=module -e "$probe" 2>/dev/null; then
   check "$tmp/ffn-relaxed.wasm" --experimental-wasm-relaxed-simd
 else
   echo "build.sh: this Node cannot run relaxed SIMD, so ffn-relaxed.wasm is not checked here" >&2
 fi
-
 
 mkdir -p web
 # the module as base64 in an ES module, for the default entry (web/index.js)

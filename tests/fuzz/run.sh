@@ -88,11 +88,11 @@ if command -v emcc >/dev/null 2>&1; then
   wasm="; wasm SIMD build: $(grep -o '[0-9]* corpus inputs and [0-9]* random inputs' "$w/log"), no finding"
   # the same replay on the relaxed-SIMD build (ffn-relaxed.wasm's flags: clang-16 against Emscripten's
   # sysroot, linked by wasm-ld-16 as a reactor), driven from JS by relaxed_driver.mjs
-  # node flags for relaxed SIMD: none from Node 21 on, --experimental-wasm-relaxed-simd on Node 20
-  probe="process.exit(WebAssembly.validate(Buffer.from('AGFzbQEAAAABCAFgA3t7ewF7AwIBAAoNAQsAIAAgASAC/YUCCw==', 'base64')) ? 0 : 1)"
+  # node flags for relaxed SIMD (runtime.js's feature test): none from Node 21 on, --experimental-wasm-relaxed-simd on Node 20
+  probe="import { relaxedSimdSupported } from '$root/web/runtime.js'; process.exit(relaxedSimdSupported() ? 0 : 1)"
   rnode=""
-  if node -e "$probe" 2>/dev/null; then rnode="node"
-  elif node --experimental-wasm-relaxed-simd -e "$probe" 2>/dev/null; then rnode="node --experimental-wasm-relaxed-simd"; fi
+  if node --input-type=module -e "$probe" 2>/dev/null; then rnode="node"
+  elif node --experimental-wasm-relaxed-simd --input-type=module -e "$probe" 2>/dev/null; then rnode="node --experimental-wasm-relaxed-simd"; fi
   if command -v clang-16 >/dev/null 2>&1 && command -v wasm-ld-16 >/dev/null 2>&1 && [ -n "$rnode" ]; then
     r="$out/relaxed"
     rm -rf "$r" && mkdir -p "$r"

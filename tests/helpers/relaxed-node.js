@@ -1,9 +1,9 @@
 // How a child Node runs relaxed SIMD: no flag from Node 21 on (where the flag is gone), --experimental-wasm-relaxed-simd on Node 20.
 import { spawnSync } from 'node:child_process';
 
-// runtime.js's 37-byte module holding one f32x4.relaxed_madd
-const probe = "process.exit(WebAssembly.validate(Buffer.from('AGFzbQEAAAABCAFgA3t7ewF7AwIBAAoNAQsAIAAgASAC/YUCCw==', 'base64')) ? 0 : 1)";
-const runs = (args) => spawnSync(process.execPath, [...args, '-e', probe], { stdio: 'ignore' }).status === 0;
+// runtime.js's own feature test, run in a child with the given node flags
+const probe = `import { relaxedSimdSupported } from ${JSON.stringify(new URL('../../web/runtime.js', import.meta.url).href)}; process.exit(relaxedSimdSupported() ? 0 : 1)`;
+const runs = (args) => spawnSync(process.execPath, [...args, '--input-type=module', '-e', probe], { stdio: 'ignore' }).status === 0;
 
 /** True when this Node runs relaxed SIMD without a flag (then ready() loads ffn-relaxed.wasm by default). */
 export const relaxedByDefault = runs([]);
