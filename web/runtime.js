@@ -210,24 +210,16 @@ export function ready(opts, fallback) {
       return Promise.reject(new Error('ready: opts.relaxed is true but this engine does not run relaxed SIMD (Node 20 needs --experimental-wasm-relaxed-simd); use relaxed: \'auto\' or false'));
     }
   }
-  const source = async (r) => (fallback ? fallback(r) : defaultUrl(r));
+  const built = async (r) => load(await (fallback ? fallback(r) : defaultUrl(r)));
   const p = (async () => {
-    if (wasm != null) {
-      inst = await load(wasm);
-      return;
-    }
-    if (relaxed && relaxedOpt === 'auto') {
-      try {
-        inst = await load(await source(true));
-        return;
-      } catch (e) {
+    if (wasm != null) inst = await load(wasm);
+    else if (relaxed && relaxedOpt === 'auto') {
+      inst = await built(true).catch((e) => {
         // a host that serves only ffn.wasm (or an engine that validates but cannot compile it) still works
         if (typeof console !== 'undefined') console.warn(`ffn-lab: could not load the relaxed-SIMD build, using ffn.wasm instead (${e.message})`);
-      }
-      inst = await load(await source(false));
-      return;
-    }
-    inst = await load(await source(relaxed));
+        return built(false);
+      });
+    } else inst = await built(relaxed);
   })();
   loading = p.then(
     () => undefined,
