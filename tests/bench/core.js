@@ -94,6 +94,18 @@ function rawGemm(raw, W, X, M, K, N) {
 const pad = (s, n) => String(s).padStart(n);
 const padEnd = (s, n) => String(s).padEnd(n);
 
+/** The chain count (8..14) at which a peak loop fnOf(chains)(iters, m) runs fastest: 8 flops per step and chain. */
+async function bestChains(fnOf) {
+  let best = 0, bestCh = 12;
+  for (const ch of [8, 10, 12, 14]) {
+    const f = fnOf(ch);
+    const [s] = await interleaved([() => f(200000, 0.999)], { batchMs: 10, reps: 5, warmMs: 5 });
+    const rate = (ch * 8 * 200000) / s / 1e9;
+    if (rate > best) (best = rate), (bestCh = ch);
+  }
+  return bestCh;
+}
+
 /** Batch length, rounds and warm-up of the timed comparisons. */
 export function benchOpts(quick) {
   return quick ? { batchMs: 15, reps: 9, warmMs: 40 } : { batchMs: 25, reps: 21, warmMs: 100 };
@@ -209,17 +221,7 @@ export async function runBench({ ffn, raw, tf, probe, maddProbe = null, ort: ort
   probe._initialize?.();
   // the chain count with the best rate (8..14 chains), chosen once; then the peak is timed inside every
   // GEMM comparison as a third interleaved candidate, so it sees the same machine state
-  let peakCh = 12;
-  {
-    let best = 0;
-    for (const ch of [8, 10, 12, 14]) {
-      const f = probe[`peak${ch}`];
-      f(1000, 0.999);
-      const [s] = await interleaved([() => f(200000, 0.999)], { batchMs: 10, reps: 5, warmMs: 5 });
-      const rate = (ch * 8 * 200000) / s / 1e9;
-      if (rate > best) (best = rate), (peakCh = ch);
-    }
-  }
+  const peakCh = await bestChains((ch) => probe[`peak${ch}`]);
   const peakIters = 100000;
   const peakFn = () => probe[`peak${peakCh}`](peakIters, 0.999);
   const peakFlops = peakCh * 8 * peakIters;
@@ -237,13 +239,7 @@ export async function runBench({ ffn, raw, tf, probe, maddProbe = null, ort: ort
   // relaxed SIMD: the f32x4.relaxed_madd peak (best of 8..14 chains), timed against the mul+add peak
   let madd = null;
   if (maddProbe) {
-    let best = 0, ch = 12;
-    for (const c of [8, 10, 12, 14]) {
-      const f = maddProbe[`madd_peak${c}`];
-      const [s] = await interleaved([() => f(200000, 0.999)], { batchMs: 10, reps: 5, warmMs: 5 });
-      const rate = (c * 8 * 200000) / s / 1e9;
-      if (rate > best) (best = rate), (ch = c);
-    }
+    const ch = await bestChains((c) => maddProbe[`madd_peak${c}`]);
     const m = await interleaved([peakFn, () => maddProbe[`madd_peak${ch}`](peakIters, 0.999)], { ...opts, reps: quick ? 5 : 9 });
     madd = { ch, gflops: (ch * 8 * peakIters) / m[1] / 1e9, mulAdd: (peakCh * 8 * peakIters) / m[0] / 1e9, vsMulAdd: pairedRatio(m, 1, 0) * (ch / peakCh) };
   }

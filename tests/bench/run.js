@@ -16,34 +16,31 @@ const browser = args.has('--browser');
 const noOrt = args.has('--no-ort');
 const actOnly = args.has('--act-only'); // only the activation section (with its anchors)
 
-/** probe.wasm (peak and streaming anchors), compiled with the same emcc as the kernels. */
-function buildProbe() {
+/** The bytes of dir/name after build(dir) writes it, dir a temporary folder removed afterwards. */
+function buildInTmp(name, build) {
   const dir = mkdtempSync(join(tmpdir(), 'ffn-bench-'));
   try {
-    const out = join(dir, 'probe.wasm');
-    execFileSync('emcc', [
-      '-O3', '-msimd128', join(here, 'probe.c'), '-o', out, '--no-entry', '-sSTANDALONE_WASM',
-      '-sALLOW_MEMORY_GROWTH', '-sMAXIMUM_MEMORY=1073741824', '-sFILESYSTEM=0',
-    ], { stdio: ['ignore', 'ignore', 'inherit'] });
-    return readFileSync(out);
+    build(dir);
+    return readFileSync(join(dir, name));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
+const quiet = { stdio: ['ignore', 'ignore', 'inherit'] };
+
+/** probe.wasm (peak and streaming anchors), compiled with the same emcc as the kernels. */
+const buildProbe = () => buildInTmp('probe.wasm', (dir) => execFileSync('emcc', [
+  '-O3', '-msimd128', join(here, 'probe.c'), '-o', join(dir, 'probe.wasm'), '--no-entry', '-sSTANDALONE_WASM',
+  '-sALLOW_MEMORY_GROWTH', '-sMAXIMUM_MEMORY=1073741824', '-sFILESYSTEM=0',
+], quiet));
 
 /** probe-relaxed.wasm (the relaxed-SIMD madd peak), compiled with clang-16 as build.sh compiles ffn-relaxed.wasm
  * (compile, then wasm-ld-16: the clang driver would run binaryen's wasm-opt, which rejects relaxed SIMD). */
-function buildRelaxedProbe() {
-  const dir = mkdtempSync(join(tmpdir(), 'ffn-bench-'));
-  try {
-    const obj = join(dir, 'probe-relaxed.o'), out = join(dir, 'probe-relaxed.wasm');
-    execFileSync('clang-16', ['--target=wasm32', '-O3', '-msimd128', '-mrelaxed-simd', '-c', join(here, 'probe-relaxed.c'), '-o', obj], { stdio: ['ignore', 'ignore', 'inherit'] });
-    execFileSync('wasm-ld-16', ['--no-entry', obj, '-o', out], { stdio: ['ignore', 'ignore', 'inherit'] });
-    return readFileSync(out);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
+const buildRelaxedProbe = () => buildInTmp('probe-relaxed.wasm', (dir) => {
+  const obj = join(dir, 'probe-relaxed.o');
+  execFileSync('clang-16', ['--target=wasm32', '-O3', '-msimd128', '-mrelaxed-simd', '-c', join(here, 'probe-relaxed.c'), '-o', obj], quiet);
+  execFileSync('wasm-ld-16', ['--no-entry', obj, '-o', join(dir, 'probe-relaxed.wasm')], quiet);
+});
 
 const probeBytes = buildProbe();
 const maddProbeBytes = buildRelaxedProbe();
