@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import * as ffn from 'ffn-lab';
 import * as ref from './ref.js';
 import { rng, randTensor, assertClose, absT } from './helpers/numeric.js';
+import { assertHeapFlat } from './helpers/heap.js';
 
 before(() => ffn.ready());
 
@@ -31,16 +32,7 @@ test('10,000 mixed calls (including failing ones) keep the wasm heap flat', () =
     () => assert.throws(() => ffn.matmul([[1, 2], [3]], W1), TypeError),
     () => assert.throws(() => ffn.matmul({ data: new Float32Array(40000), shape: [40000, 1] }, { data: new Float32Array(40000), shape: [1, 40000] }), RangeError),
   ];
-  const run = (n) => {
-    for (let i = 0; i < n; i++) calls[i % calls.length]();
-  };
-  run(1100); // warm-up: lets the allocator reach its steady state
-  const before = ffn.heapStats();
-  assert.equal(before.heapInUse, 0, 'nothing held between calls');
-  run(10000);
-  const after = ffn.heapStats();
-  assert.equal(after.heapInUse, before.heapInUse, 'ffn_heap_in_use is flat');
-  assert.equal(after.memoryBytes, before.memoryBytes, 'memory.buffer.byteLength is flat');
+  assertHeapFlat(ffn, calls, { warm: 1100, n: 10000 });
   assert.deepEqual(Array.from(ffn.ffn(X, W1, b1, W2, b2).data), Array.from(expectedY), 'results unchanged');
 });
 

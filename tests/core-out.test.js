@@ -3,6 +3,7 @@ import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import * as ffn from 'ffn-lab';
 import { rng } from './helpers/numeric.js';
+import { assertHeapFlat } from './helpers/heap.js';
 // Only to get a view of the module's own wasm memory (no public function hands one out) and mapChunks' block
 // size (the sizes below straddle its block boundaries): the same module
 // instance that 'ffn-lab' loads, since both resolve to this package's web/runtime.js.
@@ -205,19 +206,8 @@ test('1000 calls failing on their options keep the wasm heap flat, and the modul
   const x = { data: Float32Array.from([-2, -1, 0, 1, 2, 3]), shape: [2, 3] };
   const fails = [];
   for (const c of CALLS) for (const bc of badCases(c.fnName)) fails.push(() => assert.throws(() => c.call(x, bc.opts), bc.type));
-  const good = new Float32Array(6);
-  const run = (k) => {
-    for (let i = 0; i < k; i++) fails[i % fails.length]();
-  };
-  run(200); // warm-up, as in core-heap
-  ffn.gelu(x, { out: good });
-  const s0 = ffn.heapStats();
-  assert.equal(s0.heapInUse, 0, 'nothing held between calls');
-  run(1000);
-  const s1 = ffn.heapStats();
-  assert.equal(s1.heapInUse, s0.heapInUse, 'ffn_heap_in_use is flat');
-  assert.equal(s1.memoryBytes, s0.memoryBytes, 'memory.buffer.byteLength is flat');
-  assert.equal(s1.growths, s0.growths, 'memory never grew');
+  ffn.gelu(x, { out: new Float32Array(6) });
+  assertHeapFlat(ffn, fails, { warm: 200, n: 1000 });
   const y = ffn.gelu(x, { out: new Float32Array(6) }).data;
   assertSameBits(y, ffn.gelu(x).data, 'gelu still right after the failures');
 });
