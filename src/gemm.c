@@ -216,6 +216,46 @@ static void gemv_panels(float *out, const float *x, const float *Bp, int K, int 
   }
 }
 
+/* ---- read-ahead ------------------------------------------------------------------------------ */
+
+/* While one panel group computes, the next is read one word per 64-byte line, a few lines after each
+   microkernel call, so its first row strip finds it in cache (wasm has no prefetch instruction). */
+#define AHEAD_LINES 12      /* lines read per call at most: more stalls the core on the misses */
+#define AHEAD_MIN_STRIPS 8  /* fewer row strips per group: the reads cost more than they save */
+typedef struct {
+  const float *base; /* the packed B */
+  size_t at;         /* offset of the current segment */
+  size_t stride;     /* floats from one segment to the next */
+  size_t len;        /* floats per segment */
+  size_t off;        /* next float to read in the segment */
+  size_t per;        /* lines read per step */
+  int segs;          /* segments left (0: nothing to read) */
+  uint32_t sink;     /* the words read, kept live so the loads stay */
+} ahead_t;
+
+/* segs segments of len floats at base + at, base + at + stride, ..., read over a group of strips row
+   strips with calls microkernel calls each; nothing when the group has too few strips. */
+static inline ahead_t ahead_start(const float *base, size_t at, size_t stride, size_t len, int segs,
+                                  int strips, int calls) {
+  size_t lines = (size_t)segs * ((len + 15) / 16), steps = (size_t)strips * calls;
+  size_t per = steps ? (lines + steps - 1) / steps : 0;
+  ahead_t a = {base, at, stride, len, 0, per < AHEAD_LINES ? per : AHEAD_LINES,
+               len && strips >= AHEAD_MIN_STRIPS ? segs : 0, 0};
+  return a;
+}
+
+static inline void ahead_step(ahead_t *a) {
+  for (size_t n = a->per; n && a->segs; n--) {
+    uint32_t u;
+    memcpy(&u, a->base + a->at + a->off, sizeof u);
+    a->sink |= u;
+    if ((a->off += 16) >= a->len) a->off = 0, a->at += a->stride, a->segs--;
+  }
+}
+
+/* Keeps the read-ahead loads: their words feed an empty asm statement. */
+static inline void ahead_keep(const ahead_t *a) { __asm__ volatile("" : : "r"(a->sink)); }
+
 /* ---- epilogues ------------------------------------------------------------------------------- */
 
 /* Stores rows x cols of a 4x8 tile (plus bias) into C (ldc); full tiles go straight from registers. */
@@ -291,18 +331,25 @@ static void gemm_run(float *C, const float *A, int transA, int lda, const float 
       pack_a(Ap, Ak, transA, lda, kb, i0, mb);
       for (int j0 = 0; j0 < N; j0 += NC) { /* a group of panels: the activation runs on L1-hot rows */
         int nb = imin(NC, N - j0);
+        /* the group computed next: the next panels, else the first ones of the next row or K block */
+        int jn = j0 + NC < N ? j0 + NC : 0, kn = j0 + NC < N || i0 + mc < M ? k0 : k0 + kb;
+        ahead_t ah = ahead_start(Bp, (size_t)(jn / NR) * K * NR + (size_t)kn * NR, (size_t)K * NR,
+                                 (size_t)imin(kc, K - kn) * NR, panels(imin(NC, N - jn)), (mb + MR - 1) / MR,
+                                 panels(nb));
         for (int s = 0; s < mb; s += MR) {
           int rows = imin(MR, mb - s);
           float *Crow = C + (size_t)(i0 + s) * N;
           for (int c0 = j0; c0 < j0 + nb; c0 += NR) {
             f32x4 acc[MR][2];
             ukr_4x8(Ap + (size_t)s * kb, Bp + (size_t)(c0 / NR) * K * NR + (size_t)k0 * NR, kb, acc);
+            ahead_step(&ah);
             store_tile(Crow + c0, N, acc, bias && first ? bias + c0 : NULL, rows, imin(NR, N - c0),
                        accumulate || !first);
           }
           if (last && act != FFN_ACT_IDENTITY)
             for (int r = 0; r < rows; r++) act_forward(Crow + (size_t)r * N + j0, Crow + (size_t)r * N + j0, nb, act);
         }
+        ahead_keep(&ah);
       }
     }
     if (kb == 0) break;
@@ -379,12 +426,17 @@ FFN_API int gemm_gated_forward(float *H, const float *A, const float *Bp, int M,
     pack_a(Ap, A, 0, K, K, i0, mb);
     for (int j0 = 0; j0 < N; j0 += NC / 2) {
       int nb = imin(NC / 2, N - j0);
+      /* the group computed next (as in gemm_run): one contiguous run of panels */
+      int jn = j0 + NC / 2 < N ? j0 + NC / 2 : 0, more = j0 + NC / 2 < N || i0 + mc < M;
+      ahead_t ah = ahead_start(Bp, (size_t)(jn / 4) * K * NR, 0, (size_t)(imin(NC / 2, N - jn) + 3) / 4 * K * NR,
+                               more, (mb + MR - 1) / MR, (nb + 3) / 4);
       for (int s = 0; s < mb; s += MR) {
         int rows = imin(MR, mb - s);
         float *Hrow = H + (size_t)(i0 + s) * N;
         for (int c = 0; c < nb; c += 4) {
           f32x4 acc[MR][2];
           ukr_4x8(Ap + (size_t)s * K, Bp + (size_t)((j0 + c) / 4) * K * NR, K, acc);
+          ahead_step(&ah);
           float t[MR * NR];
           for (int r = 0; r < MR; r++) f32x4_store(t + r * NR, acc[r][0]), f32x4_store(t + r * NR + 4, acc[r][1]);
           int cols = imin(4, nb - c);
@@ -396,6 +448,7 @@ FFN_API int gemm_gated_forward(float *H, const float *A, const float *Bp, int M,
         for (int r = 0; r < rows; r++)
           ffn_gate_mul(Hrow + (size_t)r * N + j0, Hrow + (size_t)r * N + j0, U + r * (NC / 2), (size_t)nb, act);
       }
+      ahead_keep(&ah);
     }
   }
   return FFN_OK;

@@ -91,6 +91,23 @@ int main(void) {
     free(dY), free(Wb);
     free(X), free(W1), free(Wu), free(W2), free(b1), free(b2), free(Y), free(R), free(P1), free(P2), free(Pg), free(W), free(Wr);
   }
+  /* the read-ahead of the next panel group (32+ rows): across column groups, row blocks (mc = 238 rows
+     at kc = 550, 116 in the gated pass) and K blocks (1100 = 2 x 550), packed B ending at its heap block */
+  {
+    int M = 300, K = 1100, N = 75, act = FFN_ACT_SILU;
+    float *A = fa((size_t)M * K), *B = fa((size_t)K * N), *Bu = fa((size_t)K * N), *R = fa((size_t)M * N), *C = fa((size_t)M * N);
+    float *G = fa((size_t)M * N), *U = fa((size_t)M * N);
+    float *Bp = fa((size_t)gemm_packed_size(K, N)), *Gp = fa((size_t)gemm_gated_packed_size(K, N)), *W = fa((size_t)gemm_work_size(M, K));
+    gemm_pack(Bp, B, K, N), gemm_gated_pack(Gp, B, Bu, K, N);
+    if (gemm_forward(C, A, Bp, NULL, M, K, N, FFN_ACT_IDENTITY, W) != FFN_OK) fails++;
+    matmul_ref(R, A, B, M, K, N);
+    expect_close(C, R, (size_t)M * N, 1e-4f, "gemm_forward read-ahead", M, K, N);
+    if (gemm_gated_forward(C, A, Gp, M, K, N, act, W) != FFN_OK) fails++;
+    matmul_ref(G, A, B, M, K, N), matmul_ref(U, A, Bu, M, K, N), act_ref(G, G, M * N, act);
+    for (size_t i = 0; i < (size_t)M * N; i++) G[i] *= U[i];
+    expect_close(C, G, (size_t)M * N, 1e-4f, "gemm_gated_forward read-ahead", M, K, N);
+    free(A), free(B), free(Bu), free(R), free(C), free(G), free(U), free(Bp), free(Gp), free(W);
+  }
   /* scratch at every 4-byte offset within a cache line, ending exactly at the end of its heap block:
      the 64-byte alignment done inside the GEMM stays within gemm_work_size / ffn_packed_work_size */
   for (int o = 0; o < 16; o++) {
