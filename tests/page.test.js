@@ -223,6 +223,47 @@ test("the calculator's LLaMA-7B preset shows 11008", { skip }, async () => {
   assert.equal(await c.evaluate((el) => el.shadowRoot.querySelector('[data-out="dff"]').textContent), '14,336');
 });
 
+test('each component keeps its styles when moved into another document (an iframe) and back', { skip }, async () => {
+  const p = await openPage('/web/');
+  try {
+    const seen = await p.evaluate(async () => {
+      const frame = document.createElement('iframe');
+      document.body.append(frame);
+      const tick = () => new Promise((r) => setTimeout(r, 50));
+      await tick();
+      const look = (el) => ({
+        display: el.ownerDocument.defaultView.getComputedStyle(el).display, // :host { display: block } in each stylesheet
+        sheets: el.shadowRoot.adoptedStyleSheets.length + el.shadowRoot.querySelectorAll('style').length,
+      });
+      const out = {};
+      for (const tag of ['ffn-memory-widget', 'ffn-activation-plot', 'ffn-param-calculator', 'ffn-exercise']) {
+        const el = document.createElement(tag);
+        if (tag === 'ffn-exercise') el.setAttribute('exercise', 'gelu');
+        document.body.append(el);
+        await tick();
+        const here = look(el);
+        frame.contentDocument.body.append(el);
+        await tick();
+        const there = look(el);
+        document.body.append(el);
+        await tick();
+        out[tag] = { here, there, back: look(el) };
+        el.remove();
+      }
+      frame.remove();
+      return out;
+    });
+    for (const [tag, { here, there, back }] of Object.entries(seen)) {
+      for (const [where, l] of Object.entries({ here, there, back })) {
+        assert.equal(l.display, 'block', `${tag} ${where}: display ${l.display}`);
+        assert.equal(l.sheets, 1, `${tag} ${where}: ${l.sheets} stylesheets`);
+      }
+    }
+  } finally {
+    await p.close();
+  }
+});
+
 test('the activation plot renders and reads about -0.170 for GELU at x = -0.752', { skip }, async () => {
   const p = await page.$('#plot');
   const n = await p.evaluate((el) => el.shadowRoot.querySelectorAll('polyline.curve').length);

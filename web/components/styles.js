@@ -1,4 +1,5 @@
 // Shared look of the ffn-lab components: theming variables, light/dark defaults, focus ring, controls.
+import { styleShadow } from '../shadow-style.js';
 
 // Public theming variables (set them on the element or any ancestor):
 //   --ffn-font, --ffn-mono, --ffn-fg, --ffn-muted, --ffn-bg, --ffn-surface, --ffn-border, --ffn-grid,
@@ -79,24 +80,18 @@ svg text { fill: var(--_fg); font-family: var(--_font); }
 @media (prefers-reduced-motion: reduce) { * { transition: none !important; animation: none !important; } }
 `;
 
-const sheets = new Map();
+const shadowCss = new WeakMap(); // host -> the css of its shadow root
 
 /**
- * Attach a shadow root holding the shared styles plus the component's own. Uses constructable
- * stylesheets when available, so a page's CSP needs no 'unsafe-inline' for styles.
+ * Attach a shadow root holding the shared styles plus the component's own, as a constructable
+ * stylesheet where the browser has them (a page's CSP then needs no 'unsafe-inline' for styles).
+ * ElementBase's adoptedCallback styles it again when the host moves to another document.
  */
 export function attachStyledShadow(host, ownCss) {
   const root = host.attachShadow({ mode: 'open' });
   const css = baseCss + '\n' + (ownCss || '');
-  if (typeof CSSStyleSheet === 'function' && 'adoptedStyleSheets' in root && 'replaceSync' in CSSStyleSheet.prototype) {
-    let sheet = sheets.get(css);
-    if (!sheet) { sheet = new CSSStyleSheet(); sheet.replaceSync(css); sheets.set(css, sheet); }
-    root.adoptedStyleSheets = [sheet];
-  } else {
-    const style = document.createElement('style');
-    style.textContent = css;
-    root.appendChild(style);
-  }
+  shadowCss.set(host, css);
+  styleShadow(root, css);
   return root;
 }
 
@@ -143,7 +138,13 @@ export function trailingThrottle(fn, ms) {
 }
 
 /** The HTMLElement base class, or a stand-in so modules can be imported in Node for their models. */
-export const ElementBase = globalThis.HTMLElement ?? class {};
+export class ElementBase extends (globalThis.HTMLElement ?? class {}) {
+  /** Moved to another document: its window must make the stylesheet anew. */
+  adoptedCallback() {
+    const css = shadowCss.get(this);
+    if (css && this.shadowRoot) styleShadow(this.shadowRoot, css);
+  }
+}
 
 /** Define a custom element once (safe to import twice, and a no-op outside browsers). */
 export function define(name, cls) {

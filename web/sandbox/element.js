@@ -6,6 +6,7 @@ import { createProgressStore, DEFAULT_STORAGE_KEY } from './storage.js';
 import { createEditor } from './editor.js';
 import { toolkitNames } from './toolkit.js';
 import { fmtNum } from './compare.js';
+import { styleShadow } from '../shadow-style.js';
 
 const STYLE = `
 :host {
@@ -110,22 +111,6 @@ ul.tests .detail { display: block; margin-left: 1.3rem; color: var(--_muted); fo
 
 const Base = globalThis.HTMLElement ?? class {};
 
-// One constructable stylesheet per window (a sheet can only be adopted in the document that made it),
-// so a host page's CSP needs no 'unsafe-inline' in style-src. A <style> element is the fallback.
-const sheets = new WeakMap();
-
-function applyStyle(root, doc) {
-  const Sheet = doc.defaultView?.CSSStyleSheet;
-  if (typeof Sheet === 'function' && 'adoptedStyleSheets' in root && 'replaceSync' in Sheet.prototype) {
-    try {
-      let sheet = sheets.get(Sheet);
-      if (!sheet) { sheet = new Sheet(); sheet.replaceSync(STYLE); sheets.set(Sheet, sheet); }
-      if (!root.adoptedStyleSheets.includes(sheet)) root.adoptedStyleSheets = [...root.adoptedStyleSheets, sheet];
-      return;
-    } catch { /* fall through to <style> */ }
-  }
-  root.append(el(doc, 'style', { textContent: STYLE }));
-}
 let counter = 0;
 
 function el(doc, tag, props = {}, children = []) {
@@ -217,6 +202,11 @@ export class FfnExerciseElement extends Base {
     if (this._rendered !== this._renderKey()) this._render();
   }
 
+  /** Moved to another document: its window must make the stylesheet anew. */
+  adoptedCallback() {
+    if (this.shadowRoot) styleShadow(this.shadowRoot, STYLE);
+  }
+
   disconnectedCallback() {
     if (this._running) this._running.abort();
     this._flushSave();
@@ -244,7 +234,7 @@ export class FfnExerciseElement extends Base {
     const doc = this.ownerDocument;
     this._rendered = this._renderKey();
     root.replaceChildren();
-    applyStyle(root, doc);
+    styleShadow(root, STYLE);
     let ex;
     try {
       ex = getExercise(this.exercise);
