@@ -1,11 +1,12 @@
 // The public API in JavaScriptCore (jsc, Safari's engine) and SpiderMonkey (gjs, Firefox's engine): bit-identical to V8 on ffn.wasm.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import * as ffn from 'ffn-lab';
 import { battery, GRID, EDGES } from './engines/battery.mjs';
+import { onPath, skipUnless } from './helpers/tools.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const RUN = join(HERE, 'engines', 'run.mjs');
@@ -15,22 +16,8 @@ const ENGINES = [
   { name: 'SpiderMonkey', cmd: 'gjs', args: ['-m', RUN], pkg: 'gjs' },
 ];
 
-function has(cmd) {
-  try {
-    execFileSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Why an engine's test cannot run here, or false; with CI set, a missing engine is an error. */
-function skipReason({ cmd, pkg }) {
-  if (has(cmd)) return false;
-  const why = `${cmd} is missing (install Debian's ${pkg})`;
-  if (process.env.CI) throw new Error(`engine tests required in CI but ${why}`);
-  return `skipped: ${why}`;
-}
+/** Why an engine's test cannot run here, or false (node:test skips on null too); with CI set, a missing engine is an error. */
+const skipReason = ({ cmd, pkg }) => skipUnless(onPath(cmd), `${cmd} is missing (install Debian's ${pkg})`, 'engine tests') ?? false;
 
 function runEngine({ cmd, args }) {
   return new Promise((done, fail) => {

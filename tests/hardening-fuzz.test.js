@@ -7,13 +7,14 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { relaxedNodeArgs } from './helpers/relaxed-node.js';
+import { onPath } from './helpers/tools.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const FUZZ_SECONDS = Number(process.env.FFN_FUZZ_SECONDS || 40);
 const fuzzRt = '/usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a';
 
 function missing() {
-  const cc = spawnSync('clang-14', ['--version'], { stdio: 'ignore' }).status === 0;
+  const cc = onPath('clang-14');
   if (cc && readdirSync(path.dirname(fuzzRt)).includes(path.basename(fuzzRt))) return null;
   const why = 'clang-14 with libFuzzer is missing (apt-get install clang-14 libclang-rt-14-dev)';
   if (process.env.CI) throw new Error(`fuzzing required in CI but ${why}`);
@@ -47,13 +48,12 @@ test(`libFuzzer: every ffn.h entry point for ${FUZZ_SECONDS} s under ASan+UBSan,
     assert.ok(Number(m[1]) > 1000, `only ${m[1]} inputs ran`);
     assert.ok(Number(m[2]) > 800, `only ${m[2]} coverage edges`);
     // and the same harness on the shipped wasm SIMD build (emcc is there whenever the package builds)
-    if (spawnSync('emcc', ['--version'], { stdio: 'ignore' }).status === 0) {
+    if (onPath('emcc')) {
       const w = /wasm SIMD build: (\d+) corpus inputs and (\d+) random inputs, no finding/.exec(run.stdout);
       assert.ok(w && Number(w[1]) > 500 && Number(w[2]) >= 500, `no wasm replay summary in:\n${run.stdout}`);
     }
     // and on the relaxed-SIMD build (clang-16 and wasm-ld-16 are there whenever the package builds)
-    const has = (cmd) => spawnSync(cmd, ['--version'], { stdio: 'ignore' }).status === 0;
-    if (has('clang-16') && has('wasm-ld-16') && relaxedNodeArgs) {
+    if (onPath('clang-16') && onPath('wasm-ld-16') && relaxedNodeArgs) {
       const w = /relaxed-SIMD build: (\d+) corpus inputs and (\d+) random inputs, no finding/.exec(run.stdout);
       assert.ok(w && Number(w[1]) > 500 && Number(w[2]) >= 500, `no relaxed-SIMD replay summary in:\n${run.stdout}`);
     }

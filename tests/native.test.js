@@ -5,6 +5,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
+import { onPath } from './helpers/tools.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const buildDir = path.join(root, 'tests/native/build');
@@ -13,11 +14,8 @@ const sources = readdirSync(path.join(root, 'src'))
   .filter((f) => f.endsWith('.c'))
   .map((f) => path.join(root, 'src', f));
 
-function has(cmd) {
-  return spawnSync(cmd, ['--version'], { stdio: 'ignore' }).status === 0;
-}
 // the default compiler, plus clang when it is a different one (its vector extensions differ slightly)
-const compilers = ['cc', 'gcc', 'clang'].filter(has);
+const compilers = ['cc', 'gcc', 'clang'].filter(onPath);
 const chosen = compilers.length ? [...new Set([compilers[0], compilers.includes('clang') ? 'clang' : compilers[0]])] : [];
 
 const sanitize = ['-fsanitize=address,undefined', '-fno-sanitize-recover=all'];

@@ -19,8 +19,8 @@ function enc(x) {
   return Array.from(d, (v) => (Number.isNaN(v) ? 'NaN' : v === Infinity ? 'Inf' : v === -Infinity ? '-Inf' : Object.is(v, -0) ? '-0' : v));
 }
 
-/** What a bad call throws (or 'no error'), and whether a good call still works after it. */
-function refused(ffn, call) {
+/** What a bad call throws: { name, message }, or 'no error'. */
+function refused(call) {
   let e = null;
   try { call(); } catch (err) { e = { name: err.name, message: err.message }; }
   return e ?? 'no error';
@@ -69,10 +69,10 @@ export function battery(ffn) {
   out.counts = [ffn.ffnParamCount(768, 3072), ffn.ffnParamCount(4096, 11008, { bias: false, gated: true }), ffn.llamaHiddenDim(4096), ffn.ffnFlops(768, 3072)];
   // bad input: the same error in every engine, and the module still computes after it
   out.errors = [
-    refused(ffn, () => ffn.matmul(t(new Float32Array(6), [2, 3]), t(new Float32Array(8), [4, 2]))),
-    refused(ffn, () => ffn.gelu('x')),
-    refused(ffn, () => ffn.ffnMemories(t(floats(d, 13), [d]), W1, b1, W2, 999)),
-    refused(ffn, () => ffn.createLinear({ W: t(new Float32Array(5), [2, 3]) })),
+    refused(() => ffn.matmul(t(new Float32Array(6), [2, 3]), t(new Float32Array(8), [4, 2]))),
+    refused(() => ffn.gelu('x')),
+    refused(() => ffn.ffnMemories(t(floats(d, 13), [d]), W1, b1, W2, 999)),
+    refused(() => ffn.createLinear({ W: t(new Float32Array(5), [2, 3]) })),
   ];
   out.afterErrors = enc(ffn.matmul(t(floats(4, 24), [2, 2]), t(floats(4, 25), [2, 2])));
   out.heapFlat = ffn.heapStats().heapInUse === heap0;

@@ -2,6 +2,7 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { skipUnless } from './tools.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
 
@@ -21,10 +22,7 @@ export const CHROMIUM_ARGS = [
  * (throws) rather than a skip.
  */
 export function browserSkipReason() {
-  if (existsSync(CHROMIUM)) return null;
-  const why = `${CHROMIUM} is missing (install Debian's chromium: apt-get install chromium)`;
-  if (process.env.CI) throw new Error(`browser tests required in CI but ${why}`);
-  return `skipped: ${why}`;
+  return skipUnless(existsSync(CHROMIUM), `${CHROMIUM} is missing (install Debian's chromium: apt-get install chromium)`, 'browser tests');
 }
 
 /**
