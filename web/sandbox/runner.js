@@ -22,6 +22,9 @@ async function spawn(workerUrl) {
   if (IS_BROWSER) return startFrameRun(workerUrl);
   const { Worker: NodeWorker } = await nodeBuiltin('node:worker_threads');
   const w = new NodeWorker(workerUrl || new URL('./worker.js', import.meta.url), {
+    // A worker refuses an inherited --input-type (node --input-type=module -e "..."), and V8 flags once execArgv
+    // is given: the worker of such a host gets none of its options (V8's are process-wide anyway).
+    ...(process.execArgv.some((a) => a.startsWith('--input-type')) ? { execArgv: [] } : {}),
     resourceLimits: { maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: 32, stackSizeMb: 4 },
     stdout: true, // learner output never reaches the host's console
     stderr: true,
