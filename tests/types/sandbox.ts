@@ -1,5 +1,42 @@
 // Type-level use of ffn-lab/sandbox, checked by tsc in tests/types.test.js.
-import { gradeExercise, mountExercise, exercises, createProgressStore, memoryStorage, exportProgress, importProgress, FfnExerciseElement, type GradeReport } from 'ffn-lab/sandbox';
+import {
+  gradeExercise,
+  mountExercise,
+  exercises,
+  createProgressStore,
+  memoryStorage,
+  exportProgress,
+  importProgress,
+  FfnExerciseElement,
+  defineExercise,
+  checkExercise,
+  hiddenTests,
+  ExerciseDefinitionError,
+  type GradeReport,
+  type ExerciseDefinition,
+  type Exercise,
+  type ExerciseCheckReport,
+} from 'ffn-lab/sandbox';
+
+const squared: ExerciseDefinition = {
+  id: 'types-squared',
+  title: 'Squared ReLU',
+  level: 'Warm-up',
+  prompt: '<p>Write <code>reluSquared(x)</code>.</p>',
+  functions: {
+    reluSquared: { params: ['x'], returns: 'tensor' },
+    count: { params: ['n', 'bias = true'], returns: { n: 'integer', top: { kind: 'integers', item: 'unit' } } },
+  },
+  starter: 'function reluSquared(x) {}',
+  solution: 'function reluSquared(x) { return map(x, (z) => z > 0 ? z * z : 0) }',
+  hints: ['Square the positive part.'],
+  tolerance: { atol: 1e-6, rtol: 1e-6 },
+  tests: (rng) => [{ name: 'a vector', fn: 'reluSquared', args: [rng.randn([4])] }],
+  reference: { reluSquared: ([x], api) => api.relu2(x), count: ([n]) => ({ n, top: [0] }) },
+  variants: [
+    { id: 'relu', fn: 'reluSquared', title: 'ReLU', message: 'Square it.', compute: ([x], api) => api.relu(x) },
+  ],
+};
 async function main(): Promise<number> {
   const r: GradeReport = await gradeExercise('ffn', 'function ffn() {}', { timeout: 500, seed: 3 });
   const first = r.tests[0];
@@ -16,8 +53,22 @@ async function main(): Promise<number> {
   importProgress(exportProgress());
   const ok: boolean = el instanceof FfnExerciseElement;
   console.log(line, idx, ids, again, ok, exercises[0].hints[2]);
-  // @ts-expect-error: not an exercise id
-  await gradeExercise('relu', '');
+  const ex: Exercise = defineExercise(squared);
+  const names: readonly string[] = ex.functionNames;
+  const check: ExerciseCheckReport = await checkExercise(ex, { seeds: [1, 2] });
+  const fields: string[] = check.problems.map((p) => p.field);
+  const cases = await hiddenTests('types-squared', { seed: 2 });
+  const custom: GradeReport = await gradeExercise('types-squared', 'function reluSquared(x) { return x }');
+  try {
+    defineExercise(squared);
+  } catch (e) {
+    if (e instanceof ExerciseDefinitionError) console.log(e.field);
+  }
+  console.log(names, fields, cases[0].expected, custom.passed);
+  // @ts-expect-error: not a return kind
+  defineExercise({ ...squared, functions: { f: { params: [], returns: 'matrix' } } });
+  // @ts-expect-error: the source must be a string
+  await gradeExercise('relu', 42);
   // @ts-expect-error: not a status
   store.update('gelu', { status: 'done' });
   return r.passedCount;

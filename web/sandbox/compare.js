@@ -1,11 +1,11 @@
-// Page-side checking of learner outputs: rebuild values from the worker's wire format, validate shapes and types, compare with atol + rtol*|ref|.
+// Page-side checking of outputs: values from the worker's wire format, shapes and types, atol + rtol*|ref|.
 
 /*
- * Expected values are specs:
- *   { kind: 'tensor', data, shape }   floats, compared with the tolerance
- *   { kind: 'ints', data, shape }     integer indices, compared exactly
- *   { kind: 'count', value }          an exact integer (parameter counts, widths)
- *   { kind: 'number', value }         a float, compared with the tolerance
+ * Expected values are specs, one per return kind of the exercise format:
+ *   { kind: 'tensor', data, shape }              floats, compared with the tolerance
+ *   { kind: 'integers', data, shape, item?, order? }  integers (indices), compared exactly
+ *   { kind: 'integer', value }                   an exact integer (parameter counts, widths)
+ *   { kind: 'number', value }                    a float, compared with the tolerance
  *   { kind: 'object', entries: { key: spec } }
  */
 
@@ -33,8 +33,8 @@ export function fmtNum(v) {
 /** Spec constructors. */
 export const expect = {
   tensor: (t) => ({ kind: 'tensor', data: Float64Array.from(t.data), shape: Array.from(t.shape) }),
-  ints: (data) => ({ kind: 'ints', data: Float64Array.from(data), shape: [data.length] }),
-  count: (value) => ({ kind: 'count', value }),
+  integers: (data) => ({ kind: 'integers', data: Float64Array.from(data), shape: [data.length] }),
+  integer: (value) => ({ kind: 'integer', value }),
   number: (value) => ({ kind: 'number', value }),
   object: (entries) => ({ kind: 'object', entries }),
 };
@@ -100,8 +100,10 @@ export function wireToTensor(w) {
   if (w.k === 'object' && w.entries.data && w.entries.shape) {
     const s = w.entries.shape;
     let shape;
-    if (s.k === 'array' && s.items.every((i) => i.k === 'number' && Number.isInteger(i.v) && i.v >= 0)) shape = s.items.map((i) => i.v);
-    else if (s.k === 'typed' && Array.from(s.data).every((v) => Number.isInteger(v) && v >= 0)) shape = Array.from(s.data);
+    if (s.k === 'array' && s.items.every((i) => i.k === 'number' && Number.isInteger(i.v) && i.v >= 0))
+      shape = s.items.map((i) => i.v);
+    else if (s.k === 'typed' && Array.from(s.data).every((v) => Number.isInteger(v) && v >= 0))
+      shape = Array.from(s.data);
     else return { problem: `returned a tensor whose shape is ${describeWire(s)}, not a list of sizes` };
     const d = w.entries.data;
     let data;
@@ -109,7 +111,11 @@ export function wireToTensor(w) {
     else if (d.k === 'array' && d.items.every((i) => i.k === 'number')) data = Float64Array.from(d.items, (i) => i.v);
     else return { problem: `returned a tensor whose data is ${describeWire(d)}, not a flat list of numbers` };
     if (product(shape) !== data.length) {
-      return { problem: `returned a tensor with shape ${fmtShape(shape)} (${product(shape)} numbers) but ${data.length} numbers in data` };
+      return {
+        problem:
+          `returned a tensor with shape ${fmtShape(shape)} (${product(shape)} numbers) ` +
+          `but ${data.length} numbers in data`,
+      };
     }
     return { data, shape };
   }
@@ -146,30 +152,41 @@ function compareArrays(got, exp, shape, tol, exact) {
     if (!ok && first < 0) first = i;
   }
   const res = { pass: first < 0, maxError };
-  if (first >= 0) res.mismatch = { index: multiIndex(first, shape), flatIndex: first, got: got[first], expected: exp[first] };
+  if (first >= 0)
+    res.mismatch = { index: multiIndex(first, shape), flatIndex: first, got: got[first], expected: exp[first] };
   return res;
 }
+
+const keysOf = (spec) => Object.keys(spec.entries).join(', ');
 
 /** Compare a wire value with a spec. Returns { pass, maxError?, mismatch?, problem?, key? }. */
 export function compareValue(w, spec, tol) {
   switch (spec.kind) {
     case 'tensor':
-    case 'ints': {
+    case 'integers': {
       const t = wireToTensor(w);
       if (t.problem) return { pass: false, problem: t.problem };
       if (!sameShape(t.shape, spec.shape)) {
-        const flatHint = t.flat && t.data.length === spec.data.length && spec.shape.length > 1 ? ' (a flat array: wrap it as {data, shape})' : '';
-        return { pass: false, problem: `returned shape ${fmtShape(t.shape)}, expected ${fmtShape(spec.shape)}${flatHint}` };
+        const flatHint =
+          t.flat && t.data.length === spec.data.length && spec.shape.length > 1
+            ? ' (a flat array: wrap it as {data, shape})'
+            : '';
+        return {
+          pass: false,
+          problem: `returned shape ${fmtShape(t.shape)}, expected ${fmtShape(spec.shape)}${flatHint}`,
+        };
       }
-      if (spec.kind === 'ints') {
+      if (spec.kind === 'integers') {
         for (let i = 0; i < t.data.length; i++) {
-          if (!Number.isInteger(t.data[i])) return { pass: false, problem: `returned ${fmtNum(t.data[i])} at position ${i}; expected integer indices` };
+          if (!Number.isInteger(t.data[i]))
+            return { pass: false, problem: `returned ${fmtNum(t.data[i])} at position ${i}; expected integer indices` };
         }
       }
-      return compareArrays(t.data, spec.data, spec.shape, tol, spec.kind === 'ints');
+      return compareArrays(t.data, spec.data, spec.shape, tol, spec.kind === 'integers');
     }
-    case 'count': {
-      if (!w || w.k !== 'number') return { pass: false, problem: `returned ${describeWire(w)}; expected a whole number` };
+    case 'integer': {
+      if (!w || w.k !== 'number')
+        return { pass: false, problem: `returned ${describeWire(w)}; expected a whole number` };
       const ok = w.v === spec.value;
       const res = { pass: ok, maxError: Number.isFinite(w.v) ? Math.abs(w.v - spec.value) : Infinity };
       if (!ok) res.mismatch = { index: [], flatIndex: 0, got: w.v, expected: spec.value };
@@ -180,7 +197,11 @@ export function compareValue(w, spec, tol) {
       return compareArrays([w.v], [spec.value], [], tol, false);
     }
     case 'object': {
-      if (!w || w.k !== 'object') return { pass: false, problem: `returned ${describeWire(w)}; expected an object with keys {${Object.keys(spec.entries).join(', ')}}` };
+      if (!w || w.k !== 'object')
+        return {
+          pass: false,
+          problem: `returned ${describeWire(w)}; expected an object with keys {${keysOf(spec)}}`,
+        };
       const parts = {};
       let pass = true;
       let first = null;
@@ -199,7 +220,8 @@ export function compareValue(w, spec, tol) {
       const res = { pass, maxError, parts };
       if (first) {
         res.key = first.key;
-        if (first.problem) res.problem = `${first.key}: ${first.problem.replace(/^the key "[^"]+" is missing$/, 'missing')}`;
+        if (first.problem)
+          res.problem = `${first.key}: ${first.problem.replace(/^the key "[^"]+" is missing$/, 'missing')}`;
         if (first.mismatch) res.mismatch = first.mismatch;
       }
       return res;
@@ -209,35 +231,76 @@ export function compareValue(w, spec, tol) {
   }
 }
 
-/** Turn a float64 JS value computed page-side (tensor/number/object) into a spec of the same kind as `like`. */
-export function specLike(value, like) {
-  switch (like.kind) {
+/** The wire form of a value computed on the page (what the worker would send for the same value). */
+export function toWire(v, depth = 0) {
+  if (typeof v === 'number') return { k: 'number', v };
+  if (depth > 8) return { k: 'bad', what: 'a value nested too deep' };
+  if (ArrayBuffer.isView(v) && !(v instanceof DataView))
+    return { k: 'typed', type: v.constructor.name, data: Float64Array.from(v) };
+  if (Array.isArray(v)) return { k: 'array', items: v.map((x) => toWire(x, depth + 1)) };
+  if (v && typeof v === 'object') {
+    const entries = {};
+    for (const key of Object.keys(v)) entries[key] = toWire(v[key], depth + 1);
+    return { k: 'object', entries };
+  }
+  return { k: 'bad', what: v === undefined ? 'undefined' : v === null ? 'null' : `a ${typeof v}` };
+}
+
+/**
+ * The spec of a value computed on the page (a reference output or a variant's), for a normalized return
+ * kind. Tensors and integer arrays are accepted in every form learners may return them in. Throws an Error
+ * saying what is wrong when the value does not have the kind.
+ */
+export function toSpec(value, kind) {
+  switch (kind.kind) {
     case 'tensor':
-      return { kind: 'tensor', data: Float64Array.from(value.data), shape: Array.from(value.shape) };
-    case 'ints':
-      return { kind: 'ints', data: Float64Array.from(value.data ?? value), shape: value.shape ? Array.from(value.shape) : [value.length] };
-    case 'count':
-      return { kind: 'count', value };
+    case 'integers': {
+      const t = wireToTensor(toWire(value));
+      if (t.problem) throw new Error(`${t.problem.replace(/^returned/, 'it is')} (declared ${kind.kind})`);
+      if (kind.kind === 'integers') {
+        if (!Array.from(t.data).every(Number.isInteger))
+          throw new Error('it has a non-integer entry (declared integers)');
+        return { ...kind, data: Float64Array.from(t.data), shape: Array.from(t.shape) };
+      }
+      return { kind: 'tensor', data: Float64Array.from(t.data), shape: Array.from(t.shape) };
+    }
+    case 'integer':
+      if (!Number.isInteger(value))
+        throw new Error(`it is ${describeWire(toWire(value))}, not an integer (declared integer)`);
+      return { kind: 'integer', value };
     case 'number':
+      if (typeof value !== 'number')
+        throw new Error(`it is ${describeWire(toWire(value))}, not a number (declared number)`);
       return { kind: 'number', value };
     case 'object': {
+      if (!value || typeof value !== 'object')
+        throw new Error(`it is ${describeWire(toWire(value))}, not an object (declared an object)`);
       const entries = {};
-      for (const [k, sub] of Object.entries(like.entries)) entries[k] = specLike(value[k], sub);
+      for (const [key, sub] of Object.entries(kind.entries)) {
+        if (!(key in value)) throw new Error(`it has no key "${key}"`);
+        try {
+          entries[key] = toSpec(value[key], sub);
+        } catch (e) {
+          throw new Error(`${key}: ${e.message}`);
+        }
+      }
       return { kind: 'object', entries };
     }
     default:
-      throw new Error(`specLike: unknown kind ${like.kind}`);
+      throw new Error(`unknown kind ${kind.kind}`);
   }
 }
 
 /** Whether two specs agree within the tolerance (used to know where a variant differs from the reference). */
 export function specsAgree(a, b, tol) {
   if (a.kind !== b.kind) return false;
-  if (a.kind === 'object') return Object.keys(a.entries).every((k) => b.entries[k] && specsAgree(a.entries[k], b.entries[k], tol));
-  if (a.kind === 'count' || a.kind === 'number') return a.kind === 'count' ? a.value === b.value : closeEnough(a.value, b.value, tol);
+  if (a.kind === 'object')
+    return Object.keys(a.entries).every((k) => b.entries[k] && specsAgree(a.entries[k], b.entries[k], tol));
+  if (a.kind === 'integer') return a.value === b.value;
+  if (a.kind === 'number') return closeEnough(a.value, b.value, tol);
   if (!sameShape(a.shape, b.shape)) return false;
   for (let i = 0; i < a.data.length; i++) {
-    if (a.kind === 'ints' ? a.data[i] !== b.data[i] : !closeEnough(a.data[i], b.data[i], tol)) return false;
+    if (a.kind === 'integers' ? a.data[i] !== b.data[i] : !closeEnough(a.data[i], b.data[i], tol)) return false;
   }
   return true;
 }

@@ -1,7 +1,8 @@
 // The <ffn-exercise> element class (no registration here): prompt, editor, run/hints/solution, announced results, saved progress.
 import { gradeExercise } from './grade.js';
 import { DEFAULT_TIMEOUT_MS } from './runner.js';
-import { getExercise } from './exercises.js';
+import { getExercise, onExerciseDefined } from './exercises/index.js';
+import { renderPromptHtml } from './prompt-html.js';
 import { createProgressStore, DEFAULT_STORAGE_KEY } from './storage.js';
 import { createEditor } from './editor.js';
 import { toolkitNames } from './toolkit.js';
@@ -199,7 +200,7 @@ export class FfnExerciseElement extends Base {
   }
 
   connectedCallback() {
-    if (this._rendered !== this._renderKey()) this._render();
+    if (this._rendered !== this._renderKey() || !this._ex) this._render();
   }
 
   /** Moved to another document: its window must make the stylesheet anew. */
@@ -208,6 +209,7 @@ export class FfnExerciseElement extends Base {
   }
 
   disconnectedCallback() {
+    this._stopWaiting();
     if (this._running) this._running.abort();
     this._flushSave();
   }
@@ -215,6 +217,22 @@ export class FfnExerciseElement extends Base {
   attributeChangedCallback(name, oldValue, newValue) {
     if (oldValue === newValue || !this.isConnected) return;
     if (name === 'exercise' || name === 'storage-key') this._render();
+  }
+
+  /** Re-render once an exercise with this id is defined (defineExercise after the element was connected). */
+  _waitFor(id) {
+    this._stopWaiting();
+    this._stopWaitingFn = onExerciseDefined((ex) => {
+      if (ex.id === id && this.isConnected && this.exercise === id) {
+        this._stopWaiting();
+        this._render();
+      }
+    });
+  }
+
+  _stopWaiting() {
+    if (this._stopWaitingFn) this._stopWaitingFn();
+    this._stopWaitingFn = null;
   }
 
   _renderKey() {
@@ -233,6 +251,7 @@ export class FfnExerciseElement extends Base {
     const root = this.shadowRoot;
     const doc = this.ownerDocument;
     this._rendered = this._renderKey();
+    this._stopWaiting();
     root.replaceChildren();
     styleShadow(root, STYLE);
     let ex;
@@ -241,6 +260,7 @@ export class FfnExerciseElement extends Base {
     } catch (e) {
       root.append(el(doc, 'p', { part: 'error', role: 'alert', textContent: `<ffn-exercise>: ${e.message}` }));
       this._ex = null;
+      this._waitFor(this.exercise); // a page may define its exercise after the element is connected
       return;
     }
     this._ex = ex;
@@ -250,12 +270,12 @@ export class FfnExerciseElement extends Base {
 
     const badge = el(doc, 'span', { className: 'badge', part: 'badge' });
     const header = el(doc, 'header', { part: 'header' }, [
-      el(doc, 'h3', { part: 'title', textContent: `${ex.number}. ${ex.title}` }),
+      el(doc, 'h3', { part: 'title', textContent: ex.number ? `${ex.number}. ${ex.title}` : ex.title }),
       el(doc, 'span', { className: 'level', textContent: ex.level }),
       badge,
     ]);
     const prompt = el(doc, 'div', { className: 'prompt', part: 'prompt' });
-    prompt.innerHTML = ex.prompt; // our own catalog text, never learner input
+    prompt.append(renderPromptHtml(doc, ex.prompt)); // authored HTML, through the allow-list (prompt-html.js)
     const examples = el(
       doc,
       'ul',
@@ -267,7 +287,7 @@ export class FfnExerciseElement extends Base {
 
     this._editor = createEditor(doc, {
       value: typeof saved.code === 'string' ? saved.code : ex.starter,
-      label: `Your code for exercise ${ex.number}: ${ex.functions.join(' and ')}`,
+      label: `Your code for exercise ${ex.number || ex.title}: ${ex.functionNames.join(' and ')}`,
       describedBy: id('keys'),
       onRun: () => this.run(),
       onChange: () => this._scheduleSave(),
@@ -296,7 +316,8 @@ export class FfnExerciseElement extends Base {
     const results = el(doc, 'div', { className: 'results', part: 'results' }, [announce, details]);
     const progress = this._progressBox(doc);
 
-    root.append(el(doc, 'section', { part: 'container', 'aria-label': `Exercise ${ex.number}: ${ex.title}` }, [
+    const label = ex.number ? `Exercise ${ex.number}: ${ex.title}` : `Exercise: ${ex.title}`;
+    root.append(el(doc, 'section', { part: 'container', 'aria-label': label }, [
       header, prompt, examples, toolkit, this._editor.root, keysHelp, toolbar, confirmRow, hints, solution, results, progress,
     ]));
 

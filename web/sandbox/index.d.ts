@@ -1,6 +1,12 @@
-// Types for ffn-lab/sandbox: headless grading, the exercise catalog, progress storage, mountExercise and <ffn-exercise>.
+// Types for ffn-lab/sandbox: grading, the exercise catalog and format, progress, mountExercise, <ffn-exercise>.
 
+/** The ffn-lab API module a definition's tests, reference and variants receive (the package's own by default). */
+export type FfnApi = typeof import('../index.js');
+
+/** The built-in exercises' ids. */
 export type ExerciseId = 'gelu' | 'ffn' | 'swiglu' | 'swiglu-backward' | 'memories' | 'gqa-budget';
+/** An exercise by id (a built-in one or one given to defineExercise), as an exercise or as a definition. */
+export type ExerciseRef = ExerciseId | (string & {}) | Exercise | ExerciseDefinition;
 
 export interface Tolerance {
   /** A test value passes when |got - expected| <= atol + rtol * |expected|. */
@@ -44,7 +50,7 @@ export interface Diagnosis {
 }
 
 export interface GradeReport {
-  exercise: ExerciseId;
+  exercise: string;
   title: string;
   seed: number;
   tolerance: Tolerance;
@@ -83,28 +89,155 @@ export interface GradeOptions {
   onProgress?: (testIndex: number) => void;
 }
 
-/** Grade learner source for one exercise, in browsers (a worker inside a sandboxed iframe) and Node (worker_threads). Never rejects on learner behaviour. */
-export function gradeExercise(id: ExerciseId, source: string, options?: GradeOptions): Promise<GradeReport>;
+/**
+ * Grade learner source for one exercise, in browsers (a worker inside a sandboxed iframe) and Node (worker_threads).
+ * Never rejects on learner behaviour; rejects with an ExerciseDefinitionError when the exercise's definition is
+ * invalid.
+ */
+export function gradeExercise(exercise: ExerciseRef, source: string, options?: GradeOptions): Promise<GradeReport>;
 
-export interface Exercise {
-  id: ExerciseId;
-  number: number;
-  level: string;
-  title: string;
-  functions: string[];
-  /** Trusted HTML written by ffn-lab. */
-  prompt: string;
-  starter: string;
-  examples: string[];
-  hints: [string, string, string];
-  solution: string;
-  tolerance: Tolerance;
-  tests(rng: unknown, api: unknown): unknown[];
-  variants: { id: string; fn: string; title: string; message: string; anyOf?: boolean; compute(args: unknown[], api: unknown): unknown }[];
+/* ---------------- the exercise format (web/sandbox/README.md, "Write your own exercise") ---------------- */
+
+/** An integer array of indices: item and order word the learner's messages ("2nd strongest: got memory 4"). */
+export interface IndicesKind {
+  kind: 'integers';
+  item?: string;
+  order?: string;
+}
+export type ScalarKind = 'tensor' | 'number' | 'integer' | 'integers' | IndicesKind;
+/** What a learner's function returns: one kind, or an object with one kind per key. */
+export type ReturnKind = ScalarKind | { [key: string]: ScalarKind };
+
+/** The seeded random source handed to a definition's tests(). */
+export interface Rng {
+  /** A float in [0, 1). */
+  next(): number;
+  /** A standard normal draw. */
+  normal(): number;
+  uniform(lo: number, hi: number): number;
+  /** An integer in [lo, hi]. */
+  int(lo: number, hi: number): number;
+  /** A float32 tensor with N(0, scale^2) entries. */
+  randn(shape: number[], scale?: number): { data: Float32Array; shape: number[] };
+  /** A float32 tensor with U(lo, hi) entries. */
+  rand(shape: number[], lo: number, hi: number): { data: Float32Array; shape: number[] };
 }
 
+/** One named hidden test: the function it calls and the arguments (tensors are { data, shape }). */
+export interface TestCase {
+  name: string;
+  fn: string;
+  args: any[];
+}
+
+export interface VariantDefinition {
+  /** Lower-case id; several entries may share one (the same mistake in several functions or forms). */
+  id: string;
+  fn: string;
+  title: string;
+  /** What the learner is told when this mistake explains their failures. */
+  message: string;
+  /** The mistaken computation, on the page: (args, api) -> a value of the function's return kind. */
+  compute(args: any[], api: FfnApi): unknown;
+  /** The learner may have made the mistake in some of an object's fields only. */
+  anyOf?: boolean;
+}
+
+export interface ExerciseDefinition {
+  /** 1 to 64 lower-case letters, digits and dashes; unique on the page. */
+  id: string;
+  number?: number;
+  title: string;
+  level: string;
+  /** Allow-listed HTML (web/sandbox/README.md, "Prompt HTML"). */
+  prompt: string;
+  /** One entry per function the learner writes: params such as 'x' or 'bias = true', and the return kind. */
+  functions: Record<string, { params: string[]; returns: ReturnKind }>;
+  starter: string;
+  solution: string;
+  hints: string[];
+  examples?: string[];
+  /** A value passes when |got - ref| <= atol + rtol |ref| (integers exactly). Default { atol: 1e-5, rtol: 1e-5 }. */
+  tolerance?: Tolerance;
+  /** The hidden tests for one seed: draw every random number from rng. Runs on the page. */
+  tests(rng: Rng, api: FfnApi): TestCase[];
+  /** The reference output of each function, computed on the page with the ffn-lab API or plain JS. */
+  reference: Record<string, (args: any[], api: FfnApi) => unknown>;
+  variants?: VariantDefinition[];
+}
+
+export interface ExerciseParam {
+  name: string;
+  hasDefault?: boolean;
+  default?: unknown;
+}
+
+/** A defined exercise (frozen): the definition, checked and normalized. */
+export interface Exercise {
+  readonly id: string;
+  readonly number: number | null;
+  readonly level: string;
+  readonly title: string;
+  readonly functions: Readonly<
+    Record<string, { readonly params: readonly ExerciseParam[]; readonly returns: unknown }>
+  >;
+  readonly functionNames: readonly string[];
+  readonly prompt: string;
+  readonly starter: string;
+  readonly examples: readonly string[];
+  readonly hints: readonly string[];
+  readonly solution: string;
+  readonly tolerance: Tolerance;
+  tests(rng: Rng, api: FfnApi): TestCase[];
+  readonly reference: Readonly<Record<string, (args: any[], api: FfnApi) => unknown>>;
+  readonly variants: readonly (VariantDefinition & { anyOf: boolean })[];
+}
+
+/** Thrown by defineExercise (and by grading or checking, for problems that need the tests' values). */
+export class ExerciseDefinitionError extends TypeError {
+  /** The field at fault: 'id', 'functions.my-fn', 'reference.f', 'variants[2] ("id")', 'prompt', ... */
+  readonly field: string;
+  readonly exercise: string | null;
+}
+
+/**
+ * Check a definition and register it under its id, for <ffn-exercise exercise="id">, mountExercise and gradeExercise.
+ * Throws an ExerciseDefinitionError naming the field. Defining the same object twice returns the same exercise.
+ */
+export function defineExercise(definition: ExerciseDefinition): Exercise;
+
+export interface ExerciseCheckReport {
+  ok: boolean;
+  exercise: string;
+  seeds: number[];
+  /** Number of hidden tests for each seed. */
+  tests: number[];
+  variants: number;
+  problems: { field: string; seed: number | null; message: string }[];
+  /** The report as lines for a terminal. */
+  text: string;
+}
+
+/**
+ * Before publishing: the reference solution passes every test for several seeds, every variant fails and is
+ * diagnosed as itself, the tests are deterministic per seed.
+ */
+export function checkExercise(
+  exercise: ExerciseRef,
+  options?: { seeds?: number[]; api?: unknown; ready?: unknown; timeout?: number; workerUrl?: URL | string },
+): Promise<ExerciseCheckReport>;
+
+/** The hidden tests of an exercise for a seed, with their expected values (for authors). */
+export function hiddenTests(
+  exercise: ExerciseRef,
+  options?: { seed?: number; api?: unknown; ready?: unknown },
+): Promise<(TestCase & { expected: unknown })[]>;
+
+/** The six built-in exercises, in the course's order. */
 export const exercises: readonly Exercise[];
 export const exerciseIds: readonly ExerciseId[];
+/** Every defined exercise's id, built-ins first. */
+export function definedExerciseIds(): string[];
 export function getExercise(id: string): Exercise;
 export const toolkitNames: readonly string[];
 
@@ -156,21 +289,23 @@ export interface MountedExercise {
 }
 
 /** Create an <ffn-exercise> inside container (for frameworks). */
-export function mountExercise(container: Element, id: ExerciseId, options?: MountOptions): MountedExercise;
+export function mountExercise(
+  container: Element,
+  id: ExerciseId | (string & {}),
+  options?: MountOptions,
+): MountedExercise;
 
 /** Register <ffn-exercise> (idempotent); false outside browsers. */
 export function defineFfnExercise(name?: string): boolean;
 
-export function diagnose(exercise: Exercise, tests: unknown[], outcomes: unknown[], api: unknown): Diagnosis[];
-
 export interface FfnExerciseEventMap {
-  'ffn-exercise-run': CustomEvent<{ exercise: ExerciseId }>;
-  'ffn-exercise-result': CustomEvent<{ exercise: ExerciseId; report: GradeReport }>;
-  'ffn-exercise-passed': CustomEvent<{ exercise: ExerciseId; report: GradeReport }>;
-  'ffn-exercise-hint': CustomEvent<{ exercise: ExerciseId; index: number; hint: string }>;
-  'ffn-exercise-solution-shown': CustomEvent<{ exercise: ExerciseId }>;
-  'ffn-exercise-reset': CustomEvent<{ exercise: ExerciseId }>;
-  'ffn-exercise-progress-imported': CustomEvent<{ exercise: ExerciseId; count: number }>;
+  'ffn-exercise-run': CustomEvent<{ exercise: string }>;
+  'ffn-exercise-result': CustomEvent<{ exercise: string; report: GradeReport }>;
+  'ffn-exercise-passed': CustomEvent<{ exercise: string; report: GradeReport }>;
+  'ffn-exercise-hint': CustomEvent<{ exercise: string; index: number; hint: string }>;
+  'ffn-exercise-solution-shown': CustomEvent<{ exercise: string }>;
+  'ffn-exercise-reset': CustomEvent<{ exercise: string }>;
+  'ffn-exercise-progress-imported': CustomEvent<{ exercise: string; count: number }>;
 }
 
 /** <ffn-exercise exercise="gelu" timeout="2000" storage-key="ffn-lab:sandbox:v1"> */

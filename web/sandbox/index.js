@@ -1,15 +1,23 @@
-// ffn-lab/sandbox: headless grading (browser and Node), the exercise catalog, progress storage and mountExercise for frameworks.
-import { exercises as catalog, exerciseIds, getExercise } from './exercises.js';
+// ffn-lab/sandbox: headless grading, the exercise catalog and format, progress storage and mountExercise.
+import { getExercise } from './exercises/index.js';
 import { createProgressStore, memoryStorage, DEFAULT_STORAGE_KEY } from './storage.js';
 import { defineFfnExercise } from './element.js';
 
-export { gradeExercise, diagnose } from './grade.js';
-export { createProgressStore, memoryStorage, DEFAULT_STORAGE_KEY, exerciseIds, getExercise, defineFfnExercise };
+export { gradeExercise } from './grade.js';
+export { checkExercise } from './check.js';
+/** exercises: the six built-ins (frozen, in the course's order); see web/sandbox/README.md for the format. */
+export {
+  exercises,
+  exerciseIds,
+  getExercise,
+  defineExercise,
+  definedExerciseIds,
+  hiddenTests,
+  ExerciseDefinitionError,
+} from './exercises/index.js';
+export { createProgressStore, memoryStorage, DEFAULT_STORAGE_KEY, defineFfnExercise };
 export { FfnExerciseElement } from './element.js';
 export { toolkitNames } from './toolkit.js';
-
-/** The catalog: id, number, level, title, functions, prompt (HTML), starter, examples, hints, solution, tolerance, tests(), variants. */
-export const exercises = catalog;
 
 /**
  * Mount an exercise inside `container` (for React, Vue, Svelte...). Creates an <ffn-exercise> child.

@@ -1,0 +1,481 @@
+// The exercise format: defineExercise checks a definition (naming the field at fault) and registers it.
+import * as defaultApi from '../../ffn.js';
+import { toolkitNames } from '../toolkit.js';
+import { toSpec, specsAgree } from '../compare.js';
+import { parsePromptHtml } from '../prompt-html.js';
+import { makeRng, hashSeed } from './rng.js';
+
+/** The return kinds a learner's function may have; an object of these (one per key) is a kind too. */
+export const RETURN_KINDS = Object.freeze(['tensor', 'number', 'integer', 'integers']);
+
+const DEFAULT_TOLERANCE = Object.freeze({ atol: 1e-5, rtol: 1e-5 });
+const MAX_TEXT = 100000;
+const RESERVED = new Set(
+  (
+    'break case catch class const continue debugger default delete do else enum export extends false finally for ' +
+    'function if import in instanceof new null return super switch this throw true try typeof var void while with ' +
+    'yield let static implements interface package private protected public await arguments eval undefined NaN ' +
+    'Infinity globalThis __ffnToolkit'
+  ).split(' '),
+);
+
+const registry = new Map(); // id -> exercise, in definition order
+const listeners = new Set();
+const validated = new WeakMap(); // exercise -> WeakMap(api -> true | Error)
+const normalized = new WeakSet(); // every exercise normalizeExercise returned
+
+/** An invalid definition: `field` names the part at fault ("functions.my-fn", "variants[2].compute"). */
+export class ExerciseDefinitionError extends TypeError {
+  constructor(id, field, message) {
+    super(`defineExercise(${id ? JSON.stringify(id) : 'definition'}): ${field}: ${message}`);
+    this.name = 'ExerciseDefinitionError';
+    this.field = field;
+    this.exercise = id || null;
+  }
+}
+
+const describe = (v) => {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  if (typeof v === 'string') return JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v);
+  return typeof v === 'object' ? 'an object' : `${typeof v} ${String(v).slice(0, 40)}`;
+};
+const isPlainObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+const IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+
+/** Why `name` cannot be a learner's function name, or null when it can. */
+function badFunctionName(name) {
+  if (!IDENT.test(name)) return `${JSON.stringify(name.slice(0, 40))} is not a JavaScript identifier`;
+  if (RESERVED.has(name)) return `${name} is a reserved word or a global the sandbox needs`;
+  if (toolkitNames.includes(name)) return `${name} is a toolkit function in learner scope; choose another name`;
+  return null;
+}
+
+/** 'name' or 'name = default' (a JSON literal: true, false, null, a number or a string). */
+function parseParam(text, fail) {
+  if (typeof text !== 'string') fail(`must be a string such as 'x' or 'bias = true'; got ${describe(text)}`);
+  const m = /^\s*([A-Za-z_$][A-Za-z0-9_$]*)\s*(?:=\s*(.+?))?\s*$/.exec(text);
+  if (!m) fail(`${describe(text)} is not a parameter ('name' or 'name = default')`);
+  const param = { name: m[1] };
+  if (m[2] !== undefined) {
+    try {
+      param.default = JSON.parse(m[2]);
+    } catch {
+      fail(`the default of ${m[1]} must be true, false, null, a number or a "string"; got ${m[2].slice(0, 40)}`);
+    }
+    param.hasDefault = true;
+  }
+  return param;
+}
+
+/** Normalize a return kind: a kind name, { kind: 'integers', item, order }, or an object { key: kind }. */
+function parseKind(kind, fail, depth = 0) {
+  if (typeof kind === 'string') {
+    if (!RETURN_KINDS.includes(kind))
+      fail(`${describe(kind)} is not a return kind (${RETURN_KINDS.join(', ')}, or an object of those)`);
+    return { kind };
+  }
+  if (isPlainObject(kind) && typeof kind.kind === 'string') {
+    if (kind.kind !== 'integers') fail(`only 'integers' takes a description object; got kind ${describe(kind.kind)}`);
+    for (const k of Object.keys(kind)) if (!['kind', 'item', 'order'].includes(k)) fail(`unknown key ${describe(k)}`);
+    for (const k of ['item', 'order']) {
+      if (kind[k] !== undefined && (typeof kind[k] !== 'string' || !kind[k] || kind[k].length > 40))
+        fail(`${k} must be a short word`);
+    }
+    return {
+      kind: 'integers',
+      ...(kind.item ? { item: kind.item } : {}),
+      ...(kind.order ? { order: kind.order } : {}),
+    };
+  }
+  if (isPlainObject(kind) && depth === 0) {
+    const keys = Object.keys(kind);
+    if (!keys.length) fail('an object result needs at least one key');
+    const entries = {};
+    for (const key of keys) {
+      if (!IDENT.test(key) || key.length > 64) fail(`the result key ${describe(key)} is not an identifier`);
+      entries[key] = parseKind(kind[key], (msg) => fail(`${key}: ${msg}`), 1);
+    }
+    return { kind: 'object', entries };
+  }
+  return fail(`must be one of ${RETURN_KINDS.join(', ')} or an object of those; got ${describe(kind)}`);
+}
+
+function text(def, field, fail, { optional = false, max = MAX_TEXT } = {}) {
+  const v = def[field];
+  if (v === undefined && optional) return undefined;
+  if (typeof v !== 'string' || !v.trim())
+    fail(field, v === undefined ? 'is missing' : `must be a non-empty string; got ${describe(v)}`);
+  if (v.length > max) fail(field, `has ${v.length} characters; the limit is ${max}`);
+  return v;
+}
+
+function textList(def, field, fail, { optional = false, min = 1 } = {}) {
+  const v = def[field];
+  if (v === undefined && optional) return [];
+  if (!Array.isArray(v))
+    fail(field, v === undefined ? 'is missing' : `must be an array of strings; got ${describe(v)}`);
+  if (v.length < min) fail(field, `needs at least ${min} entr${min === 1 ? 'y' : 'ies'}`);
+  v.forEach((s, i) => {
+    if (typeof s !== 'string' || !s.trim() || s.length > 2000)
+      fail(`${field}[${i}]`, `must be a non-empty string of at most 2000 characters; got ${describe(s)}`);
+  });
+  return Object.freeze(v.slice());
+}
+
+const KNOWN_FIELDS = new Set([
+  'id',
+  'number',
+  'title',
+  'level',
+  'prompt',
+  'functions',
+  'starter',
+  'solution',
+  'hints',
+  'examples',
+  'tolerance',
+  'tests',
+  'reference',
+  'variants',
+]);
+
+/** Check a definition's structure and return the frozen exercise the grader uses (not registered). */
+export function normalizeExercise(def) {
+  if (!isPlainObject(def))
+    throw new ExerciseDefinitionError(null, 'definition', `must be an object; got ${describe(def)}`);
+  const rawId = typeof def.id === 'string' ? def.id : null;
+  const fail = (field, message) => {
+    throw new ExerciseDefinitionError(rawId, field, message);
+  };
+  for (const k of Object.keys(def))
+    if (!KNOWN_FIELDS.has(k))
+      fail(k, `is not a field of an exercise definition (fields: ${[...KNOWN_FIELDS].join(', ')})`);
+  if (def.id === undefined) fail('id', 'is missing');
+  if (typeof def.id !== 'string' || !/^[a-z0-9][a-z0-9-]{0,63}$/.test(def.id)) {
+    fail(
+      'id',
+      'must be 1 to 64 lower-case letters, digits and dashes (it names the exercise in the exercise attribute ' +
+        `and in saved progress); got ${describe(def.id)}`,
+    );
+  }
+  if (def.number !== undefined && !(Number.isInteger(def.number) && def.number > 0 && def.number < 1000))
+    fail('number', `must be a positive whole number; got ${describe(def.number)}`);
+  const title = text(def, 'title', fail, { max: 200 });
+  const level = text(def, 'level', fail, { max: 60 });
+  const prompt = text(def, 'prompt', fail, { max: 20000 });
+  const { problems } = parsePromptHtml(prompt);
+  if (problems.length) fail('prompt', `${problems.join('; ')} (see "Prompt HTML" in web/sandbox/README.md)`);
+
+  if (def.functions === undefined) fail('functions', 'is missing');
+  if (!isPlainObject(def.functions) || !Object.keys(def.functions).length)
+    fail(
+      'functions',
+      `must be an object with one entry per function the learner writes; got ${describe(def.functions)}`,
+    );
+  const functions = {};
+  for (const [name, spec] of Object.entries(def.functions)) {
+    const field = `functions.${name}`;
+    const why = badFunctionName(name);
+    if (why) fail(field, why);
+    if (!isPlainObject(spec)) fail(field, `must be { params, returns }; got ${describe(spec)}`);
+    for (const k of Object.keys(spec))
+      if (!['params', 'returns'].includes(k)) fail(`${field}.${k}`, 'is not a field of a function (params, returns)');
+    if (!Array.isArray(spec.params))
+      fail(
+        `${field}.params`,
+        spec.params === undefined ? 'is missing' : `must be an array of parameter names; got ${describe(spec.params)}`,
+      );
+    const params = spec.params.map((p, i) => parseParam(p, (msg) => fail(`${field}.params[${i}]`, msg)));
+    const seen = new Set();
+    params.forEach((p, i) => {
+      if (seen.has(p.name)) fail(`${field}.params[${i}]`, `${p.name} appears twice`);
+      seen.add(p.name);
+      if (i > 0 && params[i - 1].hasDefault && !p.hasDefault)
+        fail(`${field}.params[${i}]`, `${p.name} has no default but follows a parameter that has one`);
+    });
+    if (spec.returns === undefined) fail(`${field}.returns`, 'is missing');
+    const returns = parseKind(spec.returns, (msg) => fail(`${field}.returns`, msg));
+    functions[name] = Object.freeze({
+      params: Object.freeze(params.map((p) => Object.freeze(p))),
+      returns: deepFreeze(returns),
+    });
+  }
+  const functionNames = Object.freeze(Object.keys(functions));
+
+  const starter = text(def, 'starter', fail);
+  const solution = text(def, 'solution', fail);
+  const hints = textList(def, 'hints', fail);
+  const examples = textList(def, 'examples', fail, { optional: true, min: 0 });
+
+  let tolerance = DEFAULT_TOLERANCE;
+  if (def.tolerance !== undefined) {
+    const t = def.tolerance;
+    if (!isPlainObject(t)) fail('tolerance', `must be { atol, rtol }; got ${describe(t)}`);
+    for (const k of ['atol', 'rtol']) {
+      if (!(typeof t[k] === 'number' && Number.isFinite(t[k]) && t[k] >= 0))
+        fail(`tolerance.${k}`, `must be a finite number >= 0; got ${describe(t[k])}`);
+    }
+    tolerance = Object.freeze({ atol: t.atol, rtol: t.rtol });
+  }
+
+  if (def.tests === undefined) fail('tests', 'is missing');
+  if (typeof def.tests !== 'function')
+    fail('tests', `must be a function (rng, api) returning [{ name, fn, args }]; got ${describe(def.tests)}`);
+  if (def.reference === undefined) fail('reference', 'is missing');
+  if (!isPlainObject(def.reference))
+    fail(
+      'reference',
+      `must be an object with one function (args, api) per learner function; got ${describe(def.reference)}`,
+    );
+  for (const name of functionNames) {
+    if (typeof def.reference[name] !== 'function')
+      fail(
+        `reference.${name}`,
+        def.reference[name] === undefined
+          ? 'is missing'
+          : `must be a function (args, api); got ${describe(def.reference[name])}`,
+      );
+  }
+  for (const name of Object.keys(def.reference))
+    if (!functions[name]) fail(`reference.${name}`, `is not one of the functions (${functionNames.join(', ')})`);
+
+  const variants = [];
+  if (def.variants !== undefined && !Array.isArray(def.variants))
+    fail('variants', `must be an array; got ${describe(def.variants)}`);
+  (def.variants || []).forEach((v, i) => {
+    const field = `variants[${i}]`;
+    if (!isPlainObject(v)) fail(field, `must be { id, fn, title, message, compute }; got ${describe(v)}`);
+    const vfail = (k, msg) => fail(`${field}.${k}`, msg);
+    for (const k of Object.keys(v))
+      if (!['id', 'fn', 'title', 'message', 'compute', 'anyOf'].includes(k))
+        vfail(k, 'is not a field of a variant (id, fn, title, message, compute, anyOf)');
+    if (typeof v.id !== 'string' || !/^[a-z0-9][a-z0-9-]{0,63}$/.test(v.id))
+      vfail('id', `must be lower-case letters, digits and dashes; got ${describe(v.id)}`);
+    if (!functions[v.fn])
+      vfail('fn', `must name one of the functions (${functionNames.join(', ')}); got ${describe(v.fn)}`);
+    text(v, 'title', (k, msg) => vfail(k, msg), { max: 200 });
+    text(v, 'message', (k, msg) => vfail(k, msg), { max: 2000 });
+    if (typeof v.compute !== 'function')
+      vfail(
+        'compute',
+        v.compute === undefined ? 'is missing' : `must be a function (args, api); got ${describe(v.compute)}`,
+      );
+    if (v.anyOf !== undefined && typeof v.anyOf !== 'boolean')
+      vfail('anyOf', `must be true or false; got ${describe(v.anyOf)}`);
+    variants.push(
+      Object.freeze({
+        id: v.id,
+        fn: v.fn,
+        title: v.title,
+        message: v.message,
+        compute: v.compute,
+        anyOf: v.anyOf === true,
+      }),
+    );
+  });
+
+  const exercise = Object.freeze({
+    id: def.id,
+    number: def.number ?? null,
+    title,
+    level,
+    prompt,
+    functions: Object.freeze(functions),
+    functionNames,
+    starter,
+    solution,
+    hints,
+    examples,
+    tolerance,
+    tests: def.tests,
+    reference: Object.freeze({ ...def.reference }),
+    variants: Object.freeze(variants),
+  });
+  normalized.add(exercise);
+  return exercise;
+}
+
+function deepFreeze(o) {
+  if (o && typeof o === 'object') {
+    for (const v of Object.values(o)) deepFreeze(v);
+    Object.freeze(o);
+  }
+  return o;
+}
+
+/**
+ * Generate the hidden tests of `exercise` for `seed`: the definition's cases with the reference outputs as
+ * expected specs. Throws an ExerciseDefinitionError naming the field when a case or a reference is malformed.
+ */
+export function generateTests(exercise, seed, api) {
+  const fail = (field, message) => {
+    throw new ExerciseDefinitionError(exercise.id, field, message);
+  };
+  let cases;
+  try {
+    cases = exercise.tests(makeRng(hashSeed(exercise.id, seed)), api);
+  } catch (e) {
+    fail('tests', `threw for seed ${seed}: ${e && e.message}`);
+  }
+  if (!Array.isArray(cases) || !cases.length)
+    fail('tests', `must return a non-empty array of { name, fn, args }; got ${describe(cases)}`);
+  const names = new Set();
+  return cases.map((c, i) => {
+    const field = `tests (case ${i}${c && typeof c.name === 'string' ? `, "${c.name.slice(0, 60)}"` : ''})`;
+    if (!isPlainObject(c)) fail(field, `must be { name, fn, args }; got ${describe(c)}`);
+    if (typeof c.name !== 'string' || !c.name.trim() || c.name.length > 200)
+      fail(field, 'name must be a non-empty string of at most 200 characters');
+    if (names.has(c.name)) fail(field, 'two cases have this name; names must be unique');
+    names.add(c.name);
+    const fn = exercise.functions[c.fn];
+    if (!fn)
+      fail(field, `fn must name one of the functions (${exercise.functionNames.join(', ')}); got ${describe(c.fn)}`);
+    if (!Array.isArray(c.args)) fail(field, `args must be an array; got ${describe(c.args)}`);
+    const required = fn.params.filter((p) => !p.hasDefault).length;
+    if (c.args.length < required || c.args.length > fn.params.length) {
+      fail(
+        field,
+        `${c.fn} takes ${required === fn.params.length ? required : `${required} to ${fn.params.length}`} ` +
+          `arguments; the case gives ${c.args.length}`,
+      );
+    }
+    let value;
+    try {
+      value = exercise.reference[c.fn](c.args, api);
+    } catch (e) {
+      fail(`reference.${c.fn}`, `threw on the case "${c.name.slice(0, 60)}": ${e && e.message}`);
+    }
+    let expected;
+    try {
+      expected = toSpec(value, fn.returns);
+    } catch (e) {
+      fail(`reference.${c.fn}`, `on the case "${c.name.slice(0, 60)}": ${e.message}`);
+    }
+    return { name: c.name, fn: c.fn, args: c.args, expected };
+  });
+}
+
+/** Each variant's value on each test of its function (null where it throws or has the wrong form). */
+export function variantSpecs(exercise, variant, tests, api) {
+  const returns = exercise.functions[variant.fn].returns;
+  return tests.map((t) => {
+    if (t.fn !== variant.fn) return null;
+    try {
+      return toSpec(variant.compute(t.args, api), returns);
+    } catch {
+      return null;
+    }
+  });
+}
+
+/**
+ * The checks that need the tests' values (seed 1): every case well formed, every reference output of its
+ * declared kind, and every variant different from the reference on at least one test. Throws the
+ * ExerciseDefinitionError of the first problem. Done once per exercise and api.
+ */
+export function validateValues(exercise, api) {
+  let perApi = validated.get(exercise);
+  if (!perApi) validated.set(exercise, (perApi = new WeakMap()));
+  const key = typeof api === 'object' || typeof api === 'function' ? api : defaultApi;
+  const known = perApi.get(key);
+  if (known === true) return;
+  if (known) throw known;
+  try {
+    const tests = generateTests(exercise, 1, api);
+    exercise.variants.forEach((v, i) => {
+      const specs = variantSpecs(exercise, v, tests, api);
+      const mine = tests.filter((t) => t.fn === v.fn);
+      if (!mine.length) throw new ExerciseDefinitionError(exercise.id, `variants[${i}]`, `no test calls ${v.fn}`);
+      const differs = tests.some((t, j) => specs[j] && !specsAgree(specs[j], t.expected, exercise.tolerance));
+      if (!differs) {
+        const why = specs.every((s, j) => tests[j].fn !== v.fn || s === null)
+          ? 'compute throws or returns the wrong kind on every test'
+          : 'never differs from the reference on the hidden tests (seed 1), so a learner who makes this mistake ' +
+            'passes; add a test where it differs';
+        throw new ExerciseDefinitionError(exercise.id, `variants[${i}] ("${v.id}")`, why);
+      }
+    });
+    perApi.set(key, true);
+  } catch (e) {
+    perApi.set(key, e);
+    throw e;
+  }
+}
+
+/** Whether `api` can compute now (its wasm is loaded), so value checks can run synchronously. */
+function apiReady(api) {
+  try {
+    api.wasmInfo();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Define an exercise: check the definition, register it under its id and return the frozen exercise.
+ * Structural problems throw at once (an ExerciseDefinitionError naming the field). The checks that need the
+ * tests' values (a variant that never differs from the reference, a reference of the wrong kind) run here too
+ * when ffn-lab's wasm is already loaded (await ready() first), or else before the exercise's first grading.
+ */
+export function defineExercise(definition) {
+  const existing =
+    isPlainObject(definition) && typeof definition.id === 'string' ? registry.get(definition.id) : undefined;
+  if (existing && (existing.exercise === definition || existing.source === definition)) return existing.exercise;
+  const exercise = normalizeExercise(definition);
+  if (existing)
+    throw new ExerciseDefinitionError(
+      exercise.id,
+      'id',
+      `"${exercise.id}" is already defined (ids are unique on a page)`,
+    );
+  if (apiReady(defaultApi)) validateValues(exercise, defaultApi);
+  registry.set(exercise.id, { exercise, source: definition });
+  for (const fn of [...listeners]) {
+    try {
+      fn(exercise);
+    } catch {
+      // a listener's failure is its own
+    }
+  }
+  return exercise;
+}
+
+/** The exercise with this id (built-in or defined); a RangeError listing the known ids otherwise. */
+export function getExercise(id) {
+  const entry = typeof id === 'string' ? registry.get(id) : undefined;
+  if (!entry)
+    throw new RangeError(`unknown exercise "${String(id).slice(0, 80)}"; known: ${[...registry.keys()].join(', ')}`);
+  return entry.exercise;
+}
+
+/** Accept an exercise id, a defined exercise or a definition; return the exercise. */
+export function resolveExercise(what) {
+  if (typeof what === 'string') return getExercise(what);
+  if (normalized.has(what)) return what;
+  if (isPlainObject(what) && typeof what.id === 'string') {
+    const entry = registry.get(what.id);
+    if (entry && (entry.exercise === what || entry.source === what)) return entry.exercise;
+    return normalizeExercise(what);
+  }
+  throw new TypeError(`expected an exercise id or definition; got ${describe(what)}`);
+}
+
+/** Every defined exercise's id, built-ins first. */
+export function definedExerciseIds() {
+  return [...registry.keys()];
+}
+
+/** Call fn(exercise) whenever an exercise is defined; returns a function that stops it. */
+export function onExerciseDefined(fn) {
+  listeners.add(fn);
+  return () => listeners.delete(fn);
+}
+
+/** The hidden tests of an exercise for a seed, with expected values (for authors inspecting their tests). */
+export async function hiddenTests(what, { seed = 1, api = defaultApi, ready } = {}) {
+  const exercise = resolveExercise(what);
+  await api.ready(ready);
+  return generateTests(exercise, seed, api);
+}

@@ -1,0 +1,44 @@
+// The hidden tests' seeded random source: makeRng (mulberry32) and hashSeed (one stream per exercise).
+
+/** mulberry32: a small, fast, seedable PRNG. Returns helpers for floats in [0, 1), normals and float32 tensors. */
+export function makeRng(seed) {
+  let a = seed >>> 0;
+  const next = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const normal = () => {
+    const u = Math.max(next(), 1e-12);
+    return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * next());
+  };
+  const count = (shape) => shape.reduce((p, s) => p * s, 1);
+  return {
+    next,
+    normal,
+    uniform: (lo, hi) => lo + (hi - lo) * next(),
+    /** An integer in [lo, hi]. */
+    int: (lo, hi) => lo + Math.floor((hi - lo + 1) * next()),
+    /** A float32 tensor with N(0, scale^2) entries. */
+    randn: (shape, scale = 1) => {
+      const data = new Float32Array(count(shape));
+      for (let i = 0; i < data.length; i++) data[i] = normal() * scale;
+      return { data, shape: shape.slice() };
+    },
+    /** A float32 tensor with U(lo, hi) entries. */
+    rand: (shape, lo, hi) => {
+      const data = new Float32Array(count(shape));
+      for (let i = 0; i < data.length; i++) data[i] = lo + (hi - lo) * next();
+      return { data, shape: shape.slice() };
+    },
+  };
+}
+
+/** FNV-1a of the exercise id, salted with the seed: each exercise gets its own stream for a given seed. */
+export function hashSeed(text, seed = 1) {
+  let h = (2166136261 ^ seed) >>> 0;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619) >>> 0;
+  return h;
+}
