@@ -114,7 +114,13 @@ FFN_API int gemm_pack(float *Bp, const float *B, int K, int N);
 FFN_API double gemm_gated_packed_size(int K, int N);
 /* Wg (K,N), Wu (K,N) -> Bp (gemm_gated_packed_size(K,N) floats), gate and up columns interleaved. */
 FFN_API int gemm_gated_pack(float *Bp, const float *Wg, const float *Wu, int K, int N);
-/* Scratch floats for gemm_forward / gemm_gated_forward with A (M,K). */
+/* The microkernel every packed product runs: FFN_GEMM_SPLAT broadcasts each A value inside the loop
+   (v128.load32_splat); FFN_GEMM_PREBROADCAST has the packing write each A value four times and loads whole
+   vectors (JavaScriptCore compiles it better). Both sum in the same order: results are bit-identical. */
+enum ffn_gemm_kernel { FFN_GEMM_SPLAT = 0, FFN_GEMM_PREBROADCAST = 1 };
+/* Selects kernel when it is an ffn_gemm_kernel (any other value only asks); returns the one in use. */
+FFN_API int gemm_select_kernel(int kernel);
+/* Scratch floats for gemm_forward / gemm_gated_forward with A (M,K), enough for either microkernel. */
 FFN_API double gemm_work_size(int M, int K);
 /* A (M,K) @ B (K,N) + bias (N) -> act -> C (M,N); B packed; bias may be NULL; C must not alias A. */
 FFN_API int gemm_forward(float *C, const float *A, const float *Bp, const float *bias, int M, int K,

@@ -1,4 +1,4 @@
-/* Packed GEMM: weights packed once into 8-wide panels, a 4x8 f32x4 microkernel, fused bias/activation/gate epilogues, resident FFN layers. */
+/* Packed GEMM: weights packed once into 8-wide panels, 4x8 f32x4 microkernels, fused bias/activation/gate epilogues, resident FFN layers. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -52,6 +52,17 @@ FFN_API int ffn_simd_level(void) {
   return 0;
 #endif
 }
+
+/* The microkernel of every packed product (gemm_select_kernel; the loader picks one per engine). */
+static int kernel = FFN_GEMM_SPLAT;
+
+FFN_API int gemm_select_kernel(int k) {
+  if (k == FFN_GEMM_SPLAT || k == FFN_GEMM_PREBROADCAST) kernel = k;
+  return kernel;
+}
+
+/* Floats per A value in a packed strip: 1, or 4 when the packing broadcasts it (FFN_GEMM_PREBROADCAST). */
+static inline int a_lanes(int k) { return k == FFN_GEMM_PREBROADCAST ? 4 : 1; }
 
 /* ---- packing --------------------------------------------------------------------------------- */
 
@@ -108,33 +119,50 @@ FFN_API int gemm_gated_pack(float *Bp, const float *Wg, const float *Wu, int K, 
   return FFN_OK;
 }
 
-/* rows i0..i0+mr-1 of op(A) (.,K) -> Ap (ceil(mr/4), K, 4): strip s row k = op(A)[i0+4s .. +3, k],
-   zero padded. op(A)[i,k] = A[i*lda + k], or A[k*lda + i] when transA (A^T read in place). */
-static void pack_a(float *Ap, const float *A, int transA, int lda, int K, int i0, int mr) {
+/* The 4 values of strip row k, each written once (lanes 1) or four times (lanes 4, a broadcast f32x4). */
+static inline void put_k(float *dst, int lanes, float a0, float a1, float a2, float a3) {
+  if (lanes == 1) {
+    dst[0] = a0, dst[1] = a1, dst[2] = a2, dst[3] = a3;
+    return;
+  }
+  f32x4_store(dst, f32x4_splat(a0)), f32x4_store(dst + 4, f32x4_splat(a1));
+  f32x4_store(dst + 8, f32x4_splat(a2)), f32x4_store(dst + 12, f32x4_splat(a3));
+}
+
+/* rows i0..i0+mr-1 of op(A) (.,K) -> Ap (ceil(mr/4), K, 4 * lanes): strip s row k = op(A)[i0+4s .. +3, k],
+   each value lanes times (1, or 4 for FFN_GEMM_PREBROADCAST), zero padded. op(A)[i,k] = A[i*lda + k], or
+   A[k*lda + i] when transA (A^T read in place). */
+static void pack_a(float *Ap, const float *A, int transA, int lda, int K, int i0, int mr, int lanes) {
   if (K == 0) return; /* nothing to pack (A may be NULL) */
+  size_t w = (size_t)MR * lanes; /* floats per strip row */
   for (int s = 0; s < mr; s += MR) {
     int rows = imin(MR, mr - s);
-    float *dst = Ap + (size_t)s * K;
+    float *dst = Ap + (size_t)s * K * lanes;
     if (transA) { /* the 4 rows of a strip are 4 consecutive floats of each row k of A */
       const float *a = A + i0 + s;
-      for (int k = 0; k < K; k++, dst += MR, a += lda)
-        for (int r = 0; r < MR; r++) dst[r] = r < rows ? a[r] : 0.0f;
+      for (int k = 0; k < K; k++, dst += w, a += lda) {
+        float v[MR];
+        for (int r = 0; r < MR; r++) v[r] = r < rows ? a[r] : 0.0f;
+        put_k(dst, lanes, v[0], v[1], v[2], v[3]);
+      }
       continue;
     }
     const float *a = A + (size_t)(i0 + s) * lda;
     if (rows == MR) {
       const float *a0 = a, *a1 = a + lda, *a2 = a + 2 * (size_t)lda, *a3 = a + 3 * (size_t)lda;
-      for (int k = 0; k < K; k++, dst += MR) {
-        dst[0] = a0[k], dst[1] = a1[k], dst[2] = a2[k], dst[3] = a3[k];
-      }
+      for (int k = 0; k < K; k++, dst += w) put_k(dst, lanes, a0[k], a1[k], a2[k], a3[k]);
     } else {
-      for (int k = 0; k < K; k++, dst += MR)
-        for (int r = 0; r < MR; r++) dst[r] = r < rows ? a[(size_t)r * lda + k] : 0.0f;
+      for (int k = 0; k < K; k++, dst += w) {
+        float v[MR];
+        for (int r = 0; r < MR; r++) v[r] = r < rows ? a[(size_t)r * lda + k] : 0.0f;
+        put_k(dst, lanes, v[0], v[1], v[2], v[3]);
+      }
     }
   }
 }
 
-/* Rows of A per block: the packed block (mc x K) stays within A_BUDGET floats. */
+/* Rows of A per block: the packed block (mc x K) stays within A_BUDGET floats (4 times that when the
+   packing broadcasts A: fewer rows per block, each panel group read from L3 more often, ran slower). */
 static int row_block(int M, int K) {
   int mc = K > 0 ? A_BUDGET / K : M;
   mc = mc / MR * MR;
@@ -148,11 +176,12 @@ static int k_block(int K) {
   return nk > 1 ? (K + nk - 1) / nk : K;
 }
 
-/* Floats of packed A a call needs: the K-blocked GEMM or the unblocked gated one. */
+/* Floats of packed A a call needs: the K-blocked GEMM or the unblocked gated one, each A value four times
+   (FFN_GEMM_PREBROADCAST) whichever microkernel is selected, so the size never depends on the selection. */
 static size_t a_floats(int M, int K) {
   int kc = k_block(K);
   size_t blocked = (size_t)row_block(M, kc) * kc, full = (size_t)row_block(M, K) * K;
-  return (blocked > full ? blocked : full) + (size_t)MR * NC;
+  return 4 * (blocked > full ? blocked : full) + (size_t)MR * NC;
 }
 
 /* Scratch floats gemm_forward / gemm_gated_forward need for A (M,K). Negative sizes -> -1. */
@@ -164,28 +193,52 @@ FFN_API double gemm_work_size(int M, int K) {
 
 /* ---- microkernels ---------------------------------------------------------------------------- */
 
-/* Ap (K,4) strip @ Bp (K,8) panel -> acc (4 rows x 2 f32x4), sums in order k = 0..K-1. A function of
-   its own, not inlined into the loop nests: SpiderMonkey's register allocation of the inlined loop ran
-   the GEMM at 0.55 of its peak loop, the call at 1.0 (V8 and JavaScriptCore run both alike). */
-static __attribute__((noinline)) void ukr_4x8(const float *Ap, const float *Bp, int K, f32x4 acc[MR][2]) {
+/* Ap strip @ Bp (K,8) panel -> acc (4 rows x 2 f32x4), sums in order k = 0..K-1. The strip holds K rows
+   of lanes * 4 floats: row values (lanes 1), broadcast by load32_splat here, or each value already in all
+   four lanes (lanes 4, FFN_GEMM_PREBROADCAST), loaded whole. Inlined into each microkernel with a constant
+   lanes, so each loop has only its own loads. */
+static inline void ukr_body(const float *Ap, const float *Bp, int K, f32x4 acc[MR][2], int lanes) {
   f32x4 c00 = f32x4_splat(0.0f), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00,
         c31 = c00;
-  for (int k = 0; k < K; k++, Ap += MR, Bp += NR) {
+#define A_ROW(r) (lanes == 1 ? SPLAT_LOAD(Ap + (r)) : f32x4_load(Ap + 4 * (r)))
+  for (int k = 0; k < K; k++, Ap += MR * lanes, Bp += NR) {
     f32x4 b0 = f32x4_load(Bp), b1 = f32x4_load(Bp + 4), a;
-    a = SPLAT_LOAD(Ap + 0);
+    a = A_ROW(0);
     c00 = f32x4_madd(c00, a, b0), c01 = f32x4_madd(c01, a, b1);
     ORDER_BARRIER();
-    a = SPLAT_LOAD(Ap + 1);
+    a = A_ROW(1);
     c10 = f32x4_madd(c10, a, b0), c11 = f32x4_madd(c11, a, b1);
     ORDER_BARRIER();
-    a = SPLAT_LOAD(Ap + 2);
+    a = A_ROW(2);
     c20 = f32x4_madd(c20, a, b0), c21 = f32x4_madd(c21, a, b1);
     ORDER_BARRIER();
-    a = SPLAT_LOAD(Ap + 3);
+    a = A_ROW(3);
     c30 = f32x4_madd(c30, a, b0), c31 = f32x4_madd(c31, a, b1);
   }
+#undef A_ROW
   acc[0][0] = c00, acc[0][1] = c01, acc[1][0] = c10, acc[1][1] = c11;
   acc[2][0] = c20, acc[2][1] = c21, acc[3][0] = c30, acc[3][1] = c31;
+}
+
+/* The microkernels are functions of their own, not inlined into the loop nests: SpiderMonkey's register
+   allocation of the inlined loop ran the GEMM at 0.55 of its peak loop, the call at 1.0 (V8 and
+   JavaScriptCore run both alike). FFN_GEMM_SPLAT: Ap (K,4), four v128.load32_splat per k. */
+static __attribute__((noinline)) void ukr_4x8(const float *Ap, const float *Bp, int K, f32x4 acc[MR][2]) {
+  ukr_body(Ap, Bp, K, acc, 1);
+}
+
+/* FFN_GEMM_PREBROADCAST: Ap (K,4,4), four v128.load per k. JavaScriptCore compiles a load32_splat at an
+   address offset into a scalar load, a move and a shuffle; a v128.load keeps its offset. */
+static __attribute__((noinline)) void ukr_4x8_pb(const float *Ap, const float *Bp, int K, f32x4 acc[MR][2]) {
+  ukr_body(Ap, Bp, K, acc, 4);
+}
+
+/* The selected microkernel on strip Ap (packed with lanes a_lanes(k)) and panel Bp. */
+static inline void ukr(int k, const float *Ap, const float *Bp, int K, f32x4 acc[MR][2]) {
+  if (k == FFN_GEMM_PREBROADCAST)
+    ukr_4x8_pb(Ap, Bp, K, acc);
+  else
+    ukr_4x8(Ap, Bp, K, acc);
 }
 
 /* x (K) @ np consecutive panels of Bp (each K x 8) -> out (np*8). Four panels stream at once (four
@@ -321,7 +374,7 @@ static void gemm_run(float *C, const float *A, int transA, int lda, const float 
   }
   /* K in blocks of at most KC when K is large: a block of the A strip and of the B panel then stay in L1;
      later blocks add into C, the bias goes with the first block, the activation after the last. */
-  int kc = k_block(K);
+  int kc = k_block(K), uk = kernel, lanes = a_lanes(uk);
   int mc = row_block(M, kc);
   float *Ap = align64(work);
   for (int k0 = 0; k0 < K || k0 == 0; k0 += kc) {
@@ -329,7 +382,7 @@ static void gemm_run(float *C, const float *A, int transA, int lda, const float 
     const float *Ak = k0 ? A + (transA ? (size_t)k0 * lda : (size_t)k0) : A;
     for (int i0 = 0; i0 < M; i0 += mc) {
       int mb = imin(mc, M - i0);
-      pack_a(Ap, Ak, transA, lda, kb, i0, mb);
+      pack_a(Ap, Ak, transA, lda, kb, i0, mb, lanes);
       for (int j0 = 0; j0 < N; j0 += NC) { /* a group of panels: the activation runs on L1-hot rows */
         int nb = imin(NC, N - j0);
         /* the group computed next: the next panels, else the first ones of the next row or K block */
@@ -342,7 +395,7 @@ static void gemm_run(float *C, const float *A, int transA, int lda, const float 
           float *Crow = C + (size_t)(i0 + s) * N;
           for (int c0 = j0; c0 < j0 + nb; c0 += NR) {
             f32x4 acc[MR][2];
-            ukr_4x8(Ap + (size_t)s * kb, Bp + (size_t)(c0 / NR) * K * NR + (size_t)k0 * NR, kb, acc);
+            ukr(uk, Ap + (size_t)s * kb * lanes, Bp + (size_t)(c0 / NR) * K * NR + (size_t)k0 * NR, kb, acc);
             ahead_step(&ah);
             store_tile(Crow + c0, N, acc, bias && first ? bias + c0 : NULL, rows, imin(NR, N - c0),
                        accumulate || !first);
@@ -420,11 +473,11 @@ FFN_API int gemm_gated_forward(float *H, const float *A, const float *Bp, int M,
     }
     return FFN_OK;
   }
-  int mc = row_block(M, K);
-  float *Ap = align64(work), *U = Ap + round16((size_t)mc * K); /* U: MR x NC/2 floats, L1 resident */
+  int uk = kernel, lanes = a_lanes(uk), mc = row_block(M, K);
+  float *Ap = align64(work), *U = Ap + round16((size_t)mc * K * lanes); /* U: MR x NC/2 floats, L1 resident */
   for (int i0 = 0; i0 < M; i0 += mc) {
     int mb = imin(mc, M - i0);
-    pack_a(Ap, A, 0, K, K, i0, mb);
+    pack_a(Ap, A, 0, K, K, i0, mb, lanes);
     for (int j0 = 0; j0 < N; j0 += NC / 2) {
       int nb = imin(NC / 2, N - j0);
       /* the group computed next (as in gemm_run): one contiguous run of panels */
@@ -436,7 +489,7 @@ FFN_API int gemm_gated_forward(float *H, const float *A, const float *Bp, int M,
         float *Hrow = H + (size_t)(i0 + s) * N;
         for (int c = 0; c < nb; c += 4) {
           f32x4 acc[MR][2];
-          ukr_4x8(Ap + (size_t)s * K, Bp + (size_t)((j0 + c) / 4) * K * NR, K, acc);
+          ukr(uk, Ap + (size_t)s * K * lanes, Bp + (size_t)((j0 + c) / 4) * K * NR, K, acc);
           ahead_step(&ah);
           float t[MR * NR];
           for (int r = 0; r < MR; r++) f32x4_store(t + r * NR, acc[r][0]), f32x4_store(t + r * NR + 4, acc[r][1]);

@@ -1,4 +1,4 @@
-// The packed GEMM kernels (src/gemm.c) on the raw wasm exports: against the scalar C reference, a float64 reference and the unfused composition, on every edge shape.
+// The packed GEMM kernels (src/gemm.c) on the raw wasm exports, on each microkernel: against the scalar C reference, a float64 reference and the unfused composition, on every edge shape.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
@@ -98,7 +98,49 @@ function gemm(h, A, B, bias, M, K, N, act) {
 
 const EDGE = [0, 1, 2, 3, 4, 5, 7, 8, 9, 12, 13, 16, 17, 33]; // MR=4 +-1, NR=8 +-1, tile multiples + 1, 0
 
-test('gemm_forward matches the scalar C reference bit for bit and float64 on every edge shape', () => {
+/** The microkernels of src/ffn.h (enum ffn_gemm_kernel): every product test below runs on each. */
+const KERNELS = ['splat', 'prebroadcast'];
+
+/** test(name) once per microkernel, that kernel selected for its duration (the splat one again afterwards). */
+function kernelTest(name, fn) {
+  for (const [code, kernel] of KERNELS.entries()) {
+    test(`${name} [${kernel}]`, () => {
+      assert.equal(ex.gemm_select_kernel(code), code);
+      try {
+        fn();
+      } finally {
+        ex.gemm_select_kernel(0);
+      }
+    });
+  }
+}
+
+test('gemm_select_kernel selects either microkernel, only reports on any other code, and the selected one packs A its own way', () => {
+  const h = heap();
+  try {
+    assert.equal(ex.gemm_select_kernel(-1), 0, 'the splat microkernel is the default');
+    assert.equal(ex.gemm_select_kernel(1), 1);
+    for (const other of [-1, 2, 99]) assert.equal(ex.gemm_select_kernel(other), 1, `code ${other} changed the selection`);
+    // the scratch after a call holds the last packed A strip: 4 floats per k (rows 0..3), or each of them 4 times
+    const [M, K, N] = [4, 3, 8];
+    const A = Float32Array.from({ length: M * K }, (_, i) => i + 1), B = new Float32Array(K * N).fill(1);
+    for (const [code, lanes] of [[0, 1], [1, 4]]) {
+      ex.gemm_select_kernel(code);
+      const pW = h.alloc(ex.gemm_work_size(M, K));
+      const pBp = h.alloc(ex.gemm_packed_size(K, N));
+      ex.gemm_pack(pBp, h.put(B), K, N);
+      assert.equal(ex.gemm_forward(h.alloc(M * N), h.put(A), pBp, 0, M, K, N, 0, pW), 0);
+      const strip = h.get((pW + 63) & -64, 4 * K * lanes);
+      const want = new Float32Array(4 * K * lanes).map((_, i) => A[(Math.floor(i / lanes) % 4) * K + Math.floor(i / (4 * lanes))]);
+      assertEqualBits(strip, want, `packed A strip, ${KERNELS[code]}`);
+    }
+  } finally {
+    ex.gemm_select_kernel(0);
+    h.free();
+  }
+});
+
+kernelTest('gemm_forward matches the scalar C reference bit for bit and float64 on every edge shape', () => {
   const r = rng(11);
   let checked = 0;
   for (const M of EDGE)
@@ -127,7 +169,7 @@ test('gemm_forward matches the scalar C reference bit for bit and float64 on eve
   assert.equal(checked, EDGE.length ** 3);
 });
 
-test('gemm_forward across row blocks, panel groups and the GEMV path (no bias)', () => {
+kernelTest('gemm_forward across row blocks, panel groups and the GEMV path (no bias)', () => {
   const r = rng(12);
   // K=1000 gives 128-row blocks (M=133 crosses one); N=70 and 131 cross the 64-column epilogue groups
   for (const [M, K, N] of [[133, 1000, 70], [1, 1000, 131], [6, 300, 131], [1, 4099, 9], [67, 64, 200]]) {
@@ -143,7 +185,7 @@ test('gemm_forward across row blocks, panel groups and the GEMV path (no bias)',
   }
 });
 
-test('operands and scratch at every 4-byte offset within a cache line give the same bits (the GEMM aligns its scratch itself)', () => {
+kernelTest('operands and scratch at every 4-byte offset within a cache line give the same bits (the GEMM aligns its scratch itself)', () => {
   const r = rng(19);
   const [M, K, N] = [9, 37, 19];
   const h = heap();
@@ -180,7 +222,7 @@ test('operands and scratch at every 4-byte offset within a cache line give the s
   }
 });
 
-test('the fused bias + activation epilogue equals the unfused act_forward(A @ B + b) for every activation', () => {
+kernelTest('the fused bias + activation epilogue equals the unfused act_forward(A @ B + b) for every activation', () => {
   const r = rng(13);
   for (const act of ACTS)
     for (const [M, K, N] of [[1, 9, 13], [5, 17, 70], [8, 8, 8], [13, 33, 9], [2, 3, 131], [6, 1100, 20]]) {
@@ -206,7 +248,7 @@ test('the fused bias + activation epilogue equals the unfused act_forward(A @ B 
     }
 });
 
-test('gemm_gated_forward computes act(A Wg) * (A Wu) in one pass, equal to the unfused composition', () => {
+kernelTest('gemm_gated_forward computes act(A Wg) * (A Wu) in one pass, equal to the unfused composition', () => {
   const r = rng(14);
   for (const act of ACTS)
     for (const [M, K, N] of [[1, 7, 5], [1, 33, 70], [2, 9, 3], [5, 17, 33], [9, 8, 64], [4, 1, 1], [6, 16, 100]]) {
@@ -230,7 +272,7 @@ test('gemm_gated_forward computes act(A Wg) * (A Wu) in one pass, equal to the u
     }
 });
 
-test('NaN propagates through its row; +-1e4 inputs give no spurious NaN', () => {
+kernelTest('NaN propagates through its row; +-1e4 inputs give no spurious NaN', () => {
   const h = heap();
   try {
     const M = 5, K = 9, N = 11;
@@ -275,7 +317,7 @@ test('bad sizes and activation codes return FFN_EINVAL without touching memory',
   assert.equal(ex.gemm_forward(0, 0, 0, 0, 0, 5, 5, 0, 0), 0, 'M = 0 is a valid empty product');
 });
 
-test('ffn_packed_forward and gated_packed_forward match ffn_ref / gated_ffn_ref across token blocks', () => {
+kernelTest('ffn_packed_forward and gated_packed_forward match ffn_ref / gated_ffn_ref across token blocks', () => {
   const r = rng(16);
   for (const [T, d, dff] of [[1, 8, 32], [3, 5, 7], [65, 16, 40], [130, 9, 33], [0, 4, 4]]) {
     const h = heap();
@@ -315,7 +357,7 @@ test('ffn_packed_forward and gated_packed_forward match ffn_ref / gated_ffn_ref 
   }
 });
 
-test('gemm_ex: transposed operands read in place and accumulation, bit-equal to matmul_ref on explicit transposes', () => {
+kernelTest('gemm_ex: transposed operands read in place and accumulation, bit-equal to matmul_ref on explicit transposes', () => {
   const r = rng(17);
   const T = (a, rows, cols) => {
     const t = new Float32Array(a.length);
@@ -362,7 +404,7 @@ test('gemm_ex: transposed operands read in place and accumulation, bit-equal to 
   }
 });
 
-test('swiglu_backward (on gemm_ex): gradients match float64, central finite differences and the scalar reference', () => {
+kernelTest('swiglu_backward (on gemm_ex): gradients match float64, central finite differences and the scalar reference', () => {
   const r = rng(18);
   for (const [N, d, dff] of [[1, 4, 8], [3, 5, 7], [9, 16, 33], [130, 12, 20], [0, 3, 4]]) {
     const h = heap();

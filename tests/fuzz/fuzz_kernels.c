@@ -13,7 +13,8 @@
  *   - activation codes 0..7 plus unknown codes (must be FFN_EINVAL); k of ffn_memories in and out of [0,dff].
  * Every buffer is its own exact-size malloc, so ASan sees any SIMD tail overrun. Checks beyond the
  * sanitizers: return codes; inputs unchanged; outputs identical whatever garbage the output and
- * work buffers held before (no read of uninitialised memory, no accumulation into C); in-place
+ * work buffers held before (no read of uninitialised memory, no accumulation into C) and whichever GEMM
+ * microkernel runs (the family byte's high bit picks the first call's, the second call runs the other); in-place
  * activations equal out-of-place ones; float64 references with a rigorous rounding-error bound
  * (gamma_K * sum|terms| propagated through each stage); NaN in -> NaN out; finite in -> no NaN
  * from the activations; top-k indices distinct, in range and ordered (ties by lower index); the
@@ -941,6 +942,12 @@ static long size_of(double v, const char *what, double at_least, double at_most)
 
 static int bad_size_result(double v) { return v != -1; }
 
+/* The packed-GEMM families call twice: the second call runs the other microkernel (the same bits are required). */
+static void other_kernel(void) {
+  int k = gemm_select_kernel(-1), o = k == FFN_GEMM_SPLAT ? FFN_GEMM_PREBROADCAST : FFN_GEMM_SPLAT;
+  if (gemm_select_kernel(o) != o) failmsg("gemm_select_kernel did not select the other microkernel");
+}
+
 /* C (M,N) = act(A (M,K) @ B (K,N) + bias) through gemm_pack + gemm_forward */
 static void do_gemm(In *in) {
   int M = draw_size(in), K = draw_size(in), N = draw_size(in), a = draw_act(in);
@@ -993,8 +1000,9 @@ static void do_gemm(In *in) {
     if (gemm_forward(C1, A, Bp, bias, M, K, N, a, work) != FFN_OK) failmsg("gemm_forward: valid call not FFN_OK");
     set_pattern(C2, MN, 1);
     set_pattern(work, nw, 1);
+    other_kernel();
     if (gemm_forward(C2, A, Bp, bias, M, K, N, a, work) != FFN_OK) failmsg("gemm_forward: valid call not FFN_OK");
-    same_floats("gemm_forward: result depends on prior contents of C or work", C1, C2, MN * 4);
+    same_floats("gemm_forward: result depends on prior contents of C or work, or on the microkernel", C1, C2, MN * 4);
     for (long i = 0; i < MN; i++) check_tv("gemm_forward", i, C1[i], R[i], strict);
     free(R);
   }
@@ -1045,8 +1053,9 @@ static void do_gemm_gated(In *in) {
     if (gemm_gated_forward(H1, A, Bp, M, K, N, a, work) != FFN_OK) failmsg("gemm_gated_forward: valid call not FFN_OK");
     set_pattern(H2, MN, 1);
     set_pattern(work, nw, 1);
+    other_kernel();
     if (gemm_gated_forward(H2, A, Bp, M, K, N, a, work) != FFN_OK) failmsg("gemm_gated_forward: valid call not FFN_OK");
-    same_floats("gemm_gated_forward: result depends on prior contents of H or work", H1, H2, MN * 4);
+    same_floats("gemm_gated_forward: result depends on prior contents of H or work, or on the microkernel", H1, H2, MN * 4);
     for (long i = 0; i < MN; i++) {
       TV A_ = act_tv(G[i], a), P;
       P.v = A_.v * Uu[i].v;
@@ -1104,10 +1113,11 @@ static void do_packed(In *in) {
       float *Y = r ? Y2 : Y1;
       set_pattern(Y, Td, r);
       set_pattern(work, nw, r);
+      if (r) other_kernel();
       int st = gated ? gated_packed_forward(Y, X, P1, P2, T, d, dff, a, work) : ffn_packed_forward(Y, X, P1, b1, P2, b2, T, d, dff, a, work);
       if (st != FFN_OK) failmsg("packed forward: valid call not FFN_OK");
     }
-    same_floats("packed forward: result depends on prior contents of Y or work", Y1, Y2, Td * 4);
+    same_floats("packed forward: result depends on prior contents of Y or work, or on the microkernel", Y1, Y2, Td * 4);
     for (long i = 0; i < Td; i++) check_tv(gated ? "gated_packed_forward" : "ffn_packed_forward", i, Y1[i], R[i], strict);
     free(R);
   }
@@ -1152,10 +1162,11 @@ static void do_gemm_ex(In *in) {
     float *C = r ? C2 : C1;
     if (acc) memcpy(C, Cin, (size_t)MN * 4);
     else set_pattern(C, MN, r);
+    if (r) other_kernel();
     int st = gemm_ex(C, A, tA, B, tB, M, K, N, acc);
     if (st != FFN_OK) failmsg("gemm_ex: valid call not FFN_OK");
   }
-  same_floats("gemm_ex: result depends on prior contents of C (not accumulating) or differs between runs", C1, C2, MN * 4);
+  same_floats("gemm_ex: result depends on prior contents of C (not accumulating), on the microkernel or differs between runs", C1, C2, MN * 4);
   for (long i = 0; i < MN; i++) check_tv("gemm_ex", i, C1[i], R[i], strict);
   untouched("gemm_ex: A modified", A, MK, A0);
   untouched("gemm_ex: B modified", B, KN, B0);
@@ -1184,7 +1195,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   for (int calls = 0; calls < 4 && in.n > 0; calls++) {
     double before = ffn_heap_in_use();
     if (!(before >= 0) || !isfinite(before)) failmsg("ffn_heap_in_use is not a finite non-negative number");
-    switch (u8(&in) % 11) {
+    uint8_t family = u8(&in);
+    int k = family >> 7 ? FFN_GEMM_PREBROADCAST : FFN_GEMM_SPLAT; /* the GEMM families' first microkernel */
+    if (gemm_select_kernel(k) != k || gemm_select_kernel(-1) != k) failmsg("gemm_select_kernel: selection not kept");
+    switch (family % 11) {
       case 0: do_matmul(&in); break;
       case 1: do_act(&in); break;
       case 2: do_ffn(&in); break;

@@ -1,4 +1,4 @@
-/* Packed GEMM (gemm.c) vs the scalar references on edge shapes, run natively under ASan/UBSan by tests/native.test.js: catches any out-of-bounds pack or store. */
+/* Packed GEMM (gemm.c) vs the scalar references on edge shapes with each microkernel, run natively under ASan/UBSan by tests/native.test.js: catches any out-of-bounds pack or store. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,16 +10,17 @@ static float rnd(void) { rs = rs * 1664525u + 1013904223u; return (float)((rs >>
 /* exact-size heap blocks (so ASan sees any overrun); at least one byte for empty ones */
 static float *fa(size_t n) { float *p = malloc(n ? n * sizeof(float) : 1); for (size_t i = 0; i < n; i++) p[i] = rnd(); return p; }
 static long fails = 0, checks = 0;
+static const char *kname = ""; /* the microkernel under test */
 static void expect_close(const float *a, const float *b, size_t n, float tol, const char *what, int M, int K, int N) {
   for (size_t i = 0; i < n; i++) {
     checks++;
     if (!(fabsf(a[i] - b[i]) <= tol * (1.0f + fabsf(b[i])))) {
-      if (fails++ < 10) printf("FAIL %s %dx%dx%d [%zu]: %g vs %g\n", what, M, K, N, i, a[i], b[i]);
+      if (fails++ < 10) printf("FAIL %s (%s) %dx%dx%d [%zu]: %g vs %g\n", what, kname, M, K, N, i, a[i], b[i]);
       return;
     }
   }
 }
-int main(void) {
+static void run_all(void) {
   static const int S[] = {0, 1, 2, 3, 4, 5, 7, 8, 9, 13, 17, 33, 65};
   int ns = (int)(sizeof S / sizeof S[0]);
   for (int a = 0; a < ns; a++) for (int b = 0; b < ns; b++) for (int c = 0; c < ns; c++) {
@@ -143,6 +144,15 @@ int main(void) {
   if (gated_packed_forward(NULL, NULL, NULL, NULL, 0, 4, 4, 4, NULL) != FFN_OK) fails++;
   if (swiglu_backward(NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, NULL) != FFN_OK) fails++;
   checks += 8;
+}
+
+int main(void) {
+  static const char *names[] = {"splat", "prebroadcast"};
+  for (int k = FFN_GEMM_SPLAT; k <= FFN_GEMM_PREBROADCAST; k++) {
+    kname = names[k];
+    if (gemm_select_kernel(k) != k || gemm_select_kernel(-1) != k) fails++, printf("FAIL gemm_select_kernel(%d)\n", k);
+    run_all();
+  }
   printf("%ld checks, %ld failures\n", checks, fails);
   return fails != 0;
 }
