@@ -1,4 +1,4 @@
-// The public API in JavaScriptCore (jsc, Safari's engine) and SpiderMonkey (gjs, Firefox's engine): bit-identical to V8 on ffn.wasm.
+// The public API in JavaScriptCore (jsc, Safari's engine) and SpiderMonkey (gjs, Firefox's engine): bit-identical to V8 on ffn.wasm, with the GEMM microkernel ready() selects in each.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -12,8 +12,8 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 const RUN = join(HERE, 'engines', 'run.mjs');
 
 const ENGINES = [
-  { name: 'JavaScriptCore', cmd: 'jsc', args: ['-m', RUN], pkg: 'libjavascriptcoregtk-4.0-bin' },
-  { name: 'SpiderMonkey', cmd: 'gjs', args: ['-m', RUN], pkg: 'gjs' },
+  { name: 'JavaScriptCore', cmd: 'jsc', args: ['-m', RUN], pkg: 'libjavascriptcoregtk-4.0-bin', gemmKernel: 'prebroadcast' },
+  { name: 'SpiderMonkey', cmd: 'gjs', args: ['-m', RUN], pkg: 'gjs', gemmKernel: 'splat' },
 ];
 
 /** Why an engine's test cannot run here, or false (node:test skips on null too); with CI set, a missing engine is an error. */
@@ -58,6 +58,7 @@ async function inV8() {
 
 test('the battery is not vacuous in V8: refusals are RangeError/TypeError naming the function, the heap stays flat, known values hold', async () => {
   const r = await inV8();
+  assert.equal(ffn.wasmInfo().gemmKernel, 'splat', 'V8 runs the splat microkernel');
   assert.equal(r.heapFlat, true);
   for (const e of r.errors) {
     assert.ok(e !== 'no error', 'a bad call was not refused');
@@ -75,9 +76,10 @@ test('the battery is not vacuous in V8: refusals are RangeError/TypeError naming
 });
 
 for (const engine of ENGINES) {
-  test(`${engine.name} (${engine.cmd}): every call bit-identical to V8 on ffn.wasm, the same refusals, the heap flat`, { skip: skipReason(engine) }, async () => {
+  test(`${engine.name} (${engine.cmd}): ready() selects the ${engine.gemmKernel} GEMM microkernel; every call bit-identical to V8 on ffn.wasm, the same refusals, the heap flat`, { skip: skipReason(engine) }, async () => {
     const [got, want] = await Promise.all([runEngine(engine), inV8()]);
     assert.equal(got.build, 'simd128');
+    assert.equal(got.gemmKernel, engine.gemmKernel);
     same(got.results, want, engine.cmd);
     assert.equal(got.results.heapFlat, true);
   });

@@ -31,11 +31,12 @@ export function ready(opts) {
 }
 
 /**
- * Which build ready() loaded: { simd: 'relaxed' } (ffn-relaxed.wasm: the GEMM uses f32x4.relaxed_madd,
- * fused or not as the engine chooses) or { simd: 'simd128' } (ffn.wasm).
+ * Which build ready() loaded: simd 'relaxed' (ffn-relaxed.wasm: the GEMM uses f32x4.relaxed_madd, fused or not
+ * as the engine chooses) or 'simd128' (ffn.wasm); gemmKernel 'prebroadcast' (JavaScriptCore) or 'splat'.
  */
 export function wasmInfo() {
-  return { simd: wasm('wasmInfo').simd };
+  const r = wasm('wasmInfo');
+  return { simd: r.simd, gemmKernel: r.gemmKernel };
 }
 
 /** Heap diagnostics (for leak checks): { heapInUse, memoryBytes, maxMemoryBytes, growths }. */

@@ -62,10 +62,15 @@ export interface ReadyOptions {
   relaxed?: 'auto' | boolean;
 }
 
-/** Which build ready() loaded. */
+/** Which build ready() loaded, and which GEMM microkernel it selected. */
 export interface WasmInfo {
   /** `'relaxed'`: ffn-relaxed.wasm (its GEMM uses f32x4.relaxed_madd); `'simd128'`: ffn.wasm. */
   simd: 'relaxed' | 'simd128';
+  /**
+   * The GEMM microkernel chosen for this engine: `'prebroadcast'` (A broadcast by the packing) in JavaScriptCore,
+   * `'splat'` (A broadcast in the loop) elsewhere. Results are bit-identical either way.
+   */
+  gemmKernel: 'splat' | 'prebroadcast';
 }
 
 /** Which build ready() loaded. Throws an Error before ready() resolves. */

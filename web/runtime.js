@@ -124,7 +124,7 @@ function declaredMaxBytes(bytes) {
 
 async function load(src) {
   const { module, bytes } = await resolveSource(src);
-  const record = { exports: null, memory: null, maxBytes: DEFAULT_MAX_WASM_BYTES, growths: 0, simd: 'simd128' };
+  const record = { exports: null, memory: null, maxBytes: DEFAULT_MAX_WASM_BYTES, growths: 0, simd: 'simd128', gemmKernel: 'splat' };
   const imports = {
     env: {
       // The heap moved: every Float32Array view is stale. We never keep views, so we only count the event.
@@ -150,9 +150,30 @@ async function load(src) {
   record.exports = ex;
   record.memory = ex.memory;
   record.simd = typeof ex.ffn_simd_level === 'function' && ex.ffn_simd_level() === 2 ? 'relaxed' : 'simd128';
+  if (typeof ex.gemm_select_kernel === 'function') {
+    record.gemmKernel = GEMM_KERNELS[ex.gemm_select_kernel(GEMM_KERNELS.indexOf(isJavaScriptCore() ? 'prebroadcast' : 'splat'))];
+  }
   const declared = declaredMaxBytes(bytes);
   if (declared != null) record.maxBytes = declared;
   return record;
+}
+
+/** The GEMM microkernels (src/ffn.h enum ffn_gemm_kernel) by the names wasmInfo() reports. */
+const GEMM_KERNELS = ['splat', 'prebroadcast'];
+
+/**
+ * True in JavaScriptCore (Safari, every browser on iOS, Bun), whose Error objects carry own `line` and `column`
+ * numbers (V8's and SpiderMonkey's do not). Its wasm compiler turns the GEMM's v128.load32_splat at an address
+ * offset into a scalar load, a move and a shuffle, so the loader selects the pre-broadcast microkernel there; V8
+ * and SpiderMonkey run the splat one as fast or faster (tests/bench/README.md). No timing: about a microsecond.
+ */
+export function isJavaScriptCore() {
+  try {
+    const e = new Error();
+    return typeof e.line === 'number' && typeof e.column === 'number';
+  } catch {
+    return false;
+  }
 }
 
 /**
