@@ -2,11 +2,12 @@
 
 import * as ref from '../ref.js';
 import { activationGraphs, ortSession, ortGemmSection, interleaved, accuracy, ortFlavour, median, pairedRatio } from './ort.js';
+import { peakLoad, peakLoadLines, hostVerdict, spread } from './peak.js';
 
 const now = () => performance.now();
 
 /** xorshift PRNG -> uniform floats in [-1, 1). */
-function randomArray(n, seed) {
+export function randomArray(n, seed) {
   const a = new Float32Array(n);
   let s = seed >>> 0 || 1;
   for (let i = 0; i < n; i++) {
@@ -24,7 +25,7 @@ function randomArray(n, seed) {
  * Checks rows of Y (M,N) = act(X (M,K) @ W (K,N)) against a float64 recomputation.
  * Rows checked: first, last and up to `sample` more spread over M. Error bound: 2 (K+2) u sum|x w| + 8 u |y|.
  */
-function checkGemm(name, Y, X, W, M, K, N, sample) {
+export function checkGemm(name, Y, X, W, M, K, N, sample) {
   const u = 2 ** -24;
   const rows = new Set([0, M - 1]);
   for (let s = 1; s <= sample && s < M; s++) rows.add(Math.floor((s * M) / (sample + 1)));
@@ -66,7 +67,7 @@ function checkAct(name, y, x, ulps = 8) {
  * gemm_forward on the raw exports with W packed once and X, Y, scratch resident in wasm memory
  * (64-byte aligned, as the layers do): { run() -> Y view, free() }.
  */
-function rawGemm(raw, W, X, M, K, N) {
+export function rawGemm(raw, W, X, M, K, N) {
   const blocks = [];
   const take = (floats) => {
     const p = raw.malloc(floats * 4 + 64) >>> 0;
@@ -95,7 +96,7 @@ const pad = (s, n) => String(s).padStart(n);
 const padEnd = (s, n) => String(s).padEnd(n);
 
 /** The chain count (8..14) at which a peak loop fnOf(chains)(iters, m) runs fastest: 8 flops per step and chain. */
-async function bestChains(fnOf) {
+export async function bestChains(fnOf) {
   let best = 0, bestCh = 12;
   for (const ch of [8, 10, 12, 14]) {
     const f = fnOf(ch);
@@ -104,6 +105,39 @@ async function bestChains(fnOf) {
     if (rate > best) (best = rate), (bestCh = ch);
   }
   return bestCh;
+}
+
+/** The GEMM shapes M x K x N of the bench (the engines section runs those with M > 1). */
+export const GEMM_SHAPES = [
+  [1, 768, 3072],
+  [1, 4096, 11008],
+  [64, 768, 3072],
+  [128, 768, 3072],
+  [512, 768, 3072],
+  [128, 3072, 768],
+  [1024, 1024, 1024],
+];
+
+/** The GEMM microkernels of src/ffn.h (enum ffn_gemm_kernel), as wasmInfo() names them. */
+export const GEMM_KERNELS = ['splat', 'prebroadcast'];
+
+/**
+ * run(), the same call on the other microkernel (the selection restored afterwards), and the names of both;
+ * throws unless both give the same bits (they sum in the same order).
+ */
+export function bothKernels(raw, run) {
+  const chosen = raw.gemm_select_kernel(-1), other = 1 - chosen;
+  const otherRun = () => {
+    raw.gemm_select_kernel(other);
+    try {
+      return run();
+    } finally {
+      raw.gemm_select_kernel(chosen);
+    }
+  };
+  const a = new Uint32Array(Float32Array.from(run()).buffer), b = new Uint32Array(Float32Array.from(otherRun()).buffer);
+  if (a.length !== b.length || a.some((v, i) => v !== b[i])) throw new Error('bench: the two GEMM microkernels give different bits');
+  return { otherRun, chosen: GEMM_KERNELS[chosen], other: GEMM_KERNELS[other] };
 }
 
 /** Batch length, rounds and warm-up of the timed comparisons. */
@@ -249,16 +283,11 @@ export async function runBench({ ffn, raw, tf, probe, maddProbe = null, ort: ort
   log(`ffn-lab build: ${build}`);
 
   /* ---- GEMM through createLinear(...).forward vs XNNPACK tf.matMul, copies in and out included ---- */
-  const shapes = [
-    [1, 768, 3072],
-    [1, 4096, 11008],
-    [64, 768, 3072],
-    [128, 768, 3072],
-    [512, 768, 3072],
-    [128, 3072, 768],
-    [1024, 1024, 1024],
-  ];
+  const shapes = GEMM_SHAPES;
   const rowsOut = [];
+  const peakRates = []; // the peak loop's rate in every round of the GEMM comparisons, in the order they ran
+  const peakRounds = (m, i) => m.rounds[i].map((t) => peakFlops / t / 1e9);
+  let kernels = null;
   for (const [M, K, N] of shapes) {
     const W = randomArray(K * N, 7 + K + N);
     const X = randomArray(M * K, 3 + M);
@@ -280,6 +309,7 @@ export async function runBench({ ffn, raw, tf, probe, maddProbe = null, ort: ort
     const o = big ? { ...opts, batchMs: opts.batchMs * 2, reps: Math.max(3, opts.reps - 4) } : opts;
     const m3 = await interleaved([ours, xnn, peakFn], o);
     const [s1, s2, sp] = m3;
+    const rowPeaks = peakRounds(m3, 2);
     const ratio = pairedRatio(m3, 0, 1); // XNNPACK time / ffn-lab time, round by round
     const ofPeak = (2 * M * K * N * pairedRatio(m3, 0, 2)) / peakFlops; // ffn-lab rate / peak rate, round by round
     // the timed functions' last results are checked again (the same call as timed)
@@ -288,6 +318,7 @@ export async function runBench({ ffn, raw, tf, probe, maddProbe = null, ort: ort
     // array), timed against the peak in a separate interleaved run (so the comparison above is not
     // disturbed): shows how much of the gap to the peak is the kernel and how much the API's copies
     let kernPeak = null;
+    let otherPeak = null;
     let outPeak = null;
     if (M > 1) {
       // forward(X, { out }) into one reused result array: the same copies in and out, without a fresh
@@ -297,13 +328,19 @@ export async function runBench({ ffn, raw, tf, probe, maddProbe = null, ort: ort
       checkGemm('ffn-lab into out', oursOut(), X, W, M, K, N, sample);
       const mo = await interleaved([oursOut, peakFn], o);
       outPeak = (2 * M * K * N * pairedRatio(mo, 0, 1)) / peakFlops;
+      rowPeaks.push(...peakRounds(mo, 1));
       checkGemm('ffn-lab into out (after timing)', oursOut(), X, W, M, K, N, 1);
       layer.dispose();
       const kern = rawGemm(raw, W, X, M, K, N);
       try {
         checkGemm('ffn-lab kernel', kern.run(), X, W, M, K, N, sample);
-        const mk = await interleaved([kern.run, peakFn], o);
-        kernPeak = (2 * M * K * N * pairedRatio(mk, 0, 1)) / peakFlops;
+        // the microkernel ready() did not select, on the same data (reported: shows the selection is right here)
+        const both = bothKernels(raw, kern.run);
+        kernels = both;
+        const mk = await interleaved([kern.run, both.otherRun, peakFn], o);
+        kernPeak = (2 * M * K * N * pairedRatio(mk, 0, 2)) / peakFlops;
+        otherPeak = (2 * M * K * N * pairedRatio(mk, 1, 2)) / peakFlops;
+        rowPeaks.push(...peakRounds(mk, 2));
       } finally {
         kern.free();
       }
@@ -312,7 +349,8 @@ export async function runBench({ ffn, raw, tf, probe, maddProbe = null, ort: ort
     const g1 = flops / s1 / 1e9, g2 = flops / s2 / 1e9;
     const pk = peakFlops / sp / 1e9;
     peaks.push(pk);
-    rowsOut.push({ M, K, N, g1, g2, s1, pk, ratio, ofPeak, outPeak, kernPeak, maxRelErr: Math.max(e1, e2) });
+    peakRates.push(...rowPeaks);
+    rowsOut.push({ M, K, N, g1, g2, s1, pk, ratio, ofPeak, outPeak, kernPeak, otherPeak, peakSpread: spread(rowPeaks), maxRelErr: Math.max(e1, e2) });
     layer.dispose(); // already disposed for M > 1 (before the kernel-alone run): dispose() is idempotent
     wt.dispose();
   }
@@ -326,13 +364,26 @@ export async function runBench({ ffn, raw, tf, probe, maddProbe = null, ort: ort
     : '         relaxed-SIMD madd peak: not measured (this engine does not run relaxed SIMD)');
   results.madd = madd;
   log('');
-  log('GEMM  M x K x N      ffn-lab GFLOPS  XNNPACK GFLOPS  ratio  of peak  (createLinear().forward vs tf.matMul, copies in/out included; ratios: medians of back-to-back rounds; in parentheses, of peak: forward(X, { out }) into a reused array, and the kernel alone, gemm_forward with X, Y in wasm memory)');
-  for (const { M, K, N, g1, g2, s1, pk, ratio, ofPeak, outPeak, kernPeak, maxRelErr } of rowsOut) {
-    const ofMadd = madd && results.build === 'relaxed' ? `; of the madd peak ${(ofPeak / madd.vsMulAdd).toFixed(2)}` : '';
-    const extra = M === 1 ? `  (${((K * N * 4) / s1 / 1e9).toFixed(1)} GB/s of weights; stream ${streamGBs.toFixed(1)})` : `  (into out ${outPeak.toFixed(2)}, kernel alone ${kernPeak.toFixed(2)}${ofMadd})`;
-    log(`      ${padEnd(`${M} x ${K} x ${N}`, 17)}${pad(g1.toFixed(1), 10)}${pad(g2.toFixed(1), 16)}${pad(ratio.toFixed(2) + 'x', 9)}${pad(ofPeak.toFixed(2), 8)}${extra}`);
-    results.gemm.push({ M, K, N, ffnlab: g1, xnnpack: g2, ratio, peak: pk, ofPeak, outOfPeak: outPeak, kernelOfPeak: kernPeak, maxRelErr });
+  const other = kernels ? kernels.other : 'other';
+  // right-aligned columns: [title, width]
+  const cols = [['ffn-lab GFLOPS', 16], ['XNNPACK GFLOPS', 16], ['ratio', 7], ['of peak: kernel', 17], ['out', 6], ['fresh', 7], [`(${other})`, 16], ['peak spread', 13]];
+  const row = (cells) => cells.map((c, i) => pad(c, cols[i][1])).join('');
+  log(`GEMM  ${padEnd('M x K x N', 17)}${row(cols.map((c) => c[0]))}`);
+  log(`(ffn-lab: createLinear().forward(X), copies in/out and a fresh result array, vs tf.matMul + dataSync; ratios and of-peak: medians of back-to-back rounds;`);
+  log(' of peak, the targets: kernel, gemm_forward alone with X, Y in wasm memory, and out, forward(X, { out }) into a reused array;');
+  log(` reported, not a target: fresh, forward(X) as timed against XNNPACK; (${other}): the kernel alone on the microkernel ready() did not select (${kernels ? kernels.chosen : '-'} selected);`);
+  log(' peak spread: (max - min) / median of the peak loop\'s rounds in the row\'s comparisons)');
+  const f2 = (v) => (v == null ? '-' : v.toFixed(2));
+  for (const { M, K, N, g1, g2, s1, pk, ratio, ofPeak, outPeak, kernPeak, otherPeak, peakSpread, maxRelErr } of rowsOut) {
+    const ofMadd = madd && results.build === 'relaxed' && M > 1 ? `  (of the madd peak: kernel ${(kernPeak / madd.vsMulAdd).toFixed(2)}, out ${(outPeak / madd.vsMulAdd).toFixed(2)})` : '';
+    const gemv = M === 1 ? `  (${((K * N * 4) / s1 / 1e9).toFixed(1)} GB/s of weights; stream ${streamGBs.toFixed(1)})` : '';
+    log(`      ${padEnd(`${M} x ${K} x ${N}`, 17)}${row([g1.toFixed(1), g2.toFixed(1), ratio.toFixed(2) + 'x', f2(kernPeak), f2(outPeak), ofPeak.toFixed(2), f2(otherPeak), (100 * peakSpread).toFixed(0) + ' %'])}${gemv}${ofMadd}`);
+    results.gemm.push({ M, K, N, ffnlab: g1, xnnpack: g2, ratio, peak: pk, ofPeak, outOfPeak: outPeak, kernelOfPeak: kernPeak, otherKernelOfPeak: otherPeak, peakSpread, maxRelErr });
   }
+  results.kernels = kernels && { selected: kernels.chosen, other: kernels.other };
+  results.peakLoad = peakLoad(peakRates);
+  log('');
+  peakLoadLines(results.peakLoad).forEach((l) => log(l));
 
   /* ---- fused SwiGLU layer forward vs the same three matmuls + elementwise with XNNPACK ---- */
   {
@@ -508,11 +559,13 @@ export async function runBench({ ffn, raw, tf, probe, maddProbe = null, ort: ort
   const acts = results.act.filter((a) => ['gelu', 'gelu_tanh', 'silu'].includes(a.name));
   const tinyMax = Math.min(results.tiny[0].us, results.tiny[2].us);
   log('');
-  log('targets (issue 3), this run:');
+  log('targets (issues 3 and 17), this run:');
   log(`  GEMM >= 1.0x XNNPACK on every shape: min ${minRatio.toFixed(2)}x ${yes(minRatio >= 1)}`);
   log(`  GEMM >= 1.15x at M = 64: ${m64.ratio.toFixed(2)}x ${yes(m64.ratio >= 1.15)}`);
-  const maddNote = results.build === 'relaxed' && results.madd ? ` (ffn-relaxed.wasm: forward(X) of the madd peak min ${Math.min(...big.map((r) => r.ofPeak / results.madd.vsMulAdd)).toFixed(2)})` : '';
-  log(`  >= 0.85 of the mul+add peak for M >= 128: forward(X) min ${Math.min(...big.map((r) => r.ofPeak)).toFixed(2)} ${yes(big.every((r) => r.ofPeak >= 0.85))}; forward(X, { out }) min ${Math.min(...big.map((r) => r.outOfPeak)).toFixed(2)} ${yes(big.every((r) => r.outOfPeak >= 0.85))}${maddNote}`);
+  const least = (key) => Math.min(...big.map((r) => r[key]));
+  const maddNote = results.build === 'relaxed' && results.madd ? ` (ffn-relaxed.wasm, of the madd peak: kernel alone min ${(least('kernelOfPeak') / results.madd.vsMulAdd).toFixed(2)}, out min ${(least('outOfPeak') / results.madd.vsMulAdd).toFixed(2)})` : '';
+  log(`  >= 0.85 of the mul+add peak for M >= 128: kernel alone min ${least('kernelOfPeak').toFixed(2)} ${yes(least('kernelOfPeak') >= 0.85)}; forward(X, { out }) min ${least('outOfPeak').toFixed(2)} ${yes(least('outOfPeak') >= 0.85)}${maddNote}`);
+  log(`  (reported, not a target: forward(X) with a fresh result array min ${least('ofPeak').toFixed(2)})`);
   log(`  GEMV >= 1.0x XNNPACK: ${gemv.map((r) => r.ratio.toFixed(2) + 'x').join(', ')} ${yes(gemv.every((r) => r.ratio >= 1))}`);
   log(`  SwiGLU forward >= 1.1x: ${fwd.speedup.toFixed(2)}x ${yes(fwd.speedup >= 1.1)}; swigluBackward >= 3x tfjs ops: ${bwd.speedup.toFixed(2)}x ${yes(bwd.speedup >= 3)}`);
   if (acts.every((a) => a.apiVsOrt != null)) {
@@ -521,6 +574,7 @@ export async function runBench({ ffn, raw, tf, probe, maddProbe = null, ort: ort
     log(`  (reported, not a target: through the API into { out } ${ratios('apiOutVsOrt')}; with a fresh result ${ratios('apiVsOrt')})`);
   } else log('  activations >= 2x onnxruntime-web: not measured (onnxruntime-web not loaded)');
   log(`  tiny call under 1 us (ffn.matmul 1x8x16 or ffnMemories): ${tinyMax.toFixed(2)} us ${yes(tinyMax < 1)}; createLinear forward ${results.tiny[1].us.toFixed(2)} us`);
+  log(`  host: ${hostVerdict(results.peakLoad)}`);
   log('');
   log(`bench time ${((now() - t00) / 1e3).toFixed(0)} s`);
   return results;

@@ -1,4 +1,4 @@
-// npm run bench: ffn-lab (the build ready() picks) vs XNNPACK (tfjs-wasm 4.22) and onnxruntime-web 1.30 (1 thread, SIMD) in Node, or with --browser in headless Chromium; --quick for a short run, --no-ort without onnxruntime-web.
+// npm run bench: ffn-lab (the build ready() picks) vs XNNPACK (tfjs-wasm 4.22) and onnxruntime-web 1.30 (1 thread, SIMD) in Node, or with --browser in headless Chromium, or with --engines the GEMM in jsc, gjs and node against their own peak loops; --quick for a short run, --no-ort without onnxruntime-web. Each run's output also goes to tests/bench/results/ (README.md there).
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir, cpus } from 'node:os';
@@ -7,6 +7,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { runBench, runActivationSection, benchOpts } from './core.js';
 import { configureOrt } from './ort.js';
 import { tfjsWasmNode } from './activations.js';
+import { runEngines } from './engines.js';
+import { saveRun } from './results.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '../..');
@@ -15,6 +17,15 @@ const quick = args.has('--quick');
 const browser = args.has('--browser');
 const noOrt = args.has('--no-ort');
 const actOnly = args.has('--act-only'); // only the activation section (with its anchors)
+const engines = args.has('--engines');
+
+// everything the run prints, saved to its dated results file at the end
+const printed = [];
+const log = (s = '') => {
+  console.log(s);
+  printed.push(s);
+};
+let config = 'node';
 
 /** The bytes of dir/name after build(dir) writes it, dir a temporary folder removed afterwards. */
 function buildInTmp(name, build) {
@@ -46,7 +57,10 @@ const probeBytes = buildProbe();
 const maddProbeBytes = buildRelaxedProbe();
 const cpu = cpus()[0]?.model?.trim() || 'unknown CPU';
 
-if (!browser) {
+if (engines) {
+  config = 'engines';
+  await runEngines({ probeBytes, quick, log, env: `${cpu}, ${new Date().toISOString().slice(0, 16)}Z` });
+} else if (!browser) {
   const ffn = await import('ffn-lab');
   await ffn.ready();
   const { wasm } = await import(pathToFileURL(join(root, 'web/runtime.js')).href);
@@ -68,9 +82,10 @@ if (!browser) {
   const ortTxt = ort ? `, onnxruntime-web ${ort.env.versions.web} threads ${ort.env.wasm.numThreads} SIMD on` : '';
   const env = `Node ${process.versions.node} (V8 ${process.versions.v8}), ${cpu}, tfjs-wasm ${tfw.version_wasm} threads ${tfw.getThreadsCount()} SIMD on${ortTxt}, ${new Date().toISOString().slice(0, 16)}Z`;
   if (actOnly) {
-    console.log(`# ffn-lab activations ${quick ? '(--quick) ' : ''}${env}`);
-    await runActivationSection({ ffn, raw, tf, ort, opts: benchOpts(quick) });
-  } else await runBench({ ffn, raw, tf, probe: instance.exports, maddProbe, ort, quick, env });
+    log(`# ffn-lab activations ${quick ? '(--quick) ' : ''}${env}`);
+    await runActivationSection({ ffn, raw, tf, ort, opts: benchOpts(quick), log });
+  } else await runBench({ ffn, raw, tf, probe: instance.exports, maddProbe, ort, quick, env, log });
+  config = `node${process.versions.node.split('.')[0]}${ffn.wasmInfo().simd === 'relaxed' ? '-relaxed' : ''}`;
 } else {
   const { startServer } = await import(pathToFileURL(join(root, 'web/serve.js')).href);
   const { launchBrowser } = await import(pathToFileURL(join(root, 'tests/helpers/browser.js')).href);
@@ -78,7 +93,7 @@ if (!browser) {
   const b = await launchBrowser();
   try {
     const page = await b.newPage();
-    page.on('console', (m) => console.log(m.text()));
+    page.on('console', (m) => log(m.text()));
     page.on('pageerror', (e) => console.error('page error:', e.message));
     page.on('response', (r) => r.status() >= 400 && console.error(`bench page: HTTP ${r.status()} for ${r.url()}`));
     // everything the page loads comes from the local server (no network)
@@ -86,6 +101,7 @@ if (!browser) {
     await page.goto(`${server.url}tests/bench/page.html`);
     await page.waitForFunction(() => window.benchReady === true, null, { timeout: 60000 });
     const version = b.context.browser()?.version() ?? (await page.evaluate(() => navigator.userAgent.match(/Chrome\/[\d.]+/)?.[0]));
+    config = `chromium${String(version).match(/\d+/)?.[0] ?? ''}`;
     const res = await page.evaluate(
       async ({ probe, madd, quick: q, env, useOrt, act }) => window.runBenchInPage(probe, madd, q, env, useOrt, act),
       { probe: probeBytes.toString('base64'), madd: maddProbeBytes.toString('base64'), quick, env: `headless Chromium (${version}), ${cpu}`, useOrt: !noOrt, act: actOnly },
@@ -96,3 +112,4 @@ if (!browser) {
     await server.close();
   }
 }
+if (printed.length) console.log(`\nbench: saved to ${saveRun(`${config}${actOnly ? '-act' : ''}${quick ? '-quick' : ''}`, printed)}`);
