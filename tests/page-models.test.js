@@ -46,14 +46,16 @@ test('memory: "Tokyo" fires only its own memory and decodes Japan', () => {
   const e = ref(mem, tokyo.pos[0], tokyo.pos[1], relu);
   assert.deepEqual(r.fires, [0]);
   assert.deepEqual(r.leaks, []);
+  assert.deepEqual(r.states, ['fires', 'silent', 'silent']);
   for (let i = 0; i < 3; i++) close(r.coef[i], e.coef[i], 1e-5, `coef ${i}`);
-  // Tokyo's key is 3.6 times its unit embedding and its bias is -1.5: 3.6 - 1.5 = 2.1.
-  close(r.coef[0], 2.1, 1e-5, 'Tokyo activation');
+  // Tokyo's key is 3.6 times its unit embedding and the default bias of three facts is -0.5: 3.6 - 0.5 = 3.1.
+  close(r.coef[0], 3.1, 1e-5, 'Tokyo activation');
   assert.equal(r.coef[1], 0);
   assert.equal(r.coef[2], 0);
   assert.equal(r.decoded.token, 'Japan');
-  close(r.decoded.score, 2.1, 1e-5, 'Japan score');
-  assert.equal(mm.describe(mem, r), "Tokyo's memory fires (2.10) and writes Japan (score 2.10).");
+  close(r.decoded.score, 3.1, 1e-5, 'Japan score');
+  assert.equal(r.writes, true);
+  assert.deepEqual(r.rank, [1, 0, 0], 'only the memory that adds something is ranked');
 });
 
 test('memory: filler words fire nothing and write nothing; smooth activations leak', () => {
@@ -75,6 +77,54 @@ test('memory: filler words fire nothing and write nothing; smooth activations le
       assert.equal(s.decoded.token, null, `${name} ${act}: the leak is too weak to decode`);
     }
   }
+});
+
+// What the course page says of the widget holds for any number of facts with the default threshold.
+test('memory: 1 to 8 facts: each recalled alone, both fire halfway between neighbours, fillers silent', () => {
+  const keys = ['Berlin', 'Madrid', 'Lisbon', 'Oslo', 'Rome', 'Paris', 'Vienna', 'Prague'];
+  const fillers = ['the', 'of', 'and', 'a', 'to', 'in', 'is', 'it'];
+  for (let n = 1; n <= 8; n++) {
+    const facts = keys.slice(0, n).map((key, i) => ({ key, value: `country ${i}` }));
+    const mem = mm.buildMemory(facts, fillers);
+    const t = mm.defaultThreshold(n);
+    assert.deepEqual(Array.from(mem.b1.data), new Array(n).fill(Math.fround(-t)), `n=${n}: every bias is -threshold`);
+    const key = (i) => mem.tokens.find((tok) => tok.name === keys[i]).pos;
+    for (let i = 0; i < n; i++) {
+      const e = ref(mem, ...key(i), relu); // float64, from the weights
+      const firing = e.coef.map((c, j) => (c > 0 ? j : -1)).filter((j) => j >= 0);
+      assert.deepEqual(firing, [i], `n=${n}: ${keys[i]} fires alone`);
+      const r = mm.compute(ffn, mem, { x: key(i)[0], y: key(i)[1] });
+      assert.deepEqual(r.fires, [i]);
+      assert.equal(r.decoded.token, `country ${i}`);
+      if (n < 2 || (n === 2 && i === 1)) continue;
+      const j = (i + 1) % n; // the next key around the circle, and the point halfway to it
+      const mid = [(key(i)[0] + key(j)[0]) / 2, (key(i)[1] + key(j)[1]) / 2];
+      const m = ref(mem, ...mid, relu);
+      assert.ok(m.coef[i] > 0.1 && m.coef[j] > 0.1, `n=${n}: halfway ${keys[i]}-${keys[j]} both fire: ${m.coef}`);
+      assert.deepEqual(mm.compute(ffn, mem, { x: mid[0], y: mid[1] }).fires.sort(), [i, j].sort());
+    }
+    for (const f of mem.tokens.filter((tok) => tok.kind === 'distractor')) {
+      const e = ref(mem, ...f.pos, relu);
+      assert.ok(Math.max(...e.match) < -0.1, `n=${n}: "${f.name}" matches no key (best ${Math.max(...e.match)})`);
+    }
+  }
+});
+
+test('memory: a leak is any non-zero phi below the threshold (Tokyo, GELU); rank skips silent memories', () => {
+  const mem = mm.buildMemory();
+  const tokyo = mem.tokens.find((t) => t.name === 'Tokyo');
+  const r = mm.compute(ffn, mem, { x: tokyo.pos[0], y: tokyo.pos[1], k: 3, activation: 'gelu' });
+  const e = ref(mem, tokyo.pos[0], tokyo.pos[1], gelu);
+  close(e.coef[1], -0.0247, 1e-4, 'GELU(-2.3) in float64');
+  for (const i of [1, 2]) close(r.coef[i], e.coef[i], 1e-6, `leak ${i}`);
+  assert.deepEqual(r.states, ['fires', 'leaks', 'leaks']);
+  assert.deepEqual(r.rank, [1, 2, 3]);
+  const the = mem.tokens.find((t) => t.name === 'the');
+  const s = mm.compute(ffn, mem, { x: the.pos[0], y: the.pos[1], k: 3, activation: 'relu' });
+  assert.deepEqual(s.states, ['silent', 'silent', 'silent']);
+  assert.equal(s.top.length, 3);
+  assert.deepEqual(s.rank, [0, 0, 0]);
+  assert.equal(s.writes, false);
 });
 
 test('memory: top-k partial sums match a float64 reference for every k and activation', () => {

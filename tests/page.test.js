@@ -143,7 +143,8 @@ test('the token buttons: Tokyo writes Japan, "the" fires nothing', { skip }, asy
   assert.deepEqual(rows.map((r) => r.cls.split(' ')[0]), ['fires', 'silent', 'silent']);
   await (await w.$('button[data-token="the"]')).click();
   // The glide ends by writing the token's position into the query attribute.
-  await page.waitForFunction(() => document.querySelector('#memory').getAttribute('query') === '0.060,-0.104', null, { timeout: 5000 });
+  await page.waitForFunction(() => document.querySelector('#memory').getAttribute('query') === '-0.168,0.097', null,
+    { timeout: 5000 });
   await nextFrames(page);
   rows = await memRows(page);
   assert.deepEqual(rows.map((r) => r.coef), [0, 0, 0]);
@@ -206,7 +207,7 @@ test('the top-k control changes the partial sum', { skip }, async () => {
   assert.ok(Math.abs(dist - other) < 1e-5, `dropping one memory moves the partial sum by its activation (${dist} vs ${other})`);
   const text = await w.evaluate((el) => el.shadowRoot.querySelectorAll('.out p')[1].textContent);
   assert.match(text, /^Top-1 partial sum/);
-  await w.evaluate((el) => { el.threshold = 1.5; el.k = 3; el.selectToken('Tokyo', { animate: false }); });
+  await w.evaluate((el) => { el.removeAttribute('threshold'); el.k = 3; el.selectToken('Tokyo', { animate: false }); });
 });
 
 test("the calculator's LLaMA-7B preset shows 11008", { skip }, async () => {
@@ -362,7 +363,7 @@ test('state round-trips through attributes and the URL hash; reduced motion jump
     return out;
   }, attrs);
   assert.deepEqual(copy, { coef: before, k: 2, act: 'gelu' });
-  await w.evaluate((el) => { el.activation = 'relu'; el.threshold = 1.5; el.k = 3; });
+  await w.evaluate((el) => { el.activation = 'relu'; el.removeAttribute('threshold'); el.k = 3; });
   // Moving the elements in the DOM keeps them working (no second load, plot still resizes).
   const moved = await page.evaluate(async () => {
     const w = document.querySelector('#memory'), plot = document.querySelector('#plot');
@@ -397,7 +398,7 @@ test('state round-trips through attributes and the URL hash; reduced motion jump
   assert.equal(q, '0.866,-0.500');
   await p.waitForFunction(() => location.hash.includes('mem='), null, { timeout: 3000 });
   const hash = await p.evaluate(() => location.hash);
-  assert.match(decodeURIComponent(hash), /mem=q:0\.866,-0\.500;k:3;t:1\.5;a:relu/);
+  assert.match(decodeURIComponent(hash), /mem=q:0\.866,-0\.500;k:3;t:0\.5;a:relu/);
   // A link carrying that hash restores the state.
   await p.goto(base + '/web/embed/memory-widget.html?sync-hash=mem#mem=q:-0.866,-0.500;k:1;t:1.2;a:silu');
   await waitReady(p, 'ffn-memory-widget');

@@ -24,4 +24,8 @@ const ok: boolean = w instanceof FfnMemoryWidget && calc instanceof FfnParamCalc
 w.activation = 'tanh';
 // @ts-expect-error: not a preset
 calc.applyPreset('gpt5');
-console.log(token, coef, dff, min.x, q, x, ok, firstKey, w1);
+const t8: number = memoryModel.defaultThreshold(8);
+const state: 'fires' | 'leaks' | 'silent' = r.states[0];
+const rank: number = r.rank[0] + (r.writes ? 1 : 0);
+const hashQuery: [number, number] | undefined = memoryModel.parseHashState('q:0,1;a:gelu').state.query;
+console.log(token, coef, dff, min.x, q, x, ok, firstKey, w1, t8, state, rank, hashQuery);

@@ -6,6 +6,8 @@ type Activation = 'relu' | 'gelu' | 'silu';
 
 export interface Fact { key: string; value: string; threshold?: number }
 
+export type MemoryState = 'fires' | 'leaks' | 'silent';
+
 export interface MemoryResult {
   query: [number, number];
   k: number;
@@ -14,24 +16,41 @@ export interface MemoryResult {
   match: Float32Array;
   /** phi(match) for every memory. */
   coef: Float32Array;
-  /** Indices of the k strongest memories, largest first. */
+  /** Indices of the k strongest memories, largest first (the kernel's top-k, silent memories included). */
   top: number[];
+  /** Per memory: its 1-based place in `top` if it adds something (phi != 0), else 0. */
+  rank: number[];
   partial: Float32Array;
   written: Float32Array;
+  /** True unless `written` is exactly the zero vector. */
+  writes: boolean;
   scores: Float32Array;
   partialScores: Float32Array;
   decoded: { token: string | null; index: number; score: number };
   partialDecoded: { token: string | null; index: number; score: number };
+  /** match > 0 (and phi > 0). */
   fires: number[];
+  /** match <= 0 but phi != 0 (GELU, SiLU). */
   leaks: number[];
+  /** phi == 0: adds nothing. */
+  silent: number[];
+  /** The state of every memory. */
+  states: MemoryState[];
+  /** The status line the widget shows and announces (set by the element; absent from memoryModel.compute). */
+  status?: string;
 }
 
-/** <ffn-memory-widget facts="Tokyo>Japan, Paris>France" distractors="the, of" threshold="1.5" k="3" activation="relu" query="0,1" token="Tokyo" sync-hash> */
+/**
+ * <ffn-memory-widget facts="Saint Petersburg>Russia, Paris>France@1.2" distractors="the, of" threshold="0.5" k="3"
+ * activation="relu" query="0,1" token="Tokyo" sync-hash>: 1 to 8 facts, labels of 1 to 64 characters
+ * (spaces allowed, not > @ , ;); threshold in [-2, 3.5], default memoryModel.defaultThreshold(facts).
+ */
 export class FfnMemoryWidget extends HTMLElement {
   facts: Fact[];
   distractors: string[];
   query: [number, number];
   k: number;
+  /** The threshold in use: the one set, else the default for the facts. */
   threshold: number;
   activation: Activation;
   readonly result: MemoryResult | null;
@@ -102,22 +121,51 @@ export interface MemoryFfn {
 export declare namespace memoryModel {
   const KEY_SCALE: number;
   const VALUE_SCALE: number;
+  /** The default threshold of the three default facts (defaultThreshold(3)). */
   const DEFAULT_THRESHOLD: number;
+  /** The lowest default threshold. */
+  const THRESHOLD_FLOOR: number;
+  /** Every threshold lies in [THRESHOLD_MIN, THRESHOLD_MAX]. */
+  const THRESHOLD_MIN: number;
+  const THRESHOLD_MAX: number;
   /** The query's coordinates stay within [-QUERY_LIMIT, QUERY_LIMIT]. */
   const QUERY_LIMIT: number;
   /** A decoded score below this counts as "writes nothing". */
   const DECODE_MIN: number;
-  /** A memory whose |activation| is above this but whose match is negative "leaks". */
-  const LEAK_MIN: number;
+  const MAX_FACTS: number;
+  const MAX_DISTRACTORS: number;
+  /** Characters in one token's label, at most. */
+  const MAX_LABEL: number;
+  /** Characters of the widget's part of the URL hash, at most. */
+  const HASH_MAX: number;
   const ACTIVATIONS: readonly Activation[];
   const DEFAULT_FACTS: readonly Fact[];
   const DEFAULT_DISTRACTORS: readonly string[];
-  function parseFacts(input: string | Fact[]): Fact[];
-  function formatFacts(facts: Fact[]): string;
-  function parseDistractors(input: string | string[]): string[];
+  /** Degrees between neighbouring keys for n facts. */
+  function keyStep(n: number): number;
+  /** The threshold used for n facts when none is set. */
+  function defaultThreshold(n: number): number;
+  function parseLabel(name: string, value: string, opts?: { word?: boolean }): string;
+  function parseThreshold(value: string | number, name?: string): number;
+  function parseFacts(input: string | readonly Fact[]): Fact[];
+  function formatFacts(facts: readonly Fact[]): string;
+  function parseDistractors(input: string | readonly string[]): string[];
+  function parseQuery(value: string, name?: string): [number, number];
+  function clampQuery(v: number): number;
+  function parseK(value: string | number, name?: string): number;
+  function parseActivation(value: string, name?: string): Activation;
+  function parseHashKey(value: string): string;
+  function parseHashState(value: string): {
+    state: { query?: [number, number]; k?: number; threshold?: number; activation?: Activation };
+    ignored: string[];
+  };
+  function formatHashState(
+    state: { query: [number, number]; k: number; threshold: number; activation: Activation },
+  ): string;
+  /** The parser of each attribute of <ffn-memory-widget>; throws a TypeError or RangeError naming the attribute. */
+  function parseAttribute(name: string, value: string): unknown;
   function buildMemory(facts?: readonly Fact[], distractors?: readonly string[], threshold?: number): MemoryFfn;
   function compute(ffn: FfnModule, mem: MemoryFfn, state: { x: number; y: number; k?: number; activation?: Activation }): MemoryResult;
-  function describe(mem: MemoryFfn, r: MemoryResult): string;
   function nearestToken(mem: MemoryFfn, x: number, y: number, radius?: number): MemoryFfn['tokens'][number] | null;
   function firingRegion(mem: MemoryFfn, i: number, lim?: number): [number, number][];
 }

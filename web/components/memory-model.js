@@ -1,21 +1,50 @@
 // Model of <ffn-memory-widget>: builds a hand-made key-value FFN from facts and evaluates it with the wasm kernels.
 //
-// The geometry (our own construction, d = 2): the key token of fact i sits on the unit circle at
-// angle 90deg + i * 360deg / N, its key is KEY_SCALE times that direction, and its bias is
-// -threshold. The value written by memory i is VALUE_SCALE times the output (unembedding)
-// direction of its value token, placed at the angle of the first fact that names it. Distractor
-// tokens such as "the" sit close to the origin, so they match no key above the threshold.
-// Every number shown by the view comes from `compute`, which only calls kernels of the ffn module.
+// The geometry (our own construction, d = 2): with N facts the keys are KEY_SCALE times unit directions
+// step = 360/max(N, 3) degrees apart, starting at 90deg (so one or two facts sit as in the three-fact layout).
+// Every memory's bias is -threshold. The default threshold lies between two bounds that make the widget
+// behave as the course page says: above KEY_SCALE cos(step), so a key token fires only its own memory, and
+// below KEY_SCALE cos^2(step/2), so halfway between two neighbouring keys both memories fire (never below
+// THRESHOLD_FLOOR, which keeps the filler words near the origin silent). Filler words ("distractors") sit
+// on the bisectors between keys, close enough to the origin that they match no key above the default
+// threshold. The value written by memory i is VALUE_SCALE times the output (unembedding) direction of its
+// value token, placed at the angle of the first fact that names it. Every number shown by the view comes
+// from `compute`, which only calls kernels of the ffn module.
+import { quote, checkLength, parseNumber, toNumber } from './parse.js';
 
 export const KEY_SCALE = 3.6;
 export const VALUE_SCALE = 1;
-export const DEFAULT_THRESHOLD = 1.5;
 export const QUERY_LIMIT = 1.25;
 export const ACTIVATIONS = ['relu', 'gelu', 'silu'];
 /** A decoded score below this counts as "writes nothing". */
 export const DECODE_MIN = 0.25;
-/** A memory whose |activation| is above this but whose match is negative "leaks". */
-export const LEAK_MIN = 0.005;
+/** The lowest default threshold (keeps the filler words silent). */
+export const THRESHOLD_FLOOR = 0.5;
+/** Thresholds (the attribute, the slider, a fact's own) lie in [THRESHOLD_MIN, THRESHOLD_MAX]. */
+export const THRESHOLD_MIN = -2;
+export const THRESHOLD_MAX = 3.5;
+/** At most this many facts, filler words, and characters in one token's label. */
+export const MAX_FACTS = 8;
+export const MAX_DISTRACTORS = 8;
+export const MAX_LABEL = 64;
+
+const rad = (deg) => (deg * Math.PI) / 180;
+
+/** Angle in degrees between neighbouring keys for n facts. */
+export function keyStep(n) {
+  return 360 / Math.max(3, n);
+}
+
+/** The threshold used when none is given, for n facts (a multiple of 0.05; see the geometry above). */
+export function defaultThreshold(n) {
+  const s = rad(keyStep(n));
+  const neighbour = n >= 2 ? KEY_SCALE * Math.cos(s) : -Infinity;
+  const halfway = KEY_SCALE * Math.cos(s / 2) ** 2;
+  return Math.max(THRESHOLD_FLOOR, Math.round(((neighbour + halfway) / 2) * 20) / 20);
+}
+
+/** The default threshold for the three default facts. */
+export const DEFAULT_THRESHOLD = defaultThreshold(3);
 
 export const DEFAULT_FACTS = Object.freeze([
   Object.freeze({ key: 'Tokyo', value: 'Japan' }),
@@ -24,39 +53,90 @@ export const DEFAULT_FACTS = Object.freeze([
 ]);
 export const DEFAULT_DISTRACTORS = Object.freeze(['the', 'of', 'and']);
 
-const TOKEN_RE = /^[^\s>@,;]{1,24}$/u;
+// A label: no control characters and none of the separators of the facts syntax.
+const BAD_LABEL_RE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}>@,;]/u;
+
+/** A token label: 1 to MAX_LABEL characters (spaces inside allowed unless `word`), without > @ , ; or controls. */
+export function parseLabel(name, value, { word = false } = {}) {
+  if (typeof value !== 'string') throw new TypeError(`${name} must be a string, got ${typeof value}`);
+  if (value.length > 4 * MAX_LABEL) {
+    throw new RangeError(`${name} is ${value.length} characters long; at most ${MAX_LABEL}`);
+  }
+  const s = value.trim().replace(/\s+/g, ' ');
+  const n = Array.from(s).length;
+  if (n < 1) throw new TypeError(`${name} is empty`);
+  if (n > MAX_LABEL) throw new RangeError(`${name} ${quote(s)} has ${n} characters; at most ${MAX_LABEL}`);
+  if (BAD_LABEL_RE.test(s) || (word && /\s/.test(s))) {
+    const what = `${word ? 'spaces, ' : ''}">", "@", ",", ";" or control characters`;
+    throw new TypeError(`${name} ${quote(s)} may not contain ${what}`);
+  }
+  return s;
+}
+
+const FACTS_MAX_CHARS = MAX_FACTS * (2 * 4 * MAX_LABEL + 24);
+
+/** A threshold given as a number or text, within [THRESHOLD_MIN, THRESHOLD_MAX]. */
+export function parseThreshold(value, name = 'threshold') {
+  return toNumber(name, value, { min: THRESHOLD_MIN, max: THRESHOLD_MAX });
+}
 
 /**
  * Parse the `facts` attribute: "Tokyo>Japan, Paris>France@1.2" (key>value, optional @threshold),
  * separated by commas or semicolons. Also accepts an array of { key, value, threshold? }.
+ * 1 to MAX_FACTS facts; labels as parseLabel; key tokens distinct. Lengths are checked before any split.
  */
 export function parseFacts(input) {
   let list;
   if (Array.isArray(input)) {
-    list = input.map((f, i) => {
-      if (!f || typeof f !== 'object') throw new TypeError(`parseFacts: fact ${i} must be an object { key, value, threshold? }`);
-      return { key: String(f.key ?? '').trim(), value: String(f.value ?? '').trim(), threshold: f.threshold };
-    });
+    if (input.length < 1 || input.length > MAX_FACTS) {
+      throw new RangeError(`parseFacts: expected 1 to ${MAX_FACTS} facts, got ${input.length}`);
+    }
+    list = [];
+    for (let i = 0; i < input.length; i++) {
+      const f = input[i];
+      if (!f || typeof f !== 'object') {
+        throw new TypeError(`parseFacts: fact ${i} must be an object { key, value, threshold? }`);
+      }
+      list.push({ key: f.key, value: f.value, threshold: f.threshold });
+    }
   } else if (typeof input === 'string') {
-    list = input.split(/[,;]/).map((s) => s.trim()).filter(Boolean).map((s, i) => {
+    checkLength('parseFacts: facts', input, FACTS_MAX_CHARS);
+    const parts = input.split(/[,;]/).map((s) => s.trim()).filter(Boolean);
+    if (parts.length < 1 || parts.length > MAX_FACTS) {
+      throw new RangeError(`parseFacts: expected 1 to ${MAX_FACTS} facts, got ${parts.length}`);
+    }
+    list = parts.map((s, i) => {
       const m = /^([^>@]+)>([^>@]+)(?:@(.+))?$/.exec(s);
-      if (!m) throw new TypeError(`parseFacts: fact ${i} "${s}" should look like "Tokyo>Japan" or "Tokyo>Japan@1.5"`);
-      return { key: m[1].trim(), value: m[2].trim(), threshold: m[3] === undefined ? undefined : Number(m[3]) };
+      if (!m) {
+        throw new TypeError(`parseFacts: fact ${i} ${quote(s)} should look like "Tokyo>Japan" or "Tokyo>Japan@1.5"`);
+      }
+      return { key: m[1], value: m[2], threshold: m[3] };
     });
   } else {
-    throw new TypeError('parseFacts: facts must be a string like "Tokyo>Japan, Paris>France" or an array of { key, value }');
+    throw new TypeError('parseFacts: facts must be a string like "Tokyo>Japan, Paris>France" or an array of '
+      + '{ key, value }');
   }
-  if (list.length < 1 || list.length > 8) throw new RangeError(`parseFacts: expected 1 to 8 facts, got ${list.length}`);
   const seen = new Set();
-  for (const [i, f] of list.entries()) {
-    if (!TOKEN_RE.test(f.key) || !TOKEN_RE.test(f.value)) throw new TypeError(`parseFacts: fact ${i} has an empty or malformed token ("${f.key}" > "${f.value}")`);
-    if (seen.has(f.key)) throw new TypeError(`parseFacts: key token "${f.key}" appears twice`);
-    seen.add(f.key);
-    if (f.threshold === undefined || f.threshold === null || f.threshold === '') delete f.threshold;
-    else if (!Number.isFinite(Number(f.threshold))) throw new TypeError(`parseFacts: fact ${i} threshold must be a number, got "${f.threshold}"`);
-    else f.threshold = Number(f.threshold);
-  }
-  return list;
+  return list.map((f, i) => {
+    const out = {
+      key: parseLabel(`parseFacts: fact ${i}'s key`, f.key),
+      value: parseLabel(`parseFacts: fact ${i}'s value`, f.value),
+    };
+    if (seen.has(out.key)) throw new TypeError(`parseFacts: key token ${quote(out.key)} appears twice`);
+    seen.add(out.key);
+    if (f.threshold !== undefined && f.threshold !== null && f.threshold !== '') {
+      try {
+        const t = typeof f.threshold === 'string' ? f.threshold.trim() : f.threshold;
+        out.threshold = parseThreshold(t, `parseFacts: fact ${i}'s threshold`);
+      } catch (err) {
+        if (err instanceof TypeError) {
+          throw new TypeError(`parseFacts: fact ${i} threshold must be a number, got ${quote(String(f.threshold))}`);
+        }
+        throw err;
+      }
+    }
+    return out;
+  });
 }
 
 /** Inverse of parseFacts for the string form. */
@@ -64,39 +144,164 @@ export function formatFacts(facts) {
   return facts.map((f) => `${f.key}>${f.value}${f.threshold === undefined ? '' : '@' + f.threshold}`).join(', ');
 }
 
-/** Parse the `distractors` attribute: "the, of, and". */
+/** Parse the `distractors` attribute: "the, of, and" (single words, at most MAX_DISTRACTORS). */
 export function parseDistractors(input) {
-  const list = Array.isArray(input) ? input.map(String) : String(input).split(/[,;\s]+/);
-  const out = list.map((s) => s.trim()).filter(Boolean);
-  if (out.length > 8) throw new RangeError(`parseDistractors: at most 8 distractor tokens, got ${out.length}`);
-  for (const t of out) if (!TOKEN_RE.test(t)) throw new TypeError(`parseDistractors: malformed token "${t}"`);
-  return out;
+  let list;
+  if (Array.isArray(input)) {
+    if (input.length > MAX_DISTRACTORS) {
+      throw new RangeError(`parseDistractors: at most ${MAX_DISTRACTORS} distractor tokens, got ${input.length}`);
+    }
+    list = Array.from({ length: input.length }, (_, i) => input[i]);
+  } else {
+    checkLength('parseDistractors: distractors', input, MAX_DISTRACTORS * (4 * MAX_LABEL + 2));
+    list = input.split(/[,;\s]+/).filter(Boolean);
+    if (list.length > MAX_DISTRACTORS) {
+      throw new RangeError(`parseDistractors: at most ${MAX_DISTRACTORS} distractor tokens, got ${list.length}`);
+    }
+  }
+  return list.map((t, i) => parseLabel(`parseDistractors: token ${i}`, t, { word: true }));
 }
 
-const dir = (deg) => [Math.cos((deg * Math.PI) / 180), Math.sin((deg * Math.PI) / 180)];
+/** A query "x,y": two numbers, each clamped to [-QUERY_LIMIT, QUERY_LIMIT]. */
+export function parseQuery(value, name = 'query') {
+  checkLength(name, value, 64);
+  const parts = value.split(',');
+  if (parts.length !== 2) throw new TypeError(`${name} must be "x,y", got ${quote(value)}`);
+  const [x, y] = parts.map((p) => {
+    try {
+      return parseNumber(name, p.trim());
+    } catch {
+      throw new TypeError(`${name} must be "x,y" with two finite numbers, got ${quote(value)}`);
+    }
+  });
+  return [clampQuery(x), clampQuery(y)];
+}
+
+/** Clamp one query coordinate to the plane. */
+export function clampQuery(v) {
+  return Math.max(-QUERY_LIMIT, Math.min(QUERY_LIMIT, v));
+}
+
+/** top-k as text or a number: rounded, then clamped to [0, MAX_FACTS] (the widget clamps it again to its facts). */
+export function parseK(value, name = 'k') {
+  const v = toNumber(name, value);
+  return Math.max(0, Math.min(MAX_FACTS, Math.round(v)));
+}
+
+/** One of ACTIVATIONS, any case. */
+export function parseActivation(value, name = 'activation') {
+  const a = checkLength(name, value, 16).trim().toLowerCase();
+  if (!ACTIVATIONS.includes(a)) {
+    throw new TypeError(`${name} must be one of ${ACTIVATIONS.join(', ')}, got ${quote(value)}`);
+  }
+  return a;
+}
+
+/** The `sync-hash` key: letters, digits, - and _, at most 32; empty means "memory". */
+export function parseHashKey(value) {
+  const s = checkLength('sync-hash', value, 64).trim();
+  if (s === '') return 'memory';
+  if (!/^[A-Za-z0-9_-]{1,32}$/.test(s)) {
+    throw new TypeError(`sync-hash must be a name of letters, digits, - and _ (at most 32), got ${quote(value)}`);
+  }
+  return s;
+}
+
+/** The part of the URL hash the widget reads: at most this many characters. */
+export const HASH_MAX = 256;
+
+/**
+ * Read the widget's state from its hash value "q:x,y;k:n;t:v;a:gelu". Returns { state, ignored }: the
+ * parts understood (query, k, threshold, activation) and a message for each part that was not.
+ */
+export function parseHashState(value) {
+  checkLength('sync-hash value', value, HASH_MAX);
+  const state = {};
+  const ignored = [];
+  const readers = {
+    q: ['query', parseQuery], k: ['k', parseK], t: ['threshold', parseThreshold], a: ['activation', parseActivation],
+  };
+  for (const part of value.split(';')) {
+    if (!part) continue;
+    const c = part.indexOf(':');
+    const name = c < 0 ? part : part.slice(0, c);
+    const reader = Object.hasOwn(readers, name) ? readers[name] : null;
+    if (!reader || c < 0) {
+      ignored.push(`${quote(part)} (expected q:x,y, k:n, t:threshold or a:activation)`);
+      continue;
+    }
+    try {
+      state[reader[0]] = reader[1](part.slice(c + 1), `sync-hash ${name}`);
+    } catch (err) {
+      ignored.push(err.message);
+    }
+  }
+  return { state, ignored };
+}
+
+/** The hash value for a state (inverse of parseHashState). */
+export function formatHashState({ query, k, threshold, activation }) {
+  return `q:${query[0].toFixed(3)},${query[1].toFixed(3)};k:${k};t:${threshold};a:${activation}`;
+}
+
+/**
+ * The parser behind each attribute of <ffn-memory-widget>: returns the value the element uses, or throws a
+ * TypeError/RangeError that names the attribute. '' for threshold and k means "the default" (null).
+ */
+export function parseAttribute(name, value) {
+  if (typeof value !== 'string') throw new TypeError(`${name} must be a string, got ${typeof value}`);
+  switch (name) {
+    case 'facts': return parseFacts(value);
+    case 'distractors': return parseDistractors(value);
+    case 'threshold': return value.trim() === '' ? null : parseThreshold(value);
+    case 'k': return value.trim() === '' ? null : parseK(value);
+    case 'activation': return parseActivation(value);
+    case 'query': return parseQuery(value);
+    case 'token': return parseLabel('token', value);
+    case 'sync-hash': return parseHashKey(value);
+    default: throw new RangeError(`unknown attribute ${quote(name)}`);
+  }
+}
+
+// A unit direction; cos 90deg is 0, not 6e-17 (so a key on an axis has an exact zero component).
+const snap = (v) => (Math.abs(v) < 1e-12 ? 0 : v);
+const dir = (deg) => [snap(Math.cos(rad(deg))), snap(Math.sin(rad(deg)))];
 
 /**
  * Build the memory FFN for a list of facts: weights in row-vector layout,
  * x (2) @ W1 (2, N) + b1 (N) -> match (N); coef (N) @ W2 (N, 2) -> written (2).
- * Returns plain arrays; `threshold` is the global threshold for facts without their own.
+ * Returns plain arrays; `threshold` is the threshold of facts without their own (default: defaultThreshold(N)).
  */
-export function buildMemory(facts = DEFAULT_FACTS, distractors = DEFAULT_DISTRACTORS, threshold = DEFAULT_THRESHOLD) {
-  if (!Number.isFinite(threshold)) throw new TypeError(`buildMemory: threshold must be a finite number, got ${threshold}`);
+export function buildMemory(
+  facts = DEFAULT_FACTS, distractors = DEFAULT_DISTRACTORS, threshold = defaultThreshold(facts.length),
+) {
+  if (!Number.isFinite(threshold)) {
+    throw new TypeError(`buildMemory: threshold must be a finite number, got ${threshold}`);
+  }
   const N = facts.length;
-  const step = 360 / N;
+  if (N < 1 || N > MAX_FACTS) throw new RangeError(`buildMemory: expected 1 to ${MAX_FACTS} facts, got ${N}`);
+  if (distractors.length > MAX_DISTRACTORS) {
+    throw new RangeError(`buildMemory: at most ${MAX_DISTRACTORS} distractors, got ${distractors.length}`);
+  }
+  const step = keyStep(N);
   const keyTokens = facts.map((f, i) => ({ name: f.key, kind: 'key', angle: 90 + i * step, pos: dir(90 + i * step) }));
-  // Distractors: near the origin, between the keys, each at a different small radius.
-  const distractorTokens = distractors
-    .filter((t) => !keyTokens.some((k) => k.name === t))
-    .map((t, j) => {
-      const r = j === 0 ? 0.12 : 0.22 + 0.05 * j;
-      const a = j === 0 ? -60 : 90 + step / 2 + j * step;
-      const p = dir(a);
-      return { name: t, kind: 'distractor', pos: [r * p[0], r * p[1]] };
-    });
+  // Filler words: on the bisectors between keys (B of them), ring after ring inwards, matching no key above
+  // the default threshold, nor a fact's own lower one, minus 0.15 (at a bisector the nearest keys are step/2 away).
+  const B = Math.max(3, N);
+  const tMin = Math.min(defaultThreshold(N), ...facts.map((f) => f.threshold ?? Infinity));
+  const rMax = Math.max(0.06, Math.min(0.3, (tMin - 0.15) / (KEY_SCALE * Math.cos(rad(step / 2)))));
+  const kept = distractors.filter((t) => !keyTokens.some((k) => k.name === t));
+  const rings = Math.ceil(kept.length / B);
+  const distractorTokens = kept.map((t, j) => {
+    const ring = Math.floor(j / B);
+    const r = rMax * (1 - (0.45 * ring) / Math.max(1, rings - 1));
+    const p = dir(90 + step / 2 + (j % B) * step);
+    return { name: t, kind: 'distractor', pos: [r * p[0], r * p[1]] };
+  });
   const vocab = [];
   for (const [i, f] of facts.entries()) {
-    if (!vocab.some((v) => v.name === f.value)) vocab.push({ name: f.value, angle: keyTokens[i].angle, dir: dir(keyTokens[i].angle) });
+    const angle = keyTokens[i].angle;
+    if (!vocab.some((v) => v.name === f.value)) vocab.push({ name: f.value, angle, dir: dir(angle) });
   }
   const W1 = new Float32Array(2 * N); // (2, N)
   const b1 = new Float32Array(N);
@@ -135,16 +340,20 @@ function order(coef) {
 /**
  * Evaluate the memory FFN at query (x, y) with the kernels of `ffn`.
  * state: { x, y, k, activation: 'relu'|'gelu'|'silu' }.
- * Returns { match, coef, top, partial, written, scores, partialScores, decoded, partialDecoded,
- * fires, leaks } with numbers straight from the kernels (Float32Array), and index lists.
+ * Returns { match, coef, top, rank, partial, written, writes, scores, partialScores, decoded, partialDecoded,
+ * fires, leaks, silent, states } with numbers straight from the kernels (Float32Array), and index lists.
  */
 export function compute(ffn, mem, state) {
   const { x, y } = state;
   const N = mem.dff;
   const k = Math.max(0, Math.min(N, Math.round(state.k ?? N)));
   const act = state.activation ?? 'relu';
-  if (!ACTIVATIONS.includes(act)) throw new TypeError(`compute: activation must be one of ${ACTIVATIONS.join(', ')}, got "${act}"`);
-  if (!Number.isFinite(x) || !Number.isFinite(y)) throw new TypeError(`compute: query must be two finite numbers, got (${x}, ${y})`);
+  if (!ACTIVATIONS.includes(act)) {
+    throw new TypeError(`compute: activation must be one of ${ACTIVATIONS.join(', ')}, got "${act}"`);
+  }
+  if (!Number.isFinite(x) || !Number.isFinite(y)) {
+    throw new TypeError(`compute: query must be two finite numbers, got (${x}, ${y})`);
+  }
   const q = new Float32Array([x, y]);
   const match = ffn.matmul(new Float32Array([x, y, 1]), mem.W1aug).data; // x . k_i + b_i
   let coef, top, partial, written;
@@ -171,29 +380,23 @@ export function compute(ffn, mem, state) {
     return best >= 0 && s[best] >= DECODE_MIN ? { token: mem.vocab[best].name, index: best, score: s[best] }
       : { token: null, index: best, score: best >= 0 ? s[best] : 0 };
   };
-  const fires = [];
-  const leaks = [];
+  // A memory fires when its match is positive, leaks when it stays below but its activation is not zero
+  // (a smooth phi), and is silent when it adds exactly nothing. `rank` numbers the top-k memories that add
+  // something (0 for the others); `writes` says whether the full sum is anything but the zero vector.
+  const fires = [], leaks = [], silent = [], states = [];
+  const rank = new Array(N).fill(0);
   for (let i = 0; i < N; i++) {
-    if (match[i] > 0 && coef[i] > 0) fires.push(i);
-    else if (Math.abs(coef[i]) > LEAK_MIN) leaks.push(i);
+    const s = match[i] > 0 && coef[i] > 0 ? 'fires' : coef[i] !== 0 ? 'leaks' : 'silent';
+    states.push(s);
+    (s === 'fires' ? fires : s === 'leaks' ? leaks : silent).push(i);
   }
+  top.forEach((i, j) => { if (coef[i] !== 0) rank[i] = j + 1; });
   fires.sort((a, b) => coef[b] - coef[a]);
   return {
-    query: [x, y], k, activation: act, match, coef, top, partial, written, scores, partialScores,
-    decoded: decode(scores), partialDecoded: decode(partialScores), fires, leaks,
+    query: [x, y], k, activation: act, match, coef, top, rank, partial, written, scores, partialScores,
+    decoded: decode(scores), partialDecoded: decode(partialScores), fires, leaks, silent, states,
+    writes: written[0] !== 0 || written[1] !== 0,
   };
-}
-
-/** The sentence the aria-live region reads, e.g. "Tokyo's memory fires (2.10) and writes Japan." */
-export function describe(mem, r) {
-  const names = r.fires.map((i) => `${mem.facts[i].key}'s memory fires (${r.coef[i].toFixed(2)})`);
-  let s;
-  if (names.length === 0) s = 'No memory fires';
-  else s = names.join(', ');
-  if (r.decoded.token) s += `${names.length ? ' and' : ', but the leaks'} write${names.length ? 's' : ''} ${r.decoded.token} (score ${r.decoded.score.toFixed(2)})`;
-  else s += names.length ? ', but the write decodes to no token' : '; nothing is written';
-  if (r.leaks.length) s += `; ${r.leaks.length} ${r.leaks.length === 1 ? 'memory leaks' : 'memories leak'} through ${r.activation === 'gelu' ? 'GELU' : 'SiLU'}`;
-  return s + '.';
 }
 
 /** Nearest token to the query (for labels), or null when none is within `radius`. */

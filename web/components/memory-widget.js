@@ -1,55 +1,138 @@
-// <ffn-memory-widget>: move a query through a hand-built key-value FFN and watch its memories fire (view only; math in memory-model.js).
+// <ffn-memory-widget>: move a query through a hand-built key-value FFN and watch its memories fire (view only; math in
+// memory-model.js).
 import * as ffn from '../ffn.js';
 import {
-  attachStyledShadow, ElementBase, define, rafThrottle, trailingThrottle, prefersReducedMotion, fmt, svgEl, showError, htmlEl as h,
+  attachStyledShadow, ElementBase, define, rafThrottle, trailingThrottle, prefersReducedMotion, fmt, fmtSmall, svgEl,
+  setProblem, htmlEl as h,
 } from './styles.js';
 import {
-  ACTIVATIONS, DEFAULT_FACTS, DEFAULT_DISTRACTORS, DEFAULT_THRESHOLD, QUERY_LIMIT,
-  parseFacts, formatFacts, parseDistractors, buildMemory, compute, describe, nearestToken, firingRegion,
+  ACTIVATIONS, DEFAULT_FACTS, DEFAULT_DISTRACTORS, QUERY_LIMIT, THRESHOLD_MIN, THRESHOLD_MAX, HASH_MAX,
+  parseAttribute, parseFacts, formatFacts, parseDistractors, parseThreshold, parseActivation, parseK, parseHashState,
+  formatHashState, clampQuery, defaultThreshold, buildMemory, compute, nearestToken, firingRegion,
 } from './memory-model.js';
+import { placeLabels, radialCandidates, wrapLines } from './label-layout.js';
 
-const LIM = 1.5; // half-width of the embedding view
-const OUT_LIM = 3; // half-width of the output view
+/** Every string the widget shows (one table, for translation). */
+const strings = {
+  loading: 'Loading the FFN kernels…',
+  title: 'An FFN that stores facts: move the query and watch memories fire',
+  inPlane: 'Embedding plane: token positions, the query, and the region where each memory fires',
+  outPlane: 'Output plane: the vector the FFN writes, and the output directions of the vocabulary',
+  inCaption: 'Embedding space: drag the query (blue), or use the sliders',
+  outCaption: 'What the FFN writes: full sum (solid), top-k partial sum (dashed)',
+  slider: (axis) => `Query, ${axis === 'x' ? 'first' : 'second'} coordinate (${axis})`,
+  sliderName: (axis) => `query ${axis}`,
+  sliderText: (axis, v) => `${axis} = ${v}`,
+  tokens: 'Put the query on a token',
+  queryToken: 'Query a token:',
+  orFiller: 'or a filler word:',
+  tableCaption: 'Each memory: its match with the query, its activation, its state, and its rank in the top-k partial '
+    + 'sum',
+  colMemory: 'memory (key → value)',
+  colMatch: 'match x·k+b',
+  colBar: 'activation',
+  colPhi: (act) => `φ = ${act}`,
+  colState: 'state',
+  colTop: 'top-k',
+  cellMatch: 'match',
+  cellPhi: 'φ',
+  cellTop: 'top-k',
+  fact: (key, value) => `${key} → ${value}`,
+  keyLine: (kx, ky, b) => `k = (${kx}, ${ky}), b = ${b}`,
+  state: { fires: 'fires', leaks: 'leaks', silent: 'silent' },
+  rank: (n) => `#${n}`,
+  unranked: '–',
+  topNote: 'top-k ranks the strongest memories that add something to the sum; a silent memory adds nothing and gets '
+    + 'no rank.',
+  kLabel: 'top-k',
+  kAria: 'top-k: number of strongest memories in the partial sum',
+  tLabel: 'threshold',
+  tAria: 'threshold: the bias subtracted from every match',
+  actGroup: 'activation function',
+  actPrefix: 'φ:',
+  act: { relu: 'ReLU', gelu: 'GELU', silu: 'SiLU' },
+  vec: (x, y) => `(${x}, ${y})`,
+  outFull: (near, q, w) => `Query ${near ? `“${near}” ` : ''}${q} → FFN writes ${w}, which decodes to `,
+  nothing: 'nothing',
+  score: (s) => ` (score ${s})`,
+  bestScore: (s) => ` (best score ${s})`,
+  outPart: (k, v, token, s) => `Top-${k} partial sum ${v} → ${token ?? 'nothing'}${token ? ` (score ${s})` : ''}`,
+  // The status line (read by screen readers too): always agrees with the vector written.
+  fires: (key, c) => `${key}'s memory fires (${c})`,
+  noneFires: 'No memory fires',
+  writesToken: (token, s) => ` and writes ${token} (score ${s})`,
+  writesNoToken: (w) => `, but the write ${w} decodes to no token`,
+  leaksWrite: (n, act, w) => `, but ${n} ${n === 1 ? 'memory leaks' : 'memories leak'} through ${act} and write ${w}`,
+  leaksDecode: (token, s) => `, which decodes to ${token} (score ${s})`,
+  leaksTooWeak: ', too weak to decode to a token',
+  leaksCancel: (n, act) => `; ${n} ${n === 1 ? 'memory leaks' : 'memories leak'} through ${act}, but they cancel out, `
+    + 'so nothing is written',
+  nothingWritten: '; nothing is written',
+  alsoLeak: (n, act) => `; ${n} ${n === 1 ? 'memory leaks' : 'memories leak'} through ${act}`,
+  hashIgnored: (parts) => `sync-hash: ignored ${parts.join('; ')}`,
+  hashTooLong: (n) => `sync-hash: the URL hash is ${n} characters long; at most ${HASH_MAX * 16} are read`,
+  noToken: (name) => `token: no token named ${name}`,
+};
+
+const LIM = 1.5; // half-width of the embedding square, plane units
+const OUT_LIM = 3.6; // half-width of the output square (an arrow is drawn up to 0.92 of it)
 const STEP = 0.05; // arrow-key step
 const BAR_MIN = -0.5, BAR_MAX = 4; // activation bar range
 const BAR_ZERO = -BAR_MIN / (BAR_MAX - BAR_MIN); // where 0 sits on a bar, as a fraction of its width
-const ACT_LABEL = { relu: 'ReLU', gelu: 'GELU', silu: 'SiLU' };
+const FONT = { key: 13, distractor: 12, vocab: 13 }; // label sizes, px
+const HASH_READ_MAX = HASH_MAX * 16; // longest URL hash searched for the widget's part
 
 const css = `
 .planes { display: flex; flex-wrap: wrap; gap: 12px; }
 figure { margin: 0; flex: 1 1 240px; min-width: 0; max-width: 360px; }
 figcaption { font-size: 0.88em; color: var(--_muted); margin-bottom: 4px; }
-svg.plane { width: 100%; height: auto; display: block; background: var(--_surface); border-radius: 6px; touch-action: none; user-select: none; -webkit-user-select: none; }
+svg.plane {
+  width: 100%; height: auto; display: block; background: var(--_surface); border-radius: 6px;
+  touch-action: none; user-select: none; -webkit-user-select: none;
+}
 svg.plane.in { cursor: crosshair; }
-.axis { stroke: var(--_grid); stroke-width: 0.012; }
+.axis { stroke: var(--_grid); stroke-width: 1.2; }
 .region { fill: var(--_fire); opacity: 0; }
 .region.on { opacity: 0.18; }
-.keydir { stroke: var(--_accent); stroke-width: 0.014; opacity: 0.55; }
-.boundary { stroke: var(--_fire); stroke-width: 0.012; stroke-dasharray: 0.05 0.04; opacity: 0.75; }
-.tok circle { fill: var(--_bg); stroke: var(--_fg); stroke-width: 0.02; }
-.tok.key circle { stroke: var(--_accent); stroke-width: 0.03; }
+.keydir { stroke: var(--_accent); stroke-width: 1.4; opacity: 0.55; }
+.boundary { stroke: var(--_fire); stroke-width: 1.2; stroke-dasharray: 5 4; opacity: 0.75; fill: none; }
+.leader { stroke: var(--_muted); stroke-width: 1; }
+.tok circle { fill: var(--_bg); stroke: var(--_fg); stroke-width: 2; }
+.tok.key circle { stroke: var(--_accent); stroke-width: 3; }
 .tok.on circle { fill: var(--_fire); stroke: var(--_fire); }
-.tok text { font-size: 0.13px; }
-.query { fill: var(--_accent); stroke: var(--_bg); stroke-width: 0.025; cursor: grab; }
-.query-halo { fill: none; stroke: var(--_accent); stroke-width: 0.012; opacity: 0.7; }
-.vocab line { stroke: var(--_grid); stroke-width: 0.03; }
-.vocab text { font-size: 0.26px; }
+.tok text, .vocab text { paint-order: stroke; stroke: var(--_surface); stroke-width: 3px; stroke-linejoin: round; }
+.query { fill: var(--_accent); stroke: var(--_bg); stroke-width: 2.5; cursor: grab; }
+.query-halo { fill: none; stroke: var(--_accent); stroke-width: 1.2; opacity: 0.7; }
+.vocab line { stroke: var(--_grid); stroke-width: 3; }
 .vocab.on text { font-weight: 700; fill: var(--_accent); }
-.arrow-full { stroke: var(--_accent); stroke-width: 0.07; fill: none; }
-.arrow-part { stroke: var(--_fire); stroke-width: 0.05; stroke-dasharray: 0.14 0.1; fill: none; }
+.arrow-full { stroke: var(--_accent); stroke-width: 4; fill: none; }
+.arrow-part { stroke: var(--_fire); stroke-width: 3; stroke-dasharray: 8 6; fill: none; }
 .head-full { fill: var(--_accent); }
 .head-part { fill: var(--_fire); }
-.sliders { display: grid; grid-template-columns: auto 1fr auto; gap: 6px 8px; align-items: center; margin-top: 8px; font-size: 0.9em; }
+.sliders {
+  display: grid; grid-template-columns: auto 1fr auto; gap: 6px 8px; align-items: center; margin-top: 8px;
+  font-size: 0.9em;
+}
 .sliders span.num { display: inline-block; min-width: 5.5ch; text-align: right; }
-.track { position: relative; height: 28px; border-radius: 14px; background: var(--_surface); border: 1px solid var(--_border); cursor: pointer; touch-action: none; }
-.thumb { position: absolute; top: 3px; width: 20px; height: 20px; margin-left: -10px; border-radius: 50%; background: var(--_accent); pointer-events: none; }
+.track {
+  position: relative; height: 28px; border-radius: 14px; background: var(--_surface); border: 1px solid var(--_border);
+  cursor: pointer; touch-action: none;
+}
+.thumb {
+  position: absolute; top: 3px; width: 20px; height: 20px; margin-left: -10px; border-radius: 50%;
+  background: var(--_accent); pointer-events: none;
+}
 .tokens { margin: 10px 0 6px; }
 .tokens .kind { font-size: 0.85em; color: var(--_muted); }
+.tokens button { white-space: normal; overflow-wrap: anywhere; max-width: 100%; text-align: start; }
 table { border-collapse: collapse; width: 100%; margin-top: 6px; font-size: 0.92em; }
 th, td { text-align: left; padding: 4px 6px; border-bottom: 1px solid var(--_grid); vertical-align: middle; }
 th { font-weight: 600; color: var(--_muted); font-size: 0.88em; }
-tbody th { color: var(--_fg); }
-.keyvec { display: block; font-family: var(--_mono); font-weight: 400; font-size: 0.82em; color: var(--_muted); white-space: nowrap; }
+tbody th { color: var(--_fg); overflow-wrap: anywhere; }
+.keyvec {
+  display: block; font-family: var(--_mono); font-weight: 400; font-size: 0.82em; color: var(--_muted);
+  overflow-wrap: anywhere;
+}
 td.num { text-align: right; white-space: nowrap; }
 .bar { position: relative; height: 14px; min-width: 70px; background: var(--_surface); border-radius: 3px; }
 .bar .zero { position: absolute; top: -2px; bottom: -2px; width: 2px; background: var(--_fg); }
@@ -59,33 +142,50 @@ tr.leaks .bar .fill { background: var(--_leak); }
 .status { font-size: 0.85em; white-space: nowrap; }
 tr.fires .status { color: var(--_fire); font-weight: 700; }
 tr.leaks .status { color: var(--_leak); font-weight: 600; }
-.intop { font-size: 0.85em; color: var(--_muted); }
-tr.top .intop { color: var(--_fg); font-weight: 600; }
+.intop { font-size: 0.85em; color: var(--_muted); white-space: nowrap; }
+tr.ranked .intop { color: var(--_fg); font-weight: 600; }
+.topnote { font-size: 0.82em; margin: 4px 0 0; }
 .controls { margin-top: 10px; }
 .controls input[type="range"] { width: 110px; }
-.out { margin-top: 10px; padding: 8px 10px; background: var(--_surface); border-radius: 6px; }
+.out { margin-top: 10px; padding: 8px 10px; background: var(--_surface); border-radius: 6px; overflow-wrap: anywhere; }
 .out p { margin: 2px 0; }
 .decoded { font-weight: 700; color: var(--_accent); }
-.live { margin-top: 6px; font-size: 0.92em; }
+.live { margin-top: 6px; font-size: 0.92em; overflow-wrap: anywhere; }
 .acts button { min-width: 56px; }
 :host { container-type: inline-size; }
-.tablewrap { overflow-x: auto; }
+td[data-label]::before { display: none; }
 @container (max-width: 460px) {
-  th.hide-narrow, td.hide-narrow { display: none; }
-  .keyvec { white-space: normal; }
-  th, td { padding: 4px 3px; }
-  .bar { min-width: 48px; }
+  /* Narrow: each memory is a block of two lines, every cell (the top-k rank too) labelled in place. */
+  table, tbody { display: block; }
+  thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
+  tbody tr {
+    display: flex; flex-wrap: wrap; align-items: center; gap: 4px 12px; padding: 6px 0;
+    border-bottom: 1px solid var(--_grid);
+  }
+  tbody th, tbody td { display: block; border: 0; padding: 0; }
+  tbody th { flex: 1 0 100%; }
+  td.barcell { flex: 1 0 100%; order: 1; }
+  td.num { text-align: left; }
+  td[data-label]::before {
+    display: inline; content: attr(data-label) " "; color: var(--_muted); font-family: var(--_font); font-weight: 400;
+  }
 }
 `;
 
 export class FfnMemoryWidget extends ElementBase {
-  static get observedAttributes() { return ['facts', 'distractors', 'threshold', 'k', 'activation', 'query', 'token', 'theme', 'sync-hash']; }
+  static get observedAttributes() {
+    return ['facts', 'distractors', 'threshold', 'k', 'activation', 'query', 'token', 'theme', 'sync-hash'];
+  }
 
   constructor() {
     super();
-    this._state = { x: 0, y: 1, k: null, threshold: DEFAULT_THRESHOLD, activation: 'relu' };
+    // threshold and k: null means the default (defaultThreshold of the facts; every memory).
+    this._state = { x: 0, y: 1, k: null, threshold: null, activation: 'relu' };
+    this._placed = false;
     this._facts = DEFAULT_FACTS.map((f) => ({ ...f }));
     this._distractors = [...DEFAULT_DISTRACTORS];
+    this._hashKey = null;
+    this._problems = new Map();
     this._mem = null;
     this._result = null;
     this._ready = false;
@@ -94,34 +194,37 @@ export class FfnMemoryWidget extends ElementBase {
     this._root = attachStyledShadow(this, css);
     this._scheduleRender = rafThrottle(() => this._render());
     this._announce = trailingThrottle((text) => { if (this._live) this._live.textContent = text; }, 700);
-    this._readAttributes();
+    for (const name of FfnMemoryWidget.observedAttributes) this._readAttribute(name);
   }
 
   connectedCallback() {
     this._readHash();
-    if (this._ready || this._loading) return;
+    if (this._ready) { this._observeSize(); return; }
+    if (this._loading) return;
     this._loading = true;
-    this._root.append(Object.assign(document.createElement('p'), { className: 'muted loading', textContent: 'Loading the FFN kernels…' }));
+    this._root.append(h('p', { class: 'muted loading', text: strings.loading }));
     ffn.ready().then(() => {
       this._ready = true;
       this._rebuild();
+      this._observeSize();
       this.dispatchEvent(new CustomEvent('ffn-ready', { bubbles: true }));
-    }, (err) => { this._loading = false; this._showError(err); });
+    }, (err) => { this._loading = false; this._problem('load', err); });
   }
+
+  disconnectedCallback() { this._ro?.disconnect(); this._ro = null; }
 
   attributeChangedCallback(name) {
     if (this._reflecting) return;
-    if (name === 'sync-hash') {
-      this._readHash();
-      if (this._ready) this._rebuild(false);
-      return;
+    try {
+      if (!this._readAttribute(name)) return;
+      if (name === 'sync-hash') this._readHash();
+      if (!this._ready) return;
+      if (name === 'facts' || name === 'distractors') this._rebuild();
+      else if (name === 'threshold' || name === 'sync-hash') this._rebuild(false);
+      else this._scheduleRender();
+    } catch (err) {
+      this._problem(name, err); // never let an attribute throw into the page
     }
-    const ok = this._readAttributes(name);
-    if (!this._ready || !ok) return;
-    this._root.querySelector('.error')?.remove();
-    if (name === 'facts' || name === 'distractors') this._rebuild();
-    else if (name === 'threshold') this._rebuild(false);
-    else this._scheduleRender();
   }
 
   // ---- public properties ------------------------------------------------------------------
@@ -132,84 +235,92 @@ export class FfnMemoryWidget extends ElementBase {
   set distractors(v) { this.setAttribute('distractors', parseDistractors(v).join(', ')); }
   /** Query position [x, y] in the embedding plane. */
   get query() { return [this._state.x, this._state.y]; }
-  set query(v) { this._setQuery(Number(v[0]), Number(v[1]), true); }
+  set query(v) { this._setQuery(Number(v?.[0]), Number(v?.[1]), true); }
   get k() { return this._effectiveK(); }
-  set k(v) { this._set({ k: Number(v) }); }
-  get threshold() { return this._state.threshold; }
-  set threshold(v) { this._set({ threshold: Number(v) }, true); }
+  set k(v) { this._set({ k: parseK(v) }); }
+  /** The threshold in use (the default for the facts unless one was set). */
+  get threshold() { return this._effectiveThreshold(); }
+  set threshold(v) { this._set({ threshold: parseThreshold(v) }, true); }
   get activation() { return this._state.activation; }
-  set activation(v) { this._set({ activation: String(v) }); }
-  /** The last evaluation (kernel outputs), or null before the wasm is ready. */
+  set activation(v) { this._set({ activation: parseActivation(String(v)) }); }
+  /** The last evaluation (kernel outputs and the status line), or null before the wasm is ready. */
   get result() { return this._result; }
   /** Move the query onto a token by name. */
   selectToken(name, { animate = true } = {}) {
     const t = this._mem?.tokens.find((tok) => tok.name === name);
-    if (!t) throw new RangeError(`selectToken: no token named "${name}"`);
+    if (!t) throw new RangeError(`selectToken: no token named ${JSON.stringify(String(name).slice(0, 80))}`);
     this._moveTo(t.pos[0], t.pos[1], animate);
   }
 
   // ---- attributes, state, hash ------------------------------------------------------------
-  _readAttributes(only) {
-    const get = (n) => this.getAttribute(n);
+  /** Read one attribute through the model's parser; a refused value leaves the state as it was and is shown. */
+  _readAttribute(name) {
+    if (name === 'theme') return true;
+    const v = this.getAttribute(name);
     try {
-      if ((!only || only === 'facts') && get('facts')) this._facts = parseFacts(get('facts'));
-      if ((!only || only === 'distractors') && get('distractors') !== null) this._distractors = parseDistractors(get('distractors'));
-      if ((!only || only === 'threshold') && get('threshold') !== null) {
-        const t = Number(get('threshold'));
-        if (!Number.isFinite(t)) throw new TypeError(`threshold must be a number, got "${get('threshold')}"`);
-        this._state.threshold = t;
+      const val = v === null ? null : parseAttribute(name, v);
+      switch (name) {
+        case 'facts': this._facts = val ?? DEFAULT_FACTS.map((f) => ({ ...f })); break;
+        case 'distractors': this._distractors = val ?? [...DEFAULT_DISTRACTORS]; break;
+        case 'threshold': this._state.threshold = val; break;
+        case 'k': this._state.k = val; break;
+        case 'activation': this._state.activation = val ?? 'relu'; break;
+        case 'query':
+          if (val) { [this._state.x, this._state.y] = val; this._placed = true; this._pendingToken = null; }
+          break;
+        case 'token':
+          if (val !== null && this.getAttribute('query') === null) {
+            this._pendingToken = val;
+            if (this._mem) this._applyPendingToken();
+          }
+          break;
+        case 'sync-hash': this._hashKey = val; break;
+        default: break;
       }
-      if ((!only || only === 'k') && get('k') !== null) this._state.k = Number(get('k'));
-      if ((!only || only === 'activation') && get('activation') !== null) {
-        const a = get('activation').toLowerCase();
-        if (!ACTIVATIONS.includes(a)) throw new TypeError(`activation must be one of ${ACTIVATIONS.join(', ')}, got "${a}"`);
-        this._state.activation = a;
-      }
-      if ((!only || only === 'query') && get('query') !== null) {
-        const [x, y] = get('query').split(',').map(Number);
-        if (!Number.isFinite(x) || !Number.isFinite(y)) throw new TypeError(`query must be "x,y", got "${get('query')}"`);
-        this._state.x = clamp(x); this._state.y = clamp(y);
-        this._pendingToken = null;
-      } else if ((!only || only === 'token') && get('token') !== null) {
-        this._pendingToken = get('token');
-        if (this._mem) this._applyPendingToken();
-      } else if (!only) {
-        this._pendingToken = this._facts[0].key;
-      }
+      this._problem(name, null);
       return true;
     } catch (err) {
-      this._showError(err);
+      this._problem(name, err);
       return false;
     }
   }
 
+  /** Record (or with err null, clear) the problem of one source and show them all. */
+  _problem(source, err) { setProblem(this._root, 'ffn-memory-widget', this._problems, source, err); }
+
   _applyPendingToken() {
     if (!this._pendingToken) return;
-    const t = this._mem.tokens.find((tok) => tok.name === this._pendingToken);
+    const name = this._pendingToken;
+    const t = this._mem.tokens.find((tok) => tok.name === name);
     this._pendingToken = null;
-    if (t) { this._state.x = t.pos[0]; this._state.y = t.pos[1]; }
+    if (t) { this._state.x = t.pos[0]; this._state.y = t.pos[1]; this._placed = true; this._problem('token', null); }
+    else this._problem('token', new RangeError(strings.noToken(JSON.stringify(name))));
   }
 
   _effectiveK() {
     const N = this._facts.length;
     const k = this._state.k;
-    return k === null || !Number.isFinite(k) ? N : Math.max(0, Math.min(N, Math.round(k)));
+    return k === null ? N : Math.max(0, Math.min(N, k));
+  }
+
+  _effectiveThreshold() {
+    return this._state.threshold ?? defaultThreshold(this._facts.length);
   }
 
   _set(patch, rebuild = false) {
     Object.assign(this._state, patch);
-    if (patch.activation !== undefined && !ACTIVATIONS.includes(this._state.activation)) {
-      throw new TypeError(`activation must be one of ${ACTIVATIONS.join(', ')}, got "${this._state.activation}"`);
-    }
     this._reflect();
     if (!this._ready) return;
     if (rebuild) this._rebuild(false); else this._scheduleRender();
   }
 
   _setQuery(x, y, reflect) {
-    if (!Number.isFinite(x) || !Number.isFinite(y)) throw new TypeError(`query must be two finite numbers, got (${x}, ${y})`);
-    this._state.x = clamp(x);
-    this._state.y = clamp(y);
+    if (!Number.isFinite(x) || !Number.isFinite(y)) {
+      throw new TypeError(`query must be two finite numbers, got (${x}, ${y})`);
+    }
+    this._state.x = clampQuery(x);
+    this._state.y = clampQuery(y);
+    this._placed = true;
     if (reflect) this._reflect();
     this._scheduleRender();
   }
@@ -218,110 +329,101 @@ export class FfnMemoryWidget extends ElementBase {
     this._reflecting = true;
     try {
       this.setAttribute('query', `${fmt(this._state.x, 3)},${fmt(this._state.y, 3)}`);
-      this.setAttribute('k', String(this._effectiveK()));
-      this.setAttribute('threshold', String(this._state.threshold));
+      if (this._state.k === null) this.removeAttribute('k'); else this.setAttribute('k', String(this._effectiveK()));
+      if (this._state.threshold === null) this.removeAttribute('threshold');
+      else this.setAttribute('threshold', String(this._state.threshold));
       this.setAttribute('activation', this._state.activation);
       this.removeAttribute('token');
     } finally {
       this._reflecting = false;
     }
+    this._problem('query', null);
+    this._problem('k', null);
+    this._problem('threshold', null);
+    this._problem('activation', null);
     this._writeHash();
   }
 
-  _hashKey() {
-    const v = this.getAttribute('sync-hash');
-    return v === null ? null : (v || 'memory');
-  }
-
+  /** The widget's part of the URL hash, read within bounds: never throws, shows what it ignored. */
   _readHash() {
-    const key = this._hashKey();
+    const key = this._hashKey;
     if (!key || typeof location === 'undefined') return;
-    const params = new URLSearchParams(location.hash.slice(1));
-    const s = params.get(key);
-    if (!s) return;
-    for (const part of s.split(';')) {
-      const [name, val] = part.split(':');
-      if (name === 'q') { const [x, y] = val.split(',').map(Number); if (Number.isFinite(x) && Number.isFinite(y)) { this._state.x = clamp(x); this._state.y = clamp(y); this._pendingToken = null; } }
-      if (name === 'k' && Number.isFinite(Number(val))) this._state.k = Number(val);
-      if (name === 't' && Number.isFinite(Number(val))) this._state.threshold = Number(val);
-      if (name === 'a' && ACTIVATIONS.includes(val)) this._state.activation = val;
+    try {
+      const hash = location.hash;
+      if (hash.length > HASH_READ_MAX) {
+        this._problem('sync-hash', new RangeError(strings.hashTooLong(hash.length)));
+        return;
+      }
+      const s = new URLSearchParams(hash.slice(1)).get(key);
+      if (!s) { this._problem('sync-hash', null); return; }
+      const { state, ignored } = parseHashState(s);
+      if (state.query) { [this._state.x, this._state.y] = state.query; this._placed = true; this._pendingToken = null; }
+      if (state.k !== undefined) this._state.k = state.k;
+      if (state.threshold !== undefined) this._state.threshold = state.threshold;
+      if (state.activation !== undefined) this._state.activation = state.activation;
+      this._problem('sync-hash', ignored.length ? new TypeError(strings.hashIgnored(ignored)) : null);
+    } catch (err) {
+      this._problem('sync-hash', err);
     }
   }
 
   _writeHash() {
-    const key = this._hashKey();
+    const key = this._hashKey;
     if (!key || typeof location === 'undefined' || typeof history === 'undefined') return;
+    if (location.hash.length > HASH_READ_MAX) return;
     const params = new URLSearchParams(location.hash.slice(1));
-    params.set(key, `q:${fmt(this._state.x, 3)},${fmt(this._state.y, 3)};k:${this._effectiveK()};t:${this._state.threshold};a:${this._state.activation}`);
+    params.set(key, formatHashState({
+      query: [this._state.x, this._state.y], k: this._effectiveK(), threshold: this._effectiveThreshold(),
+      activation: this._state.activation,
+    }));
     clearTimeout(this._hashTimer);
     this._hashTimer = setTimeout(() => history.replaceState(null, '', '#' + params.toString()), 200);
   }
 
-  _showError(err) { showError(this._root, 'ffn-memory-widget', err); }
-
   // ---- building the DOM -------------------------------------------------------------------
   _rebuild(dom = true) {
     try {
-      this._mem = buildMemory(this._facts, this._distractors, this._state.threshold);
+      this._mem = buildMemory(this._facts, this._distractors, this._effectiveThreshold());
     } catch (err) {
-      this._showError(err);
+      this._problem('facts', err);
       return;
     }
     this._applyPendingToken();
+    if (!this._placed) { [this._state.x, this._state.y] = this._mem.keyTokens[0].pos; this._placed = true; }
     if (!dom && this._rows) { this._scheduleRender(); return; }
-    for (const n of [...this._root.childNodes]) if (n.nodeName !== 'STYLE') n.remove();
+    for (const n of [...this._root.childNodes]) {
+      if (n.nodeName !== 'STYLE' && !n.classList?.contains('error')) n.remove();
+    }
     this._build();
     this._render();
+  }
+
+  _observeSize() {
+    if (this._ro || typeof ResizeObserver !== 'function' || !this._planesBox) return;
+    // Lay the planes out again whenever their width changes (labels keep their real size).
+    this._ro = new ResizeObserver(rafThrottle(() => {
+      const w = this._inFig?.clientWidth;
+      if (w && w !== this._laidW) { this._layoutPlanes(); this._render(); }
+    }));
+    this._ro.observe(this._planesBox);
   }
 
   _build() {
     const mem = this._mem;
     const root = this._root;
-    root.append(h('p', { class: 'title', text: 'An FFN that stores facts: move the query and watch memories fire' }));
+    const error = root.querySelector('.error');
+    const add = (...nodes) => (error ? error.before(...nodes) : root.append(...nodes));
+    add(h('p', { class: 'title', text: strings.title }));
 
-    // Embedding plane.
-    const inSvg = svgEl('svg', { class: 'plane in', viewBox: `${-LIM} ${-LIM} ${2 * LIM} ${2 * LIM}`, role: 'img', 'aria-label': 'Embedding plane: token positions, the query, and the region where each memory fires' });
-    svgEl('line', { class: 'axis', x1: -LIM, y1: 0, x2: LIM, y2: 0 }, inSvg);
-    svgEl('line', { class: 'axis', x1: 0, y1: -LIM, x2: 0, y2: LIM }, inSvg);
-    this._regions = mem.keyTokens.map(() => svgEl('polygon', { class: 'region' }, inSvg));
-    for (const t of mem.keyTokens) svgEl('line', { class: 'keydir', x1: 0, y1: 0, x2: t.pos[0] * 0.9, y2: -t.pos[1] * 0.9 }, inSvg);
-    this._boundaries = mem.keyTokens.map(() => svgEl('polyline', { class: 'boundary', fill: 'none' }, inSvg));
-    this._tokMarks = mem.tokens.map((t) => {
-      const g = svgEl('g', { class: `tok ${t.kind}` }, inSvg);
-      svgEl('circle', { cx: t.pos[0], cy: -t.pos[1], r: t.kind === 'key' ? 0.055 : 0.04 }, g);
-      const lx = t.pos[0] * 1.18, ly = -t.pos[1] * 1.18;
-      const anchor = t.kind === 'key' ? (Math.abs(t.pos[0]) < 0.2 ? 'middle' : t.pos[0] > 0 ? 'start' : 'end') : 'start';
-      const txt = svgEl('text', { x: t.kind === 'key' ? lx : t.pos[0] + 0.07, y: t.kind === 'key' ? ly + (t.pos[1] > 0.5 ? -0.02 : 0.1) : -t.pos[1] + 0.04, 'text-anchor': anchor }, g);
-      txt.textContent = t.name;
-      return g;
-    });
-    this._queryHalo = svgEl('circle', { class: 'query-halo', r: 0.13 }, inSvg);
-    this._queryDot = svgEl('circle', { class: 'query', r: 0.075 }, inSvg);
-    this._inSvg = inSvg;
-
-    // Output plane.
-    const outSvg = svgEl('svg', { class: 'plane', viewBox: `${-OUT_LIM} ${-OUT_LIM} ${2 * OUT_LIM} ${2 * OUT_LIM}`, role: 'img', 'aria-label': 'Output plane: the vector the FFN writes, and the output directions of the vocabulary' });
-    svgEl('line', { class: 'axis', x1: -OUT_LIM, y1: 0, x2: OUT_LIM, y2: 0, 'stroke-width': 0.024 }, outSvg);
-    svgEl('line', { class: 'axis', x1: 0, y1: -OUT_LIM, x2: 0, y2: OUT_LIM, 'stroke-width': 0.024 }, outSvg);
-    this._vocabMarks = mem.vocab.map((v) => {
-      const g = svgEl('g', { class: 'vocab' }, outSvg);
-      svgEl('line', { x1: 0, y1: 0, x2: v.dir[0] * 2.1, y2: -v.dir[1] * 2.1 }, g);
-      const t = svgEl('text', { x: v.dir[0] * 2.2, y: -v.dir[1] * 2.2 + (v.dir[1] > 0.5 ? -0.04 : 0.26), 'text-anchor': Math.abs(v.dir[0]) < 0.2 ? 'middle' : v.dir[0] > 0 ? 'start' : 'end' }, g);
-      t.textContent = v.name;
-      return g;
-    });
-    this._arrowPart = svgEl('line', { class: 'arrow-part' }, outSvg);
-    this._headPart = svgEl('polygon', { class: 'head-part' }, outSvg);
-    this._arrowFull = svgEl('line', { class: 'arrow-full' }, outSvg);
-    this._headFull = svgEl('polygon', { class: 'head-full' }, outSvg);
-    svgEl('circle', { cx: 0, cy: 0, r: 0.06, fill: 'currentColor' }, outSvg);
+    this._inSvg = svgEl('svg', { class: 'plane in', role: 'img', 'aria-label': strings.inPlane });
+    this._outSvg = svgEl('svg', { class: 'plane out', role: 'img', 'aria-label': strings.outPlane });
 
     // Sliders (keyboard and pointer on each axis).
     this._sliders = ['x', 'y'].map((axis) => {
       const thumb = h('div', { class: 'thumb' });
       const track = h('div', {
         class: 'track', role: 'slider', tabindex: '0', 'aria-orientation': 'horizontal',
-        'aria-label': `Query, ${axis === 'x' ? 'first' : 'second'} coordinate (${axis})`,
+        'aria-label': strings.slider(axis),
         'aria-valuemin': String(-QUERY_LIMIT), 'aria-valuemax': String(QUERY_LIMIT),
       }, thumb);
       track.addEventListener('keydown', (e) => this._onSliderKey(e, axis));
@@ -333,73 +435,260 @@ export class FfnMemoryWidget extends ElementBase {
       const val = h('span', { class: 'num' });
       return { axis, track, thumb, val };
     });
-    this._dragOn(inSvg, (e) => {
-      const p = this._svgPoint(inSvg, e);
-      this._setQuery(p[0], p[1], false);
+    this._dragOn(this._inSvg, (e) => {
+      const p = this._svgPoint(e);
+      if (p) this._setQuery(p[0], p[1], false);
     });
 
-    const inFig = h('figure', {}, h('figcaption', { text: 'Embedding space: drag the query (blue), or use the sliders' }), inSvg);
-    const outFig = h('figure', {}, h('figcaption', { text: 'What the FFN writes: full sum (solid), top-k partial sum (dashed)' }), outSvg);
+    this._inFig = h('figure', {}, h('figcaption', { text: strings.inCaption }), this._inSvg);
+    const outFig = h('figure', {}, h('figcaption', { text: strings.outCaption }), this._outSvg);
     const sliderBox = h('div', { class: 'sliders' });
-    for (const s of this._sliders) sliderBox.append(h('span', { text: `query ${s.axis}`, 'aria-hidden': 'true' }), s.track, s.val);
-    inFig.append(sliderBox);
-    root.append(h('div', { class: 'planes' }, inFig, outFig));
+    for (const s of this._sliders) {
+      sliderBox.append(h('span', { text: strings.sliderName(s.axis), 'aria-hidden': 'true' }), s.track, s.val);
+    }
+    this._inFig.append(sliderBox);
+    this._planesBox = h('div', { class: 'planes' }, this._inFig, outFig);
+    add(this._planesBox);
 
     // Token buttons.
-    const keyBtns = mem.tokens.filter((t) => t.kind === 'key').map((t) => h('button', { type: 'button', text: t.name, 'data-token': t.name, onclick: () => this.selectToken(t.name) }));
-    const disBtns = mem.tokens.filter((t) => t.kind !== 'key').map((t) => h('button', { type: 'button', text: t.name, 'data-token': t.name, onclick: () => this.selectToken(t.name) }));
-    root.append(h('div', { class: 'tokens row', role: 'group', 'aria-label': 'Put the query on a token' },
-      h('span', { class: 'kind', text: 'Query a token:' }), ...keyBtns, ...(disBtns.length ? [h('span', { class: 'kind', text: 'or a filler word:' }), ...disBtns] : [])));
+    const btn = (t) => h('button', {
+      type: 'button', text: t.name, 'data-token': t.name, onclick: () => this.selectToken(t.name),
+    });
+    const keyBtns = mem.tokens.filter((t) => t.kind === 'key').map(btn);
+    const disBtns = mem.tokens.filter((t) => t.kind !== 'key').map(btn);
+    add(h('div', { class: 'tokens row', role: 'group', 'aria-label': strings.tokens },
+      h('span', { class: 'kind', text: strings.queryToken }), ...keyBtns,
+      ...(disBtns.length ? [h('span', { class: 'kind', text: strings.orFiller }), ...disBtns] : [])));
 
-    // Memory table.
-    const tbody = h('tbody');
+    // Memory table (explicit roles: the narrow layout changes its display).
+    const tbody = h('tbody', { role: 'rowgroup' });
     this._rows = mem.facts.map((f) => {
       const fill = h('div', { class: 'fill' });
       const zero = h('div', { class: 'zero' });
       const bar = h('div', { class: 'bar', 'aria-hidden': 'true' }, fill, zero);
       zero.style.left = `${100 * BAR_ZERO}%`;
-      const match = h('td', { class: 'num' });
-      const value = h('td', { class: 'num' });
+      const match = h('td', { class: 'num match', role: 'cell', 'data-label': strings.cellMatch });
+      const value = h('td', { class: 'num phi', role: 'cell', 'data-label': strings.cellPhi });
       const status = h('span', { class: 'status' });
-      const intop = h('td', { class: 'intop hide-narrow' });
+      const intop = h('td', { class: 'intop', role: 'cell', 'data-label': strings.cellTop });
       const keyLine = h('span', { class: 'keyvec' });
-      const tr = h('tr', {}, h('th', { scope: 'row' }, `${f.key} → ${f.value}`, keyLine), match, h('td', {}, bar), value, h('td', {}, status), intop);
+      const tr = h('tr', { role: 'row' },
+        h('th', { scope: 'row', role: 'rowheader' }, strings.fact(f.key, f.value), keyLine),
+        match, h('td', { class: 'barcell', role: 'cell' }, bar), value,
+        h('td', { class: 'statecell', role: 'cell' }, status), intop);
       tbody.append(tr);
       return { tr, match, fill, value, status, intop, keyLine };
     });
-    const thead = h('thead', {}, h('tr', {},
-      h('th', { text: 'memory (key → value)' }), h('th', { text: 'match x·k+b' }), h('th', { text: 'activation' }),
-      h('th', { text: 'φ' }), h('th', { text: 'state' }), h('th', { class: 'hide-narrow', text: 'top-k' })));
+    const col = (text) => h('th', { role: 'columnheader', scope: 'col', text });
+    const thead = h('thead', { role: 'rowgroup' }, h('tr', { role: 'row' },
+      col(strings.colMemory), col(strings.colMatch), col(strings.colBar), col(''), col(strings.colState),
+      col(strings.colTop)));
     this._actHeader = thead.querySelectorAll('th')[3];
-    root.append(h('div', { class: 'tablewrap' }, h('table', {}, h('caption', { class: 'sr-only', text: 'Each memory: its match with the query and its activation' }), thead, tbody)));
+    const caption = h('caption', { class: 'sr-only', text: strings.tableCaption });
+    add(h('div', { class: 'tablewrap' }, h('table', { role: 'table' }, caption, thead, tbody)),
+      h('p', { class: 'topnote muted', text: strings.topNote }));
 
     // Controls.
-    const N = mem.dff;
-    this._kInput = h('input', { type: 'range', min: '0', max: String(N), step: '1', 'aria-label': 'top-k: number of strongest memories in the partial sum' });
+    this._kInput = h('input', {
+      type: 'range', min: '0', max: String(mem.dff), step: '1', 'aria-label': strings.kAria,
+    });
     this._kInput.addEventListener('input', () => this._set({ k: Number(this._kInput.value) }));
     this._kVal = h('span', { class: 'num' });
-    this._tInput = h('input', { type: 'range', min: '-2', max: '3', step: '0.05', 'aria-label': 'threshold: the bias subtracted from every match' });
+    this._tInput = h('input', {
+      type: 'range', min: String(THRESHOLD_MIN), max: String(THRESHOLD_MAX), step: '0.05', 'aria-label': strings.tAria,
+    });
     this._tInput.addEventListener('input', () => this._set({ threshold: Number(this._tInput.value) }, true));
     this._tVal = h('span', { class: 'num' });
-    this._actBtns = ACTIVATIONS.map((a) => h('button', { type: 'button', text: ACT_LABEL[a], 'data-activation': a, onclick: () => this._set({ activation: a }) }));
-    root.append(h('div', { class: 'controls row' },
-      h('label', {}, 'top-k', this._kInput, this._kVal),
-      h('label', {}, 'threshold', this._tInput, this._tVal),
-      h('span', { class: 'row acts', role: 'group', 'aria-label': 'activation function' }, h('span', { text: 'φ:' }), ...this._actBtns)));
+    this._actBtns = ACTIVATIONS.map((a) => h('button', {
+      type: 'button', text: strings.act[a], 'data-activation': a, onclick: () => this._set({ activation: a }),
+    }));
+    add(h('div', { class: 'controls row' },
+      h('label', {}, strings.kLabel, this._kInput, this._kVal),
+      h('label', {}, strings.tLabel, this._tInput, this._tVal),
+      h('span', { class: 'row acts', role: 'group', 'aria-label': strings.actGroup },
+        h('span', { text: strings.actPrefix }), ...this._actBtns)));
 
     // Output text and live region.
     this._outFull = h('p');
     this._outPart = h('p');
-    root.append(h('div', { class: 'out' }, this._outFull, this._outPart));
+    add(h('div', { class: 'out' }, this._outFull, this._outPart));
     this._live = h('p', { class: 'live muted', 'aria-live': 'polite', role: 'status' });
-    root.append(this._live);
+    add(this._live);
+    this._layoutPlanes();
   }
 
-  _svgPoint(svg, e) {
-    const r = svg.getBoundingClientRect();
-    const x = -LIM + (2 * LIM * (e.clientX - r.left)) / r.width;
-    const y = LIM - (2 * LIM * (e.clientY - r.top)) / r.height;
-    return [x, y];
+  // ---- plane layout -----------------------------------------------------------------------
+  /** Text measurer of one svg: width of a string and the font's line box at a size (estimates when not rendered). */
+  _measurer(svg) {
+    const probe = svgEl('text', { x: 0, y: 0, visibility: 'hidden', 'aria-hidden': 'true' }, svg);
+    const cache = new Map();
+    const size = (text, font, bold) => {
+      const key = `${font}|${bold ? 1 : 0}|${text}`;
+      if (cache.has(key)) return cache.get(key);
+      probe.setAttribute('font-size', font);
+      probe.setAttribute('font-weight', bold ? '700' : '400');
+      probe.textContent = text || 'M';
+      let b = null;
+      try { b = probe.getBBox(); } catch { /* not rendered */ }
+      const chars = text ? Array.from(text).length : 0;
+      const est = { w: chars * font * (bold ? 0.66 : 0.6), top: -0.92 * font, h: 1.2 * font };
+      const out = b && b.height > 0 ? { w: text ? b.width : 0, top: b.y, h: b.height } : est;
+      cache.set(key, out);
+      return out;
+    };
+    return { size, done: () => probe.remove() };
+  }
+
+  /**
+   * Place the marks and labels of one plane W px wide: the square [-lim, lim]^2 at u px per unit, each label
+   * wrapped and put beside its mark so that none overlaps another label or a mark; u shrinks until the
+   * drawing, labels included, fits in W (labels keep their size in px).
+   */
+  _layout(svg, W, lim, marks) {
+    const m = this._measurer(svg);
+    const maxW = Math.max(64, Math.min(150, 0.3 * W));
+    const texts = marks.map((mk) => {
+      const lines = wrapLines(mk.label, maxW, (s) => m.size(s, mk.font, mk.bold).w);
+      const line = m.size(lines[0], mk.font, mk.bold);
+      return { lines, w: Math.max(...lines.map((s) => m.size(s, mk.font, mk.bold).w)), lineH: line.h, top: line.top };
+    });
+    m.done();
+    const attempt = (u) => {
+      const pts = marks.map((mk) => [u * mk.pos[0], -u * mk.pos[1]]);
+      const obstacles = marks.map((mk, i) => ({
+        x: pts[i][0] - mk.r, y: pts[i][1] - mk.r, w: 2 * mk.r, h: 2 * mk.r, key: i,
+      }));
+      const items = marks.map((mk, i) => {
+        const len = Math.hypot(mk.pos[0], mk.pos[1]);
+        const d = len > 1e-9 ? [mk.pos[0] / len, -mk.pos[1] / len] : [1, 0];
+        const t = texts[i];
+        const h = t.lineH * t.lines.length;
+        return { anchorKey: i, candidates: radialCandidates(pts[i], d, t.w, h, { gap: mk.r + 3, r0: mk.r + 1 }) };
+      });
+      const placed = placeLabels(items, { obstacles, pad: 2 });
+      let x0 = -lim * u, x1 = lim * u, y0 = -lim * u, y1 = lim * u;
+      for (const p of placed) {
+        x0 = Math.min(x0, p.box.x - 2); x1 = Math.max(x1, p.box.x + p.box.w + 2);
+        y0 = Math.min(y0, p.box.y - 2); y1 = Math.max(y1, p.box.y + p.box.h + 2);
+      }
+      return { u, pts, placed, x0, x1, y0, y1 };
+    };
+    const u0 = (W - 4) / (2 * lim);
+    let best = attempt(u0);
+    if (best.x1 - best.x0 > W) {
+      // Shrink the plane until the labels fit (bisection; labels keep their size).
+      let lo = u0 * 0.3, hi = u0;
+      const atLo = attempt(lo);
+      if (atLo.x1 - atLo.x0 > W) best = atLo;
+      else {
+        best = atLo;
+        for (let it = 0; it < 10; it++) {
+          const mid = (lo + hi) / 2;
+          const a = attempt(mid);
+          if (a.x1 - a.x0 <= W) { best = a; lo = mid; } else hi = mid;
+        }
+      }
+    }
+    // Centre the square horizontally when there is room; never cut a label.
+    const spare = W - (best.x1 - best.x0);
+    const cx = -best.x0 + Math.max(0, spare / 2);
+    const cy = -best.y0;
+    return {
+      u: best.u, cx, cy, W: Math.max(W, best.x1 - best.x0), H: best.y1 - best.y0,
+      labels: best.placed.map((p, i) => ({ ...texts[i], box: { ...p.box, x: p.box.x + cx, y: p.box.y + cy },
+        leader: p.leader && p.leader.map((q) => [q[0] + cx, q[1] + cy]), conflicts: p.conflicts })),
+    };
+  }
+
+  /** Draw a placed label: one text, one tspan per line, and its leader line when it has one. */
+  _drawLabel(g, lab, font, cls) {
+    if (lab.leader) {
+      const [[x1, y1], [x2, y2]] = lab.leader;
+      svgEl('line', { class: 'leader', x1, y1, x2, y2 }, g);
+    }
+    const text = svgEl('text', { class: cls, 'font-size': font, 'text-anchor': 'middle' }, g);
+    lab.lines.forEach((line, j) => {
+      const ts = svgEl('tspan', { x: lab.box.x + lab.box.w / 2, y: lab.box.y + j * lab.lineH - lab.top }, text);
+      ts.textContent = line;
+    });
+    return text;
+  }
+
+  /** Empty a plane, lay it out (see _layout), size its viewBox and draw its axes; returns the layout. */
+  _plane(svg, W, lim, marks) {
+    svg.replaceChildren();
+    const L = this._layout(svg, W, lim, marks);
+    const X = (x) => L.cx + L.u * x, Y = (y) => L.cy - L.u * y;
+    svg.setAttribute('viewBox', `0 0 ${L.W} ${L.H}`);
+    svgEl('line', { class: 'axis', x1: X(-lim), y1: Y(0), x2: X(lim), y2: Y(0) }, svg);
+    svgEl('line', { class: 'axis', x1: X(0), y1: Y(-lim), x2: X(0), y2: Y(lim) }, svg);
+    return L;
+  }
+
+  _layoutPlanes() {
+    const mem = this._mem;
+    if (!mem || !this._inSvg) return;
+    const W = Math.max(200, Math.round(this._inFig.clientWidth || 300));
+    this._laidW = this._inFig.clientWidth;
+
+    // Embedding plane.
+    const inSvg = this._inSvg;
+    const marks = mem.tokens.map((t) => ({
+      pos: t.pos, r: t.kind === 'key' ? 7 : 5, label: t.name, font: FONT[t.kind], kind: t.kind,
+    }));
+    const L = this._plane(inSvg, W, LIM, marks);
+    this._inMap = L;
+    const X = (x) => L.cx + L.u * x, Y = (y) => L.cy - L.u * y;
+    const poly = (pts) => pts.map((p) => `${X(p[0]).toFixed(1)},${Y(p[1]).toFixed(1)}`).join(' ');
+    this._regions = mem.keyTokens.map((t, i) => {
+      return svgEl('polygon', { class: 'region', points: poly(firingRegion(mem, i, LIM)) }, inSvg);
+    });
+    for (const t of mem.keyTokens) {
+      svgEl('line', { class: 'keydir', x1: X(0), y1: Y(0), x2: X(t.pos[0] * 0.9), y2: Y(t.pos[1] * 0.9) }, inSvg);
+    }
+    mem.keyTokens.forEach((t, i) => {
+      const onSquare = (p) => Math.abs(Math.abs(p[0]) - LIM) <= 1e-9 && Math.abs(Math.abs(p[1]) - LIM) <= 1e-9;
+      const edge = firingRegion(mem, i, LIM).filter((p) => !onSquare(p));
+      svgEl('polyline', { class: 'boundary', points: poly(edge) }, inSvg);
+    });
+    this._tokMarks = mem.tokens.map((t, j) => {
+      const g = svgEl('g', { class: `tok ${t.kind}`, 'data-name': t.name }, inSvg);
+      svgEl('circle', { cx: X(t.pos[0]), cy: Y(t.pos[1]), r: marks[j].r }, g);
+      this._drawLabel(g, L.labels[j], marks[j].font, 'label');
+      return g;
+    });
+    this._queryHalo = svgEl('circle', { class: 'query-halo', r: 13 }, inSvg);
+    this._queryDot = svgEl('circle', { class: 'query', r: 7.5 }, inSvg);
+
+    // Output plane.
+    const outSvg = this._outSvg;
+    const vmarks = mem.vocab.map((v) => ({
+      pos: [v.dir[0] * 0.95 * OUT_LIM, v.dir[1] * 0.95 * OUT_LIM], r: 1, label: v.name, font: FONT.vocab, bold: true,
+    }));
+    const O = this._plane(outSvg, W, OUT_LIM, vmarks);
+    this._outMap = O;
+    const OX = (x) => O.cx + O.u * x, OY = (y) => O.cy - O.u * y;
+    this._vocabMarks = mem.vocab.map((v, j) => {
+      const g = svgEl('g', { class: 'vocab', 'data-name': v.name }, outSvg);
+      svgEl('line', { x1: OX(0), y1: OY(0), x2: OX(vmarks[j].pos[0]), y2: OY(vmarks[j].pos[1]) }, g);
+      this._drawLabel(g, O.labels[j], FONT.vocab, 'label');
+      return g;
+    });
+    this._arrowPart = svgEl('line', { class: 'arrow-part' }, outSvg);
+    this._headPart = svgEl('polygon', { class: 'head-part' }, outSvg);
+    this._arrowFull = svgEl('line', { class: 'arrow-full' }, outSvg);
+    this._headFull = svgEl('polygon', { class: 'head-full' }, outSvg);
+    svgEl('circle', { cx: OX(0), cy: OY(0), r: 4, fill: 'currentColor' }, outSvg);
+  }
+
+  /** Plane coordinates of a pointer event on the embedding plane. */
+  _svgPoint(e) {
+    const L = this._inMap;
+    if (!L) return null;
+    const r = this._inSvg.getBoundingClientRect();
+    if (!r.width) return null;
+    const sx = ((e.clientX - r.left) * L.W) / r.width, sy = ((e.clientY - r.top) * L.H) / r.height;
+    return [(sx - L.cx) / L.u, (L.cy - sy) / L.u];
   }
 
   _dragOn(el, onMove) {
@@ -461,19 +750,26 @@ export class FfnMemoryWidget extends ElementBase {
   }
 
   // ---- drawing ----------------------------------------------------------------------------
-  /** What depends on the memory alone (firing regions, key lines): drawn once per built memory, not per frame. */
-  _drawMemory(mem) {
-    mem.keyTokens.forEach((t, i) => {
-      const poly = firingRegion(mem, i, LIM);
-      this._regions[i].setAttribute('points', poly.map((p) => `${p[0]},${-p[1]}`).join(' '));
-      const edge = poly.filter((p) => Math.abs(Math.abs(p[0]) - LIM) > 1e-9 || Math.abs(Math.abs(p[1]) - LIM) > 1e-9);
-      this._boundaries[i].setAttribute('points', edge.map((p) => `${p[0]},${-p[1]}`).join(' '));
-    });
-    const N = mem.dff;
-    this._rows.forEach((row, i) => {
-      row.keyLine.textContent = `k = (${fmt(mem.W1.data[i], 2)}, ${fmt(mem.W1.data[N + i], 2)}), b = ${fmt(mem.b1.data[i], 2)}`;
-    });
-    this._drawnMem = mem;
+  /** The status line: what fires, what leaks, and what is written, from the same numbers as the vector shown. */
+  _describe(r) {
+    const mem = this._mem;
+    const act = strings.act[r.activation];
+    const score = (d) => fmt(d.score, 2);
+    let s;
+    if (r.fires.length) {
+      s = r.fires.map((i) => strings.fires(mem.facts[i].key, fmtSmall(r.coef[i], 2))).join(', ');
+      s += r.decoded.token ? strings.writesToken(r.decoded.token, score(r.decoded))
+        : strings.writesNoToken(vec(r.written));
+      if (r.leaks.length) s += strings.alsoLeak(r.leaks.length, act);
+    } else if (r.writes) {
+      s = strings.noneFires + strings.leaksWrite(r.leaks.length, act, vec(r.written));
+      s += r.decoded.token ? strings.leaksDecode(r.decoded.token, score(r.decoded)) : strings.leaksTooWeak;
+    } else if (r.leaks.length) {
+      s = strings.noneFires + strings.leaksCancel(r.leaks.length, act);
+    } else {
+      s = strings.noneFires + strings.nothingWritten;
+    }
+    return s + '.';
   }
 
   _render() {
@@ -485,87 +781,105 @@ export class FfnMemoryWidget extends ElementBase {
     try {
       r = compute(ffn, mem, { x: s.x, y: s.y, k, activation: s.activation });
     } catch (err) {
-      this._showError(err);
+      this._problem('compute', err);
       return;
     }
+    r.status = this._describe(r);
     this._result = r;
-    const fires = new Set(r.fires), leaks = new Set(r.leaks), top = new Set(r.top);
+    const L = this._inMap, O = this._outMap;
 
     // Embedding plane.
-    this._queryDot.setAttribute('cx', s.x); this._queryDot.setAttribute('cy', -s.y);
-    this._queryHalo.setAttribute('cx', s.x); this._queryHalo.setAttribute('cy', -s.y);
-    if (this._drawnMem !== mem) this._drawMemory(mem);
-    this._regions.forEach((g, i) => g.classList.toggle('on', fires.has(i)));
-    mem.tokens.forEach((t, j) => this._tokMarks[j].classList.toggle('on', t.kind === 'key' && fires.has(mem.keyTokens.indexOf(t))));
+    const qx = L.cx + L.u * s.x, qy = L.cy - L.u * s.y;
+    for (const c of [this._queryDot, this._queryHalo]) {
+      c.setAttribute('cx', qx.toFixed(1));
+      c.setAttribute('cy', qy.toFixed(1));
+    }
+    this._regions.forEach((g, i) => g.classList.toggle('on', r.states[i] === 'fires'));
+    mem.tokens.forEach((t, j) => {
+      this._tokMarks[j].classList.toggle('on', t.kind === 'key' && r.states[mem.keyTokens.indexOf(t)] === 'fires');
+    });
 
     // Sliders.
     for (const sl of this._sliders) {
       const v = sl.axis === 'x' ? s.x : s.y;
       sl.thumb.style.left = `${(100 * (v + QUERY_LIMIT)) / (2 * QUERY_LIMIT)}%`;
       sl.track.setAttribute('aria-valuenow', fmt(v, 2));
-      sl.track.setAttribute('aria-valuetext', `${sl.axis} = ${fmt(v, 2)}`);
+      sl.track.setAttribute('aria-valuetext', strings.sliderText(sl.axis, fmt(v, 2)));
       sl.val.textContent = fmt(v, 2);
     }
 
     // Output plane.
-    drawArrow(this._arrowFull, this._headFull, r.written, 0.2);
-    drawArrow(this._arrowPart, this._headPart, r.partial, 0.16);
+    drawArrow(O, this._arrowFull, this._headFull, r.written, 14);
+    drawArrow(O, this._arrowPart, this._headPart, r.partial, 11);
     this._vocabMarks.forEach((g, j) => g.classList.toggle('on', r.decoded.token !== null && r.decoded.index === j));
 
     // Table.
-    this._actHeader.textContent = `φ = ${ACT_LABEL[r.activation]}`;
+    this._actHeader.textContent = strings.colPhi(strings.act[r.activation]);
     r.coef.forEach((c, i) => {
       const row = this._rows[i];
       row.match.textContent = fmt(r.match[i], 2);
-      row.value.textContent = fmt(c, 3);
+      row.value.textContent = fmtSmall(c, 3);
       const w = Math.max(BAR_MIN, Math.min(BAR_MAX, c)) / (BAR_MAX - BAR_MIN);
       row.fill.style.left = `${100 * (w >= 0 ? BAR_ZERO : BAR_ZERO + w)}%`;
       row.fill.style.width = `${100 * Math.abs(w)}%`;
-      row.tr.className = fires.has(i) ? 'fires' : leaks.has(i) ? 'leaks' : 'silent';
-      row.tr.classList.toggle('top', top.has(i));
+      row.tr.className = r.states[i];
+      row.tr.classList.toggle('ranked', r.rank[i] > 0);
       row.tr.dataset.coef = String(c);
-      row.status.textContent = fires.has(i) ? 'fires' : leaks.has(i) ? 'leaks' : 'silent';
-      row.intop.textContent = top.has(i) ? `#${r.top.indexOf(i) + 1}` : '–';
+      row.status.textContent = strings.state[r.states[i]];
+      row.intop.textContent = r.rank[i] ? strings.rank(r.rank[i]) : strings.unranked;
+    });
+    const N = mem.dff;
+    this._rows.forEach((row, i) => {
+      const [kx, ky, b] = [mem.W1.data[i], mem.W1.data[N + i], mem.b1.data[i]].map((v) => fmt(v, 2));
+      row.keyLine.textContent = strings.keyLine(kx, ky, b);
     });
 
     // Controls.
+    const t = this._effectiveThreshold();
     this._kInput.value = String(k); this._kVal.textContent = String(k);
-    this._tInput.value = String(s.threshold); this._tVal.textContent = fmt(s.threshold, 2);
+    this._tInput.value = String(t); this._tVal.textContent = fmt(t, 2);
     for (const b of this._actBtns) b.setAttribute('aria-pressed', String(b.dataset.activation === r.activation));
 
     const near = nearestToken(mem, s.x, s.y);
-    const vec = (v) => `(${fmt(v[0], 2)}, ${fmt(v[1], 2)})`;
-    this._outFull.innerHTML = '';
-    this._outFull.append(`Query ${near ? `“${near.name}” ` : ''}${vec(r.query)} → FFN writes ${vec(r.written)}, which decodes to `,
-      Object.assign(document.createElement('span'), { className: 'decoded', textContent: r.decoded.token ?? 'nothing' }),
-      r.decoded.token ? ` (score ${fmt(r.decoded.score, 2)})` : ` (best score ${fmt(r.decoded.score, 2)})`);
+    this._outFull.replaceChildren(strings.outFull(near?.name, strings.vec(fmt(s.x, 2), fmt(s.y, 2)), vec(r.written)),
+      h('span', { class: 'decoded', text: r.decoded.token ?? strings.nothing }),
+      r.decoded.token ? strings.score(fmt(r.decoded.score, 2)) : strings.bestScore(fmt(r.decoded.score, 2)));
     this._outFull.dataset.decoded = r.decoded.token ?? '';
-    this._outPart.textContent = `Top-${k} partial sum ${vec(r.partial)} → ${r.partialDecoded.token ?? 'nothing'}${r.partialDecoded.token ? ` (score ${fmt(r.partialDecoded.score, 2)})` : ''}`;
+    const pd = r.partialDecoded;
+    this._outPart.textContent = strings.outPart(k, vec(r.partial), pd.token, fmt(pd.score, 2));
     this._outPart.dataset.partial = `${r.partial[0]},${r.partial[1]}`;
 
-    this._announce(describe(mem, r));
+    this._announce(r.status);
     this.dispatchEvent(new CustomEvent('ffn-change', { detail: r }));
   }
 }
 
-function clamp(v) { return Math.max(-QUERY_LIMIT, Math.min(QUERY_LIMIT, v)); }
+/** A vector for display: 2 decimals, or exponent form when that would read (0.00, 0.00) but it is not zero. */
+function vec(v) {
+  const tiny = Math.max(Math.abs(v[0]), Math.abs(v[1])) < 0.005;
+  return strings.vec(tiny ? fmtSmall(v[0], 2) : fmt(v[0], 2), tiny ? fmtSmall(v[1], 2) : fmt(v[1], 2));
+}
 
-function drawArrow(line, head, v, size) {
+/** Draw vector v (plane units) as an arrow on the output plane laid out as O; head size in px. */
+function drawArrow(O, line, head, v, size) {
   let x = v[0], y = v[1];
   const len = Math.hypot(x, y);
   const maxLen = OUT_LIM * 0.92;
-  if (len < 1e-3) {
+  if (len * O.u < 1) {
     line.setAttribute('visibility', 'hidden'); head.setAttribute('visibility', 'hidden');
     return;
   }
   if (len > maxLen) { x *= maxLen / len; y *= maxLen / len; }
-  const ux = x / Math.hypot(x, y), uy = y / Math.hypot(x, y);
-  const hs = Math.min(size, Math.hypot(x, y) * 0.6);
-  const bx = x - ux * hs, by = y - uy * hs;
+  const X = (a) => O.cx + O.u * a, Y = (b) => O.cy - O.u * b;
+  const px = X(x), py = Y(y), ox = X(0), oy = Y(0);
+  const l = Math.hypot(px - ox, py - oy);
+  const ux = (px - ox) / l, uy = (py - oy) / l;
+  const hs = Math.min(size, l * 0.6);
+  const bx = px - ux * hs, by = py - uy * hs;
   line.setAttribute('visibility', 'visible'); head.setAttribute('visibility', 'visible');
-  line.setAttribute('x1', 0); line.setAttribute('y1', 0); line.setAttribute('x2', bx); line.setAttribute('y2', -by);
-  const px = -uy * hs * 0.6, py = ux * hs * 0.6;
-  head.setAttribute('points', `${x},${-y} ${bx + px},${-(by + py)} ${bx - px},${-(by - py)}`);
+  line.setAttribute('x1', ox); line.setAttribute('y1', oy); line.setAttribute('x2', bx); line.setAttribute('y2', by);
+  const nx = -uy * hs * 0.6, ny = ux * hs * 0.6;
+  head.setAttribute('points', `${px},${py} ${bx + nx},${by + ny} ${bx - nx},${by - ny}`);
 }
 
 define('ffn-memory-widget', FfnMemoryWidget);

@@ -75,7 +75,8 @@ label { display: inline-flex; gap: 6px; align-items: center; }
   position: absolute; width: 1px; height: 1px; padding: 0; margin: -1px; overflow: hidden;
   clip: rect(0 0 0 0); white-space: nowrap; border: 0;
 }
-.error { color: var(--_fire); font-weight: 600; }
+.error { color: var(--_fire); font-weight: 600; overflow-wrap: anywhere; }
+.error .problem { display: block; }
 svg text { fill: var(--_fg); font-family: var(--_font); }
 @media (prefers-reduced-motion: reduce) { * { transition: none !important; animation: none !important; } }
 `;
@@ -157,6 +158,44 @@ export function fmt(v, digits = 2) {
   if (!Number.isFinite(v)) return String(v);
   const s = v.toFixed(digits);
   return s === '-' + (0).toFixed(digits) ? (0).toFixed(digits) : s;
+}
+
+/**
+ * Like fmt, but a value too small to show with `digits` decimals and not zero is written in exponent
+ * form (-2.5e-5), so a leak never reads as 0.000.
+ */
+export function fmtSmall(v, digits = 2) {
+  if (v !== 0 && Number.isFinite(v) && Math.abs(v) < 0.5 * 10 ** -digits) return v.toExponential(1);
+  return fmt(v, digits);
+}
+
+/**
+ * Record the problem of one source (an attribute, the hash, the kernels) in problems (a Map of source ->
+ * message), or with err null clear it, and show them all again when anything changed.
+ */
+export function setProblem(root, tag, problems, source, err) {
+  const had = problems.has(source);
+  if (err) problems.set(source, err.message ?? String(err)); else problems.delete(source);
+  if (err || had) showProblems(root, tag, problems);
+}
+
+/**
+ * Show the element's current problems (a Map of source -> message) as one alert, one line each, each
+ * prefixed with the element's tag; none removes the alert.
+ */
+export function showProblems(root, tag, problems) {
+  root.querySelector('.error')?.remove();
+  if (!problems.size) return;
+  const p = document.createElement('p');
+  p.className = 'error';
+  p.setAttribute('role', 'alert');
+  for (const msg of problems.values()) {
+    const line = document.createElement('span');
+    line.className = 'problem';
+    line.textContent = `${tag}: ${msg}`;
+    p.append(line);
+  }
+  root.append(p);
 }
 
 /** Group an integer with thin commas: 4722432 -> "4,722,432". */

@@ -1,0 +1,184 @@
+// Property test of the widgets' attribute parsers: hostile values give a bounded result quickly or a clear error.
+// The cases run in a worker thread, so a parser that hangs (as a walk over a declared length of 2^32 - 1 does) is
+// stopped and reported by name instead of freezing the test run.
+import { isMainThread, parentPort, Worker } from 'node:worker_threads';
+import { rng } from './helpers/numeric.js';
+
+const CALL_MS = 250; // a generous bound on one parser call: the point is "never a hang", not speed
+const RESULT_CHARS = 20000; // a result, as JSON, is at most this long
+const MESSAGE_CHARS = 400; // an error message is at most this long
+
+/** Hostile text values: extreme and malformed numbers, long strings, prototype keys, broken lists, many items. */
+function hostileStrings(seed) {
+  const r = rng(seed);
+  const pick = (xs) => xs[Math.floor(r() * xs.length)];
+  const out = [
+    '', ' ', '-', '+', '.', 'e', '1e', '--1', '1e300', '-1e300', '1e-300', '-1e-300', '1e400', '-1e400', 'NaN',
+    'Infinity', '-Infinity', '0x10', '0b11', '1_000', '١٢٣', '-0', '9'.repeat(400), '1' + '0'.repeat(100000), '.5',
+    '5.', '+3', '__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf', '__defineGetter__',
+    'then',
+    ',', ',,,', ';;;', 'a,,b', 'a>>b', '>b', 'a>', '@', 'a>b@', 'a>b@x', 'a>b@1e300', 'a>b@NaN', 'x,y,z', '1,2,3', '1,',
+    ',1', '1,,2', '3,1', '1,1', '-1e300,1e300', '-1e6,1e6', '-1000,1000', '0,1e-9', '1e300,1e300', 'NaN,NaN', '5,nope',
+    'a'.repeat(1e6), ','.repeat(1e5), ';'.repeat(1e5), '>'.repeat(1e5), '@'.repeat(1e5), ' '.repeat(1e5),
+    'a>b,'.repeat(1e5), 'a>b, '.repeat(9), Array.from({ length: 9 }, (_, i) => `k${i}>v${i}`).join(', '),
+    Array.from({ length: 8 }, (_, i) => `k${i}>v${i}`).join(', '), 'Tokyo>Japan, Tokyo>Nippon',
+    'Tokyo>Japan@' + '9'.repeat(1e5), 'Tokyo>' + 'J'.repeat(65), 'T'.repeat(65) + '>Japan', 'Saint Petersburg>Russia',
+    'a\u0000b>c', 'a\u202eb>c', 'a\u2028b', '\ud800>x', 'e\u0301>f', '😀>😀', 'relu,relu,relu', 'gelu silu', 'tanh',
+    'RELU', 'q', 'q:', 'q:1', 'q:1,2,3', 'q:a,b', 'k:1e300', 't:1e300', 'a:tanh', 'q:0,1;k:2;t:0.5;a:gelu', 'x:1;y:2',
+    ';'.repeat(300), 'q:0,1;'.repeat(60), 'true', 'false', 'TRUE', 'yes', '0', '1', '-1', '4097', '131073', '1048577',
+    '65', '4096', '0.5', '1.5', '64', '64.0001', '[]', '{}', '[{}]', 'null', '[null]', '[1]', '"x"', '['.repeat(15000),
+    '[' + '{},'.repeat(5000) + '{}]', 'x'.repeat(16001), '{"__proto__":{"d":1}}',
+    '[{"id":"__proto__","label":"p","d":64,"dff":256,"heads":4,"kvHeads":4}]', '[{"id":"constructor","label":"c"}]',
+    '[{"id":"gpt2","label":"x"}]', '[{"id":"a","label":"b","d":1e308}]', '[{"id":"a","label":"b","d":"4096"}]',
+    '[{"id":"a","label":"b","d_ff":1}]', '[{"id":"a","label":"b","moe":{"experts":1e300}}]',
+    '[{"id":"a","label":"b"},{"id":"a","label":"c"}]', '[{"id":"a b","label":"x"}]', '[{"id":"a","label":""}]',
+    JSON.stringify(Array.from({ length: 17 }, (_, i) => ({ id: `p${i}`, label: 'p' }))),
+    '[{"id":"m","label":"M","d":4096,"dff":14336,"heads":32,"kvHeads":8,"gated":true,"bias":false}]',
+  ];
+  for (let i = 0; i < 200; i++) {
+    const num = () => pick([
+      String((r() - 0.5) * 10 ** Math.floor(r() * 40 - 20)), String(Math.floor(r() * 1e6)), pick(out.slice(0, 30)),
+    ]);
+    const fact = () => `${pick(['a', 'b c', '__proto__', 'x'.repeat(70), ''])}>${pick(['v', ''])}`;
+    out.push(pick([
+      () => num(),
+      () => `${num()},${num()}`,
+      () => `${num()},${num()},${num()}`,
+      () => Array.from({ length: 1 + Math.floor(r() * 12) }, fact).join(pick([',', ';', ', '])),
+      () => Array.from({ length: 1 + Math.floor(r() * 5) }, () => `${pick(['q', 'k', 't', 'a', 'z'])}:${num()}`)
+        .join(';'),
+      () => pick(out).slice(0, Math.floor(r() * 100)),
+    ])());
+  }
+  return out;
+}
+
+/** Hostile non-string inputs for the parsers that also take arrays or objects (element properties). */
+function hostileObjects() {
+  const sparse = [];
+  sparse.length = 2 ** 32 - 1;
+  const sparse9 = [];
+  sparse9.length = 9;
+  const getter = { get key() { return 'k'.repeat(10); }, get value() { return 'v'; } };
+  const nullProto = Object.assign(Object.create(null), { key: 'a', value: 'b' });
+  return [
+    sparse, sparse9, [], [null], [undefined], [1], [[]], [{}], [{ key: 1, value: 2 }], [{ key: {}, value: [] }],
+    [{ key: Symbol('s'), value: 'x' }], [getter], [nullProto],
+    Array.from({ length: 1e5 }, () => ({ key: 'a', value: 'b' })), [{ key: 'a', value: 'b', threshold: 1e300 }],
+    [{ key: 'a', value: 'b', threshold: NaN }], [{ key: '__proto__', value: 'x' }],
+    null, undefined, 42, {}, { length: 2 ** 32 - 1 }, new Proxy([], {}),
+  ];
+}
+
+/** The cases: [name, call, check(result)] for every attribute of every element, plus the property parsers. */
+async function cases() {
+  const { memoryModel: mm } = await import('ffn-lab/components');
+  const strs = hostileStrings(18);
+  const finite = (v) => typeof v === 'number' && Number.isFinite(v);
+  const label = (s) => typeof s === 'string' && Array.from(s).length >= 1 && Array.from(s).length <= mm.MAX_LABEL
+    && !/[>@,;\u0000]/.test(s);
+  const thresholdOk = (t) => t >= mm.THRESHOLD_MIN && t <= mm.THRESHOLD_MAX;
+  const facts = (v) => Array.isArray(v) && v.length >= 1 && v.length <= mm.MAX_FACTS
+    && v.every((f) => label(f.key) && label(f.value) && (f.threshold === undefined || thresholdOk(f.threshold)));
+  const checks = {
+    memory: {
+      facts,
+      distractors: (v) => Array.isArray(v) && v.length <= mm.MAX_DISTRACTORS
+        && v.every((t) => label(t) && !/\s/.test(t)),
+      threshold: (v) => v === null || (finite(v) && v >= mm.THRESHOLD_MIN && v <= mm.THRESHOLD_MAX),
+      k: (v) => v === null || (Number.isInteger(v) && v >= 0 && v <= mm.MAX_FACTS),
+      activation: (v) => mm.ACTIVATIONS.includes(v),
+      query: (v) => Array.isArray(v) && v.length === 2 && v.every((c) => finite(c) && Math.abs(c) <= mm.QUERY_LIMIT),
+      token: label,
+      'sync-hash': (v) => /^[A-Za-z0-9_-]{1,32}$/.test(v),
+    },
+  };
+  const parsers = { memory: mm.parseAttribute };
+  const out = [];
+  for (const [element, byName] of Object.entries(checks)) {
+    for (const [name, check] of Object.entries(byName)) {
+      for (const [i, value] of strs.entries()) {
+        out.push([`${element} ${name} #${i}`, name, () => parsers[element](name, value), check]);
+      }
+    }
+  }
+  strs.forEach((value, i) => out.push([`memory hash state #${i}`, 'sync-hash', () => mm.parseHashState(value), (v) => {
+    const s = v.state;
+    return (s.query === undefined || checks.memory.query(s.query)) && (s.k === undefined || checks.memory.k(s.k))
+      && (s.threshold === undefined || checks.memory.threshold(s.threshold))
+      && (s.activation === undefined || checks.memory.activation(s.activation));
+  }]));
+  hostileObjects().forEach((value, i) => {
+    out.push([`memory facts property #${i}`, 'facts', () => mm.parseFacts(value), facts]);
+    out.push([`memory distractors property #${i}`, 'distractors', () => mm.parseDistractors(value),
+      checks.memory.distractors]);
+  });
+  return out;
+}
+
+if (!isMainThread) {
+  // Worker: run every case, report each as it ends.
+  const list = await cases();
+  parentPort.postMessage({ total: list.length });
+  for (const [name, attr, call, check] of list) {
+    parentPort.postMessage({ start: name });
+    const t0 = performance.now();
+    let res;
+    try {
+      const v = call();
+      const ms = performance.now() - t0;
+      let json;
+      try { json = JSON.stringify(v) ?? ''; } catch { json = ''; }
+      let ok = false;
+      try { ok = check(v) === true; } catch { ok = false; }
+      res = { name, ms, ok, size: json.length, detail: ok ? '' : json.slice(0, 200) };
+    } catch (err) {
+      const ms = performance.now() - t0;
+      const msg = String(err?.message ?? err);
+      const clear = (err instanceof TypeError || err instanceof RangeError) && msg.length <= MESSAGE_CHARS
+        && msg.toLowerCase().includes(attr.toLowerCase().replace(/^parse/, ''));
+      const detail = clear ? '' : `${err?.constructor?.name}: ${msg.slice(0, 300)} (${msg.length} chars)`;
+      res = { name, ms, ok: clear, size: 0, detail };
+    }
+    parentPort.postMessage({ done: res });
+  }
+  parentPort.postMessage({ end: true });
+} else {
+  const { test } = await import('node:test');
+  const assert = (await import('node:assert/strict')).default;
+  const title = 'every attribute parser of the memory widget returns a bounded result quickly, or a clear error, '
+    + 'for hostile values';
+  test(title, async () => {
+    const worker = new Worker(new URL(import.meta.url));
+    const failures = [];
+    let total = 0, done = 0, current = '(starting)';
+    await new Promise((resolve, reject) => {
+      let timer;
+      const arm = () => {
+        clearTimeout(timer);
+        timer = setTimeout(() => {
+          failures.push(`${current}: no answer within 10 s (a hang)`);
+          worker.terminate().then(resolve);
+        }, 10000);
+      };
+      arm();
+      worker.on('message', (m) => {
+        arm();
+        if (m.total) total = m.total;
+        if (m.start) current = m.start;
+        if (m.done) {
+          done++;
+          const r = m.done;
+          if (!r.ok) failures.push(`${r.name}: ${r.detail || 'result out of bounds'}`);
+          else if (r.ms > CALL_MS) failures.push(`${r.name}: took ${r.ms.toFixed(0)} ms`);
+          else if (r.size > RESULT_CHARS) failures.push(`${r.name}: result of ${r.size} characters`);
+        }
+        if (m.end) { clearTimeout(timer); worker.terminate().then(resolve); }
+      });
+      worker.on('error', (e) => { clearTimeout(timer); reject(e); });
+    });
+    assert.deepEqual(failures.filter((f) => f.endsWith('(a hang)')), [], 'no parser hangs');
+    assert.deepEqual(failures.slice(0, 20), [], `${failures.length} of ${total} cases failed`);
+    assert.ok(total > 1000 && done === total, `ran ${done} of ${total} cases`);
+  });
+}

@@ -1,0 +1,171 @@
+// Label placement for the components' drawings: wrap a label, then pick for each one a spot where it overlaps nothing.
+// Boxes are { x, y, w, h } (left, top, width, height) in the drawing's pixels, y pointing down.
+
+/** True when boxes a and b come closer than pad. */
+export function boxesOverlap(a, b, pad = 0) {
+  return a.x < b.x + b.w + pad && b.x < a.x + a.w + pad && a.y < b.y + b.h + pad && b.y < a.y + a.h + pad;
+}
+
+/** True when the segment p-q passes through the inside of box b (Liang-Barsky clipping). */
+export function segmentHitsBox(p, q, b) {
+  const dx = q[0] - p[0], dy = q[1] - p[1];
+  let t0 = 0, t1 = 1;
+  for (const [pp, qq] of [[-dx, p[0] - b.x], [dx, b.x + b.w - p[0]], [-dy, p[1] - b.y], [dy, b.y + b.h - p[1]]]) {
+    if (pp === 0) { if (qq <= 0) return false; continue; }
+    const r = qq / pp;
+    if (pp < 0) { if (r > t1) return false; if (r > t0) t0 = r; } else { if (r < t0) return false; if (r < t1) t1 = r; }
+  }
+  return t1 - t0 > 1e-9;
+}
+
+/** True when segments p1-q1 and p2-q2 cross (touching ends do not count). */
+export function segmentsCross(p1, q1, p2, q2) {
+  const side = (a, b, c) => (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
+  const d1 = side(p2, q2, p1), d2 = side(p2, q2, q1), d3 = side(p1, q1, p2), d4 = side(p1, q1, q2);
+  return ((d1 > 0 && d2 < 0) || (d1 < 0 && d2 > 0)) && ((d3 > 0 && d4 < 0) || (d3 < 0 && d4 > 0));
+}
+
+/** Points along a polyline (px) at most `spacing` apart, as 1 x 1 obstacles for labels (leaders may cross them). */
+export function polylineObstacles(points, spacing = 4) {
+  const out = [];
+  for (let i = 0; i < points.length; i++) {
+    const p = points[i];
+    out.push({ x: p[0] - 0.5, y: p[1] - 0.5, w: 1, h: 1, boxOnly: true });
+    const q = points[i + 1];
+    if (!q) break;
+    const n = Math.min(200, Math.floor(Math.hypot(q[0] - p[0], q[1] - p[1]) / spacing));
+    for (let k = 1; k <= n; k++) {
+      const t = k / (n + 1);
+      out.push({ x: p[0] + t * (q[0] - p[0]) - 0.5, y: p[1] + t * (q[1] - p[1]) - 0.5, w: 1, h: 1, boxOnly: true });
+    }
+  }
+  return out;
+}
+
+/** The point of box b nearest to p. */
+export function nearestPoint(b, p) {
+  return [Math.max(b.x, Math.min(b.x + b.w, p[0])), Math.max(b.y, Math.min(b.y + b.h, p[1]))];
+}
+
+/**
+ * Break text into lines no wider than maxW (measure(s) gives a width): by words, and a word wider than
+ * maxW on its own is cut between characters. Every character is kept, in order.
+ */
+export function wrapLines(text, maxW, measure) {
+  const lines = [];
+  let cur = '';
+  const push = (word) => {
+    const next = cur ? `${cur} ${word}` : word;
+    if (!cur || measure(next) <= maxW) { cur = next; return; }
+    lines.push(cur);
+    cur = word;
+  };
+  for (const word of text.split(/\s+/).filter(Boolean)) {
+    if (measure(word) <= maxW) { push(word); continue; }
+    let piece = '';
+    for (const ch of Array.from(word)) {
+      if (piece && measure(piece + ch) > maxW) { push(piece); piece = ''; if (cur) { lines.push(cur); cur = ''; } }
+      piece += ch;
+    }
+    if (piece) push(piece);
+  }
+  if (cur) lines.push(cur);
+  return lines.length ? lines : [''];
+}
+
+const grow = (b, by) => ({ x: b.x - by, y: b.y - by, w: b.w + 2 * by, h: b.h + 2 * by });
+
+/**
+ * Pick one candidate per label. items: [{ candidates: [{ x, y, w, h, leader?: [[x, y], [x, y]] }], anchorKey? }],
+ * each item's candidates in order of preference. A set of choices is clear when every box lies inside `bounds`
+ * (if given), keeps pad away from every obstacle and every other box, its leader crosses none of those (except
+ * the obstacle whose `key` is the item's anchorKey, the mark the leader starts from, and obstacles marked
+ * boxOnly, which only boxes must avoid), no other leader
+ * crosses it, and no two leaders cross. With budget > 0 a depth-first search finds a clear set (items in order,
+ * each as preferred as possible) within `budget` pair checks; otherwise, or when the budget runs out, each item
+ * in turn takes its first candidate that is clear of the choices before it, or the one with the fewest
+ * conflicts (`conflicts` says how many). Returns [{ index, box, leader, conflicts }].
+ */
+export function placeLabels(items, { obstacles = [], bounds = null, pad = 2, budget = 0 } = {}) {
+  const inBounds = (c) => !bounds || (c.x >= bounds.x - 0.01 && c.y >= bounds.y - 0.01
+    && c.x + c.w <= bounds.x + bounds.w + 0.01 && c.y + c.h <= bounds.y + bounds.h + 0.01);
+  const fixedConflicts = (item, c) => {
+    let n = inBounds(c) ? 0 : 1;
+    for (const o of obstacles) {
+      if (boxesOverlap(c, o, pad)) n++;
+      else if (c.leader && !o.boxOnly && (o.key === undefined || o.key !== item.anchorKey)
+        && segmentHitsBox(c.leader[0], c.leader[1], grow(o, pad))) n++;
+    }
+    return n;
+  };
+  const clash = (c, t) => boxesOverlap(c, t, pad)
+    || (c.leader && segmentHitsBox(c.leader[0], c.leader[1], grow(t, pad)))
+    || (t.leader && segmentHitsBox(t.leader[0], t.leader[1], grow(c, pad)))
+    || (c.leader && t.leader && segmentsCross(c.leader[0], c.leader[1], t.leader[0], t.leader[1]));
+  const pick = (index, c, conflicts) => ({
+    index, box: { x: c.x, y: c.y, w: c.w, h: c.h }, leader: c.leader ?? null, conflicts,
+  });
+
+  if (budget > 0) {
+    const clear = items.map((item) => item.candidates.map((c, index) => ({ c, index }))
+      .filter(({ c }) => !fixedConflicts(item, c)));
+    let work = 0;
+    const chosen = [];
+    const dfs = (i) => {
+      if (i === items.length) return true;
+      for (const v of clear[i]) {
+        work += chosen.length + 1;
+        if (work > budget) return false;
+        if (chosen.some((t) => clash(v.c, t.c))) continue;
+        chosen.push(v);
+        if (dfs(i + 1)) return true;
+        chosen.pop();
+        if (work > budget) return false;
+      }
+      return false;
+    };
+    if (dfs(0)) return chosen.map((v) => pick(v.index, v.c, 0));
+  }
+
+  const taken = [];
+  for (const item of items) {
+    let best = null;
+    for (const [index, c] of item.candidates.entries()) {
+      let n = fixedConflicts(item, c);
+      if (best && n >= best.conflicts) continue;
+      for (const t of taken) if (clash(c, { ...t.box, leader: t.leader })) n++;
+      if (!best || n < best.conflicts) best = pick(index, c, n);
+      if (n === 0) break;
+    }
+    if (best) taken.push(best);
+  }
+  return taken;
+}
+
+/**
+ * Candidate boxes of a w x h label beside the point a, pointing away from it along dir (a unit vector):
+ * first at distance gap, then further out and turned by growing angles, cheapest first. A candidate
+ * further than `leaderFrom` from a carries a leader line from a (at distance r0) to the box.
+ */
+export function radialCandidates(a, dir, w, h, { gap = 6, r0 = 0, step = 4, steps = 40, leaderFrom = 10 } = {}) {
+  const turns = [0, 20, -20, 40, -40, 65, -65, 90, -90, 125, -125, 160, -160, 180];
+  const out = [];
+  for (const turn of turns) {
+    const t = (turn * Math.PI) / 180;
+    const d = [dir[0] * Math.cos(t) - dir[1] * Math.sin(t), dir[0] * Math.sin(t) + dir[1] * Math.cos(t)];
+    const support = (Math.abs(d[0]) * w) / 2 + (Math.abs(d[1]) * h) / 2;
+    for (let k = 0; k <= steps; k++) {
+      const dist = gap + k * step;
+      const cx = a[0] + d[0] * (dist + support), cy = a[1] + d[1] * (dist + support);
+      const box = { x: cx - w / 2, y: cy - h / 2, w, h };
+      let leader;
+      if (dist - gap > leaderFrom || turn !== 0) {
+        const end = nearestPoint(box, a);
+        const len = Math.hypot(end[0] - a[0], end[1] - a[1]);
+        if (len > r0 + 2) leader = [[a[0] + ((end[0] - a[0]) * r0) / len, a[1] + ((end[1] - a[1]) * r0) / len], end];
+      }
+      out.push({ ...box, leader, cost: k * step + Math.abs(turn) * 0.35 });
+    }
+  }
+  return out.sort((p, q) => p.cost - q.cost);
+}
