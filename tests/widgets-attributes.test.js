@@ -72,7 +72,7 @@ function hostileObjects() {
 
 /** The cases: [name, call, check(result)] for every attribute of every element, plus the property parsers. */
 async function cases() {
-  const { memoryModel: mm } = await import('ffn-lab/components');
+  const { memoryModel: mm, activationModel: am } = await import('ffn-lab/components');
   const strs = hostileStrings(18);
   const finite = (v) => typeof v === 'number' && Number.isFinite(v);
   const label = (s) => typeof s === 'string' && Array.from(s).length >= 1 && Array.from(s).length <= mm.MAX_LABEL
@@ -92,8 +92,15 @@ async function cases() {
       token: label,
       'sync-hash': (v) => /^[A-Za-z0-9_-]{1,32}$/.test(v),
     },
+    plot: {
+      x: (v) => finite(v) && Math.abs(v) <= am.RANGE_LIMIT,
+      range: (v) => Array.isArray(v) && v.length === 2 && v.every((c) => finite(c) && Math.abs(c) <= am.RANGE_LIMIT)
+        && v[1] - v[0] >= am.MIN_SPAN,
+      curves: (v) => Array.isArray(v) && v.length <= am.CURVE_IDS.length && new Set(v).size === v.length
+        && v.every((id) => am.CURVE_IDS.includes(id)),
+    },
   };
-  const parsers = { memory: mm.parseAttribute };
+  const parsers = { memory: mm.parseAttribute, plot: am.parseAttribute };
   const out = [];
   for (const [element, byName] of Object.entries(checks)) {
     for (const [name, check] of Object.entries(byName)) {
@@ -113,6 +120,9 @@ async function cases() {
     out.push([`memory distractors property #${i}`, 'distractors', () => mm.parseDistractors(value),
       checks.memory.distractors]);
   });
+  // Ticks for every accepted range stay few.
+  strs.forEach((value, i) => out.push([`plot ticks #${i}`, 'range', () => am.niceTicks(...am.parseRange(value)),
+    (t) => t.values.length <= 11]));
   return out;
 }
 
@@ -146,7 +156,7 @@ if (!isMainThread) {
 } else {
   const { test } = await import('node:test');
   const assert = (await import('node:assert/strict')).default;
-  const title = 'every attribute parser of the memory widget returns a bounded result quickly, or a clear error, '
+  const title = 'every attribute parser of the memory widget and the plot returns a bounded result quickly, or a clear error, '
     + 'for hostile values';
   test(title, async () => {
     const worker = new Worker(new URL(import.meta.url));

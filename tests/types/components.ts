@@ -28,4 +28,6 @@ const t8: number = memoryModel.defaultThreshold(8);
 const state: 'fires' | 'leaks' | 'silent' = r.states[0];
 const rank: number = r.rank[0] + (r.writes ? 1 : 0);
 const hashQuery: [number, number] | undefined = memoryModel.parseHashState('q:0,1;a:gelu').state.query;
-console.log(token, coef, dff, min.x, q, x, ok, firstKey, w1, t8, state, rank, hashQuery);
+const [lo, hi] = activationModel.parseRange('-2,2');
+const ticks: number[] = activationModel.niceTicks(lo, hi).values;
+console.log(token, coef, dff, min.x, q, x, ok, firstKey, w1, t8, state, rank, hashQuery, ticks);

@@ -1,4 +1,5 @@
 // Model of <ffn-activation-plot>: samples the section's activations, their derivatives and the GELU approximation errors with the wasm kernels.
+import { quote, checkLength, parseNumber } from './parse.js';
 
 /** The curves, in drawing order: name in the API, kernel function name, label. */
 export const CURVES = Object.freeze([
@@ -10,6 +11,76 @@ export const CURVES = Object.freeze([
   Object.freeze({ id: 'silu', fn: 'silu', label: 'SiLU' }),
 ]);
 export const CURVE_IDS = CURVES.map((c) => c.id);
+
+/** A plotted range lies within [-RANGE_LIMIT, RANGE_LIMIT] and is at least MIN_SPAN wide. */
+export const RANGE_LIMIT = 1000;
+export const MIN_SPAN = 0.01;
+/** The curves are sampled at this many points, whatever the range. */
+export const SAMPLES = 481;
+
+/** The `range` attribute "lo,hi": two numbers within [-RANGE_LIMIT, RANGE_LIMIT], hi - lo >= MIN_SPAN. */
+export function parseRange(value) {
+  checkLength('range', value, 64);
+  const parts = value.split(',');
+  const bad = () => new RangeError(`range must be "lo,hi" with lo < hi, both within [-${RANGE_LIMIT}, ${RANGE_LIMIT}] `
+    + `and at least ${MIN_SPAN} apart, got ${quote(value)}`);
+  if (parts.length !== 2) throw bad();
+  let lo, hi;
+  try {
+    [lo, hi] = parts.map((p) => parseNumber('range', p.trim(), { min: -RANGE_LIMIT, max: RANGE_LIMIT }));
+  } catch {
+    throw bad();
+  }
+  if (!(hi - lo >= MIN_SPAN)) throw bad();
+  return [lo, hi];
+}
+
+/** The `x` attribute: a number, clamped to [-RANGE_LIMIT, RANGE_LIMIT] (the element clamps it to its range). */
+export function parseX(value) {
+  const v = parseNumber('x', value);
+  return Math.max(-RANGE_LIMIT, Math.min(RANGE_LIMIT, v));
+}
+
+/** The `curves` attribute: curve ids separated by commas or spaces, each known, each once. */
+export function parseCurves(value) {
+  checkLength('curves', value, 200);
+  const ids = [];
+  for (const id of value.split(/[,\s]+/).filter(Boolean)) {
+    if (!CURVE_IDS.includes(id)) {
+      throw new TypeError(`curves: unknown curve ${quote(id)}; expected some of ${CURVE_IDS.join(', ')}`);
+    }
+    if (!ids.includes(id)) ids.push(id);
+  }
+  return ids;
+}
+
+/** The parser of each attribute of <ffn-activation-plot>; throws a TypeError or RangeError naming the attribute. */
+export function parseAttribute(name, value) {
+  if (typeof value !== 'string') throw new TypeError(`${name} must be a string, got ${typeof value}`);
+  switch (name) {
+    case 'x': return parseX(value);
+    case 'range': return parseRange(value);
+    case 'curves': return parseCurves(value);
+    default: throw new RangeError(`unknown attribute ${quote(name)}`);
+  }
+}
+
+/**
+ * At most maxCount + 1 evenly spaced "nice" ticks (1, 2 or 5 times a power of ten apart) within [lo, hi],
+ * with the number of decimals their labels need: { step, values, decimals }. Work is bounded by maxCount.
+ */
+export function niceTicks(lo, hi, maxCount = 10) {
+  if (!(Number.isFinite(lo) && Number.isFinite(hi) && hi > lo)) {
+    throw new RangeError(`niceTicks: need finite lo < hi, got [${lo}, ${hi}]`);
+  }
+  const raw = (hi - lo) / Math.max(1, maxCount);
+  const p = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 5, 10].map((m) => m * p).find((s) => s >= raw * (1 - 1e-12));
+  const first = Math.ceil(lo / step - 1e-9);
+  const values = [];
+  for (let i = first; i * step <= hi + step * 1e-9 && values.length <= maxCount; i++) values.push(i * step);
+  return { step, values, decimals: Math.max(0, -Math.floor(Math.log10(step) + 1e-9)) };
+}
 
 /** Evenly spaced float32 grid of n points on [lo, hi]. */
 export function grid(lo, hi, n) {

@@ -1,7 +1,37 @@
 // <ffn-activation-plot>: the section's activations, their derivatives and the GELU approximation errors, with a readout (view only; math in activation-model.js).
 import * as ffn from '../ffn.js';
-import { attachStyledShadow, ElementBase, define, rafThrottle, trailingThrottle, fmt, svgEl, showError } from './styles.js';
-import { CURVES, CURVE_IDS, grid, sample, geluErrorsOf, errorPeaks, findMinimum, readout } from './activation-model.js';
+import {
+  attachStyledShadow, ElementBase, define, rafThrottle, trailingThrottle, fmt, svgEl, setProblem,
+} from './styles.js';
+import {
+  CURVES, CURVE_IDS, SAMPLES, grid, sample, geluErrorsOf, errorPeaks, findMinimum, readout, parseAttribute, niceTicks,
+} from './activation-model.js';
+import { placeLabels, polylineObstacles } from './label-layout.js';
+
+/** Every string the plot shows (one table, for translation). */
+const strings = {
+  loading: 'Loading the activation kernels…',
+  title: 'Activations, their slopes, and how far the GELU shortcuts stray',
+  legend: 'Show or hide curves',
+  label: Object.fromEntries(CURVES.map((c) => [c.id, c.label])),
+  slider: 'Readout position x (arrow keys move it)',
+  hint: 'Hover, touch, or focus the plot and use the arrow keys (Shift for bigger steps) to read values.',
+  tableCaption: 'Values at the readout position',
+  colActivation: 'activation',
+  colValue: 'φ(x)',
+  colSlope: 'φ′(x)',
+  plot: 'Three panels: activation values, their derivatives, and the absolute error of the two GELU approximations '
+    + 'on a log scale',
+  panels: ['φ(x)', 'φ′(x), the slope', '|approx − exact GELU|, log scale'],
+  minimum: (name, y, x) => [`${name} min ${y} at ${x}`, [`${name} min ${y}`, `at x = ${x}`]],
+  peak: (name, err) => [`${name} max ${err}`, [`${name} max`, err]],
+  peaks: (tErr, tX, sErr, sX) => `Largest GELU errors on [−6, 6]: tanh form ${tErr} at x = ${tX}, `
+    + `sigmoid form ${sErr} at x = ${sX}.`,
+  readX: (x) => `At x = ${x}`,
+  errHere: (t, s) => `GELU error here: tanh form ${t}, sigmoid form ${s}.`,
+  valueText: (x, g, s) => `x = ${x}, GELU ${g}, SiLU ${s}`,
+  announce: (x, g, s, r) => `x ${x}: GELU ${g}, SiLU ${s}, ReLU ${r}`,
+};
 
 const css = `
 .legend { margin-bottom: 6px; }
@@ -59,6 +89,7 @@ export class FfnActivationPlot extends ElementBase {
     this._x = -0.752;
     this._range = [-4, 4];
     this._visible = new Set(CURVE_IDS);
+    this._problems = new Map();
     this._ready = false;
     this._root = attachStyledShadow(this, css);
     this._scheduleCursor = rafThrottle(() => this._drawCursor());
@@ -66,11 +97,11 @@ export class FfnActivationPlot extends ElementBase {
   }
 
   connectedCallback() {
-    this._readAttributes();
+    for (const name of ['range', 'x', 'curves']) this._readAttribute(name);
     if (this._ready) { this._observeSize(); return; }
     if (this._loading) return;
     this._loading = true;
-    this._root.append(Object.assign(document.createElement('p'), { className: 'muted', textContent: 'Loading the activation kernels…' }));
+    this._root.append(Object.assign(document.createElement('p'), { className: 'muted', textContent: strings.loading }));
     ffn.ready().then(() => {
       this._ready = true;
       this._computeStatic();
@@ -78,7 +109,7 @@ export class FfnActivationPlot extends ElementBase {
       this._redraw();
       if (this.isConnected) this._observeSize();
       this.dispatchEvent(new CustomEvent('ffn-ready', { bubbles: true }));
-    }, (err) => { this._loading = false; this._showError(err); });
+    }, (err) => { this._loading = false; this._problem('load', err); });
   }
 
   disconnectedCallback() { this._ro?.disconnect(); this._ro = null; }
@@ -86,15 +117,23 @@ export class FfnActivationPlot extends ElementBase {
   _observeSize() {
     if (this._ro || typeof ResizeObserver !== 'function' || !this._box) return;
     // Redraw whenever the box is not as wide as the drawing (text stays at its real size).
-    this._ro = new ResizeObserver(rafThrottle(() => { const w = this._box.clientWidth; if (w && Math.max(260, w) !== this._drawnW) this._redraw(); }));
+    this._ro = new ResizeObserver(rafThrottle(() => {
+      const w = this._box.clientWidth;
+      if (w && Math.max(260, w) !== this._drawnW) this._redraw();
+    }));
     this._ro.observe(this._box);
   }
 
   attributeChangedCallback(name) {
     if (this._reflecting) return;
-    if (!this._readAttributes() || !this._ready) return;
-    this._root.querySelector('.error')?.remove();
-    if (name === 'range') { this._computeStatic(); this._redraw(); } else if (name === 'curves') { this._syncLegend(); this._redraw(); } else this._scheduleCursor();
+    try {
+      if (!this._readAttribute(name) || !this._ready) return;
+      if (name === 'range') { this._computeStatic(); this._redraw(); }
+      else if (name === 'curves') { this._syncLegend(); this._redraw(); }
+      else this._scheduleCursor();
+    } catch (err) {
+      this._problem(name, err); // never let an attribute throw into the page
+    }
   }
 
   /** Cursor position of the readout. */
@@ -105,46 +144,48 @@ export class FfnActivationPlot extends ElementBase {
   /** Minima of GELU and SiLU and the peaks of the two GELU approximation errors, found with the kernels. */
   get annotations() { return this._ann ?? null; }
 
-  _readAttributes() {
+  /** Read one attribute through the model's parser; a refused value keeps the last good one and is shown. */
+  _readAttribute(name) {
+    if (name === 'theme') return true;
+    const v = this.getAttribute(name);
     try {
-      const x = this.getAttribute('x');
-      if (x !== null) {
-        const v = Number(x);
-        if (!Number.isFinite(v)) throw new TypeError(`x must be a number, got "${x}"`);
-        this._x = v;
+      if (v !== null) {
+        const val = parseAttribute(name, v);
+        if (name === 'x') this._xWanted = val;
+        else if (name === 'range') this._range = val;
+        else this._visible = new Set(val);
       }
-      const r = this.getAttribute('range');
-      if (r !== null) {
-        const [lo, hi] = r.split(',').map(Number);
-        if (!(Number.isFinite(lo) && Number.isFinite(hi) && hi > lo)) throw new TypeError(`range must be "lo,hi" with lo < hi, got "${r}"`);
-        this._range = [lo, hi];
-      }
-      const c = this.getAttribute('curves');
-      if (c !== null) {
-        const ids = c.split(/[,\s]+/).filter(Boolean);
-        for (const id of ids) if (!CURVE_IDS.includes(id)) throw new TypeError(`curves: unknown curve "${id}"; expected some of ${CURVE_IDS.join(', ')}`);
-        this._visible = new Set(ids);
-      }
-      this._x = Math.max(this._range[0], Math.min(this._range[1], this._x));
+      // The x asked for, clamped to the range in use (again when the range changes).
+      this._x = Math.max(this._range[0], Math.min(this._range[1], this._xWanted ?? this._x));
+      this._problem(name, null);
       return true;
     } catch (err) {
-      this._showError(err);
+      this._problem(name, err);
       return false;
     }
   }
 
+  /** Record (or with err null, clear) the problem of one source and show them all. */
+  _problem(source, err) { setProblem(this._root, 'ffn-activation-plot', this._problems, source, err); }
+
   _reflect() {
     this._reflecting = true;
-    this.setAttribute('x', fmt(this._x, 3));
+    this.setAttribute('x', fmt(this._x, this._decimals()));
     this.setAttribute('curves', [...this._visible].join(','));
     this._reflecting = false;
+    this._problem('x', null);
+    this._problem('curves', null);
   }
 
-  _showError(err) { showError(this._root, 'ffn-activation-plot', err); }
+  /** Decimals that resolve one keyboard step. */
+  _decimals() { return Math.max(3, -Math.floor(Math.log10(this._step()))); }
+
+  /** The keyboard step: a nice 1/800 of the range (0.01 on the default [-4, 4]). */
+  _step() { return niceTicks(0, (this._range[1] - this._range[0]) / 8, 100).step; }
 
   _computeStatic() {
     const [lo, hi] = this._range;
-    this._xs = grid(lo, hi, 481);
+    this._xs = grid(lo, hi, SAMPLES);
     this._curves = sample(ffn, this._xs);
     const c = this._curves; // the GELU errors from the sampled values (the three kernels ran once, in sample)
     this._errs = geluErrorsOf(c.gelu.y, c.gelu_tanh.y, c.gelu_sigmoid.y);
@@ -157,19 +198,23 @@ export class FfnActivationPlot extends ElementBase {
   }
 
   _build() {
-    for (const n of [...this._root.childNodes]) if (n.nodeName !== 'STYLE') n.remove();
+    for (const n of [...this._root.childNodes]) {
+      if (n.nodeName !== 'STYLE' && !n.classList?.contains('error')) n.remove();
+    }
     const root = this._root;
+    const error = root.querySelector('.error');
+    const add = (...nodes) => (error ? error.before(...nodes) : root.append(...nodes));
     const h = (tag, cls, text) => { const e = document.createElement(tag); if (cls) e.className = cls; if (text) e.textContent = text; return e; };
-    root.append(h('p', 'title', 'Activations, their slopes, and how far the GELU shortcuts stray'));
+    add(h('p', 'title', strings.title));
     const legend = h('div', 'legend row');
     legend.setAttribute('role', 'group');
-    legend.setAttribute('aria-label', 'Show or hide curves');
+    legend.setAttribute('aria-label', strings.legend);
     this._legendBtns = CURVES.map((c) => {
       const b = h('button', `c-${c.id}`);
       b.type = 'button';
       const sw = svgEl('svg', { viewBox: '0 0 28 10', 'aria-hidden': 'true' }, b);
       svgEl('line', { x1: 1, y1: 5, x2: 27, y2: 5, class: `swatch dash-${c.id}` }, sw);
-      b.append(c.label);
+      b.append(strings.label[c.id]);
       b.dataset.curve = c.id;
       b.addEventListener('click', () => {
         if (this._visible.has(c.id)) this._visible.delete(c.id); else this._visible.add(c.id);
@@ -178,28 +223,35 @@ export class FfnActivationPlot extends ElementBase {
       legend.append(b);
       return b;
     });
-    root.append(legend);
+    add(legend);
     this._syncLegend();
     const box = h('div', 'plotbox');
     box.tabIndex = 0;
     box.setAttribute('role', 'slider');
-    box.setAttribute('aria-label', 'Readout position x (arrow keys move it)');
-    box.setAttribute('aria-valuemin', String(this._range[0]));
-    box.setAttribute('aria-valuemax', String(this._range[1]));
+    box.setAttribute('aria-label', strings.slider);
     box.addEventListener('keydown', (e) => this._onKey(e));
     box.addEventListener('pointermove', (e) => this._onPointer(e));
     box.addEventListener('pointerdown', (e) => this._onPointer(e));
     this._box = box;
-    root.append(box);
-    root.append(h('p', 'hint muted', 'Hover, touch, or focus the plot and use the arrow keys (Shift for bigger steps) to read values.'));
+    add(box);
+    add(h('p', 'hint muted', strings.hint));
     const table = h('table');
-    table.innerHTML = '<caption class="sr-only">Values at the readout position</caption><thead><tr><th scope="col">activation</th><th scope="col">φ(x)</th><th scope="col">φ′(x)</th></tr></thead><tbody></tbody>';
+    const caption = h('caption', 'sr-only', strings.tableCaption);
+    const head = h('tr');
+    for (const t of [strings.colActivation, strings.colValue, strings.colSlope]) {
+      const th = h('th', '', t);
+      th.scope = 'col';
+      head.append(th);
+    }
+    const thead = h('thead');
+    thead.append(head);
+    table.append(caption, thead, h('tbody'));
     this._readX = h('p', 'readx');
-    root.append(this._readX, table);
+    add(this._readX, table);
     this._rows = CURVES.map((c) => {
       const tr = h('tr', `c-${c.id}`);
       tr.dataset.curve = c.id;
-      const th = h('th', '', c.label); th.scope = 'row';
+      const th = h('th', '', strings.label[c.id]); th.scope = 'row';
       const y = h('td', 'num'); const dy = h('td', 'num');
       tr.append(th, y, dy);
       table.tBodies[0].append(tr);
@@ -207,12 +259,13 @@ export class FfnActivationPlot extends ElementBase {
     });
     this._errLine = h('p', 'muted num');
     const pk = this._ann.peaks;
-    this._peakLine = h('p', 'muted num', `Largest GELU errors on [−6, 6]: tanh form ${pk.tanh.err.toExponential(2)} at x = ${fmt(pk.tanh.x, 2)}, sigmoid form ${pk.sigmoid.err.toExponential(2)} at x = ${fmt(pk.sigmoid.x, 2)}.`);
+    this._peakLine = h('p', 'muted num', strings.peaks(pk.tanh.err.toExponential(2), fmt(pk.tanh.x, 2),
+      pk.sigmoid.err.toExponential(2), fmt(pk.sigmoid.x, 2)));
     this._peakLine.dataset.peaks = '';
-    root.append(this._errLine, this._peakLine);
+    add(this._errLine, this._peakLine);
     this._live = h('p', 'sr-only');
     this._live.setAttribute('aria-live', 'polite');
-    root.append(this._live);
+    add(this._live);
   }
 
   _syncLegend() {
@@ -226,9 +279,22 @@ export class FfnActivationPlot extends ElementBase {
       const top = i * PANEL_H;
       const f = log ? (v) => Math.log10(Math.max(v, 10 ** ylo)) : (v) => v;
       const sy = (v) => top + M.t + (1 - (Math.max(ylo, Math.min(yhi, f(v))) - ylo) / (yhi - ylo)) * (PANEL_H - M.t - M.b);
-      return { top, ylo, yhi, sy, log };
+      const frame = { x: M.l, y: top + M.t, w: W - M.l - M.r, h: PANEL_H - M.t - M.b };
+      return { top, ylo, yhi, sy, log, frame };
     };
     return { sx, lo, hi, p: [mk(0, -0.6, 3), mk(1, -0.4, 1.4), mk(2, -7, -1, true)] };
+  }
+
+  /** x ticks for a plot w px wide: as many as their labels leave room for (at most 10). */
+  _ticks(w) {
+    const [lo, hi] = this._range;
+    let n = 10, t;
+    for (;;) {
+      t = niceTicks(lo, hi, n);
+      const chars = Math.max(...t.values.map((v) => v.toFixed(t.decimals).length));
+      if (n <= 2 || (t.values.length - 1) * (chars * 6.6 + 10) <= w) return t;
+      n--;
+    }
   }
 
   _redraw() {
@@ -237,20 +303,24 @@ export class FfnActivationPlot extends ElementBase {
     this._drawnW = W;
     const H = PANEL_H * 3;
     this._box.querySelector('svg')?.remove();
-    const svg = svgEl('svg', { class: 'plot', viewBox: `0 0 ${W} ${H}`, width: W, height: H, role: 'img', 'aria-label': 'Three panels: activation values, their derivatives, and the absolute error of the two GELU approximations on a log scale' });
+    this._box.setAttribute('aria-valuemin', String(this._range[0]));
+    this._box.setAttribute('aria-valuemax', String(this._range[1]));
+    const svg = svgEl('svg', {
+      class: 'plot', viewBox: `0 0 ${W} ${H}`, width: W, height: H, role: 'img', 'aria-label': strings.plot,
+    });
     this._box.prepend(svg);
     const P = this._panels(W);
     this._P = P;
-    const titles = ['φ(x)', 'φ′(x), the slope', '|approx − exact GELU|, log scale'];
     const xs = this._xs;
+    const ticks = this._ticks(W - M.l - M.r);
     P.p.forEach((pan, i) => {
-      svgEl('rect', { class: 'frame', x: M.l, y: pan.top + M.t, width: W - M.l - M.r, height: PANEL_H - M.t - M.b }, svg);
+      svgEl('rect', { class: 'frame', x: pan.frame.x, y: pan.frame.y, width: pan.frame.w, height: pan.frame.h }, svg);
       const t = svgEl('text', { class: 'ptitle', x: M.l, y: pan.top + M.t - 6 }, svg);
-      t.textContent = titles[i];
-      for (let x = Math.ceil(P.lo); x <= P.hi; x++) {
+      t.textContent = strings.panels[i];
+      for (const x of ticks.values) {
         svgEl('line', { class: x === 0 ? 'zeroline' : 'gridline', x1: P.sx(x), x2: P.sx(x), y1: pan.top + M.t, y2: pan.top + PANEL_H - M.b }, svg);
         const tx = svgEl('text', { class: 'tick', x: P.sx(x), y: pan.top + PANEL_H - M.b + 13, 'text-anchor': 'middle' }, svg);
-        tx.textContent = String(x);
+        tx.textContent = fmt(x, ticks.decimals);
       }
       const yt = pan.log ? [-7, -5, -3, -1] : i === 0 ? [0, 1, 2, 3] : [0, 0.5, 1];
       for (const v of yt) {
@@ -261,7 +331,7 @@ export class FfnActivationPlot extends ElementBase {
       }
     });
     const clip = svgEl('clipPath', { id: 'clip-plots' }, svgEl('defs', {}, svg));
-    P.p.forEach((pan) => svgEl('rect', { x: M.l, y: pan.top + M.t, width: W - M.l - M.r, height: PANEL_H - M.t - M.b }, clip));
+    P.p.forEach(({ frame: f }) => svgEl('rect', { x: f.x, y: f.y, width: f.w, height: f.h }, clip));
     const g = svgEl('g', { 'clip-path': 'url(#clip-plots)' }, svg);
     const pts = (arr, pan) => Array.from(xs, (x, j) => `${P.sx(x).toFixed(1)},${pan.sy(arr[j]).toFixed(1)}`).join(' ');
     for (const c of CURVES) {
@@ -271,29 +341,8 @@ export class FfnActivationPlot extends ElementBase {
     }
     svgEl('polyline', { class: 'curve err-tanh', points: pts(this._errs.tanh, P.p[2]) }, g);
     svgEl('polyline', { class: 'curve err-sigmoid', points: pts(this._errs.sigmoid, P.p[2]) }, g);
+    this._drawNotes(svg, P);
 
-    // Annotations: minima and error peaks (numbers from the kernels).
-    const note = (x, y, text, anchor = 'start', dy = 0) => {
-      const t = svgEl('text', { class: 'note', x, y: y + dy, 'text-anchor': anchor }, svg);
-      t.textContent = text;
-    };
-    const a = this._ann;
-    const p0 = P.p[0];
-    // Minima labels sit in the empty upper-left of the first panel, with leader lines to the points.
-    const labelX = P.sx(P.lo) + 8;
-    [['gelu', a.gelu, 1.9], ['silu', a.silu, 1.2]].forEach(([id, m, ly]) => {
-      if (!this._visible.has(id) || m.x < P.lo || m.x > P.hi) return;
-      const px = P.sx(m.x), py = p0.sy(m.y), ty = p0.sy(ly);
-      svgEl('line', { class: 'leader', x1: px, y1: py - 4, x2: Math.min(px, labelX + 60), y2: ty + 4 }, svg);
-      svgEl('circle', { class: 'mark', cx: px, cy: py, r: 3.5 }, svg);
-      note(labelX, ty, `${id === 'gelu' ? 'GELU' : 'SiLU'} min ${fmt(m.y, 3)} at ${fmt(m.x, 3)}`);
-    });
-    const p2 = P.p[2];
-    for (const [name, pk, cls] of [['tanh', a.peaks.tanh, 'err-tanh'], ['sigmoid', a.peaks.sigmoid, 'err-sigmoid']]) {
-      const x = Math.max(P.lo, Math.min(P.hi, pk.x));
-      svgEl('circle', { class: `mark`, cx: P.sx(x), cy: p2.sy(pk.err), r: 3 }, svg);
-      note(P.sx(x) + (x > 0 ? -6 : 6), p2.sy(pk.err) + (name === 'tanh' ? -6 : 14), `${name} max ${pk.err.toExponential(1)}`, x > 0 ? 'end' : 'start');
-    }
     // Cursor and dots.
     this._cursor = svgEl('line', { class: 'cursor', y1: M.t, y2: H - M.b }, svg);
     this._dots = [];
@@ -305,30 +354,101 @@ export class FfnActivationPlot extends ElementBase {
     this._drawCursor();
   }
 
+  /**
+   * Annotations (numbers from the kernels): the minima of GELU and SiLU in the first panel, the error peaks in
+   * the third, each placed inside its panel so that no two overlap and no leader line crosses another note.
+   */
+  _drawNotes(svg, P) {
+    const a = this._ann;
+    const probe = svgEl('text', { class: 'note', visibility: 'hidden' }, svg);
+    const size = (text) => {
+      probe.textContent = text;
+      let b = null;
+      try { b = probe.getBBox(); } catch { /* not rendered */ }
+      return b && b.height > 0 ? { w: b.width, h: b.height, top: b.y } : { w: text.length * 6.6, h: 14, top: -11 };
+    };
+    // The drawn curves of a panel, as obstacles: a note is first placed clear of them, else clear of marks only.
+    const curvePoints = (arr, pan) => {
+      const every = Math.max(1, Math.floor(arr.length / (pan.frame.w / 4)));
+      const pts = [];
+      for (let j = 0; j < arr.length; j += every) pts.push([P.sx(this._xs[j]), pan.sy(arr[j])]);
+      return polylineObstacles(pts, 4);
+    };
+    const groups = [
+      {
+        pan: P.p[0], up: true,
+        curves: CURVES.filter((c) => this._visible.has(c.id)).flatMap((c) => curvePoints(this._curves[c.id].y, P.p[0])),
+        notes: [['gelu', a.gelu, 'GELU'], ['silu', a.silu, 'SiLU']]
+          .filter(([id, m]) => this._visible.has(id) && m.x >= P.lo && m.x <= P.hi)
+          .map(([id, m, name]) => ({ id, x: m.x, y: m.y, texts: strings.minimum(name, fmt(m.y, 3), fmt(m.x, 3)) })),
+      },
+      {
+        pan: P.p[2], up: null,
+        curves: [...curvePoints(this._errs.tanh, P.p[2]), ...curvePoints(this._errs.sigmoid, P.p[2])],
+        notes: [['tanh', a.peaks.tanh], ['sigmoid', a.peaks.sigmoid]]
+          .filter(([, pk]) => pk.x >= P.lo && pk.x <= P.hi)
+          .map(([id, pk]) => ({ id, x: pk.x, y: pk.err, texts: strings.peak(id, pk.err.toExponential(1)) })),
+      },
+    ];
+    for (const { pan, up, notes, curves } of groups) {
+      if (!notes.length) continue;
+      const anchors = notes.map((n) => [P.sx(n.x), pan.sy(n.y)]);
+      const marks = anchors.map((p, i) => ({ x: p[0] - 4, y: p[1] - 4, w: 8, h: 8, key: i }));
+      const items = notes.map((n, i) => ({
+        anchorKey: i, candidates: noteCandidates(anchors[i], n.texts, size, pan.frame, up),
+      }));
+      const opts = { bounds: pan.frame, pad: 3, budget: 200000 };
+      let placed = placeLabels(items, { ...opts, obstacles: [...marks, ...curves] });
+      if (placed.some((pl) => pl.conflicts)) placed = placeLabels(items, { ...opts, obstacles: marks });
+      placed.forEach((pl, i) => {
+        const c = items[i].candidates[pl.index];
+        const [px, py] = anchors[i];
+        if (c.leader) {
+          const [[x1, y1], [x2, y2]] = c.leader;
+          svgEl('line', { class: 'leader', x1, y1, x2, y2 }, svg);
+        }
+        svgEl('circle', { class: 'mark', cx: px, cy: py, r: 3.5 }, svg);
+        const t = svgEl('text', { class: 'note', 'data-note': notes[i].id }, svg);
+        c.lines.forEach((line, j) => {
+          const ts = svgEl('tspan', { x: c.x, y: c.y + j * c.lineH - c.top }, t);
+          ts.textContent = line;
+        });
+      });
+    }
+    probe.remove();
+  }
+
   _onPointer(e) {
     if (!this._P) return;
     const r = this._box.getBoundingClientRect();
     const W = r.width;
     const px = ((e.clientX - r.left) / W) * W;
     const x = this._P.lo + ((px - M.l) / (W - M.l - M.r)) * (this._P.hi - this._P.lo);
-    this._x = Math.max(this._range[0], Math.min(this._range[1], Math.round(x * 1000) / 1000));
+    this._x = this._xWanted = this._snap(x);
     this._scheduleCursor();
   }
 
+  /** Clamp to the range and round to the keyboard step's decimals. */
+  _snap(x) {
+    const f = 10 ** this._decimals();
+    return Math.max(this._range[0], Math.min(this._range[1], Math.round(x * f) / f));
+  }
+
   _onKey(e) {
-    const step = e.shiftKey ? 0.1 : 0.01;
+    const s = this._step();
+    const step = e.shiftKey ? 10 * s : s;
     let x = this._x;
     switch (e.key) {
       case 'ArrowRight': case 'ArrowUp': x += step; break;
       case 'ArrowLeft': case 'ArrowDown': x -= step; break;
-      case 'PageUp': x += 0.5; break;
-      case 'PageDown': x -= 0.5; break;
+      case 'PageUp': x += 50 * s; break;
+      case 'PageDown': x -= 50 * s; break;
       case 'Home': x = this._range[0]; break;
       case 'End': x = this._range[1]; break;
       default: return;
     }
     e.preventDefault();
-    this._x = Math.max(this._range[0], Math.min(this._range[1], Math.round(x * 1000) / 1000));
+    this._x = this._xWanted = this._snap(x);
     this._reflect();
     this._scheduleCursor();
   }
@@ -349,17 +469,44 @@ export class FfnActivationPlot extends ElementBase {
       d.el.setAttribute('cx', P.sx(this._x));
       d.el.setAttribute('cy', pan.sy(v));
     }
-    this._readX.textContent = `At x = ${fmt(r.x, 3)}`;
+    this._readX.textContent = strings.readX(fmt(r.x, 3));
     for (const row of this._rows) {
       row.y.textContent = fmt(byId[row.id].y, 4);
       row.dy.textContent = fmt(byId[row.id].dy, 4);
     }
-    this._errLine.textContent = `GELU error here: tanh form ${r.errTanh.toExponential(2)}, sigmoid form ${r.errSigmoid.toExponential(2)}.`;
+    this._errLine.textContent = strings.errHere(r.errTanh.toExponential(2), r.errSigmoid.toExponential(2));
     this._box.setAttribute('aria-valuenow', fmt(r.x, 3));
-    this._box.setAttribute('aria-valuetext', `x = ${fmt(r.x, 2)}, GELU ${fmt(byId.gelu.y, 3)}, SiLU ${fmt(byId.silu.y, 3)}`);
-    this._announce(`x ${fmt(r.x, 2)}: GELU ${fmt(byId.gelu.y, 3)}, SiLU ${fmt(byId.silu.y, 3)}, ReLU ${fmt(byId.relu.y, 3)}`);
+    this._box.setAttribute('aria-valuetext', strings.valueText(fmt(r.x, 2), fmt(byId.gelu.y, 3), fmt(byId.silu.y, 3)));
+    this._announce(strings.announce(fmt(r.x, 2), fmt(byId.gelu.y, 3), fmt(byId.silu.y, 3), fmt(byId.relu.y, 3)));
     this.dispatchEvent(new CustomEvent('ffn-change', { detail: r }));
   }
+}
+
+/**
+ * Candidate spots of one note near its point a inside frame: its text on one line, then on two; above the
+ * point (up = true), or above and below (up = null); starting at, ending at, or centred on the point's x,
+ * then shifted sideways; nearest first. Each carries a leader line from the point to the note.
+ */
+function noteCandidates(a, [oneLine, twoLines], size, frame, up) {
+  const out = [];
+  for (const lines of [[oneLine], twoLines]) {
+    const sz = lines.map(size);
+    const w = Math.max(...sz.map((s) => s.w)), lineH = sz[0].h, h = lineH * lines.length, top = sz[0].top;
+    const dirs = up ? [-1] : [-1, 1];
+    for (let dy = 14; dy <= frame.h; dy += 8) {
+      for (const dir of dirs) {
+        for (const shift of [0, 30, -30, 60, -60, 100, -100]) {
+          for (const x of [a[0] - 4 + shift, a[0] + 4 - w + shift, a[0] - w / 2 + shift]) {
+            const y = dir < 0 ? a[1] - dy - h : a[1] + dy;
+            const box = { x, y, w, h };
+            const end = [Math.max(x + 2, Math.min(x + w - 2, a[0])), dir < 0 ? y + h : y];
+            out.push({ ...box, lines, lineH, top, leader: [[a[0], a[1] + dir * 4], end] });
+          }
+        }
+      }
+    }
+  }
+  return out;
 }
 
 define('ffn-activation-plot', FfnActivationPlot);

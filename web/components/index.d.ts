@@ -60,7 +60,7 @@ export class FfnMemoryWidget extends HTMLElement {
 export interface ReadoutRow { id: string; label: string; y: number; dy: number }
 export interface Readout { x: number; rows: ReadoutRow[]; errTanh: number; errSigmoid: number }
 
-/** <ffn-activation-plot x="-0.752" range="-4,4" curves="relu,gelu,silu"> */
+/** <ffn-activation-plot x="-0.752" range="-4,4" curves="relu,gelu,silu">: range in [-1000, 1000], 0.01 wide or more. */
 export class FfnActivationPlot extends HTMLElement {
   x: number;
   readonly readout: Readout | null;
@@ -174,6 +174,17 @@ export declare namespace activationModel {
   /** The curves, in drawing order: id (API activation name), kernel function name, label. */
   const CURVES: readonly { readonly id: string; readonly fn: string; readonly label: string }[];
   const CURVE_IDS: readonly string[];
+  /** A range lies in [-RANGE_LIMIT, RANGE_LIMIT] and spans MIN_SPAN or more; curves are sampled at SAMPLES points. */
+  const RANGE_LIMIT: number;
+  const MIN_SPAN: number;
+  const SAMPLES: number;
+  function parseRange(value: string): [number, number];
+  function parseX(value: string): number;
+  function parseCurves(value: string): string[];
+  /** The parser of each attribute of <ffn-activation-plot>; throws a TypeError or RangeError naming the attribute. */
+  function parseAttribute(name: string, value: string): unknown;
+  /** At most maxCount + 1 ticks 1, 2 or 5 times a power of ten apart within [lo, hi]. */
+  function niceTicks(lo: number, hi: number, maxCount?: number): { step: number; values: number[]; decimals: number };
   function grid(lo: number, hi: number, n: number): Float32Array;
   function sample(ffn: FfnModule, xs: Float32Array): Record<string, { y: Float32Array; dy: Float32Array }>;
   function geluErrorsOf(exact: ArrayLike<number>, tanh: ArrayLike<number>, sigmoid: ArrayLike<number>): { tanh: Float32Array; sigmoid: Float32Array };
