@@ -1,4 +1,4 @@
-// Property test of the widgets' attribute parsers: hostile values give a bounded result quickly or a clear error.
+// Property test of the three widgets' attribute parsers: hostile values give a bounded result quickly or a clear error.
 // The cases run in a worker thread, so a parser that hangs (as a walk over a declared length of 2^32 - 1 does) is
 // stopped and reported by name instead of freezing the test run.
 import { isMainThread, parentPort, Worker } from 'node:worker_threads';
@@ -72,7 +72,7 @@ function hostileObjects() {
 
 /** The cases: [name, call, check(result)] for every attribute of every element, plus the property parsers. */
 async function cases() {
-  const { memoryModel: mm, activationModel: am } = await import('ffn-lab/components');
+  const { memoryModel: mm, activationModel: am, paramModel: pm } = await import('ffn-lab/components');
   const strs = hostileStrings(18);
   const finite = (v) => typeof v === 'number' && Number.isFinite(v);
   const label = (s) => typeof s === 'string' && Array.from(s).length >= 1 && Array.from(s).length <= mm.MAX_LABEL
@@ -80,6 +80,8 @@ async function cases() {
   const thresholdOk = (t) => t >= mm.THRESHOLD_MIN && t <= mm.THRESHOLD_MAX;
   const facts = (v) => Array.isArray(v) && v.length >= 1 && v.length <= mm.MAX_FACTS
     && v.every((f) => label(f.key) && label(f.value) && (f.threshold === undefined || thresholdOk(f.threshold)));
+  const config = (c) => { pm.validateConfig(c); return true; };
+  const intIn = (v, lo, hi) => v === undefined || (Number.isInteger(v) && v >= lo && v <= hi);
   const checks = {
     memory: {
       facts,
@@ -99,8 +101,26 @@ async function cases() {
       curves: (v) => Array.isArray(v) && v.length <= am.CURVE_IDS.length && new Set(v).size === v.length
         && v.every((id) => am.CURVE_IDS.includes(id)),
     },
+    calculator: {
+      preset: (v) => /^[A-Za-z0-9_-]{1,32}$/.test(v),
+      presets: (v) => Array.isArray(v) && v.length <= pm.MAX_PRESETS
+        && v.every((p) => /^[A-Za-z0-9_-]{1,32}$/.test(p.id) && config(p.config)),
+      d: (v) => intIn(v, 1, pm.LIMITS.d),
+      'd-ff': (v) => intIn(v, 1, pm.LIMITS.dff),
+      rule: (v) => v === 'llama' || v === 'explicit',
+      'multiple-of': (v) => intIn(v, 1, pm.LIMITS.multipleOf),
+      multiplier: (v) => v === null || (finite(v) && v > 0 && v <= pm.LIMITS.multiplier),
+      gated: (v) => typeof v === 'boolean',
+      bias: (v) => typeof v === 'boolean',
+      heads: (v) => intIn(v, 1, pm.LIMITS.heads),
+      'kv-heads': (v) => intIn(v, 1, pm.LIMITS.heads),
+      'head-dim': (v) => v === null || intIn(v, 1, pm.LIMITS.headDim),
+      experts: (v) => v === null || intIn(v, 1, pm.LIMITS.experts),
+      'active-experts': (v) => intIn(v, 1, pm.LIMITS.experts),
+      'shared-experts': (v) => intIn(v, 0, pm.LIMITS.shared),
+    },
   };
-  const parsers = { memory: mm.parseAttribute, plot: am.parseAttribute };
+  const parsers = { memory: mm.parseAttribute, plot: am.parseAttribute, calculator: pm.parseAttribute };
   const out = [];
   for (const [element, byName] of Object.entries(checks)) {
     for (const [name, check] of Object.entries(byName)) {
@@ -119,7 +139,13 @@ async function cases() {
     out.push([`memory facts property #${i}`, 'facts', () => mm.parseFacts(value), facts]);
     out.push([`memory distractors property #${i}`, 'distractors', () => mm.parseDistractors(value),
       checks.memory.distractors]);
+    out.push([`calculator presets property #${i}`, 'presets', () => pm.parsePresets(value), checks.calculator.presets]);
+    const cfg = Array.isArray(value) ? value[0] : value;
+    out.push([`calculator config #${i}`, 'computeBlock', () => pm.validateConfig(cfg), config]);
   });
+  for (const id of ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty']) {
+    out.push([`calculator preset lookup ${id}`, 'preset', () => pm.findPreset(id), (v) => v === null]);
+  }
   // Ticks for every accepted range stay few.
   strs.forEach((value, i) => out.push([`plot ticks #${i}`, 'range', () => am.niceTicks(...am.parseRange(value)),
     (t) => t.values.length <= 11]));
@@ -156,7 +182,7 @@ if (!isMainThread) {
 } else {
   const { test } = await import('node:test');
   const assert = (await import('node:assert/strict')).default;
-  const title = 'every attribute parser of the memory widget and the plot returns a bounded result quickly, or a clear error, '
+  const title = 'every attribute parser of the three widgets returns a bounded result quickly, or a clear error, '
     + 'for hostile values';
   test(title, async () => {
     const worker = new Worker(new URL(import.meta.url));
@@ -189,6 +215,6 @@ if (!isMainThread) {
     });
     assert.deepEqual(failures.filter((f) => f.endsWith('(a hang)')), [], 'no parser hangs');
     assert.deepEqual(failures.slice(0, 20), [], `${failures.length} of ${total} cases failed`);
-    assert.ok(total > 1000 && done === total, `ran ${done} of ${total} cases`);
+    assert.ok(total > 3000 && done === total, `ran ${done} of ${total} cases`);
   });
 }

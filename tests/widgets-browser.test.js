@@ -1,5 +1,5 @@
-// Chromium tests of what the widgets state and draw: status against vector, the page's claims, labels of any length,
-// the plot's notes, and hostile attributes and URL parameters.
+// Chromium tests of what the three widgets state and draw: status against vector, the page's claims, labels of any
+// length, and hostile attributes and URL parameters.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { servedBrowser } from './helpers/served-browser.js';
@@ -375,6 +375,60 @@ test('activation plot: annotations never cross or crowd each other (360 px and 1
   }
 });
 
+test('parameter calculator: an author preset (attribute, property, URL) joins the built-ins', { skip }, async () => {
+  // Mistral-7B-like sizes: the seed's GQA figures (41,943,040 projection weights, 176,160,768 FFN weights).
+  const mine = [{
+    id: 'mistral7b', label: 'Mistral 7B (mine)', d: 4096, dff: 14336, heads: 32, kvHeads: 8, gated: true, bias: false,
+  }];
+  const p = await open('/web/embed/memory-widget.html');
+  try {
+    const r = await p.evaluate(async (presets) => {
+      const box = document.createElement('div');
+      const json = JSON.stringify(presets);
+      box.innerHTML = `<ffn-param-calculator preset="mistral7b" presets='${json}'></ffn-param-calculator>`;
+      document.body.append(box);
+      const el = box.firstElementChild;
+      await new Promise((res) => el.addEventListener('ffn-change', res, { once: true }));
+      const buttons = () => [...el.shadowRoot.querySelectorAll('button[data-preset]')].map((b) => b.textContent);
+      const out = {
+        first: { dff: el.result.dff, ffn: el.result.ffnParams, attn: el.result.attnParams }, buttons: buttons(),
+        error: el.shadowRoot.querySelector('.error')?.textContent ?? '', preset: el.getAttribute('preset'),
+      };
+      el.applyPreset('gpt2');
+      await new Promise((res) => el.addEventListener('ffn-change', res, { once: true }));
+      el.shadowRoot.querySelector('button[data-preset="mistral7b"]').click();
+      await new Promise((res) => el.addEventListener('ffn-change', res, { once: true }));
+      out.clicked = { dff: el.result.dff, preset: el.getAttribute('preset') };
+      el.presets = [...el.presets, { id: 'tiny', label: 'Tiny', d: 64, dff: 256, heads: 4, kvHeads: 4 }];
+      out.more = buttons();
+      el.setAttribute('presets', '[{"id":"bad","label":"Bad","d":0}]');
+      out.refused = el.shadowRoot.querySelector('.error')?.textContent ?? '';
+      out.kept = buttons();
+      el.setAttribute('presets', '['.repeat(20000));
+      out.long = el.shadowRoot.querySelector('.error')?.textContent ?? '';
+      return out;
+    }, mine);
+    assert.deepEqual(r.first, { dff: 14336, ffn: 176160768, attn: 41943040 });
+    assert.equal(r.error, '');
+    assert.equal(r.preset, 'mistral7b');
+    assert.equal(r.buttons.length, 7);
+    assert.equal(r.buttons[6], 'Mistral 7B (mine)');
+    assert.deepEqual(r.clicked, { dff: 14336, preset: 'mistral7b' });
+    assert.deepEqual(r.more.slice(6), ['Mistral 7B (mine)', 'Tiny']);
+    assert.match(r.refused, /presets: preset "bad": d must be a positive integer/);
+    assert.deepEqual(r.kept, r.more, 'a refused definition keeps the presets that were there');
+    assert.match(r.long, /presets is 20000 characters long; at most 16000/);
+    // Through the embed page's URL.
+    const query = `presets=${encodeURIComponent(JSON.stringify(mine))}&preset=mistral7b`;
+    await p.goto(new URL(`/web/embed/param-calculator.html?${query}`, served.url).href);
+    await ready(p, 'ffn-param-calculator');
+    assert.equal(await p.$eval('ffn-param-calculator', (el) => el.result.ffnParams), 176160768);
+    assert.deepEqual(p.errors, []);
+  } finally {
+    await p.close();
+  }
+});
+
 /** Load an embed page with a hostile query (and hash): the element answers (a result or a message), nothing throws. */
 async function hostile(path, sel, prop = 'result') {
   const p = await open(path, 600);
@@ -394,6 +448,26 @@ async function hostile(path, sel, prop = 'result') {
     await p.close();
   }
 }
+
+test('activation plot: a hostile range is refused with a message, a wide one stays light', { skip }, async () => {
+  // (A URL carries a few kilobytes at most: the server refuses longer request lines.)
+  const plot = (query) => hostile(`/web/embed/activation-plot.html?${query}`, 'ffn-activation-plot', 'readout');
+  const ranges = ['-1e300,1e300', '-1e6,1e6', '1e300,1e301', '0,1e-9', 'NaN,1', '1,2,3', '-1e6', 'x'.repeat(5000)];
+  for (const range of ranges) {
+    const r = await plot(`range=${encodeURIComponent(range)}`);
+    assert.match(r.alert, /ffn-activation-plot: range (must be "lo,hi"|is 5000 characters long)/, range.slice(0, 20));
+    assert.ok(r.alert.length < 400, `a short message: ${r.alert.length}`);
+    assert.ok(r.value.x >= -4 && r.value.x <= 4, 'the default range stays in use');
+    assert.ok(r.nodes < 1500, `${r.nodes} elements`);
+    assert.deepEqual(r.errors, []);
+  }
+  const wide = await plot('range=-1000,1000&x=1e300');
+  assert.equal(wide.alert, '');
+  assert.equal(wide.value.x, 1000, 'x is clamped to the range');
+  assert.ok(wide.nodes < 1500, `${wide.nodes} elements for a range 2000 wide`);
+  const curves = await plot(`curves=${'relu,'.repeat(1000)}`);
+  assert.match(curves.alert, /curves is 5000 characters long/);
+});
 
 test('memory widget: a malformed hash is reported, nothing throws, the height is sent', { skip }, async () => {
   const hashes = ['memory=q', 'memory=q:', 'memory=q:1,2,3;k:1e300;t:1e300;a:tanh', `memory=${'q:0,1;'.repeat(20000)}`,
@@ -446,22 +520,26 @@ test('memory widget: hostile URL parameters are clamped or refused with a messag
   assert.deepEqual(clamped.value.query, [1.25, -1.25]);
 });
 
-test('activation plot: a hostile range is refused with a message, a wide one stays light', { skip }, async () => {
-  // (A URL carries a few kilobytes at most: the server refuses longer request lines.)
-  const plot = (query) => hostile(`/web/embed/activation-plot.html?${query}`, 'ffn-activation-plot', 'readout');
-  const ranges = ['-1e300,1e300', '-1e6,1e6', '1e300,1e301', '0,1e-9', 'NaN,1', '1,2,3', '-1e6', 'x'.repeat(5000)];
-  for (const range of ranges) {
-    const r = await plot(`range=${encodeURIComponent(range)}`);
-    assert.match(r.alert, /ffn-activation-plot: range (must be "lo,hi"|is 5000 characters long)/, range.slice(0, 20));
-    assert.ok(r.alert.length < 400, `a short message: ${r.alert.length}`);
-    assert.ok(r.value.x >= -4 && r.value.x <= 4, 'the default range stays in use');
-    assert.ok(r.nodes < 1500, `${r.nodes} elements`);
+test('parameter calculator: hostile URL parameters (prototype keys, huge sizes) are refused', { skip }, async () => {
+  const calc = [
+    ['preset', '__proto__', /unknown preset "__proto__"/],
+    ['preset', 'constructor', /unknown preset "constructor"/],
+    ['preset', 'toString', /unknown preset "toString"/],
+    ['d', '1e300', /d must be between 1 and 131072/],
+    ['d', '12.5', /d must be a whole number/],
+    ['heads', '-3', /heads must be between 1 and 4096/],
+    ['experts', '1e9', /experts must be between 1 and 4096/],
+    ['multiplier', 'Infinity', /multiplier must be a number/],
+    ['rule', 'gpt', /rule must be "llama" or "explicit"/],
+    ['gated', 'maybe', /gated must be "true" or "false"/],
+    ['presets', '['.repeat(5000), /presets must be JSON/],
+    ['presets', '{"__proto__":{"d":1}}', /presets must be an array/],
+  ];
+  for (const [name, value, re] of calc) {
+    const r = await hostile(`/web/embed/param-calculator.html?${name}=${encodeURIComponent(value)}`,
+      'ffn-param-calculator');
+    assert.match(r.alert, re, `${name}=${value.slice(0, 30)}: ${r.alert.slice(0, 200)}`);
+    assert.equal(r.value.dff, 3072, `${name}: the defaults stay in use`);
     assert.deepEqual(r.errors, []);
   }
-  const wide = await plot('range=-1000,1000&x=1e300');
-  assert.equal(wide.alert, '');
-  assert.equal(wide.value.x, 1000, 'x is clamped to the range');
-  assert.ok(wide.nodes < 1500, `${wide.nodes} elements for a range 2000 wide`);
-  const curves = await plot(`curves=${'relu,'.repeat(1000)}`);
-  assert.match(curves.alert, /curves is 5000 characters long/);
 });

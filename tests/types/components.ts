@@ -22,12 +22,17 @@ calc.applyPreset('llama3_8b');
 const ok: boolean = w instanceof FfnMemoryWidget && calc instanceof FfnParamCalculator && plot instanceof FfnActivationPlot;
 // @ts-expect-error: not an activation of the widget
 w.activation = 'tanh';
-// @ts-expect-error: not a preset
-calc.applyPreset('gpt5');
+calc.presets = [{ id: 'mine', label: 'My model', d: 2048, dff: 8192, heads: 16, kvHeads: 4, gated: true }];
+calc.applyPreset('mine');
+const presetLabel: string = calc.presets[0].label;
+// @ts-expect-error: a preset id is a string
+calc.applyPreset(7);
+const checked = paramModel.validateConfig({ d: 64, heads: 4, kvHeads: 4 });
+const maxD: number = paramModel.LIMITS.d + checked.d;
 const t8: number = memoryModel.defaultThreshold(8);
 const state: 'fires' | 'leaks' | 'silent' = r.states[0];
 const rank: number = r.rank[0] + (r.writes ? 1 : 0);
 const hashQuery: [number, number] | undefined = memoryModel.parseHashState('q:0,1;a:gelu').state.query;
 const [lo, hi] = activationModel.parseRange('-2,2');
 const ticks: number[] = activationModel.niceTicks(lo, hi).values;
-console.log(token, coef, dff, min.x, q, x, ok, firstKey, w1, t8, state, rank, hashQuery, ticks);
+console.log(token, coef, dff, min.x, q, x, ok, firstKey, w1, presetLabel, maxD, t8, state, rank, hashQuery, ticks);

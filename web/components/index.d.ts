@@ -97,11 +97,21 @@ export interface BlockCounts {
 
 export type PresetId = 'transformer' | 'gpt2' | 'llama7b' | 'llama3_8b' | 'llama2_70b' | 'qwen3_moe';
 
-/** <ffn-param-calculator preset="llama7b" d="4096" rule="llama" multiple-of="256" gated bias="false" heads="32" kv-heads="8"> */
+/** An author's preset: an id (letters, digits, - and _, at most 32; not a built-in one), a label, and the sizes. */
+export interface AuthorPreset extends BlockConfig { id: string; label: string }
+
+/**
+ * <ffn-param-calculator preset="llama7b" d="4096" rule="llama" multiple-of="256" gated bias="false" heads="32"
+ * kv-heads="8" presets='[{"id":"mine","label":"Mine","d":2048,"dff":8192,"heads":16,"kvHeads":4}]'>: sizes up to
+ * paramModel.LIMITS.
+ */
 export class FfnParamCalculator extends HTMLElement {
   config: BlockConfig;
+  /** Author presets, shown after the built-in ones (at most 16). */
+  presets: AuthorPreset[];
   readonly result: BlockCounts | null;
-  applyPreset(id: PresetId): void;
+  /** A built-in preset or an author preset's id. */
+  applyPreset(id: PresetId | (string & {})): void;
 }
 
 type Tensor = { data: Float32Array; shape: number[] };
@@ -197,6 +207,22 @@ export declare namespace activationModel {
 export declare namespace paramModel {
   const PRESETS: Readonly<Record<PresetId, BlockConfig & { label: string }>>;
   const DEFAULTS: Readonly<BlockConfig>;
+  /** The largest sizes accepted (every count stays an exact integer). */
+  const LIMITS: Readonly<{
+    d: number; dff: number; heads: number; headDim: number; multipleOf: number; multiplier: number; experts: number;
+    shared: number;
+  }>;
+  const MAX_PRESETS: number;
+  const PRESETS_MAX_CHARS: number;
+  /** The full configuration, checked (DEFAULTS for what is missing); throws a RangeError/TypeError naming the field. */
+  function validateConfig(input: Partial<BlockConfig>): Required<BlockConfig>;
+  function findPreset(id: string, extra?: readonly { id: string; label: string; config: BlockConfig }[]):
+    { id: string; label: string; config: BlockConfig } | null;
+  /** Author presets from JSON text or an array, each checked. */
+  function parsePresets(input: string | readonly AuthorPreset[]):
+    { id: string; label: string; config: Required<BlockConfig> }[];
+  /** The parser of each attribute of <ffn-param-calculator>; throws a TypeError or RangeError naming the attribute. */
+  function parseAttribute(name: string, value: string): unknown;
   function computeBlock(ffn: FfnModule, input: BlockConfig): BlockCounts;
 }
 

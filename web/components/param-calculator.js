@@ -1,7 +1,60 @@
 // <ffn-param-calculator>: count an FFN against the attention projections of its block, dense or mixture-of-experts (view only; math in param-model.js).
 import * as ffn from '../ffn.js';
-import { attachStyledShadow, ElementBase, define, rafThrottle, trailingThrottle, fmtInt, htmlEl as h } from './styles.js';
-import { PRESETS, DEFAULTS, computeBlock } from './param-model.js';
+import {
+  attachStyledShadow, ElementBase, define, rafThrottle, trailingThrottle, fmtInt, setProblem, htmlEl as h,
+} from './styles.js';
+import {
+  PRESETS, DEFAULTS, computeBlock, validateConfig, findPreset, parsePresets, parseAttribute,
+} from './param-model.js';
+
+/** Every string the calculator shows (one table, for translation). */
+const strings = {
+  loading: 'Loading the counting kernels…',
+  title: 'Where the parameters live: one block, counted',
+  presets: 'Presets',
+  presetsLead: 'Presets:',
+  form: 'Block configuration',
+  d: 'd (model width)',
+  rule: 'hidden width',
+  ruleExplicit: 'set d_ff directly',
+  ruleLlama: 'LLaMA rule (8d/3, rounded)',
+  dff: 'd_ff (per expert with MoE)',
+  multipleOf: 'multiple_of',
+  multiplier: 'ffn_dim_multiplier (blank = none)',
+  gated: 'gated (SwiGLU: 3 matrices)',
+  bias: 'biases',
+  heads: 'attention heads H',
+  kvHeads: 'KV heads H_kv',
+  headDim: 'head dim (blank = d/H)',
+  moe: 'mixture of experts',
+  experts: 'experts',
+  active: 'active experts per token',
+  shared: 'shared experts',
+  card: {
+    dff: 'hidden width d_ff', ffnParams: 'FFN parameters per layer', attnParams: 'attention projection parameters',
+    share: 'FFN share of the block', ffnFlops: 'FFN forward FLOPs per token',
+    attnFlops: 'attention projection FLOPs per token', moeTotal: 'MoE: total FFN parameters',
+    moeActive: 'MoE: active FFN parameters per token', moeFlops: 'MoE: active FFN FLOPs per token',
+  },
+  expertParams: 'parameters of one expert FFN',
+  activeFlops: 'active FFN forward FLOPs per token',
+  billion: (x) => `${x} billion`,
+  million: (x) => `${x} million`,
+  ratio: (r, gated) => `${r} × d${gated ? ', gated' : ''}`,
+  gqa: (kv, h) => ` (GQA: ${kv} KV heads for ${h})`,
+  shareActive: (p) => `active only: ${p}%`,
+  shareDef: 'FFN / (FFN + attention projections)',
+  perWeight: '2 per weight',
+  activePlusRouter: 'active experts plus router',
+  scores: 'plus 4·T·d for the scores over T tokens',
+  moeTotalNote: (big, e, s) => `${big}: ${e}${s ? ` + ${s} shared` : ''} experts + router`,
+  moeActiveNote: (a, s, pct) => `${a}${s ? ` + ${s}` : ''} experts + router, ${pct}% of the total`,
+  moeFlopsNote: (dense) => `vs ${dense} if every expert ran`,
+  key: 'FFN ',
+  keyAttn: 'attention projections (norms, embeddings and the attention scores over the context are not counted)',
+  announce: (dff, params, pct) => `d_ff ${dff}; FFN ${params} parameters, ${pct}% of the block`,
+  unknownPreset: (id, known) => `unknown preset ${JSON.stringify(id)}; expected one of ${known.join(', ')}`,
+};
 
 const css = `
 .presets { margin-bottom: 10px; }
@@ -24,10 +77,35 @@ input:disabled, select:disabled { opacity: 0.55; cursor: not-allowed; }
 .sharebar .attn { background: var(--_surface); }
 .sharekey { font-size: 0.84em; margin-top: 3px; }
 .sw-ffn { background: var(--_accent); } .sw-attn { background: var(--_surface); }
+.presets button.author { border-style: dashed; }
 .swatch { display: inline-block; width: 10px; height: 10px; border: 1px solid var(--_border); margin-right: 4px; vertical-align: -1px; }
 `;
 
-const ATTRS = ['preset', 'd', 'd-ff', 'rule', 'multiple-of', 'multiplier', 'gated', 'bias', 'heads', 'kv-heads', 'head-dim', 'experts', 'active-experts', 'shared-experts', 'theme'];
+const ATTRS = ['preset', 'presets', 'd', 'd-ff', 'rule', 'multiple-of', 'multiplier', 'gated', 'bias', 'heads',
+  'kv-heads', 'head-dim', 'experts', 'active-experts', 'shared-experts', 'theme'];
+
+/** Put one parsed attribute value into a configuration (undefined leaves it as it is). */
+function applyAttribute(cfg, name, v) {
+  if (v === undefined) return;
+  switch (name) {
+    case 'd': cfg.d = v; break;
+    case 'd-ff': cfg.dff = v; break;
+    case 'rule': cfg.dffMode = v; break;
+    case 'multiple-of': cfg.multipleOf = v; break;
+    case 'multiplier': cfg.multiplier = v; break;
+    case 'gated': cfg.gated = v; break;
+    case 'bias': cfg.bias = v; break;
+    case 'heads': cfg.heads = v; break;
+    case 'kv-heads': cfg.kvHeads = v; break;
+    case 'head-dim': cfg.headDim = v; break;
+    case 'experts':
+      cfg.moe = v === null ? null : { experts: v, active: cfg.moe?.active ?? 1, shared: cfg.moe?.shared ?? 0 };
+      break;
+    case 'active-experts': if (cfg.moe) cfg.moe = { ...cfg.moe, active: v }; break;
+    case 'shared-experts': if (cfg.moe) cfg.moe = { ...cfg.moe, shared: v }; break;
+    default: break;
+  }
+}
 
 export class FfnParamCalculator extends ElementBase {
   static get observedAttributes() { return ATTRS; }
@@ -35,6 +113,9 @@ export class FfnParamCalculator extends ElementBase {
   constructor() {
     super();
     this._cfg = { ...DEFAULTS };
+    this._extra = []; // author presets: [{ id, label, config }]
+    this._preset = null;
+    this._problems = new Map();
     this._ready = false;
     this._root = attachStyledShadow(this, css);
     this._schedule = rafThrottle(() => this._render());
@@ -42,128 +123,192 @@ export class FfnParamCalculator extends ElementBase {
   }
 
   connectedCallback() {
-    this._readAttributes();
+    if (!this._read) { this._read = true; this._readAll(); }
     if (this._ready || this._loading) return;
     this._loading = true;
-    this._root.append(Object.assign(document.createElement('p'), { className: 'muted', textContent: 'Loading the counting kernels…' }));
+    this._root.append(Object.assign(document.createElement('p'), { className: 'muted', textContent: strings.loading }));
     ffn.ready().then(() => {
       this._ready = true;
       this._build();
       this._render();
       this.dispatchEvent(new CustomEvent('ffn-ready', { bubbles: true }));
-    }, (err) => { this._loading = false; this._showError(err); });
+    }, (err) => { this._loading = false; this._problem('load', err); });
   }
 
-  attributeChangedCallback() {
-    if (this._reflecting) return;
-    if (this._readAttributes() && this._ready) { this._syncForm(); this._schedule(); }
+  attributeChangedCallback(name) {
+    // Before the first connection every attribute is read at once (preset first), in connectedCallback.
+    if (this._reflecting || !this._read || name === 'theme') return;
+    try {
+      if (name === 'presets') this._readPresets();
+      else if (name === 'preset') this._readPreset();
+      else this._readOne(name, this._cfg);
+      this._reflect();
+      if (this._ready) { this._syncForm(); this._schedule(); }
+    } catch (err) {
+      this._problem(name, err); // never let an attribute throw into the page
+    }
   }
 
   /** Current configuration (see computeBlock). */
   get config() { return structuredClone(this._cfg); }
-  set config(v) { this._cfg = { ...DEFAULTS, ...v }; this._reflect(); if (this._ready) { this._syncForm(); this._schedule(); } }
+  set config(v) {
+    this._cfg = validateConfig(v);
+    this._preset = null;
+    this._reflect();
+    if (this._ready) { this._syncForm(); this._schedule(); }
+  }
+  /** The author presets shown after the built-in ones: [{ id, label, ...config }]. Setting checks them all. */
+  get presets() { return this._extra.map((p) => ({ id: p.id, label: p.label, ...structuredClone(p.config) })); }
+  set presets(v) {
+    const list = parsePresets(v).map((p) => ({ id: p.id, label: p.label, ...p.config }));
+    this.setAttribute('presets', JSON.stringify(list));
+  }
   /** Latest counts, or null before the wasm is ready. */
   get result() { return this._result ?? null; }
-  /** Load a preset by id: transformer, gpt2, llama7b, llama3_8b, llama2_70b, qwen3_moe. */
+  /** Load a preset by id: built-in (transformer, gpt2, llama7b, llama3_8b, llama2_70b, qwen3_moe) or an author's. */
   applyPreset(id) {
-    const p = PRESETS[id];
-    if (!p) throw new RangeError(`applyPreset: unknown preset "${id}"; expected one of ${Object.keys(PRESETS).join(', ')}`);
-    const { label, ...cfg } = p;
-    this._cfg = { ...DEFAULTS, ...structuredClone(cfg) };
-    this._preset = id;
+    const p = findPreset(id, this._extra);
+    if (!p) throw new RangeError(`applyPreset: ${strings.unknownPreset(String(id).slice(0, 40), this._presetIds())}`);
+    this._usePreset(p);
     this._reflect();
     if (this._ready) { this._syncForm(); this._schedule(); }
   }
 
-  _readAttributes() {
-    const g = (n) => this.getAttribute(n);
-    const num = (n) => { const v = g(n); if (v === null || v === '') return undefined; const x = Number(v); if (!Number.isFinite(x)) throw new TypeError(`${n} must be a number, got "${v}"`); return x; };
-    try {
-      const preset = g('preset');
-      let cfg = { ...DEFAULTS };
-      if (preset) {
-        if (!PRESETS[preset]) throw new RangeError(`unknown preset "${preset}"; expected one of ${Object.keys(PRESETS).join(', ')}`);
-        const { label, ...p } = PRESETS[preset];
-        cfg = { ...cfg, ...structuredClone(p) };
-        this._preset = preset;
-      }
-      const set = (key, v) => { if (v !== undefined) cfg[key] = v; };
-      set('d', num('d'));
-      set('dff', num('d-ff'));
-      if (g('rule') !== null) cfg.dffMode = g('rule') === 'llama' ? 'llama' : 'explicit';
-      set('multipleOf', num('multiple-of'));
-      if (g('multiplier') !== null) cfg.multiplier = g('multiplier') === '' ? null : num('multiplier');
-      if (g('gated') !== null) cfg.gated = g('gated') !== 'false';
-      if (g('bias') !== null) cfg.bias = g('bias') !== 'false';
-      set('heads', num('heads'));
-      set('kvHeads', num('kv-heads'));
-      if (g('head-dim') !== null) cfg.headDim = g('head-dim') === '' ? null : num('head-dim');
-      if (g('experts') !== null) {
-        const e = num('experts');
-        cfg.moe = e ? { experts: e, active: num('active-experts') ?? 1, shared: num('shared-experts') ?? 0 } : null;
-      }
-      this._cfg = cfg;
-      return true;
-    } catch (err) {
-      this._showError(err);
-      return false;
+  _presetIds() { return [...Object.keys(PRESETS), ...this._extra.map((p) => p.id)]; }
+
+  _usePreset(p) {
+    this._cfg = { ...DEFAULTS, ...structuredClone(p.config) };
+    this._preset = p.id;
+    this._pending = null;
+    this._problem('preset', null);
+  }
+
+  /** Every attribute at once: author presets, the preset, then each size on top of it. */
+  _readAll() {
+    this._readPresets(false);
+    this._readPreset();
+    for (const name of ATTRS) {
+      if (name !== 'preset' && name !== 'presets' && name !== 'theme') this._readOne(name, this._cfg);
     }
   }
+
+  _readPresets(apply = true) {
+    const v = this.getAttribute('presets');
+    try {
+      this._extra = v === null ? [] : parseAttribute('presets', v);
+      this._problem('presets', null);
+    } catch (err) {
+      this._problem('presets', err);
+      return;
+    }
+    if (this._ready) this._buildPresetButtons();
+    // A preset named before its definition arrived is applied now.
+    if (apply && this._pending && findPreset(this._pending, this._extra)) this._readPreset();
+  }
+
+  _readPreset() {
+    const v = this.getAttribute('preset');
+    this._pending = null;
+    if (v === null || v.trim() === '') { this._preset = null; this._problem('preset', null); return; }
+    try {
+      const id = parseAttribute('preset', v);
+      const p = findPreset(id, this._extra);
+      if (!p) { this._pending = id; throw new RangeError(strings.unknownPreset(id, this._presetIds())); }
+      this._usePreset(p);
+    } catch (err) {
+      this._problem('preset', err);
+    }
+  }
+
+  /** Read one size attribute into cfg; a refused value leaves cfg as it was and is shown. */
+  _readOne(name, cfg) {
+    const v = this.getAttribute(name);
+    try {
+      if (v !== null) applyAttribute(cfg, name, parseAttribute(name, v));
+      this._problem(name, null);
+    } catch (err) {
+      this._problem(name, err);
+    }
+  }
+
+  /** Record (or with err null, clear) the problem of one source and show them all. */
+  _problem(source, err) { setProblem(this._root, 'ffn-param-calculator', this._problems, source, err); }
 
   _reflect() {
     const c = this._cfg;
     this._reflecting = true;
-    const s = (n, v) => this.setAttribute(n, String(v));
-    if (this._preset) s('preset', this._preset); else this.removeAttribute('preset');
-    s('d', c.d);
-    s('rule', c.dffMode === 'llama' ? 'llama' : 'explicit');
-    if (c.dffMode === 'llama') { s('multiple-of', c.multipleOf); s('multiplier', c.multiplier ?? ''); this.removeAttribute('d-ff'); }
-    else { s('d-ff', c.dff); this.removeAttribute('multiple-of'); this.removeAttribute('multiplier'); }
-    s('gated', !!c.gated); s('bias', !!c.bias); s('heads', c.heads); s('kv-heads', c.kvHeads);
-    if (c.headDim) s('head-dim', c.headDim); else this.removeAttribute('head-dim');
-    if (c.moe) { s('experts', c.moe.experts); s('active-experts', c.moe.active); s('shared-experts', c.moe.shared ?? 0); }
-    else { for (const n of ['experts', 'active-experts', 'shared-experts']) this.removeAttribute(n); }
-    this._reflecting = false;
+    try {
+      const s = (n, v) => this.setAttribute(n, String(v));
+      if (this._pending) { /* an unknown preset stays in the attribute, reported, until it is defined */ }
+      else if (this._preset) s('preset', this._preset); else this.removeAttribute('preset');
+      s('d', c.d);
+      s('rule', c.dffMode === 'llama' ? 'llama' : 'explicit');
+      if (c.dffMode === 'llama') {
+        s('multiple-of', c.multipleOf); s('multiplier', c.multiplier ?? ''); this.removeAttribute('d-ff');
+      }
+      else { s('d-ff', c.dff); this.removeAttribute('multiple-of'); this.removeAttribute('multiplier'); }
+      s('gated', !!c.gated); s('bias', !!c.bias); s('heads', c.heads); s('kv-heads', c.kvHeads);
+      if (c.headDim) s('head-dim', c.headDim); else this.removeAttribute('head-dim');
+      if (c.moe) {
+        s('experts', c.moe.experts); s('active-experts', c.moe.active); s('shared-experts', c.moe.shared ?? 0);
+      }
+      else { for (const n of ['experts', 'active-experts', 'shared-experts']) this.removeAttribute(n); }
+    } finally {
+      this._reflecting = false;
+    }
   }
 
-  _showError(err) {
-    const el = this._errEl ?? this._root.appendChild(Object.assign(document.createElement('p'), { className: 'error' }));
-    el.setAttribute('role', 'alert');
-    el.textContent = err ? `ffn-param-calculator: ${err.message ?? err}` : '';
+  _buildPresetButtons() {
+    const box = this._presetBox;
+    if (!box) return;
+    box.replaceChildren(h('span', { class: 'muted', text: strings.presetsLead }));
+    const all = [...Object.keys(PRESETS).map((id) => findPreset(id)), ...this._extra];
+    this._presetBtns = all.map((p) => {
+      const b = h('button', { type: 'button', 'data-preset': p.id, text: p.label });
+      if (!Object.hasOwn(PRESETS, p.id)) b.classList.add('author');
+      b.addEventListener('click', () => this.applyPreset(p.id));
+      box.append(b);
+      return b;
+    });
+    for (const b of this._presetBtns) b.setAttribute('aria-pressed', String(b.dataset.preset === this._preset));
   }
 
   _build() {
-    for (const n of [...this._root.childNodes]) if (n.nodeName !== 'STYLE') n.remove();
+    for (const n of [...this._root.childNodes]) {
+      if (n.nodeName !== 'STYLE' && !n.classList?.contains('error')) n.remove();
+    }
     const root = this._root;
-    root.append(h('p', { class: 'title', text: 'Where the parameters live: one block, counted' }));
-    const presets = h('div', { class: 'presets row', role: 'group', 'aria-label': 'Presets' }, h('span', { class: 'muted', text: 'Presets:' }));
-    this._presetBtns = Object.entries(PRESETS).map(([id, p]) => {
-      const b = h('button', { type: 'button', 'data-preset': id, text: p.label });
-      b.addEventListener('click', () => this.applyPreset(id));
-      presets.append(b);
-      return b;
-    });
-    root.append(presets);
+    const error = root.querySelector('.error');
+    const add = (...nodes) => (error ? error.before(...nodes) : root.append(...nodes));
+    const t = strings;
+    add(h('p', { class: 'title', text: t.title }));
+    this._presetBox = h('div', { class: 'presets row', role: 'group', 'aria-label': t.presets });
+    add(this._presetBox);
+    this._buildPresetButtons();
 
     const f = {};
-    const num = (key, label, attrs = {}) => { f[key] = h('input', { type: 'number', min: '1', step: '1', ...attrs }); return h('label', {}, label, f[key]); };
+    const num = (key, label, attrs = {}) => {
+      f[key] = h('input', { type: 'number', min: '1', step: '1', ...attrs });
+      return h('label', {}, label, f[key]);
+    };
     const chk = (key, label) => { f[key] = h('input', { type: 'checkbox' }); return h('label', { class: 'check' }, f[key], label); };
-    f.rule = h('select', {}, h('option', { value: 'explicit', text: 'set d_ff directly' }), h('option', { value: 'llama', text: 'LLaMA rule (8d/3, rounded)' }));
-    const form = h('form', { 'aria-label': 'Block configuration' },
-      num('d', 'd (model width)'),
-      h('label', {}, 'hidden width', f.rule),
-      num('dff', 'd_ff (per expert with MoE)'),
-      num('multipleOf', 'multiple_of'),
-      num('multiplier', 'ffn_dim_multiplier (blank = none)', { step: 'any', min: '0' }),
-      chk('gated', 'gated (SwiGLU: 3 matrices)'),
-      chk('bias', 'biases'),
-      num('heads', 'attention heads H'),
-      num('kvHeads', 'KV heads H_kv'),
-      num('headDim', 'head dim (blank = d/H)'),
+    f.rule = h('select', {},
+      h('option', { value: 'explicit', text: t.ruleExplicit }), h('option', { value: 'llama', text: t.ruleLlama }));
+    const form = h('form', { 'aria-label': t.form },
+      num('d', t.d),
+      h('label', {}, t.rule, f.rule),
+      num('dff', t.dff),
+      num('multipleOf', t.multipleOf),
+      num('multiplier', t.multiplier, { step: 'any', min: '0' }),
+      chk('gated', t.gated),
+      chk('bias', t.bias),
+      num('heads', t.heads),
+      num('kvHeads', t.kvHeads),
+      num('headDim', t.headDim),
       (() => {
         f.moeOn = h('input', { type: 'checkbox' });
-        const fs = h('fieldset', {}, h('legend', {}, h('label', { class: 'check' }, f.moeOn, 'mixture of experts')),
-          num('experts', 'experts'), num('active', 'active experts per token'), num('shared', 'shared experts', { min: '0' }));
+        const fs = h('fieldset', {}, h('legend', {}, h('label', { class: 'check' }, f.moeOn, t.moe)),
+          num('experts', t.experts), num('active', t.active), num('shared', t.shared, { min: '0' }));
         f.moeSet = fs;
         return fs;
       })());
@@ -171,33 +316,28 @@ export class FfnParamCalculator extends ElementBase {
     form.addEventListener('input', () => this._fromForm());
     form.addEventListener('change', () => this._fromForm());
     this._f = f;
-    root.append(form);
+    add(form);
 
-    const card = (key, label) => {
+    const card = (key) => {
       const v = h('div', { class: 'v', 'data-out': key });
       const s = h('div', { class: 's' });
-      const k = h('div', { class: 'k', text: label });
+      const k = h('div', { class: 'k', text: t.card[key] });
       this._out[key] = { v, s, k };
       return h('div', { class: 'card' }, k, v, s);
     };
     this._out = {};
-    this._results = h('div', { class: 'results' },
-      card('dff', 'hidden width d_ff'),
-      card('ffnParams', 'FFN parameters per layer'),
-      card('attnParams', 'attention projection parameters'),
-      card('share', 'FFN share of the block'),
-      card('ffnFlops', 'FFN forward FLOPs per token'),
-      card('attnFlops', 'attention projection FLOPs per token'));
-    this._moeCards = [card('moeTotal', 'MoE: total FFN parameters'), card('moeActive', 'MoE: active FFN parameters per token'), card('moeFlops', 'MoE: active FFN FLOPs per token')];
+    const cards = ['dff', 'ffnParams', 'attnParams', 'share', 'ffnFlops', 'attnFlops'];
+    this._results = h('div', { class: 'results' }, ...cards.map(card));
+    this._moeCards = ['moeTotal', 'moeActive', 'moeFlops'].map(card);
     this._results.append(...this._moeCards);
-    root.append(this._results);
+    add(this._results);
     this._barFfn = h('div', { class: 'ffn' });
     this._barAttn = h('div', { class: 'attn' });
-    root.append(h('div', { class: 'sharebar', 'aria-hidden': 'true' }, this._barFfn, this._barAttn),
-      h('p', { class: 'sharekey muted' }, h('span', { class: 'swatch sw-ffn' }), 'FFN ', h('span', { class: 'swatch sw-attn' }), 'attention projections (norms, embeddings and the attention scores over the context are not counted)'));
-    this._errEl = h('p', { class: 'error', role: 'alert' });
+    add(h('div', { class: 'sharebar', 'aria-hidden': 'true' }, this._barFfn, this._barAttn),
+      h('p', { class: 'sharekey muted' },
+        h('span', { class: 'swatch sw-ffn' }), t.key, h('span', { class: 'swatch sw-attn' }), t.keyAttn));
     this._live = h('p', { class: 'sr-only', 'aria-live': 'polite' });
-    root.append(this._errEl, this._live);
+    add(this._live);
     this._syncForm();
   }
 
@@ -228,16 +368,16 @@ export class FfnParamCalculator extends ElementBase {
 
   _render() {
     if (!this._out) return;
-    const f = this._f, c = this._cfg;
+    const f = this._f, c = this._cfg, t = strings;
     f.dff.disabled = c.dffMode === 'llama' && !c.moe;
     f.multipleOf.disabled = f.multiplier.disabled = c.dffMode !== 'llama';
     f.moeSet.querySelectorAll('input[type=number]').forEach((el) => { el.disabled = !c.moe; });
     let r;
     try {
       r = computeBlock(ffn, c);
-      this._showError(null);
+      this._problem('config', null);
     } catch (err) {
-      this._showError(err);
+      this._problem('config', err);
       this._results.setAttribute('aria-busy', 'true');
       return;
     }
@@ -247,25 +387,28 @@ export class FfnParamCalculator extends ElementBase {
     this._reflect();
     const o = this._out;
     const set = (k, v, s = '') => { o[k].v.textContent = v; o[k].s.textContent = s; };
-    const big = (x) => (x >= 1e9 ? `${(x / 1e9).toFixed(2)} billion` : x >= 1e6 ? `${(x / 1e6).toFixed(2)} million` : '');
-    set('dff', fmtInt(r.dff), `${r.ratio.toFixed(2)} × d${r.gated ? ', gated' : ''}`);
-    o.ffnParams.k.textContent = r.moe ? 'parameters of one expert FFN' : 'FFN parameters per layer';
-    o.ffnFlops.k.textContent = r.moe ? 'active FFN forward FLOPs per token' : 'FFN forward FLOPs per token';
+    const big = (x) => (x >= 1e9 ? t.billion((x / 1e9).toFixed(2)) : x >= 1e6 ? t.million((x / 1e6).toFixed(2)) : '');
+    const pct = (x) => (100 * x).toFixed(1);
+    set('dff', fmtInt(r.dff), t.ratio(r.ratio.toFixed(2), r.gated));
+    o.ffnParams.k.textContent = r.moe ? t.expertParams : t.card.ffnParams;
+    o.ffnFlops.k.textContent = r.moe ? t.activeFlops : t.card.ffnFlops;
     set('ffnParams', fmtInt(r.ffnParams), big(r.ffnParams));
-    set('attnParams', fmtInt(r.attnParams), `${big(r.attnParams)}${r.kvHeads < r.heads ? ` (GQA: ${r.kvHeads} KV heads for ${r.heads})` : ''}`);
+    const gqa = r.kvHeads < r.heads ? t.gqa(r.kvHeads, r.heads) : '';
+    set('attnParams', fmtInt(r.attnParams), `${big(r.attnParams)}${gqa}`);
     const share = r.moe ? r.moe.shareTotal : r.share;
-    set('share', `${(100 * share).toFixed(1)}%`, r.moe ? `active only: ${(100 * r.moe.shareActive).toFixed(1)}%` : 'FFN / (FFN + attention projections)');
-    set('ffnFlops', fmtInt(r.moe ? r.moe.activeFlops : r.ffnFlops), r.moe ? 'active experts plus router' : '2 per weight');
-    set('attnFlops', fmtInt(r.attnFlops), 'plus 4·T·d for the scores over T tokens');
+    set('share', `${pct(share)}%`, r.moe ? t.shareActive(pct(r.moe.shareActive)) : t.shareDef);
+    set('ffnFlops', fmtInt(r.moe ? r.moe.activeFlops : r.ffnFlops), r.moe ? t.activePlusRouter : t.perWeight);
+    set('attnFlops', fmtInt(r.attnFlops), t.scores);
     for (const el of this._moeCards) el.hidden = !r.moe;
     if (r.moe) {
-      set('moeTotal', fmtInt(r.moe.totalParams), `${big(r.moe.totalParams)}: ${r.moe.experts}${r.moe.shared ? ` + ${r.moe.shared} shared` : ''} experts + router`);
-      set('moeActive', fmtInt(r.moe.activeParams), `${r.moe.active}${r.moe.shared ? ` + ${r.moe.shared}` : ''} experts + router, ${(100 * r.moe.activeFraction).toFixed(1)}% of the total`);
-      set('moeFlops', fmtInt(r.moe.activeFlops), `vs ${fmtInt(r.moe.totalFlopsIfDense)} if every expert ran`);
+      set('moeTotal', fmtInt(r.moe.totalParams), t.moeTotalNote(big(r.moe.totalParams), r.moe.experts, r.moe.shared));
+      const activeNote = t.moeActiveNote(r.moe.active, r.moe.shared, pct(r.moe.activeFraction));
+      set('moeActive', fmtInt(r.moe.activeParams), activeNote);
+      set('moeFlops', fmtInt(r.moe.activeFlops), t.moeFlopsNote(fmtInt(r.moe.totalFlopsIfDense)));
     }
     this._barFfn.style.width = `${100 * share}%`;
     this._barAttn.style.width = `${100 * (1 - share)}%`;
-    this._announce(`d_ff ${r.dff}; FFN ${fmtInt(r.moe ? r.moe.totalParams : r.ffnParams)} parameters, ${(100 * share).toFixed(1)}% of the block`);
+    this._announce(t.announce(r.dff, fmtInt(r.moe ? r.moe.totalParams : r.ffnParams), pct(share)));
     this.dispatchEvent(new CustomEvent('ffn-change', { detail: r }));
   }
 }

@@ -96,16 +96,6 @@ export function attachStyledShadow(host, ownCss) {
   return root;
 }
 
-/** Show err in root as one alert line prefixed with the element's tag, replacing an earlier one. */
-export function showError(root, tag, err) {
-  const p = document.createElement('p');
-  p.className = 'error';
-  p.setAttribute('role', 'alert');
-  p.textContent = `${tag}: ${err && err.message ? err.message : err}`;
-  root.querySelector('.error')?.remove();
-  root.append(p);
-}
-
 /** True when the reader asked for less motion. */
 export function prefersReducedMotion() {
   return typeof matchMedia === 'function' && matchMedia('(prefers-reduced-motion: reduce)').matches;
