@@ -275,6 +275,7 @@ test('checkExercise finds a wrong solution, a variant named as another, one a se
   lucky.tests = (rng) => [
     { name: 'a vector', fn: 'double', args: [rng.randn([5])] },
     { name: 'count', fn: 'count', args: [rng.next() < 0.5 ? -3 : 3] },
+    { name: 'count without bias', fn: 'count', args: [2, false] },
   ];
   const countArg = async (seed) => (await hiddenTests(lucky, { seed }))[1].args[0];
   const n1 = await countArg(1);
@@ -298,6 +299,7 @@ test('checkExercise finds a wrong solution, a variant named as another, one a se
   random.tests = () => [
     { name: 'a vector', fn: 'double', args: [{ data: Float32Array.of(Math.random(), 1), shape: [2] }] },
     { name: 'count', fn: 'count', args: [2] },
+    { name: 'count without bias', fn: 'count', args: [2, false] },
   ];
   r = await checkExercise(random, { seeds: [1] });
   assert.deepEqual(

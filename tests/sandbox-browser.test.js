@@ -36,13 +36,13 @@ test('browser: type a correct solution, run with Ctrl+Enter, every test passes a
     .waitForFunction(() => /All \d+ tests passed/.test(document.querySelector('#ex-gelu').shadowRoot.querySelector('.summary')?.textContent || ''), null, { timeout: 15000 })
     .catch(async (e) => assert.fail(`${e.message}; the results say: ${await page.locator('#ex-gelu .results').textContent()}`));
   const passes = await page.locator('#ex-gelu li.pass').count();
-  assert.equal(passes, 16);
+  assert.equal(passes, 18);
   assert.equal(await page.locator('#ex-gelu .badge').textContent(), 'Passed');
   const events = await page.evaluate(() => window.__events);
   assert.ok(events.some((e) => e.type === 'ffn-exercise-passed' && e.exercise === 'gelu' && e.passed === true));
   // the summary is announced in a polite live region (the per-test list is not read out); the editor is a labelled textarea
   assert.equal(await page.locator('#ex-gelu .announce').getAttribute('aria-live'), 'polite');
-  assert.match(await page.locator('#ex-gelu .announce').textContent(), /All 16 tests passed/);
+  assert.match(await page.locator('#ex-gelu .announce').textContent(), /All 18 tests passed/);
   assert.match(await code('ex-gelu').getAttribute('aria-label'), /gelu and geluTanh/);
   // theming through a custom property and ::part reaches the shadow DOM
   const style = await page.locator('#ex-gelu button.run').evaluate((b) => [getComputedStyle(b).backgroundColor, getComputedStyle(b).fontWeight]);
@@ -184,7 +184,7 @@ test('browser: messages from outside the run\'s own channel change nothing: fake
     return { wrong: [r.status, r.passed, r.passedCount], next: next.passed, heard, frames: document.querySelectorAll('iframe[sandbox="allow-scripts"]').length };
   }, solution('gelu'));
   assert.deepEqual(out.wrong.slice(0, 2), ['done', false]);
-  assert.ok(out.wrong[2] < 16);
+  assert.ok(out.wrong[2] < 18);
   assert.equal(out.next, true, 'a later run failed: the frame took the second init');
   assert.deepEqual(out.heard, [], 'the frame answered a port that was not its own');
   assert.equal(out.frames, 1);

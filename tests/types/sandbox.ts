@@ -64,7 +64,8 @@ async function main(): Promise<number> {
   } catch (e) {
     if (e instanceof ExerciseDefinitionError) console.log(e.field);
   }
-  console.log(names, fields, cases[0].expected, custom.passed);
+  const shape: (string | number)[] | undefined = ex.functions.reluSquared.params[0].shape;
+  console.log(names, fields, cases[0].expected, custom.passed, shape);
   // @ts-expect-error: not a return kind
   defineExercise({ ...squared, functions: { f: { params: [], returns: 'matrix' } } });
   // @ts-expect-error: the source must be a string

@@ -35,6 +35,114 @@ function specValue(spec) {
 
 const quote = (s) => `"${String(s).slice(0, 80)}"`;
 
+/* ---------------- the hidden-test rule, where the tests' arguments show it ---------------- */
+
+const isTensor = (v) => v !== null && typeof v === 'object' && Array.isArray(v.shape) && v.data && 'length' in v.data;
+
+/** A case's tensor shapes, and the sizes its parameters' declared shapes bind (problems where they disagree). */
+function bind(spec, c) {
+  const dims = new Map();
+  const shapes = [];
+  const issues = [];
+  spec.params.forEach((p, k) => {
+    if (!p.shape || k >= c.args.length) return;
+    const arg = c.args[k];
+    if (!isTensor(arg)) {
+      issues.push(
+        `${quote(c.name)}: ${p.name} is declared (${p.shape.join(', ')}) but is not a tensor { data, shape }`,
+      );
+      return;
+    }
+    const shape = Array.from(arg.shape);
+    shapes[k] = shape;
+    const dots = p.shape[0] === '...';
+    const fixed = dots ? p.shape.slice(1) : p.shape;
+    if (dots ? shape.length < fixed.length : shape.length !== fixed.length) {
+      issues.push(`${quote(c.name)}: ${p.name} has shape [${shape}], declared (${p.shape.join(', ')})`);
+      return;
+    }
+    fixed.forEach((dim, j) => {
+      const size = shape[shape.length - fixed.length + j];
+      const want = typeof dim === 'number' ? dim : dims.get(dim);
+      if (want !== undefined && want !== size) {
+        issues.push(
+          `${quote(c.name)}: ${p.name} has shape [${shape}], but (${p.shape.join(', ')}) wants ${dim} = ${want}`,
+        );
+      } else if (typeof dim === 'string') dims.set(dim, size);
+    });
+  });
+  return { dims, shapes, issues };
+}
+
+/**
+ * The parts of the hidden-test rule (web/sandbox/README.md) that the tests' arguments show: declared shapes
+ * respected; a batched tensor as a single vector, as one row and as 3-D; every size once not a multiple of 4;
+ * both ends of every range; every default left out and given; every boolean both ways.
+ */
+function coverageProblems(exercise, tests) {
+  const problems = [];
+  for (const fn of exercise.functionNames) {
+    const spec = exercise.functions[fn];
+    const cases = tests.filter((t) => t.fn === fn);
+    const say = (message) => problems.push({ field: `coverage ${fn}`, message });
+    const bound = cases.map((c) => bind(spec, c));
+    const issue = bound.flatMap((b) => b.issues)[0];
+    if (issue) say(issue);
+    const value = (c, b, name) => {
+      if (typeof name === 'number') return name;
+      if (b.dims.has(name)) return b.dims.get(name);
+      const k = spec.params.findIndex((q) => q.name === name);
+      return k < c.args.length ? c.args[k] : spec.params[k].default;
+    };
+    spec.params.forEach((p, k) => {
+      if (p.shape && p.shape[0] === '...') {
+        const n = p.shape.length - 1;
+        const shapes = bound.map((b) => b.shapes[k]).filter(Boolean);
+        if (!shapes.some((s) => s.length === Math.max(n, 1))) {
+          say(`${p.name} is never ${n ? 'a single vector (no leading dimensions)' : '1-D'}`);
+        }
+        if (n >= 1 && !shapes.some((s) => s.length > n && s.slice(0, s.length - n).every((v) => v === 1))) {
+          say(`${p.name} never has a single row (one token)`);
+        }
+        if (!shapes.some((s) => s.length >= Math.max(n + 2, 3)))
+          say(`${p.name} is never 3-D or more (a batch of sequences)`);
+      }
+      (p.range || []).forEach((end, e) => {
+        if (!cases.some((c, i) => value(c, bound[i], p.name) === value(c, bound[i], end))) {
+          say(`${p.name} = ${end} is never tested (the ${e ? 'upper' : 'lower'} end of its range)`);
+        }
+      });
+      if (p.hasDefault) {
+        if (!cases.some((c) => c.args.length <= k)) {
+          say(`${p.name} is never left out, so its default (${JSON.stringify(p.default)}) is never used`);
+        }
+        if (!cases.some((c) => c.args.length > k)) say(`${p.name} is never given; only its default is tested`);
+      }
+      const values = cases.map((c, i) => value(c, bound[i], p.name));
+      if (values.some((v) => typeof v === 'boolean')) {
+        for (const b of [true, false]) if (!values.includes(b)) say(`${p.name} is never ${b}`);
+      }
+    });
+    const sizes = new Map();
+    for (const b of bound) for (const [dim, size] of b.dims) sizes.set(dim, [...(sizes.get(dim) || []), size]);
+    for (const [dim, list] of sizes) {
+      if (list.every((s) => s % 4 === 0)) say(`${dim} is always a multiple of 4: add a size that is not (loop tails)`);
+    }
+  }
+  return problems;
+}
+
+/** Where the reference solution's exp, tanh and erf must be driven: beyond this, naive forms overflow. */
+export const OVERFLOW_LIMIT = 700;
+const TRANSCENDENTAL = /(?<![\w$.])(?<!function\s+)(Math\.exp|Math\.expm1|Math\.tanh|Math\.sinh|Math\.cosh|erf)\s*\(/g;
+
+/** The solution with each exp, tanh or erf call returning NaN when |argument| > limit (null if it has none). */
+function probeSolution(source, limit) {
+  if (!source.match(TRANSCENDENTAL)) return null;
+  const wrap = source.replace(TRANSCENDENTAL, (m, name) => `__ffnProbe(${name})(`);
+  return `const __ffnProbe = (f) => (z) => (Math.abs(z) > ${limit} ? NaN : f(z));\n${wrap}`;
+}
+
 /**
  * Check an exercise (an id, a defined exercise or a definition, which is not registered) the way the built-ins
  * are checked. Resolves to { ok, exercise, seeds, tests, variants, problems: [{ field, seed, message }], text };
@@ -112,6 +220,26 @@ export async function checkExercise(what, options = {}) {
         seed,
         `the reference solution does not pass: ${report.summary}${failing.length ? ` ${failing.join('; ')}` : ''}`,
       );
+    }
+
+    for (const p of coverageProblems(exercise, tests)) add(p.field, seed, p.message);
+    if (probeSolution(exercise.solution, 0) !== null) {
+      // Which functions reach exp, tanh or erf at all, and which tests drive them beyond the limit.
+      const grade = (limit) =>
+        gradeExercise(exercise, probeSolution(exercise.solution, limit), { seed, api, timeout, workerUrl });
+      const failedFns = (r) => new Set(r.tests.filter((t) => !t.pass).map((t) => t.fn));
+      const users = failedFns(await grade(-1));
+      const driven = failedFns(await grade(OVERFLOW_LIMIT));
+      for (const fn of exercise.functionNames) {
+        if (users.has(fn) && !driven.has(fn)) {
+          add(
+            `coverage ${fn}`,
+            seed,
+            `no test drives exp, tanh or erf in the reference solution beyond ±${OVERFLOW_LIMIT}, ` +
+              'where naive forms overflow: add inputs that reach |z| in the hundreds or thousands',
+          );
+        }
+      }
     }
 
     exercise.variants.forEach((v, i) => {

@@ -117,6 +117,10 @@ export interface Rng {
   uniform(lo: number, hi: number): number;
   /** An integer in [lo, hi]. */
   int(lo: number, hi: number): number;
+  /** One of the values. */
+  pick<T>(values: readonly T[]): T;
+  /** The values in a random order (a new array). */
+  shuffle<T>(values: readonly T[]): T[];
   /** A float32 tensor with N(0, scale^2) entries. */
   randn(shape: number[], scale?: number): { data: Float32Array; shape: number[] };
   /** A float32 tensor with U(lo, hi) entries. */
@@ -151,7 +155,7 @@ export interface ExerciseDefinition {
   level: string;
   /** Allow-listed HTML (web/sandbox/README.md, "Prompt HTML"). */
   prompt: string;
-  /** One entry per function the learner writes: params such as 'x' or 'bias = true', and the return kind. */
+  /** One entry per function: params such as 'x', 'X (..., d)', 'k in 0..dFF' or 'bias = true', and the return kind. */
   functions: Record<string, { params: string[]; returns: ReturnKind }>;
   starter: string;
   solution: string;
@@ -166,8 +170,13 @@ export interface ExerciseDefinition {
   variants?: VariantDefinition[];
 }
 
+/** A parameter as parsed from 'x', 'X (..., d)', 'k in 0..dFF' or 'bias = true'. */
 export interface ExerciseParam {
   name: string;
+  /** Declared shape: sizes by name or number, '...' first for any leading dimensions. */
+  shape?: (string | number)[];
+  /** Declared integer range [lo, hi]: numbers, size names or parameter names. */
+  range?: [string | number, string | number];
   hasDefault?: boolean;
   default?: unknown;
 }
@@ -179,7 +188,15 @@ export interface Exercise {
   readonly level: string;
   readonly title: string;
   readonly functions: Readonly<
-    Record<string, { readonly params: readonly ExerciseParam[]; readonly returns: unknown }>
+    Record<
+      string,
+      {
+        readonly params: readonly ExerciseParam[];
+        readonly returns: unknown;
+        /** The entry as the definition wrote it. */
+        readonly declared: { readonly params: readonly string[]; readonly returns: ReturnKind };
+      }
+    >
   >;
   readonly functionNames: readonly string[];
   readonly prompt: string;

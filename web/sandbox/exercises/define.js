@@ -51,17 +51,43 @@ function badFunctionName(name) {
   return null;
 }
 
-/** 'name' or 'name = default' (a JSON literal: true, false, null, a number or a string). */
+const BOUND = String.raw`(-?\d+|[A-Za-z_$][\w$]*)`;
+// name, then optionally (shape), in lo..hi, = default
+const PARAM = new RegExp(
+  String.raw`^\s*([A-Za-z_$][\w$]*)\s*(?:\(([^()]*)\))?\s*(?:in\s+${BOUND}\s*\.\.\s*${BOUND})?\s*(?:=\s*(.+?))?\s*$`,
+);
+
+/**
+ * A parameter as written in the signature, with optional annotations the checks and messages use:
+ * 'x', 'X (..., d)' (a tensor and its shape: sizes by name or number, '...' for any leading dimensions),
+ * 'k in 0..dFF' (an integer range; bounds by number, size name or parameter name), 'bias = true' (a default,
+ * a JSON literal). Returns { name, shape?, range?, hasDefault?, default? }.
+ */
 function parseParam(text, fail) {
-  if (typeof text !== 'string') fail(`must be a string such as 'x' or 'bias = true'; got ${describe(text)}`);
-  const m = /^\s*([A-Za-z_$][A-Za-z0-9_$]*)\s*(?:=\s*(.+?))?\s*$/.exec(text);
-  if (!m) fail(`${describe(text)} is not a parameter ('name' or 'name = default')`);
+  if (typeof text !== 'string') {
+    fail(`must be a string such as 'x', 'X (..., d)', 'k in 0..dFF' or 'bias = true'; got ${describe(text)}`);
+  }
+  const m = PARAM.exec(text);
+  if (!m) fail(`${describe(text)} is not a parameter ('name', 'name (dims)', 'name in lo..hi' or 'name = default')`);
   const param = { name: m[1] };
   if (m[2] !== undefined) {
+    const dims = m[2].trim() ? m[2].split(',').map((t) => t.trim()) : [];
+    dims.forEach((t, i) => {
+      if (t === '...' ? i !== 0 : !/^(\d+|[A-Za-z_$][\w$]*)$/.test(t)) {
+        fail(`the shape of ${m[1]} lists sizes by name or number, '...' first if at all; got (${m[2].slice(0, 40)})`);
+      }
+    });
+    param.shape = dims.map((t) => (/^\d+$/.test(t) ? Number(t) : t));
+  }
+  if (m[3] !== undefined) {
+    if (param.shape) fail(`${m[1]} has a shape and a range; a range is for an integer parameter`);
+    param.range = [m[3], m[4]].map((t) => (/^-?\d+$/.test(t) ? Number(t) : t));
+  }
+  if (m[5] !== undefined) {
     try {
-      param.default = JSON.parse(m[2]);
+      param.default = JSON.parse(m[5]);
     } catch {
-      fail(`the default of ${m[1]} must be true, false, null, a number or a "string"; got ${m[2].slice(0, 40)}`);
+      fail(`the default of ${m[1]} must be true, false, null, a number or a "string"; got ${m[5].slice(0, 40)}`);
     }
     param.hasDefault = true;
   }
@@ -196,9 +222,18 @@ export function normalizeExercise(def) {
     });
     if (spec.returns === undefined) fail(`${field}.returns`, 'is missing');
     const returns = parseKind(spec.returns, (msg) => fail(`${field}.returns`, msg));
-    functions[name] = Object.freeze({
-      params: Object.freeze(params.map((p) => Object.freeze(p))),
-      returns: deepFreeze(returns),
+    const known = new Set([...params.map((p) => p.name), ...params.flatMap((p) => p.shape || [])]);
+    params.forEach((p, i) => {
+      for (const bound of p.range || []) {
+        if (typeof bound === 'string' && !known.has(bound)) {
+          fail(`${field}.params[${i}]`, `the range bound ${bound} is neither a size in a shape nor a parameter`);
+        }
+      }
+    });
+    functions[name] = deepFreeze({
+      params,
+      returns,
+      declared: { params: spec.params.slice(), returns: structuredClone(spec.returns) },
     });
   }
   const functionNames = Object.freeze(Object.keys(functions));

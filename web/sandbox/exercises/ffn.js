@@ -1,5 +1,5 @@
 // Exercise "ffn" (course cell 2, core): the tanh-GELU FFN forward pass and an FFN's parameter count.
-import { zerosF32 } from './helpers.js';
+import { zerosF32, overflowInputs } from './helpers.js';
 
 export default {
   id: 'ffn',
@@ -7,7 +7,7 @@ export default {
   level: 'Core',
   title: 'The FFN forward pass and its parameter count',
   functions: {
-    ffn: { params: ['X', 'W1', 'b1', 'W2', 'b2'], returns: 'tensor' },
+    ffn: { params: ['X (..., d)', 'W1 (d, dFF)', 'b1 (dFF)', 'W2 (dFF, d)', 'b2 (d)'], returns: 'tensor' },
     ffnParamCount: { params: ['d', 'dFF', 'bias = true', 'gated = false'], returns: 'integer' },
   },
   prompt: `<p>For a sequence <code>X</code> of shape <code>(..., d)</code> the feed-forward network applies the same
@@ -75,6 +75,15 @@ function ffnParamCount(d, dFF, bias = true, gated = false) {
     make('a single vector x of shape [8], dFF = 8', [8], 8, 8);
     make('zero input (the output is GELU(b1)·W2 + b2)', [2, 5], 5, 9, { zeroX: true });
     make('d = 1, dFF = 3', [3, 1], 1, 3);
+    {
+      const { X, gate: W1, dyadic } = overflowInputs(rng, { tokens: 3, d: 4, dff: 6 });
+      const args = [X, W1, dyadic([6], [-0.5, 0, 0.5]), dyadic([6, 4], [-1, -0.5, 0.5, 1]), dyadic([4], [-1, 0, 1])];
+      tests.push({
+        name: 'ffn: pre-activations of ±250 to ±1000 (where a tanh written with exp overflows)',
+        fn: 'ffn',
+        args,
+      });
+    }
     const count = (name, args) => tests.push({ name: `ffnParamCount: ${name}`, fn: 'ffnParamCount', args });
     count('GPT-2 small, d = 768, dFF = 3072 (defaults)', [768, 3072]);
     count('the original Transformer, d = 512, dFF = 2048', [512, 2048, true, false]);

@@ -8,8 +8,8 @@ export default {
   level: 'Warm-up',
   title: 'GELU, exact and approximate',
   functions: {
-    gelu: { params: ['x'], returns: 'tensor' },
-    geluTanh: { params: ['x'], returns: 'tensor' },
+    gelu: { params: ['x (...)'], returns: 'tensor' },
+    geluTanh: { params: ['x (...)'], returns: 'tensor' },
   },
   prompt: `<p>GELU weights its input by the probability that a standard normal variable falls below it: <code>GELU(z)
 = z·Φ(z) = (z/2)·(1 + erf(z/√2))</code>. GPT-2 and many codebases use the tanh approximation <code>(z/2)·(1 +
@@ -59,6 +59,10 @@ function geluTanh(x) {
       ['a batch, shape [2,3,5]', rng.rand([2, 3, 5], -3, 3)],
       ['zeros', zerosF32([6])],
       ['large magnitudes (±10, ±50, ±1e4)', f32([10, -10, 50, -50, 1e4, -1e4])],
+      [
+        "beyond exp's range, where naive formulas overflow (±300, ±710, ±1000)",
+        f32([300, -300, 710, -710, 1000, -1000]),
+      ],
       ['near the minimum, about -0.170 at z ≈ -0.752', f32([-0.752, -0.76, -0.74])],
       ['NaN passes through', f32([NaN, 1.5, -1.5])],
     ];

@@ -26,7 +26,7 @@ export default {
   title: 'Where a GQA + SwiGLU block keeps its weights',
   functions: {
     gqaBlockCounts: {
-      params: ['d', 'nHeads', 'nKvHeads', 'dHead', 'hidden'],
+      params: ['d', 'nHeads', 'nKvHeads in 1..nHeads', 'dHead', 'hidden'],
       returns: { attention: 'integer', ffn: 'integer', ffnShare: 'number' },
     },
     matchedGatedWidth: { params: ['m'], returns: 'number' },

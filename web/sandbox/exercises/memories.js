@@ -30,7 +30,7 @@ export default {
   title: 'Decompose an FFN into its memories',
   functions: {
     ffnMemories: {
-      params: ['x', 'W1', 'b1', 'W2', 'k'],
+      params: ['x (d)', 'W1 (d, dFF)', 'b1 (dFF)', 'W2 (dFF, d)', 'k in 0..dFF'],
       returns: { coef: 'tensor', top: { kind: 'integers', item: 'memory', order: 'strongest' }, partial: 'tensor' },
     },
   },
@@ -91,6 +91,7 @@ function ffnMemories(x, W1, b1, W2, k) {
     random('d = 7, dFF = 10, k = 3', 7, 10, 3);
     random('k = 1', 5, 9, 1);
     random('k = dFF (every memory, zeros included)', 5, 6, 6);
+    random('k = 0 (no memory: top is empty and partial is zero)', 5, 7, 0);
     {
       // Ties: memories 1, 2 and 4 share a key and a bias, so their coefficients are equal.
       const d = 4;

@@ -21,6 +21,17 @@ export function makeRng(seed) {
     uniform: (lo, hi) => lo + (hi - lo) * next(),
     /** An integer in [lo, hi]. */
     int: (lo, hi) => lo + Math.floor((hi - lo + 1) * next()),
+    /** One of the values. */
+    pick: (values) => values[Math.floor(values.length * next())],
+    /** The values in a random order. */
+    shuffle: (values) => {
+      const out = values.slice();
+      for (let i = out.length - 1; i > 0; i--) {
+        const j = Math.floor((i + 1) * next());
+        [out[i], out[j]] = [out[j], out[i]];
+      }
+      return out;
+    },
     /** A float32 tensor with N(0, scale^2) entries. */
     randn: (shape, scale = 1) => {
       const data = new Float32Array(count(shape));

@@ -1,6 +1,6 @@
 // Exercise "swiglu-backward" (course cell 4, interview): the SwiGLU FFN's backward pass, every gradient from dY.
 import { matmul, transpose, map, mul, add } from '../toolkit.js';
-import { zerosF32, sigmoid, silu } from './helpers.js';
+import { zerosF32, sigmoid, silu, overflowInputs } from './helpers.js';
 
 /** The float64 backward pass, with optional known mistakes switched on (for the variants). */
 function swigluBackward64(dY, X, Wg, Wu, Wd, bug = {}) {
@@ -37,7 +37,7 @@ export default {
   title: 'Backpropagate through SwiGLU',
   functions: {
     swigluBackward: {
-      params: ['dY', 'X', 'Wg', 'Wu', 'Wd'],
+      params: ['dY (N, d)', 'X (N, d)', 'Wg (d, dFF)', 'Wu (d, dFF)', 'Wd (dFF, d)'],
       returns: { dX: 'tensor', dWGate: 'tensor', dWUp: 'tensor', dWDown: 'tensor' },
     },
   },
@@ -108,6 +108,16 @@ function swigluBackward(dY, X, Wg, Wu, Wd) {
     make('square weights, d = dFF = 4', 2, 4, 4);
     make("the companion's matched width, d = 12, dFF = 32", 2, 12, 32);
     make('zero upstream gradient', 2, 3, 5, { zeroGrad: true });
+    {
+      const { X, gate: Wg, dyadic } = overflowInputs(rng, { tokens: 3, d: 3, dff: 6 });
+      const dY = dyadic([3, 3], [-1, -0.5, 0.5, 1]);
+      const args = [dY, X, Wg, dyadic([3, 6], [0.25, 0.5, 1]), dyadic([6, 3], [-1, -0.5, 0.5, 1])];
+      tests.push({
+        name: 'swigluBackward: gates of ±250 to ±1000 (where e^z and e^-z overflow)',
+        fn: 'swigluBackward',
+        args,
+      });
+    }
     return tests;
   },
   reference: {

@@ -1,4 +1,5 @@
 // Exercise "swiglu" (course cell 3, interview): the LLaMA-style SwiGLU FFN and LLaMA's hidden-width rule.
+import { overflowInputs } from './helpers.js';
 
 function roundUp(h, m) {
   return m * Math.ceil(h / m);
@@ -26,7 +27,7 @@ export default {
   level: 'Interview',
   title: 'A LLaMA-style SwiGLU FFN',
   functions: {
-    swigluFfn: { params: ['X', 'Wg', 'Wu', 'Wd'], returns: 'tensor' },
+    swigluFfn: { params: ['X (..., d)', 'Wg (d, dFF)', 'Wu (d, dFF)', 'Wd (dFF, d)'], returns: 'tensor' },
     llamaHiddenDim: { params: ['d', 'multipleOf = 256', 'ffnDimMultiplier = null'], returns: 'integer' },
   },
   prompt: `<p>Write <code>swigluFfn(X, Wg, Wu, Wd)</code> = <code>(SiLU(X·Wg) ⊙ X·Wu)·Wd</code> for <code>X (...,
@@ -91,6 +92,11 @@ function llamaHiddenDim(d, multipleOf = 256, ffnDimMultiplier = null) {
     make('a batch of 2×3 tokens, d = 5, dFF = 8', [2, 3, 5], 5, 8);
     make('a single vector x of shape [9], dFF = 4', [9], 9, 4);
     make('saturated gates (|X·Wg| up to about 30)', [3, 4], 4, 6, 15);
+    {
+      const { X, gate: Wg, dyadic } = overflowInputs(rng, { tokens: 3, d: 3, dff: 6 });
+      const args = [X, Wg, dyadic([3, 6], [0.25, 0.5, 1]), dyadic([6, 3], [-1, -0.5, 0.5, 1])];
+      tests.push({ name: 'swigluFfn: gates of ±250 to ±1000 (where e^z overflows)', fn: 'swigluFfn', args });
+    }
     const width = (name, args) => tests.push({ name: `llamaHiddenDim: ${name}`, fn: 'llamaHiddenDim', args });
     width('LLaMA-7B, d = 4096', [4096]);
     width('LLaMA-13B, d = 5120', [5120]);
@@ -101,6 +107,11 @@ function llamaHiddenDim(d, multipleOf = 256, ffnDimMultiplier = null) {
     width('LLaMA 2 70B: d = 8192, multiplier 1.3, multipleOf 4096', [8192, 4096, 1.3]);
     width('multiplier passed as null', [4096, 256, null]);
     width('small: d = 10, multipleOf 8', [10, 8]);
+    // Each step of the rule on its own, with multipleOf 1 so that no rounding hides it.
+    width('d = 4096, multiplier 1.3, multipleOf 1 (the first integer part changes the result)', [4096, 1, 1.3]);
+    width("d = 3072, multiplier 1.3, multipleOf 1 (the multiplier's integer part changes the result)", [3072, 1, 1.3]);
+    width('d = 3072: 8192 is already a multiple of 256', [3072]);
+    width('d = 3072, multiplier 1.5: 12288 is already a multiple of 256', [3072, 256, 1.5]);
     return tests;
   },
   reference: {
