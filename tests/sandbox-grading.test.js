@@ -2,8 +2,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { gradeExercise, checkExercise, getExercise, exercises } from 'ffn-lab/sandbox';
+import { mutate } from './sandbox-variants.js';
 
 const solution = (id) => getExercise(id).solution;
+/** Grade the reference solution with one edit (`from` must occur exactly once). */
+const gradeEdit = (id, from, to) => gradeExercise(id, mutate(solution(id), from, to));
 
 /** The reference solution with one function replaced by a learner's (the function's whole text). */
 function withFunction(id, name, text) {
@@ -18,18 +21,19 @@ function withFunction(id, name, text) {
 const failing = (r) => r.tests.filter((t) => !t.pass).map((t) => t.name);
 const messages = (r) => r.diagnoses.map((d) => `${d.title}: ${d.message}`).join('\n');
 
+// Wrong solutions used by more than one test, written as a learner would.
+const NAIVE_SILU = () =>
+  withFunction('swiglu', 'silu', 'function silu(z) {\n  return (z * Math.exp(z)) / (1 + Math.exp(z));\n}');
+const NAIVE_SILU_SLOPE = () =>
+  mutate(
+    solution('swiglu-backward'),
+    'return s * (1 + g * (1 - s));',
+    'const e = Math.exp(-g);\n    return 1 / (1 + e) + (g * e) / ((1 + e) * (1 + e));',
+  );
+
 test('hidden tests catch naive formulas that overflow, forward and backward', async () => {
   // SiLU as z·eᶻ/(1 + eᶻ): NaN once z passes about 710.
-  const swiglu = await gradeExercise(
-    'swiglu',
-    withFunction(
-      'swiglu',
-      'silu',
-      `function silu(z) {
-  return (z * Math.exp(z)) / (1 + Math.exp(z));
-}`,
-    ),
-  );
+  const swiglu = await gradeExercise('swiglu', NAIVE_SILU());
   assert.equal(swiglu.passed, false);
   assert.ok(
     failing(swiglu).every((n) => n.startsWith('swigluFfn')),
@@ -37,22 +41,14 @@ test('hidden tests catch naive formulas that overflow, forward and backward', as
   );
 
   // SiLU′ through exp(-z): NaN below about -710.
-  const backSlope = await gradeExercise(
-    'swiglu-backward',
-    solution('swiglu-backward').replace(
-      'return s * (1 + g * (1 - s));',
-      'const e = Math.exp(-g);\n    return 1 / (1 + e) + (g * e) / ((1 + e) * (1 + e));',
-    ),
-  );
+  const backSlope = await gradeExercise('swiglu-backward', NAIVE_SILU_SLOPE());
   assert.equal(backSlope.passed, false);
 
   // The backward pass's forward SiLU as g·eᵍ/(1 + eᵍ): NaN above about 710.
-  const backForward = await gradeExercise(
+  const backForward = await gradeEdit(
     'swiglu-backward',
-    solution('swiglu-backward').replace(
-      'const A = map(G, (g) => g * sigmoid(g));',
-      'const A = map(G, (g) => (g * Math.exp(g)) / (1 + Math.exp(g)));',
-    ),
+    'const A = map(G, (g) => g * sigmoid(g));',
+    'const A = map(G, (g) => (g * Math.exp(g)) / (1 + Math.exp(g)));',
   );
   assert.equal(backForward.passed, false);
 
@@ -128,18 +124,156 @@ test('hidden tests check each rounding step of the LLaMA rule on its own', async
 
 test('hidden tests cover boundary arguments: k = 0 in ffnMemories', async () => {
   // Ascending order with ties by the higher index, then the last k reversed: right for every k but 0.
-  const r = await gradeExercise(
+  const r = await gradeEdit(
     'memories',
-    solution('memories').replace(
-      'const order = range(coef.data.length).sort((i, j) => coef.data[j] - coef.data[i]);\n' +
-        '  const top = order.slice(0, k);',
-      'const order = range(coef.data.length).sort((i, j) => coef.data[i] - coef.data[j] || j - i);\n' +
-        '  const top = order.slice(-k).reverse();',
-    ),
+    'const order = range(coef.data.length).sort((i, j) => coef.data[j] - coef.data[i]);\n' +
+      '  const top = order.slice(0, k);',
+    'const order = range(coef.data.length).sort((i, j) => coef.data[i] - coef.data[j] || j - i);\n' +
+      '  const top = order.slice(-k).reverse();',
   );
   assert.equal(r.passed, false);
   assert.deepEqual(failing(r).length, 1);
   assert.match(failing(r)[0], /k = 0/);
+});
+
+test('a variant is named only when it explains every failing test: the gqa-budget misdiagnosis is gone', async () => {
+  const forgotWO = await gradeEdit('gqa-budget', 'const attention = q + kv + o;', 'const attention = q + kv;');
+  const kvAsOne = await gradeEdit(
+    'gqa-budget',
+    'const kv = 2 * d * nKvHeads * dHead;',
+    'const kv = d * nKvHeads * dHead;',
+  );
+  for (const r of [forgotWO, kvAsOne]) {
+    assert.equal(r.passed, false);
+    assert.ok(!r.diagnoses.some((d) => d.id === 'gqa-d-for-heads'), messages(r));
+    assert.ok(!r.diagnoses.some((d) => /used d for the attention width/.test(d.message)), messages(r));
+    // what is said instead points at the wrong field
+    assert.match(messages(r), /attention/);
+    assert.match(messages(r), /ffn is right/);
+  }
+  // a real d-for-heads mistake is still named, with every failing test explained
+  const dForHeads = await gradeExercise(
+    'gqa-budget',
+    solution('gqa-budget')
+      .replace('const q = d * nHeads * dHead;', 'const q = d * d;')
+      .replace('const o = nHeads * dHead * d;', 'const o = d * d;')
+      .replace('const kv = 2 * d * nKvHeads * dHead;', 'const kv = 2 * d * (d / nHeads) * nKvHeads;'),
+  );
+  assert.deepEqual(
+    dForHeads.diagnoses.map((d) => d.id),
+    ['gqa-d-for-heads'],
+  );
+  assert.equal(dForHeads.diagnoses[0].explained, dForHeads.diagnoses[0].failing);
+});
+
+test('indices are reported as indices: "2nd strongest: got memory 4, expected memory 1"', async () => {
+  // A boolean comparator (a classic sort mistake): the order it gives is not the ranking.
+  const r = await gradeEdit(
+    'memories',
+    'sort((i, j) => coef.data[j] - coef.data[i])',
+    'sort((i, j) => coef.data[j] > coef.data[i])',
+  );
+  assert.equal(r.passed, false);
+  const top = r.tests.filter((t) => !t.pass && t.mismatch && t.mismatch.key === 'top');
+  assert.ok(top.length > 0, r.tests.map((t) => t.message).join('\n'));
+  for (const t of top) {
+    assert.match(t.message, /^top: (1st|2nd|3rd|\d+th) strongest: got memory \d+, expected memory \d+/);
+    assert.doesNotMatch(t.message, /max error/);
+  }
+});
+
+test('wrong keys: the report lists what came back and suggests the expected spelling', async () => {
+  const r = await gradeEdit(
+    'swiglu-backward',
+    'return { dX, dWGate, dWUp, dWDown };',
+    'return { dX, dW_gate: dWGate, dW_up: dWUp, dW_down: dWDown };',
+  );
+  assert.equal(r.passed, false);
+  for (const t of r.tests) {
+    assert.match(t.message, /expected keys dX, dWGate, dWUp, dWDown; got dX, dW_gate, dW_up, dW_down/);
+    assert.match(t.message, /dW_gate → dWGate/);
+    assert.match(t.message, /dW_down → dWDown/);
+  }
+  assert.match(messages(r), /dW_gate → dWGate/);
+});
+
+test('with no variant matching, the report gives a direction from what the failing tests share', async () => {
+  // a default argument left out of the signature
+  let r = await gradeEdit(
+    'ffn',
+    'function ffnParamCount(d, dFF, bias = true, gated = false) {',
+    'function ffnParamCount(d, dFF, bias, gated) {',
+  );
+  assert.match(messages(r), /only when bias is left out/);
+  assert.match(messages(r), /bias = true/);
+  // biases miscounted: only the tests with bias true fail (given or by default)
+  r = await gradeEdit('ffn', '(gated ? 2 * dFF : dFF) + d', '(gated ? 2 * dFF : dFF)');
+  assert.match(messages(r), /only when bias is true/);
+  // a forward pass that handles one or two dimensions only
+  r = await gradeExercise(
+    'ffn',
+    withFunction(
+      'ffn',
+      'ffn',
+      `function ffn(X, W1, b1, W2, b2) {
+  const rows = X.shape.length === 1 ? [X] : range(X.shape[0]).map((i) => row(X, i));
+  const out = rows.map((x) => add(matmul(map(add(matmul(x, W1), b1), geluTanhScalar), W2), b2));
+  return X.shape.length === 1 ? out[0] : tensor(out.map((o) => toArray(o)));
+}`,
+    ),
+  );
+  assert.ok(failing(r).length > 0 && failing(r).every((n) => /batch/.test(n)), failing(r).join());
+  assert.match(messages(r), /only when X is 3-D/);
+  // tanh through exp(-2u): wrong only for large negative inputs
+  r = await gradeExercise(
+    'gelu',
+    withFunction(
+      'gelu',
+      'geluTanh',
+      `function geluTanh(x) {
+  const c = Math.sqrt(2 / Math.PI);
+  return map(x, (z) => {
+    const e = Math.exp(-2 * c * (z + 0.044715 * z ** 3));
+    return 0.5 * z * (1 + (1 - e) / (1 + e));
+  });
+}`,
+    ),
+  );
+  assert.match(messages(r), /only for inputs (at or )?below -\d/);
+  assert.match(messages(r), /overflow/);
+  // SiLU through eᶻ in the SwiGLU forward: NaN where the expected values are finite
+  r = await gradeExercise('swiglu', NAIVE_SILU());
+  assert.match(messages(r), /NaN or Infinity where the expected values are finite/);
+  assert.match(messages(r), /overflow/);
+  // the same for the backward pass's SiLU′, and only some fields are wrong
+  r = await gradeExercise('swiglu-backward', NAIVE_SILU_SLOPE());
+  assert.match(messages(r), /NaN or Infinity/);
+  assert.match(messages(r), /dWUp and dWDown are right/);
+});
+
+test('learner code that changes an input in place gets a note, whether or not it passes', async () => {
+  const inPlace = await gradeExercise(
+    'gelu',
+    withFunction(
+      'gelu',
+      'gelu',
+      `function gelu(x) {
+  for (let i = 0; i < x.data.length; i++) x.data[i] = 0.5 * x.data[i] * (1 + erf(x.data[i] / Math.SQRT2));
+  return x;
+}`,
+    ),
+  );
+  assert.equal(inPlace.passed, true); // the values are right
+  assert.equal(inPlace.notes.length, 1);
+  assert.match(inPlace.notes[0], /gelu changes its argument x in place/);
+  const after = await gradeEdit(
+    'memories',
+    'return { coef, top, partial };',
+    'b1.data.fill(0);\n  return { coef, top, partial };',
+  );
+  assert.match(after.notes.join('\n'), /ffnMemories changes its argument b1 in place/);
+  const clean = await gradeExercise('memories', solution('memories'));
+  assert.deepEqual(clean.notes, []);
 });
 
 test('checkExercise checks the hidden-test rule: the six meet it, and a gap is reported by name', async () => {

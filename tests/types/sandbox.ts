@@ -64,8 +64,10 @@ async function main(): Promise<number> {
   } catch (e) {
     if (e instanceof ExerciseDefinitionError) console.log(e.field);
   }
+  const notes: string[] = custom.notes;
+  const explained: number | undefined = custom.diagnoses[0]?.explained;
   const shape: (string | number)[] | undefined = ex.functions.reluSquared.params[0].shape;
-  console.log(names, fields, cases[0].expected, custom.passed, shape);
+  console.log(names, fields, cases[0].expected, custom.passed, notes, explained, shape);
   // @ts-expect-error: not a return kind
   defineExercise({ ...squared, functions: { f: { params: [], returns: 'matrix' } } });
   // @ts-expect-error: the source must be a string

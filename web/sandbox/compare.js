@@ -133,7 +133,8 @@ function multiIndex(flat, shape) {
   return idx;
 }
 
-function closeEnough(got, exp, tol) {
+/** Whether got is within atol + rtol|exp| of exp (NaN matches NaN; infinities match themselves). */
+export function closeEnough(got, exp, tol) {
   if (Number.isNaN(exp)) return Number.isNaN(got);
   if (Number.isNaN(got)) return false;
   if (!Number.isFinite(exp) || !Number.isFinite(got)) return got === exp;
@@ -158,6 +159,46 @@ function compareArrays(got, exp, shape, tol, exact) {
 }
 
 const keysOf = (spec) => Object.keys(spec.entries).join(', ');
+
+/** Levenshtein distance, for short keys only. */
+function editDistance(a, b) {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) {
+      cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    prev = cur;
+  }
+  return prev[b.length];
+}
+
+const MAX_KEYS_SHOWN = 12;
+const shortKey = (k) => (k.length > 40 ? `${k.slice(0, 40)}…` : k);
+const listKeys = (keys) =>
+  keys.slice(0, MAX_KEYS_SHOWN).map(shortKey).join(', ') +
+  (keys.length > MAX_KEYS_SHOWN ? `, … (${keys.length} keys)` : '');
+
+/**
+ * What an object result with missing keys gets told: the keys expected, the keys it has, and for each missing
+ * key a returned one that looks like a spelling of it (dW_gate → dWGate, dwgate → dWGate, dWGat → dWGate).
+ */
+export function keysProblem(expected, got) {
+  const norm = (k) => k.toLowerCase().replace(/[_\-\s]/g, '');
+  const spare = got.filter((k) => !expected.includes(k)).slice(0, 32);
+  const renames = [];
+  for (const key of expected.filter((k) => !got.includes(k))) {
+    const like =
+      spare.find((s) => norm(s) === norm(key)) ?? spare.find((s) => s.length <= 64 && editDistance(s, key) <= 2);
+    if (like !== undefined) {
+      renames.push(`${shortKey(like)} → ${key}`);
+      spare.splice(spare.indexOf(like), 1);
+    }
+  }
+  const missing = expected.filter((k) => !got.includes(k));
+  const head = `expected keys ${listKeys(expected)}; got ${got.length ? listKeys(got) : 'no keys'}`;
+  return renames.length ? `${head}: rename ${renames.join(', ')}` : `${head}: ${listKeys(missing)} missing`;
+}
 
 /** Compare a wire value with a spec. Returns { pass, maxError?, mismatch?, problem?, key? }. */
 export function compareValue(w, spec, tol) {
@@ -218,10 +259,14 @@ export function compareValue(w, spec, tol) {
         }
       }
       const res = { pass, maxError, parts };
-      if (first) {
+      const expected = Object.keys(spec.entries);
+      const missing = expected.filter((k) => !Object.prototype.hasOwnProperty.call(w.entries, k));
+      if (missing.length) {
+        res.missingKeys = missing;
+        res.problem = keysProblem(expected, Object.keys(w.entries));
+      } else if (first) {
         res.key = first.key;
-        if (first.problem)
-          res.problem = `${first.key}: ${first.problem.replace(/^the key "[^"]+" is missing$/, 'missing')}`;
+        if (first.problem) res.problem = `${first.key}: ${first.problem}`;
         if (first.mismatch) res.mismatch = first.mismatch;
       }
       return res;

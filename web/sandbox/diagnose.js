@@ -1,9 +1,11 @@
-// The diagnosis stage of grading: which known mistake explains a function's failing tests.
-import { compareValue, specsAgree, sameShape, wireToTensor } from './compare.js';
+// The diagnosis stage of grading: which known mistake explains a function's failing tests, or where they go wrong.
+import { compareValue, specsAgree, sameShape, wireToTensor, closeEnough, fmtNum } from './compare.js';
 import { variantSpecs } from './exercises/index.js';
 
 const components = (spec) => (spec.kind === 'object' ? Object.keys(spec.entries) : [null]);
 const part = (spec, key) => (key === null ? spec : spec.entries[key]);
+const join = (words) => (words.length < 2 ? words.join('') : `${words.slice(0, -1).join(', ')} and ${words.at(-1)}`);
+const isTensor = (v) => v !== null && typeof v === 'object' && Array.isArray(v.shape) && v.data && 'length' in v.data;
 
 function wirePart(w, key) {
   if (key === null) return w;
@@ -18,60 +20,117 @@ function componentPassed(outcome, key) {
 }
 
 /**
- * For each function with failing tests, the known-wrong variant that explains the most failures without being
- * contradicted by a test the learner passed where the variant would have failed; else a generic mistake.
- * tests: the hidden tests (with expected specs); outcomes: the compare stage's, one per test, holding the
- * learner's value and its comparison.
+ * For each function with failing tests, in this order: keys spelled differently; the known-wrong variant that
+ * explains every failing test with no passed test contradicting it; a generic mistake (a constant factor, a
+ * transposed output) that explains every failing output; else a direction from what the failing tests share,
+ * after the variant that explains most of them if it explains more than half. tests: the hidden tests (with
+ * expected specs); outcomes: the compare stage's, one per test, holding the learner's value and comparison.
  */
 export function diagnose(exercise, tests, outcomes, api) {
   const tol = exercise.tolerance;
   const found = [];
+  const named = new Set();
+  const add = (d) => {
+    if (d.id !== 'direction' && named.has(d.id)) return;
+    named.add(d.id);
+    found.push(d);
+  };
   for (const fn of exercise.functionNames) {
     const idxs = tests.map((t, i) => (t.fn === fn ? i : -1)).filter((i) => i >= 0);
-    if (idxs.every((i) => outcomes[i].pass || !outcomes[i].value)) continue; // nothing to explain
-    let best = null;
-    for (const variant of exercise.variants.filter((v) => v.fn === fn)) {
-      const specs = variantSpecs(exercise, variant, tests, api);
-      let explained = 0;
-      let contradicted = false;
-      const names = [];
-      for (const i of idxs) {
-        const o = outcomes[i];
-        if (!o.value || !specs[i]) continue; // threw, timed out or was refused: no evidence either way
-        let anyVar = false;
-        let anyOther = false;
-        for (const key of components(tests[i].expected)) {
-          const ref = part(tests[i].expected, key);
-          const v = part(specs[i], key);
-          const got = wirePart(o.value, key);
-          const refOk = componentPassed(o, key);
-          const varOk = got !== undefined && compareValue(got, v, tol).pass;
-          if (refOk) {
-            if (!variant.anyOf && !specsAgree(v, ref, tol)) contradicted = true;
-          } else if (varOk) anyVar = true;
-          else anyOther = true;
-        }
-        if (anyVar && !anyOther) {
-          explained += 1;
-          names.push(tests[i].name);
-        }
-        if (contradicted) break;
-      }
-      if (!contradicted && explained > 0 && (!best || explained > best.explained)) best = { variant, explained, names };
+    const failing = idxs.filter((i) => outcomes[i].status === 'fail' && outcomes[i].value);
+    // Tests that threw are no evidence for a variant, but they count for where the code goes wrong.
+    const broken = idxs.filter((i) => outcomes[i].status === 'fail' || outcomes[i].status === 'error');
+    if (!broken.length) continue;
+    const names = (list) => list.map((i) => tests[i].name);
+    const counts = (explained) => ({ explained, failing: failing.length });
+    if (!failing.length) {
+      const where = direction(exercise, fn, tests, outcomes, idxs, broken, [], exercise.tolerance);
+      if (where) add({ ...where, tests: names(broken), failing: broken.length });
+      continue;
     }
-    if (best && !found.some((d) => d.id === best.variant.id)) {
+
+    const keys = keysDiagnosis(fn, outcomes, failing);
+    if (keys) {
+      add({ ...keys, tests: names(failing), ...counts(failing.length) });
+      continue;
+    }
+    const scored = exercise.variants
+      .filter((v) => v.fn === fn)
+      .map((v) => scoreVariant(v, variantSpecs(exercise, v, tests, api), tests, outcomes, idxs, tol));
+    const full = scored.find((s) => !s.contradicted && s.explained.length === failing.length);
+    if (full) {
+      const v = full.variant;
+      add({ id: v.id, fn, title: v.title, message: v.message, tests: names(failing), ...counts(failing.length) });
+      continue;
+    }
+    const generic = genericDiagnosis(fn, failing, tests, outcomes, tol);
+    if (generic) {
+      add({ ...generic, ...counts(failing.length) });
+      continue;
+    }
+    const best = scored
+      .filter((s) => !s.contradicted && s.explained.length >= 2 && 2 * s.explained.length > failing.length)
+      .sort((a, b) => b.explained.length - a.explained.length)[0];
+    if (best) {
       const v = best.variant;
-      found.push({ id: v.id, fn, title: v.title, message: v.message, tests: best.names });
-    } else if (!best) {
-      const failing = idxs.filter((i) => !outcomes[i].pass && outcomes[i].value);
-      const g = genericDiagnosis(fn, failing, tests, outcomes, tol);
-      if (g) found.push(g);
+      const k = best.explained.length;
+      add({
+        id: v.id,
+        fn,
+        title: v.title,
+        message:
+          `${v.message} (This explains ${k} of the ${failing.length} failing tests of ${fn}; ` +
+          'the others fail for another reason.)',
+        tests: names(best.explained),
+        partial: true,
+        ...counts(k),
+      });
     }
+    const where = direction(exercise, fn, tests, outcomes, idxs, broken, failing, tol);
+    if (where) add({ ...where, tests: names(broken), failing: broken.length });
   }
   return found;
 }
 
-/* Shape-agnostic mistakes, tried only when no variant explains a function's failures. */
+/** Which failing tests a variant explains, and whether a test the learner passed contradicts it. */
+function scoreVariant(variant, specs, tests, outcomes, idxs, tol) {
+  const explained = [];
+  let contradicted = false;
+  for (const i of idxs) {
+    const o = outcomes[i];
+    if (!o.value || !specs[i]) continue; // threw, timed out or was refused: no evidence either way
+    let anyVar = false;
+    let anyOther = false;
+    for (const key of components(tests[i].expected)) {
+      const ref = part(tests[i].expected, key);
+      const v = part(specs[i], key);
+      const got = wirePart(o.value, key);
+      if (componentPassed(o, key)) {
+        if (!variant.anyOf && !specsAgree(v, ref, tol)) contradicted = true;
+      } else if (got !== undefined && compareValue(got, v, tol).pass) anyVar = true;
+      else anyOther = true;
+    }
+    if (o.status === 'fail' && anyVar && !anyOther) explained.push(i);
+    if (contradicted) break;
+  }
+  return { variant, explained, contradicted };
+}
+
+/** Every failing test returned an object without some expected keys: say which, and how they are spelled. */
+function keysDiagnosis(fn, outcomes, failing) {
+  if (!failing.every((i) => outcomes[i].comparison.missingKeys)) return null;
+  const problem = outcomes[failing[0]].comparison.problem;
+  return {
+    id: 'wrong-keys',
+    fn,
+    title: 'Result keys spelled differently',
+    message:
+      `Your ${fn} returns an object whose keys are not the expected ones (${problem}). Keys must match exactly: ` +
+      'JavaScript is case-sensitive, and this exercise writes them in camelCase.',
+  };
+}
+
+/* ---------------- generic mistakes: they must explain every failing output ---------------- */
 
 function tensorPairs(test, outcome) {
   // [got, expected, key] tensor pairs of a failing test: the output itself or each failing object field.
@@ -80,7 +139,7 @@ function tensorPairs(test, outcome) {
     const exp = part(test.expected, key);
     if (exp.kind !== 'tensor' || componentPassed(outcome, key)) continue;
     const got = wireToTensor(wirePart(outcome.value, key));
-    if (!got.problem) pairs.push([got, exp, key]);
+    pairs.push(got.problem ? [null, exp, key] : [got, exp, key]);
   }
   return pairs;
 }
@@ -88,16 +147,17 @@ function tensorPairs(test, outcome) {
 function genericDiagnosis(fn, failing, tests, outcomes, tol) {
   const close = (g, e) => Math.abs(g - e) <= tol.atol + tol.rtol * Math.abs(e);
   const all = failing.flatMap((i) => tensorPairs(tests[i], outcomes[i]).map((p) => [...p, tests[i].name]));
-  if (!all.length) return null;
+  // Every failing test must be a failing tensor output (a failing count or index list is not explained here).
+  const covered = new Set(all.map((p) => p[3]));
+  if (!all.length || failing.some((i) => !covered.has(tests[i].name)) || all.some((p) => p[0] === null)) return null;
   const field = (p) => (p[2] ? `${p[2]} ` : '');
-  // Each check says, per failing output, 'yes', 'no' or null (no evidence); it is reported when it
-  // explains at least one output and at least as many as it fails to explain.
+  // Each check says, per failing output, 'yes', 'no' or null (no evidence); it is reported when it explains
+  // at least one output and is contradicted by none.
   const decide = (check) => {
     const verdicts = all.map((p) => check(p));
-    const yes = all.filter((p, i) => verdicts[i] === 'yes');
-    const no = verdicts.filter((v) => v === 'no').length;
-    return yes.length > 0 && yes.length >= no ? yes : null;
+    return verdicts.includes('yes') && !verdicts.includes('no') ? all.filter((p, i) => verdicts[i] === 'yes') : null;
   };
+  const testsOf = () => [...new Set(all.map((q) => q[3]))];
   const transposed = decide(([g, e]) => {
     if (e.shape.length !== 2 || e.shape[0] === e.shape[1]) return null;
     if (g.shape.length !== 2 || g.shape[0] !== e.shape[1] || g.shape[1] !== e.shape[0]) return 'no';
@@ -106,7 +166,6 @@ function genericDiagnosis(fn, failing, tests, outcomes, tol) {
       for (let j = 0; j < c; j++) if (!close(g.data[j * r + i], e.data[i * c + j])) return 'no';
     return 'yes';
   });
-  const testsOf = (pairs) => [...new Set(pairs.map((q) => q[3]))];
   if (transposed) {
     const p = transposed[0];
     return {
@@ -116,7 +175,7 @@ function genericDiagnosis(fn, failing, tests, outcomes, tol) {
       message:
         `Your ${field(p)}output holds the right numbers in transposed layout: shape [${p[0].shape}] instead of ` +
         `[${p[1].shape}]. Check the order of the factors in your last matmul.`,
-      tests: testsOf(transposed),
+      tests: testsOf(),
     };
   }
   let factor = null;
@@ -146,8 +205,196 @@ function genericDiagnosis(fn, failing, tests, outcomes, tol) {
       fn,
       title: 'Off by a constant factor',
       message: `Your ${field(scaled[0])}values are ${what}. Look for a missing or extra constant factor (or sign).`,
-      tests: testsOf(scaled),
+      tests: testsOf(),
     };
   }
   return null;
+}
+
+/* ---------------- a direction, when no mistake is known ---------------- */
+
+const OVERFLOW_ADVICE =
+  'A formula with exp or tanh overflows for large |z|: Math.exp(z) is Infinity beyond z ≈ 709, and ' +
+  'Infinity / Infinity is NaN. Write it so that exp only sees arguments that cannot overflow, for example ' +
+  'σ(z) = 1 / (1 + e^(−z)) rather than e^z / (1 + e^z), and tanh with Math.tanh.';
+
+/** The numbers of a spec component and of the learner's matching output (null when not comparable). */
+function numbers(spec, w) {
+  if (spec.kind === 'number' || spec.kind === 'integer') {
+    return w && w.k === 'number' ? { exp: [spec.value], got: [w.v] } : null;
+  }
+  if (spec.kind !== 'tensor' && spec.kind !== 'integers') return null;
+  const t = wireToTensor(w);
+  return t.problem || t.data.length !== spec.data.length ? null : { exp: spec.data, got: t.data };
+}
+
+/** Whether the learner's output holds NaN or an infinity where the expected value is finite. */
+function blowsUp(test, outcome) {
+  return components(test.expected).some((key) => {
+    const n = numbers(part(test.expected, key), wirePart(outcome.value, key));
+    return !!n && Array.from(n.exp).some((e, i) => Number.isFinite(e) && !Number.isFinite(n.got[i]));
+  });
+}
+
+/** For an elementwise function (an argument shaped like the output): the inputs where the output is wrong. */
+function inputRange(spec, tests, outcomes, idxs, tol) {
+  const p = spec.params.findIndex((_, k) =>
+    idxs.every(
+      (i) =>
+        isTensor(tests[i].args[k]) &&
+        tests[i].expected.kind === 'tensor' &&
+        sameShape(Array.from(tests[i].args[k].shape), tests[i].expected.shape),
+    ),
+  );
+  if (p < 0) return null;
+  const bad = [];
+  const good = [];
+  for (const i of idxs) {
+    const n = outcomes[i].value && numbers(tests[i].expected, outcomes[i].value);
+    if (!n) continue;
+    const x = tests[i].args[p].data;
+    for (let j = 0; j < x.length; j++) (closeEnough(n.got[j], n.exp[j], tol) ? good : bad).push(x[j]);
+  }
+  const name = spec.params[p].name;
+  if (!bad.length || !good.length) return null;
+  if (bad.every(Number.isNaN))
+    return `It is wrong only where ${name} is NaN: NaN should pass through (let it propagate).`;
+  const b = bad.filter((v) => !Number.isNaN(v));
+  const g = good.filter((v) => !Number.isNaN(v));
+  // Say it only with evidence on the right side: several distinct inputs, at least as many as the wrong ones.
+  if (!b.length || b.length !== bad.length || new Set(g).size < 3 || g.length < b.length) return null;
+  const hint = (t) => (Math.abs(t) >= 20 ? ': look for exp or tanh overflowing for large |z|' : '');
+  const maxBad = Math.max(...b);
+  const minBad = Math.min(...b);
+  if (maxBad < Math.min(...g)) {
+    return `It is wrong only for inputs at or below ${fmtNum(maxBad)} (every larger ${name} is right)${hint(maxBad)}.`;
+  }
+  if (minBad > Math.max(...g)) {
+    return `It is wrong only for inputs at or above ${fmtNum(minBad)} (every smaller ${name} is right)${hint(minBad)}.`;
+  }
+  const small = Math.min(...b.map(Math.abs));
+  if (small > Math.max(...g.map(Math.abs))) {
+    const smaller = `every smaller ${name} is right`;
+    return `It is wrong only for inputs of magnitude ${fmtNum(small)} or more (${smaller})${hint(small)}.`;
+  }
+  return null;
+}
+
+/**
+ * What a test's arguments are, as [key, text, rank] features: a left-out default, a boolean, null, a range end,
+ * the rank of a tensor, a single row, NaN, zeros, large entries, a size that is not a multiple of 4 or is 1,
+ * a number. A lower rank is a more telling feature.
+ */
+function features(spec, args) {
+  const out = [];
+  const dims = new Map();
+  spec.params.forEach((p, k) => {
+    const t = args[k];
+    if (!p.shape || !isTensor(t)) return;
+    const fixed = p.shape[0] === '...' ? p.shape.slice(1) : p.shape;
+    const shape = Array.from(t.shape);
+    fixed.forEach((dim, j) => {
+      if (typeof dim === 'string' && shape.length >= fixed.length)
+        dims.set(dim, shape[shape.length - fixed.length + j]);
+    });
+  });
+  const value = (name) => {
+    if (dims.has(name)) return dims.get(name);
+    const k = spec.params.findIndex((q) => q.name === name);
+    return k < 0 ? undefined : k < args.length ? args[k] : spec.params[k].default;
+  };
+  spec.params.forEach((p, k) => {
+    const left = k >= args.length;
+    const v = left ? p.default : args[k];
+    if (left && p.hasDefault) {
+      out.push([`omit:${p.name}`, `${p.name} is left out`, 0, p]);
+    }
+    if (typeof v === 'boolean') out.push([`bool:${p.name}=${v}`, `${p.name} is ${v}`, 1]);
+    if (v === null && !left) out.push([`null:${p.name}`, `${p.name} is null`, 2]);
+    if (typeof v === 'number') {
+      (p.range || []).forEach((bound, end) => {
+        if (value(bound) === v) out.push([`${end ? 'hi' : 'lo'}:${p.name}`, `${p.name} = ${bound}`, 3]);
+      });
+      out.push([`num:${p.name}=${v}`, `${p.name} = ${fmtNum(v)}`, 9]);
+    }
+    if (isTensor(v)) {
+      const shape = Array.from(v.shape);
+      out.push([`rank:${p.name}=${shape.length}`, `${p.name} is ${shape.length}-D`, 4]);
+      if (shape.length >= 2 && shape.slice(0, -1).every((s) => s === 1))
+        out.push([`row:${p.name}`, `${p.name} has a single row`, 4]);
+      const data = Array.from(v.data);
+      if (data.some(Number.isNaN)) out.push([`nan:${p.name}`, `${p.name} holds NaN`, 5]);
+      if (data.length && data.every((x) => x === 0)) out.push([`zero:${p.name}`, `${p.name} is all zeros`, 5]);
+      if (data.some((x) => Math.abs(x) >= 100))
+        out.push([`big:${p.name}`, `${p.name} has entries of magnitude 100 or more`, 6]);
+    }
+  });
+  for (const [dim, size] of dims) {
+    if (size % 4 !== 0) out.push([`dim4:${dim}`, `${dim} is not a multiple of 4`, 7]);
+    if (size === 1) out.push([`dim1:${dim}`, `${dim} = 1`, 8]);
+  }
+  return out;
+}
+
+/** The most telling feature every failing test has and no passing test has. */
+function separatingFeature(spec, tests, failing, passing) {
+  const of = (i) => features(spec, tests[i].args);
+  const passKeys = new Set(passing.flatMap((i) => of(i).map((f) => f[0])));
+  const failFeatures = failing.map(of);
+  const shared = failFeatures[0].filter(
+    ([key, , rank]) =>
+      !passKeys.has(key) &&
+      failFeatures.every((fs) => fs.some((f) => f[0] === key)) &&
+      (rank < 7 || failing.length > 1),
+  );
+  if (!shared.length) return null;
+  const [, text, , param] = shared.sort((a, b) => a[2] - b[2])[0];
+  if (param) {
+    return (
+      `It fails only when ${text}: give ${param.name} its default in the signature, ` +
+      `${param.name} = ${JSON.stringify(param.default)}.`
+    );
+  }
+  return `It fails only when ${text}.`;
+}
+
+/** For object results: which keys are wrong in every failing test and which are right in every one. */
+function fieldPattern(tests, outcomes, failing) {
+  const expected = tests[failing[0]].expected;
+  if (expected.kind !== 'object') return null;
+  const wrong = [];
+  const right = [];
+  for (const key of Object.keys(expected.entries)) {
+    const passes = failing.map((i) => componentPassed(outcomes[i], key));
+    if (passes.every((p) => !p)) wrong.push(key);
+    else if (passes.every((p) => p)) right.push(key);
+    else return null;
+  }
+  if (!wrong.length || !right.length) return null;
+  const be = (list) => (list.length > 1 ? 'are' : 'is');
+  return `${join(wrong)} ${be(wrong)} wrong in every failing test; ${join(right)} ${be(right)} right.`;
+}
+
+/** broken: the tests that failed or threw; failing: those among them that returned a wrong value. */
+function direction(exercise, fn, tests, outcomes, idxs, broken, failing, tol) {
+  const spec = exercise.functions[fn];
+  const passing = idxs.filter((i) => outcomes[i].status === 'pass');
+  const parts = [];
+  const blowups = failing.filter((i) => blowsUp(tests[i], outcomes[i]));
+  if (blowups.length) {
+    const where = blowups.length === 1 ? `the test "${tests[blowups[0]].name}"` : `${blowups.length} tests`;
+    parts.push(
+      `Your ${fn} returns NaN or Infinity where the expected values are finite (${where}). ${OVERFLOW_ADVICE}`,
+    );
+  }
+  const range = inputRange(spec, tests, outcomes, idxs, tol);
+  if (range) parts.push(range);
+  if (passing.length) {
+    const feature = separatingFeature(spec, tests, broken, passing);
+    if (feature) parts.push(feature);
+  }
+  const fields = failing.length === broken.length ? fieldPattern(tests, outcomes, failing) : null;
+  if (fields) parts.push(fields);
+  if (!parts.length) return null;
+  return { id: 'direction', fn, title: `No known mistake matches; where ${fn} goes wrong`, message: parts.join(' ') };
 }

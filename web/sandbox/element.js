@@ -531,6 +531,9 @@ export class FfnExerciseElement extends Base {
         el(doc, 'span', { textContent: d.message }),
       ]));
     }
+    for (const note of report.notes || []) {
+      parts.push(el(doc, 'p', { className: 'note', part: 'note', textContent: note }));
+    }
     if (report.status !== 'error') {
       const list = el(doc, 'ul', { className: 'tests', part: 'tests', 'aria-label': 'Hidden tests' });
       for (const t of report.tests) {

@@ -13,18 +13,96 @@ const TIMEOUT_ADVICE =
 
 /* ---------------- stage 1: run ---------------- */
 
+/*
+ * Purity probes. After the tests, for one test of each function with array arguments, the worker calls the
+ * function again: once per array argument with that argument's very object from the test's call (structured
+ * cloning keeps the sharing inside one message) and fresh copies of the others, and once with fresh copies of
+ * all (the control). A probe that differs from the control while the control matches the test's result means
+ * the function changed that argument in place. The probes come after every test, so they never change a verdict.
+ */
+function purityProbes(exercise, tests, calls) {
+  const probes = [];
+  for (const fn of exercise.functionNames) {
+    const j = tests.findIndex((t) => t.fn === fn && t.args.some((a) => a !== null && typeof a === 'object'));
+    if (j < 0) continue;
+    const fresh = () => structuredClone(tests[j].args);
+    probes.push({ test: j, arg: -1, call: { fn, args: fresh() } });
+    tests[j].args.forEach((a, k) => {
+      if (a === null || typeof a !== 'object') return;
+      const args = fresh();
+      args[k] = calls[j].args[k];
+      probes.push({ test: j, arg: k, call: { fn, args } });
+    });
+  }
+  return probes;
+}
+
 async function runStage(exercise, tests, source, options, timeout) {
-  return runLearnerCode({
+  // Separate copies per call: tests may share inputs, and learner code may mutate what it is given.
+  const calls = tests.map((t) => ({ fn: t.fn, args: structuredClone(t.args) }));
+  const probes = purityProbes(exercise, tests, calls);
+  const run = await runLearnerCode({
     source,
     exports: exercise.functionNames,
-    // Separate copies per call: tests may share inputs, and learner code may mutate what it is given.
-    calls: tests.map((t) => ({ fn: t.fn, args: structuredClone(t.args) })),
+    calls: [...calls, ...probes.map((p) => p.call)],
     timeout,
     limits: { ...DEFAULT_LIMITS, ...(options.limits || {}) },
     signal: options.signal,
     workerUrl: options.workerUrl,
-    onProgress: options.onProgress,
+    onProgress: options.onProgress && ((i) => i < tests.length && options.onProgress(i)),
   });
+  const n = tests.length;
+  const probeResults = run.results.slice(n);
+  const results = run.results.slice(0, n);
+  // A run stopped during the probes has run every test: for the verdict it is done.
+  const finished = !run.compileError && results.every((r) => r !== null) && run.lastIndex >= n - 1;
+  const status = finished && (run.status === 'timeout' || run.status === 'crashed') ? 'done' : run.status;
+  return { ...run, status, results, probes: probes.map((p, i) => ({ ...p, result: probeResults[i] })) };
+}
+
+/** Deep equality of two results from the worker (values by Object.is, errors by message). */
+function sameResult(a, b) {
+  if (!a || !b) return false;
+  if (a.ok !== b.ok) return false;
+  if (!a.ok) return String(a.error && a.error.message) === String(b.error && b.error.message);
+  const same = (x, y) => {
+    if (!x || !y || x.k !== y.k) return false;
+    switch (x.k) {
+      case 'number':
+        return Object.is(x.v, y.v);
+      case 'typed':
+        return x.data.length === y.data.length && x.data.every((v, i) => Object.is(v, y.data[i]));
+      case 'array':
+        return x.items.length === y.items.length && x.items.every((v, i) => same(v, y.items[i]));
+      case 'object': {
+        const kx = Object.keys(x.entries);
+        return kx.length === Object.keys(y.entries).length && kx.every((k) => same(x.entries[k], y.entries[k]));
+      }
+      default:
+        return x.what === y.what;
+    }
+  };
+  return same(a.value, b.value);
+}
+
+/** Notes for functions that changed an argument in place (one per argument, from the purity probes). */
+function purityNotes(exercise, run) {
+  const notes = [];
+  for (const p of run.probes || []) {
+    if (p.arg < 0 || !p.result) continue;
+    const control = run.probes.find((q) => q.test === p.test && q.arg === -1);
+    const original = run.results[p.test];
+    if (!control || !control.result || !sameResult(control.result, original)) continue; // not deterministic: no claim
+    if (sameResult(p.result, original)) continue;
+    const fn = p.call.fn;
+    const name = exercise.functions[fn].params[p.arg]?.name ?? `argument ${p.arg + 1}`;
+    notes.push(
+      `${fn} changes its argument ${name} in place: called again with the same ${name} it gave a different result. ` +
+        'The functions are meant to be pure: leave the inputs as they are and build new tensors for the results ' +
+        '(map, add, zeros and the other toolkit functions return fresh ones).',
+    );
+  }
+  return notes;
 }
 
 /* ---------------- stage 2: compare every test ---------------- */
@@ -75,16 +153,40 @@ function locationText(e) {
   return e && e.line ? ` (line ${e.line}${e.column ? `, column ${e.column}` : ''})` : '';
 }
 
-/** One line for people about a test that did not pass. */
-function testMessage(o, timeout) {
+const ordinal = (n) => {
+  const tens = n % 100;
+  const suffix = tens >= 11 && tens <= 13 ? 'th' : ['th', 'st', 'nd', 'rd'][n % 10] || 'th';
+  return `${n}${suffix}`;
+};
+
+/** One line for people about a test that did not pass (`expected` is the test's spec). */
+function testMessage(o, expected, timeout) {
   if (o.status === 'timeout') return `stopped after ${timeout} ms`;
   if (o.error) return `${o.error.name}: ${o.error.message}${locationText(o.error)}`;
   if (o.problem) return o.problem;
   if (!o.mismatch) return '';
-  const where = o.mismatch.index.length ? ` at ${fmtShape(o.mismatch.index)}` : '';
-  const key = o.mismatch.key ? `${o.mismatch.key}: ` : '';
+  const m = o.mismatch;
+  const key = m.key ? `${m.key}: ` : '';
+  const spec = m.key && expected.kind === 'object' ? expected.entries[m.key] : expected;
+  if (spec.kind === 'integers' && spec.shape.length === 1) {
+    // Indices as indices: "2nd strongest: got memory 4, expected memory 1 (memory 4 belongs 3rd)".
+    const item = spec.item ? `${spec.item} ` : '';
+    const at = Number.isInteger(m.got) ? Array.prototype.indexOf.call(spec.data, m.got) : -1;
+    const where =
+      at >= 0 ? `${item}${m.got} belongs ${ordinal(at + 1)}` : `${item}${fmtNum(m.got)} should not be there`;
+    return (
+      `${key}${ordinal(m.flatIndex + 1)} ${spec.order || 'entry'}: got ${item}${fmtNum(m.got)}, ` +
+      `expected ${item}${fmtNum(m.expected)} (${where})`
+    );
+  }
+  if (spec.kind === 'integer') {
+    const gap = Math.abs(m.got - m.expected);
+    const off = Number.isFinite(gap) ? ` (${fmtNum(gap)} ${m.got < m.expected ? 'short' : 'over'})` : '';
+    return `${key}got ${fmtNum(m.got)}, expected ${fmtNum(m.expected)}${off}`;
+  }
+  const where = m.index.length ? ` at ${fmtShape(m.index)}` : '';
   return (
-    `${key}first mismatch${where}: got ${fmtNum(o.mismatch.got)}, expected ${fmtNum(o.mismatch.expected)} ` +
+    `${key}first mismatch${where}: got ${fmtNum(m.got)}, expected ${fmtNum(m.expected)} ` +
     `(max error ${fmtNum(o.maxError)})`
   );
 }
@@ -123,7 +225,7 @@ function runSummary(run, tests, timeout) {
   return { status: 'done', message: '' };
 }
 
-function buildReport(base, tests, outcomes, summary, { logs = [], ms = 0, diagnoses = [], timeout }) {
+function buildReport(base, tests, outcomes, summary, { logs = [], ms = 0, diagnoses = [], notes = [], timeout }) {
   const list = outcomes || tests.map((t) => ({ name: t.name, fn: t.fn, pass: false, status: 'not-run' }));
   const passedCount = list.filter((o) => o.pass).length;
   const passed = summary.status === 'done' && passedCount === list.length;
@@ -138,12 +240,13 @@ function buildReport(base, tests, outcomes, summary, { logs = [], ms = 0, diagno
     status: summary.status,
     summary: text,
     error: summary.error ?? null,
-    tests: list.map((o) => {
+    tests: list.map((o, i) => {
       const out = { ...o };
-      if (!o.pass && o.status !== 'not-run') out.message = testMessage(o, timeout);
+      if (!o.pass && o.status !== 'not-run') out.message = testMessage(o, tests[i].expected, timeout);
       return out;
     }),
     diagnoses,
+    notes,
     logs: logs.map((l) => ({ level: String(l.level), text: String(l.text) })),
     durationMs: ms,
   };
@@ -190,12 +293,9 @@ export async function gradeExercise(id, source, options = {}) {
   const run = await runStage(exercise, tests, source, options, timeout);
   const outcomes = compareStage(tests, run, exercise.tolerance);
   const diagnoses = run.compileError ? [] : diagnose(exercise, tests, outcomes, api);
-  return buildReport(base, tests, outcomes, runSummary(run, tests, timeout), {
-    logs: run.logs || [],
-    ms: run.ms,
-    diagnoses,
-    timeout,
-  });
+  const notes = purityNotes(exercise, run);
+  const summary = runSummary(run, tests, timeout);
+  return buildReport(base, tests, outcomes, summary, { logs: run.logs || [], ms: run.ms, diagnoses, notes, timeout });
 }
 
 /**

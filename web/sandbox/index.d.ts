@@ -40,13 +40,22 @@ export interface TestResult {
 }
 
 export interface Diagnosis {
-  /** The known-wrong variant, e.g. 'gelu-swapped', 'ffn-missing-b1', 'backward-silu-prime-sigma'. */
+  /**
+   * A known-wrong variant ('gelu-swapped', 'ffn-missing-b1'...), a generic mistake ('generic-scaled',
+   * 'generic-transposed'), 'wrong-keys', or 'direction' (no known mistake: where the failing tests go wrong).
+   */
   id: string;
   fn: string;
   title: string;
   message: string;
-  /** Names of the failing tests this variant explains. */
+  /** Names of the tests this diagnosis is about (for a variant, the failing tests it explains). */
   tests: string[];
+  /** How many of the function's failing tests the mistake explains (absent for a direction). */
+  explained?: number;
+  /** How many tests of the function failed. */
+  failing?: number;
+  /** A variant that explains more than half of the failing tests but not all (the message says how many). */
+  partial?: boolean;
 }
 
 export interface GradeReport {
@@ -64,6 +73,8 @@ export interface GradeReport {
   error: LearnerError | null;
   tests: TestResult[];
   diagnoses: Diagnosis[];
+  /** Remarks that do not change the verdict, e.g. a function that changes its argument in place. */
+  notes: string[];
   /** The learner's console output (at most 200 lines). */
   logs: { level: string; text: string }[];
   durationMs: number;
