@@ -229,16 +229,16 @@ test('subverting the worker\'s own machinery (JSON, String/Array prototypes, typ
   await stillWorks();
 });
 
-test('forged log entries (null, a number, a string, an unknown level) are read as empty "log" lines: the run still ends "done", with no exception on the host', async () => {
+test('a learner override of Array.prototype.slice no longer reaches the logs the worker sends (forged entries from a stand-in worker: tests/hardening-bounds.test.js): the run ends "done", with no exception on the host', async () => {
   let uncaught = null;
   const catcher = (e) => { uncaught = e; };
   process.once('uncaughtException', catcher);
   try {
-    const r = await attack(`Array.prototype.slice = function () { return [null, 7, "x", { level: "evil", text: 1 }] };\n${inGelu('  return x')}`);
+    const r = await attack(`Array.prototype.slice = function () { return [null, 7, "x", { level: "evil", text: 1 }] };\n${inGelu('  console.log("mine");\n  return x')}`);
     assert.equal(uncaught, null, `the host threw: ${uncaught && uncaught.message}`);
     assert.equal(r.status, 'done', r.summary);
     failed(r);
-    assert.deepEqual(r.logs, Array(4).fill({ level: 'log', text: '' }));
+    assert.ok(r.logs.length > 0 && r.logs.every((l) => l.level === 'log' && l.text === 'mine'), JSON.stringify(r.logs));
   } finally {
     process.removeListener('uncaughtException', catcher);
   }

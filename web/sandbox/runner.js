@@ -47,82 +47,152 @@ async function spawn(workerUrl) {
 }
 
 /*
- * Nothing the worker sends is trusted: learner code runs there and owns its globals and prototypes
- * (String.prototype.slice, JSON.stringify, Array.prototype.push, the typed-array constructors), so
- * the worker's own bounds can be subverted. Every message is re-checked here, against the wire
- * format and the limits, before the page reads it: malformed or oversized results are refused.
+ * Nothing the worker sends is trusted. The worker builds its messages with built-ins it captured before
+ * learner code ran, but learner code runs in that worker, and a bug there must not freeze or mislead the
+ * page: every message is re-checked here against the wire format and the limits before the page reads it.
+ * Each check is bounded by what the message declares before any work proportional to it: an array's
+ * length is compared with the limits before a single item is read (the first hole is refused, so empty
+ * slots are never walked), a typed array must be a Float64Array whose buffer holds exactly its numbers
+ * (a larger or shared buffer is refused, and the numbers are copied out), texts are cut to a bound.
+ * What arrives is structured-clone output: plain objects, arrays, typed arrays, primitives; anything
+ * else (a Map, a Date, an object of another prototype) is refused as malformed.
  */
 const MAX_TEXT = 2000;
+const MAX_LOG_LINES = 200;
 const MAX_LOG_CHARS = 20000;
+// Ceilings for limits passed in: the page must be able to re-check a result within a frame or so.
+export const LIMIT_CEILINGS = Object.freeze({ maxNumbers: 2_000_000, maxDepth: 64, maxKeys: 1024 });
+// setTimeout fires at once for delays beyond 2^31 - 1 ms; a longer timeout would mean none at all.
+export const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+
+const gopd = Object.getOwnPropertyDescriptor;
+const getProto = Object.getPrototypeOf;
+const TYPED_ARRAY = getProto(Uint8Array.prototype);
+// Getters called on the value itself: they check the internal slot (a brand), so no look-alike passes.
+const typedTag = gopd(TYPED_ARRAY, Symbol.toStringTag).get;
+const typedLength = gopd(TYPED_ARRAY, 'length').get;
+const typedOffset = gopd(TYPED_ARRAY, 'byteOffset').get;
+const typedBuffer = gopd(TYPED_ARRAY, 'buffer').get;
+const bufferBytes = gopd(ArrayBuffer.prototype, 'byteLength').get; // throws on a SharedArrayBuffer
 
 function text(v, max = MAX_TEXT) {
   const s = typeof v === 'string' ? v : '';
   return s.length > max ? `${s.slice(0, max)}…` : s;
 }
 
-function cleanError(e) {
-  const o = e && typeof e === 'object' ? e : {};
-  const pos = (v) => (Number.isInteger(v) && v > 0 ? v : null);
-  const out = { name: text(o.name, 100) || 'Error', message: text(o.message), line: pos(o.line), column: pos(o.column) };
-  if (o.phase === 'top-level') out.phase = 'top-level';
-  return out;
+/** A plain object as structured clone makes it (not an array, typed array, Map, Date...). */
+function isRecord(v) {
+  if (v === null || typeof v !== 'object') return false;
+  const p = getProto(v);
+  return p === Object.prototype || p === null;
 }
 
-function cleanWire(w, limits) {
+function cleanError(e) {
+  const pos = (v) => (Number.isSafeInteger(v) && v > 0 ? v : null);
+  try {
+    const o = isRecord(e) ? e : {};
+    const out = { name: text(o.name, 100) || 'Error', message: text(o.message), line: pos(o.line), column: pos(o.column) };
+    if (o.phase === 'top-level') out.phase = 'top-level';
+    return out;
+  } catch {
+    return { name: 'Error', message: 'the error could not be read', line: null, column: null };
+  }
+}
+
+class WireError extends Error {}
+
+/**
+ * A result value from the worker (wire format: { k: 'number', v } | { k: 'bad', what } |
+ * { k: 'typed', type, data: Float64Array } | { k: 'array', items } | { k: 'object', entries }) -> a
+ * fresh copy the page owns, or a WireError saying why it is refused. Each field is read once.
+ */
+export function cleanWire(w, limits = DEFAULT_LIMITS) {
+  const { maxNumbers, maxDepth, maxKeys } = limits;
+  const maxNodes = 2 * maxNumbers + 1000;
   let numbers = 0;
   let nodes = 0;
-  const count = (n) => {
-    numbers += n;
-    if (numbers > limits.maxNumbers) throw new Error(`it holds more than ${limits.maxNumbers} numbers`);
+  const refuse = (why) => {
+    throw new WireError(why);
   };
+  const tooMany = () => refuse(`it holds more than ${maxNumbers} numbers`);
   const visit = (v, depth) => {
-    if (depth > limits.maxDepth + 1) throw new Error(`it is nested deeper than ${limits.maxDepth} levels`);
-    if (++nodes > 2 * limits.maxNumbers + 1000) throw new Error('it has too many parts');
-    if (!v || typeof v !== 'object') throw new Error('it is malformed');
-    switch (v.k) {
-      case 'number':
-        if (typeof v.v !== 'number') throw new Error('it is malformed');
-        count(1);
-        return { k: 'number', v: v.v };
+    if (depth > maxDepth + 1) refuse(`it is nested deeper than ${maxDepth} levels`);
+    if (++nodes > maxNodes) refuse('it has too many parts');
+    if (!isRecord(v)) refuse('it is malformed');
+    const k = v.k;
+    switch (k) {
+      case 'number': {
+        const x = v.v;
+        if (typeof x !== 'number') refuse('it is malformed');
+        if (++numbers > maxNumbers) tooMany();
+        return { k, v: x };
+      }
       case 'bad':
-        return { k: 'bad', what: text(v.what, 200) || 'an unreadable value' };
-      case 'typed':
-        if (!(v.data instanceof Float64Array) || typeof v.type !== 'string') throw new Error('it is malformed');
-        count(v.data.length);
-        return { k: 'typed', type: text(v.type, 40), data: v.data };
-      case 'array':
-        if (!Array.isArray(v.items)) throw new Error('it is malformed');
-        return { k: 'array', items: v.items.map((item) => visit(item, depth + 1)) };
+        return { k, what: text(v.what, 200) || 'an unreadable value' };
+      case 'typed': {
+        const type = v.type;
+        const data = v.data;
+        if (typeof type !== 'string' || !ArrayBuffer.isView(data) || typedTag.call(data) !== 'Float64Array') refuse('it is malformed');
+        const n = typedLength.call(data);
+        if (n > maxNumbers - numbers) tooMany();
+        let bytes;
+        try {
+          bytes = bufferBytes.call(typedBuffer.call(data));
+        } catch {
+          refuse('it holds numbers in shared memory');
+        }
+        if (typedOffset.call(data) !== 0 || bytes !== n * 8) refuse(`it has a typed array of ${n} numbers with a buffer of ${bytes} bytes`);
+        numbers += n;
+        return { k, type: text(type, 40), data: new Float64Array(data) };
+      }
+      case 'array': {
+        const items = v.items;
+        if (!Array.isArray(items)) refuse('it is malformed');
+        const n = items.length; // declared: checked before any item is read
+        if (n > maxNumbers) refuse(`it has an array of ${n} items, more than ${maxNumbers}`);
+        if (n > maxNodes - nodes) refuse('it has too many parts');
+        const out = [];
+        // A hole reads as undefined, which visit refuses: the walk stops at the first empty slot.
+        for (let i = 0; i < n; i++) out.push(visit(items[i], depth + 1));
+        return { k, items: out };
+      }
       case 'object': {
         const e = v.entries;
-        if (!e || typeof e !== 'object' || Array.isArray(e)) throw new Error('it is malformed');
+        if (!isRecord(e)) refuse('it is malformed');
         const keys = Object.keys(e);
-        if (keys.length > limits.maxKeys || keys.some((k) => k.length > 64)) throw new Error('it has too many or too long keys');
+        if (keys.length > maxKeys) refuse(`it has an object of ${keys.length} keys, more than ${maxKeys}`);
         const entries = {};
         for (const key of keys) {
+          if (key.length > 64) refuse('it has a key longer than 64 characters');
           Object.defineProperty(entries, key, { value: visit(e[key], depth + 1), enumerable: true, writable: true, configurable: true });
         }
-        return { k: 'object', entries };
+        return { k, entries };
       }
       default:
-        throw new Error('it is malformed');
+        return refuse('it is malformed');
     }
   };
-  return visit(w, 0);
+  try {
+    return visit(w, 0);
+  } catch (e) {
+    // A getter (which structured clone never makes) or anything else unexpected: refused all the same.
+    throw e instanceof WireError ? e : new WireError('it is malformed');
+  }
 }
 
 function cleanResult(r, limits) {
-  if (!r || typeof r !== 'object') return { ok: false, refused: true, error: cleanError({ name: 'Refused', message: 'malformed result' }) };
-  if (r.ok !== true) {
-    const out = { ok: false, error: cleanError(r.error) };
-    if (r.refused === true) out.refused = true;
-    if (r.missing === true) out.missing = true;
-    return out;
-  }
+  const refused = (message) => ({ ok: false, refused: true, error: cleanError({ name: 'Refused', message }) });
   try {
+    if (!isRecord(r)) return refused('malformed result');
+    if (r.ok !== true) {
+      const out = { ok: false, error: cleanError(r.error) };
+      if (r.refused === true) out.refused = true;
+      if (r.missing === true) out.missing = true;
+      return out;
+    }
     return { ok: true, value: cleanWire(r.value, limits) };
   } catch (e) {
-    return { ok: false, refused: true, error: cleanError({ name: 'Refused', message: `the result could not be read: ${e.message}` }) };
+    return refused(`the result could not be read: ${e instanceof WireError ? e.message : 'it is malformed'}`);
   }
 }
 
@@ -130,9 +200,11 @@ function cleanLogs(logs) {
   if (!Array.isArray(logs)) return [];
   const out = [];
   let chars = 0;
-  for (const l of logs.slice(0, 200)) {
-    const level = l && l.level; // learner code can put anything in this list, null included
-    const t = text(l && l.text);
+  const n = Math.min(logs.length, MAX_LOG_LINES); // never the declared length: it may be 2^32 - 1
+  for (let i = 0; i < n; i++) {
+    const l = isRecord(logs[i]) ? logs[i] : {}; // learner code could once put anything in this list, holes included
+    const level = l.level;
+    const t = text(l.text);
     chars += t.length;
     if (chars > MAX_LOG_CHARS) break;
     out.push({ level: ['log', 'info', 'warn', 'error', 'debug'].includes(level) ? level : 'log', text: t });
@@ -140,8 +212,22 @@ function cleanLogs(logs) {
   return out;
 }
 
+/** The limits a run uses: DEFAULT_LIMITS overridden by whole numbers within LIMIT_CEILINGS, else a RangeError. */
+export function checkLimits(limits = DEFAULT_LIMITS) {
+  const out = {};
+  for (const key of Object.keys(DEFAULT_LIMITS)) {
+    const v = limits[key] ?? DEFAULT_LIMITS[key];
+    if (!Number.isSafeInteger(v) || v < 0 || v > LIMIT_CEILINGS[key]) {
+      throw new RangeError(`limits.${key} must be a whole number from 0 to ${LIMIT_CEILINGS[key]}; got ${typeof v === 'number' ? v : typeof v}`);
+    }
+    out[key] = v;
+  }
+  return out;
+}
+
 /**
- * Run `calls` against the learner's `source`. Resolves (never rejects on learner behaviour) to
+ * Run `calls` against the learner's `source`. Rejects only on a bad `timeout` or `limits` (RangeError),
+ * never on learner behaviour; resolves to
  * { status: 'done' | 'timeout' | 'aborted' | 'crashed', compileError, results (one per call, null if it never ran), logs, lastIndex, ms, crash }.
  */
 export async function runLearnerCode(options = {}) {
@@ -152,7 +238,9 @@ export async function runLearnerCode(options = {}) {
   return run;
 }
 
-async function runOnce({ source, exports, calls, timeout = DEFAULT_TIMEOUT_MS, limits = DEFAULT_LIMITS, signal, workerUrl, onProgress } = {}) {
+async function runOnce({ source, exports, calls, timeout = DEFAULT_TIMEOUT_MS, limits: given = DEFAULT_LIMITS, signal, workerUrl, onProgress } = {}) {
+  if (!(timeout > 0 && timeout <= MAX_TIMEOUT_MS)) throw new RangeError(`runLearnerCode: timeout must be a positive number of milliseconds up to ${MAX_TIMEOUT_MS}; got ${timeout}`);
+  const limits = checkLimits(given);
   const nonce = makeNonce();
   const results = new Array(calls.length).fill(null);
   const base = { lastIndex: -1, ms: 0, logs: [], compileError: null, results };
@@ -190,7 +278,7 @@ async function runOnce({ source, exports, calls, timeout = DEFAULT_TIMEOUT_MS, l
       finish({ status: 'crashed', crash: err.message, retry: !!err.frameDied && !started });
     });
     w.onMessage((m) => {
-      if (settled || stopping || !m || typeof m !== 'object') return;
+      if (settled || stopping || !isRecord(m)) return;
       if (m.type === 'ready') {
         clearTimeout(timer);
         started = Date.now();
@@ -204,7 +292,7 @@ async function runOnce({ source, exports, calls, timeout = DEFAULT_TIMEOUT_MS, l
         return;
       }
       if (m.nonce !== nonce) return; // forged or stray: only the worker's own code knows the nonce
-      if (m.type === 'progress' && Number.isInteger(m.index)) {
+      if (m.type === 'progress' && Number.isInteger(m.index) && m.index >= 0 && m.index < calls.length) {
         lastIndex = m.index;
         if (onProgress) onProgress(m.index);
       } else if (m.type === 'result' && Number.isInteger(m.index) && m.index >= 0 && m.index < calls.length && results[m.index] === null) {

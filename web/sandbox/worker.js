@@ -154,6 +154,59 @@ function lockdown() {
   }
 }
 
+/* ---------------- primordials ---------------- */
+
+/*
+ * Learner code owns every global and prototype of this worker once it has run: it can replace
+ * Array.prototype.push, String.prototype.slice, JSON.stringify, Float64Array, Promise.prototype.then,
+ * or put setters on Object.prototype and Array.prototype. Everything the worker does after learner code
+ * has started (reading results, describing errors, recording logs, posting messages) therefore goes
+ * through the functions captured here, called with Reflect.apply, never through a method looked up on a
+ * value; properties are defined with null-prototype descriptors, never assigned; and no promise is
+ * chained after learner code has run. So what the worker posts is built by the worker alone, and no
+ * learner override is ever handed one of the worker's functions.
+ */
+const apply = Reflect.apply;
+const defineProperty = Object.defineProperty;
+const NumberCtor = Number;
+const jsonStringify = JSON.stringify;
+const stringSlice = String.prototype.slice;
+const stringIndexOf = String.prototype.indexOf;
+const regexpExec = RegExp.prototype.exec;
+const Float64 = Float64Array;
+const SYNTAX_ERROR = SyntaxError.prototype;
+const TYPED_ARRAY = getProto(Uint8Array.prototype);
+const typedArrayTag = Object.getOwnPropertyDescriptor(TYPED_ARRAY, Symbol.toStringTag).get;
+const typedArrayLength = Object.getOwnPropertyDescriptor(TYPED_ARRAY, 'length').get;
+const realClearTimeout = globalThis.clearTimeout;
+
+const slice = (s, from, to) => apply(stringSlice, s, [from, to]);
+const indexOf = (s, what, from) => apply(stringIndexOf, s, [what, from]);
+const exec = (re, s) => apply(regexpExec, re, [s]);
+/** Append to an array without [[Set]] (which would reach a setter learner code put on Array.prototype). */
+const append = (list, value) => defineProperty(list, list.length, { __proto__: null, value, writable: true, enumerable: true, configurable: true });
+/** Cut a string to `max` characters plus an ellipsis. */
+const cut = (s, max) => (s.length > max ? slice(s, 0, max) + '…' : s);
+
+/** Number of lines (1 + newlines), without split (whose separator lookup learner code can hook). */
+function countLines(text) {
+  let n = 1;
+  for (let i = indexOf(text, '\n', 0); i !== -1; i = indexOf(text, '\n', i + 1)) n += 1;
+  return n;
+}
+
+/** The 1-based line `k` of `text` (empty when there is none). */
+function lineOf(text, k) {
+  let start = 0;
+  for (let i = 1; i < k; i++) {
+    const nl = indexOf(text, '\n', start);
+    if (nl === -1) return '';
+    start = nl + 1;
+  }
+  const end = indexOf(text, '\n', start);
+  return slice(text, start, end === -1 ? text.length : end);
+}
+
 /* ---------------- learner console ---------------- */
 
 const logs = [];
@@ -161,6 +214,8 @@ let logChars = 0;
 const MAX_LOG_LINES = 200;
 const MAX_LOG_CHARS = 20000;
 
+// What console.log shows of a value. It may run learner code (getters, proxies, overridden methods):
+// that is the learner's own output, and whatever it returns, record() keeps only a bounded string.
 function show(v, depth = 0) {
   try {
     if (typeof v === 'string') return v;
@@ -181,10 +236,14 @@ function show(v, depth = 0) {
 function installConsole() {
   const record = (level) => (...args) => {
     if (logs.length >= MAX_LOG_LINES || logChars >= MAX_LOG_CHARS) return;
-    let text = args.map((a) => show(a)).join(' ');
-    if (text.length > 2000) text = text.slice(0, 2000) + '…';
+    let text = '';
+    for (let i = 0; i < args.length && text.length <= 2000; i++) {
+      const s = show(args[i]);
+      text += (i ? ' ' : '') + (typeof s === 'string' ? s : '[unprintable]');
+    }
+    text = cut(text, 2000);
     logChars += text.length;
-    logs.push({ level, text });
+    append(logs, { level, text });
   };
   const fake = { log: record('log'), info: record('info'), warn: record('warn'), error: record('error'), debug: record('debug') };
   Object.defineProperty(globalThis, 'console', { value: Object.freeze(fake), writable: false, configurable: false });
@@ -206,18 +265,18 @@ function wrap(source, names, tk) {
   );
 }
 
-function learnerLines(source) {
-  return source.split('\n').length;
-}
+const MAX_STACK_CHARS = 20000; // a learner-made stack can be any length; frames worth reading come first
 
 function locate(stack, source) {
-  // First frame in the learner's file: "at f (ffn-exercise-learner.js:3:8)" (V8) or "f@ffn-exercise-learner.js:3:8".
-  const re = new RegExp(`${FILE.replace(/\./g, '\\.')}:(\\d+):(\\d+)`, 'g');
+  // "ffn-exercise-learner.js:LINE:COL", the learner's frames (V8: "at f (...)", others: "f@..."). A literal
+  // is a new RegExp at each evaluation, made without the global RegExp (which learner code can replace).
+  const re = /ffn-exercise-learner\.js:(\d+):(\d+)/g;
+  const max = countLines(source);
+  const text = cut(stack, MAX_STACK_CHARS);
   let m;
-  const max = learnerLines(source);
-  while ((m = re.exec(stack)) !== null) {
-    const line = Number(m[1]) - HEADER_LINES;
-    if (line >= 1 && line <= max) return { line, column: Number(m[2]) };
+  while ((m = exec(re, text)) !== null) {
+    const line = NumberCtor(m[1]) - HEADER_LINES;
+    if (line >= 1 && line <= max) return { line, column: NumberCtor(m[2]) };
   }
   return null;
 }
@@ -230,53 +289,67 @@ function describeError(err, source) {
     if (err !== null && (typeof err === 'object' || typeof err === 'function')) {
       name = StringCtor(err.name ?? 'Error');
       message = StringCtor(err.message ?? '');
-      stack = StringCtor(err.stack ?? '');
+      try {
+        stack = StringCtor(err.stack ?? ''); // may run Error.prepareStackTrace, which learner code can set
+      } catch {
+        stack = '';
+      }
     } else {
       name = 'thrown value';
-      message = `your code threw ${typeof err === 'string' ? JSON.stringify(err) : StringCtor(err)} (throw an Error to get a line number)`;
+      message = `your code threw ${typeof err === 'string' ? jsonStringify(cut(err, 1000)) : StringCtor(err)} (throw an Error to get a line number)`;
     }
   } catch {
     message = 'your code threw an object that could not be read';
   }
-  if (message.length > 1000) message = message.slice(0, 1000) + '…';
-  if (name.length > 100) name = name.slice(0, 100);
+  message = cut(message, 1000);
+  if (name.length > 100) name = slice(name, 0, 100);
   const where = locate(stack, source);
   return { name, message, line: where ? where.line : null, column: where ? where.column : null };
 }
 
-function syntaxLocation(wrapped, source) {
+/** Whether `err` is a SyntaxError (by prototype, read once; no instanceof, which learner code can hook). */
+function isSyntaxError(err) {
+  try {
+    return err !== null && typeof err === 'object' && getProto(err) === SYNTAX_ERROR;
+  } catch {
+    return false;
+  }
+}
+
+/** Calls back with the learner line and column of the SyntaxError in `wrapped` (a callback, not a promise). */
+function syntaxLocation(wrapped, source, then) {
   const clamp = (loc) => {
     if (!loc || !(loc.line > 0)) return { line: null, column: null };
     const line = loc.line - HEADER_LINES;
-    const max = learnerLines(source);
+    const max = countLines(source);
     if (line < 1) return { line: 1, column: 1 };
-    if (line > max) return { line: max, column: (source.split('\n')[max - 1] || '').length + 1 };
+    if (line > max) return { line: max, column: lineOf(source, max).length + 1 };
     return { line, column: loc.column || 1 };
   };
   if (IS_NODE) {
+    let loc = null;
     try {
       new vm.Script(wrapped, { filename: FILE });
     } catch (e) {
       // Node prefixes the stack with "file:LINE\n<source line>\n<spaces>^^^".
-      const lines = StringCtor(e.stack).split('\n');
-      const m = /:(\d+)$/.exec(lines[0] || '');
-      const caret = (lines[2] || '').indexOf('^');
-      return Promise.resolve(clamp(m ? { line: Number(m[1]), column: caret >= 0 ? caret + 1 : 1 } : null));
+      const stack = cut(StringCtor(e.stack), MAX_STACK_CHARS);
+      const m = exec(/:(\d+)$/, lineOf(stack, 1));
+      const caret = indexOf(lineOf(stack, 3), '^', 0);
+      if (m) loc = { line: NumberCtor(m[1]), column: caret >= 0 ? caret + 1 : 1 };
     }
-    return Promise.resolve(clamp(null));
+    then(clamp(loc));
+    return;
   }
   // Browsers report an uncaught SyntaxError's position in the error event: re-throw it uncaught once.
-  return new Promise((resolve) => {
-    const timer = realSetTimeout(() => {
-      syntaxProbe = null;
-      resolve(clamp(null));
-    }, 200);
-    syntaxProbe = (loc) => {
-      clearTimeout(timer);
-      resolve(clamp(loc));
-    };
-    realSetTimeout(() => evaluate(wrapped), 0);
-  });
+  const timer = realSetTimeout(() => {
+    syntaxProbe = null;
+    then(clamp(null));
+  }, 200);
+  syntaxProbe = (loc) => {
+    realClearTimeout(timer);
+    then(clamp(loc));
+  };
+  realSetTimeout(() => evaluate(wrapped), 0);
 }
 
 /* ---------------- static refusal of import() ---------------- */
@@ -432,71 +505,76 @@ function findImport(source) {
 
 /* ---------------- bounded serialisation of results ---------------- */
 
-class Refused extends Error {}
+// Thrown (by identity) to refuse a result; never passes through learner code, so learner code never holds it.
+const REFUSED = Object.freeze({});
 
-const TYPED = new Set(['Float32Array', 'Float64Array', 'Int32Array', 'Int16Array', 'Int8Array', 'Uint8Array', 'Uint16Array', 'Uint32Array', 'Uint8ClampedArray', 'BigInt64Array', 'BigUint64Array']);
-
-function typedKind(v) {
-  // Object.prototype.toString sees through a forged Symbol.toStringTag only partially; use the brand check.
-  for (const name of TYPED) {
-    const C = globalThis[name];
-    if (typeof C === 'function' && v instanceof C) return name;
-  }
-  return null;
-}
-
-function serialize(value, limits) {
+/**
+ * The learner's value -> the wire format (plain objects, dense arrays, exact-size Float64Arrays).
+ * Learner code may run here (getters, proxy traps) but never gets hold of what is built: every part
+ * is made by this function with captured built-ins, so its sizes are the sizes it declares.
+ */
+function serialize(value, { maxNumbers, maxDepth, maxKeys }) {
   let numbers = 0;
-  const seen = new Set();
-  const visit = (v, depth, path) => {
-    if (depth > limits.maxDepth) throw new Refused(`the result is nested deeper than ${limits.maxDepth} levels (at ${path})`);
+  let refusal = '';
+  const refuse = (why) => {
+    refusal = why;
+    throw REFUSED;
+  };
+  // `up` is the chain of enclosing objects ({ v, up }): a cycle is a value that is its own ancestor.
+  const visit = (v, depth, path, up) => {
+    if (depth > maxDepth) refuse(`the result is nested deeper than ${maxDepth} levels (at ${path})`);
     if (typeof v === 'number') {
       numbers += 1;
-      if (numbers > limits.maxNumbers) throw new Refused(`the result holds more than ${limits.maxNumbers} numbers`);
+      if (numbers > maxNumbers) refuse(`the result holds more than ${maxNumbers} numbers`);
       return { k: 'number', v };
     }
     if (v === undefined) return { k: 'bad', what: 'undefined (did you forget to return?)' };
     if (v === null) return { k: 'bad', what: 'null' };
-    if (typeof v === 'string') return { k: 'bad', what: `a string ${JSON.stringify(v.length > 40 ? v.slice(0, 40) + '…' : v)}` };
+    if (typeof v === 'string') return { k: 'bad', what: `a string ${jsonStringify(cut(v, 40))}` };
     if (typeof v === 'boolean') return { k: 'bad', what: `the boolean ${v}` };
     if (typeof v === 'bigint') return { k: 'bad', what: 'a BigInt' };
     if (typeof v === 'symbol') return { k: 'bad', what: 'a Symbol' };
     if (typeof v === 'function') return { k: 'bad', what: 'a function' };
-    if (seen.has(v)) throw new Refused(`the result contains a cycle (at ${path})`);
+    for (let a = up; a; a = a.up) if (a.v === v) refuse(`the result contains a cycle (at ${path})`);
     if (typeof v.then === 'function') return { k: 'bad', what: 'a Promise (exercise functions must be synchronous)' };
-    seen.add(v);
-    try {
-      if (isView(v)) {
-        const kind = typedKind(v);
-        if (!kind) return { k: 'bad', what: 'a DataView or unknown typed array' };
-        const n = v.length;
-        numbers += n;
-        if (numbers > limits.maxNumbers) throw new Refused(`the result holds more than ${limits.maxNumbers} numbers`);
-        if (kind.startsWith('Big')) return { k: 'bad', what: `a ${kind}` };
-        const copy = new Float64Array(n);
-        for (let i = 0; i < n; i++) copy[i] = Number(v[i]);
-        return { k: 'typed', type: kind, data: copy };
-      }
-      if (isArray(v)) {
-        const n = v.length;
-        if (n > limits.maxNumbers) throw new Refused(`the result is an array of ${n} items, more than ${limits.maxNumbers}`);
-        const items = [];
-        for (let i = 0; i < n; i++) items.push(visit(v[i], depth + 1, `${path}[${i}]`));
-        return { k: 'array', items };
-      }
-      const keys = ObjectKeys(v);
-      if (keys.length > limits.maxKeys) throw new Refused(`the result object has ${keys.length} keys, more than ${limits.maxKeys}`);
-      const entries = {};
-      for (const key of keys) {
-        if (key.length > 64) throw new Refused('the result object has a key longer than 64 characters');
-        entries[key] = visit(v[key], depth + 1, `${path}.${key}`);
-      }
-      return { k: 'object', entries };
-    } finally {
-      seen.delete(v);
+    if (isView(v)) {
+      // The brand (an internal slot, not Symbol.toStringTag or instanceof, which learner code can forge).
+      const kind = apply(typedArrayTag, v, []);
+      if (kind === undefined) return { k: 'bad', what: 'a DataView' };
+      const n = apply(typedArrayLength, v, []);
+      if (n > maxNumbers - numbers) refuse(`the result holds more than ${maxNumbers} numbers`);
+      numbers += n;
+      if (kind === 'BigInt64Array' || kind === 'BigUint64Array') return { k: 'bad', what: `a ${kind}` };
+      const copy = new Float64(n); // the captured constructor: a buffer of exactly n numbers
+      for (let i = 0; i < n; i++) copy[i] = v[i];
+      return { k: 'typed', type: kind, data: copy };
     }
+    const here = { v, up };
+    if (isArray(v)) {
+      const n = v.length;
+      if (typeof n !== 'number' || !(n <= maxNumbers)) refuse(`the result is an array of ${StringCtor(n)} items, more than ${maxNumbers}`);
+      const items = [];
+      for (let i = 0; i < n; i++) append(items, visit(v[i], depth + 1, `${path}[${i}]`, here));
+      return { k: 'array', items };
+    }
+    const keys = ObjectKeys(v);
+    if (keys.length > maxKeys) refuse(`the result object has ${keys.length} keys, more than ${maxKeys}`);
+    const entries = {};
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i];
+      if (key.length > 64) refuse('the result object has a key longer than 64 characters');
+      const value = visit(v[key], depth + 1, `${path}.${key}`, here);
+      defineProperty(entries, key, { __proto__: null, value, writable: true, enumerable: true, configurable: true });
+    }
+    return { k: 'object', entries };
   };
-  return visit(value, 0, 'result');
+  // Both keys always own, so reading them never reaches a getter learner code put on Object.prototype.
+  try {
+    return { wire: visit(value, 0, 'result', null), refusal: null };
+  } catch (err) {
+    if (err === REFUSED) return { wire: null, refusal };
+    throw err;
+  }
 }
 
 /* ---------------- run ---------------- */
@@ -513,17 +591,19 @@ function callOne(fns, call, source, limits) {
   }
   let out;
   try {
-    out = f(...call.args);
+    out = apply(f, undefined, call.args); // not f(...args): spreading calls Array.prototype[Symbol.iterator]
   } catch (err) {
     return { ok: false, error: describeError(err, source) };
   }
+  let read;
   try {
-    return { ok: true, value: serialize(out, limits) };
+    read = serialize(out, limits);
   } catch (err) {
-    if (err instanceof Refused) return { ok: false, refused: true, error: { name: 'Refused', message: err.message, line: null, column: null } };
     const e = describeError(err, source);
-    return { ok: false, error: { ...e, message: `reading your result threw: ${e.message}` } };
+    return { ok: false, error: { name: e.name, message: `reading your result threw: ${e.message}`, line: e.line, column: e.column } };
   }
+  if (read.refusal !== null) return { ok: false, refused: true, error: { name: 'Refused', message: read.refusal, line: null, column: null } };
+  return { ok: true, value: read.wire };
 }
 
 /** `export function f` is a habit from modules; blank the keyword out (same length, so positions are unchanged). */
@@ -531,20 +611,30 @@ function stripExports(source) {
   return source.replace(/^([ \t]*)export([ \t]+)(?=(async[ \t]+)?function\b|const\b|let\b|var\b|class\b)/gm, (m, a, b) => a + '      ' + b);
 }
 
-async function run(msg) {
-  const { nonce, exports: names, calls, limits } = msg;
+// What the page is told when the worker's own code fails: fixed text, never an error's message, which
+// learner code may have written (by replacing a built-in the failing code called).
+const SANDBOX_FAILED = 'the sandbox failed: an internal error stopped the run';
+
+/**
+ * One run. Synchronous from the moment learner code may run to the last message: nothing is awaited
+ * and no promise is chained, so no override of Promise.prototype can be handed a callback of the worker.
+ * The one asynchronous path, locating a SyntaxError, is taken only when the source did not compile
+ * (no learner code ran) and it calls back rather than resolving a promise.
+ */
+function run(msg) {
+  const { nonce, exports: names, calls } = msg;
+  const limits = { maxNumbers: msg.limits.maxNumbers, maxDepth: msg.limits.maxDepth, maxKeys: msg.limits.maxKeys };
   const stripped = stripExports(String(msg.source));
-  const done = (body) => post({ type: 'done', nonce, logs: logs.slice(), ...body });
+  const done = (compileError) => post({ type: 'done', nonce, compileError, logs });
+  const failed = () => done({ name: 'InternalError', message: SANDBOX_FAILED, line: null, column: null });
 
   const imp = findImport(stripped);
   if (imp.refuse) {
     done({
-      compileError: {
-        name: 'Refused',
-        message: 'import is not available in exercises (no modules or network); remove it (the word is fine only in comments and in \'...\' or "..." strings)',
-        line: imp.refuse.line,
-        column: imp.refuse.column,
-      },
+      name: 'Refused',
+      message: 'import is not available in exercises (no modules or network); remove it (the word is fine only in comments and in \'...\' or "..." strings)',
+      line: imp.refuse.line,
+      column: imp.refuse.column,
     });
     return;
   }
@@ -562,11 +652,22 @@ async function run(msg) {
   try {
     factory = evaluate(wrapped);
   } catch (err) {
-    if (err instanceof SyntaxError) {
-      const loc = await syntaxLocation(wrapped, source);
-      done({ compileError: { name: 'SyntaxError', message: StringCtor(err.message), ...loc } });
+    if (isSyntaxError(err)) {
+      let message = '';
+      try {
+        message = cut(StringCtor(err.message), 1000);
+      } catch {
+        message = 'your code does not parse';
+      }
+      syntaxLocation(wrapped, source, (loc) => {
+        try {
+          done({ name: 'SyntaxError', message, line: loc.line, column: loc.column });
+        } catch {
+          failed();
+        }
+      });
     } else {
-      done({ compileError: describeError(err, source) });
+      done(describeError(err, source));
     }
     return;
   }
@@ -575,11 +676,12 @@ async function run(msg) {
   try {
     fns = factory(tk)();
   } catch (err) {
-    done({ compileError: { ...describeError(err, source), phase: 'top-level' } });
+    const e = describeError(err, source);
+    done({ name: e.name, message: e.message, line: e.line, column: e.column, phase: 'top-level' });
     return;
   }
   if (fns === null || typeof fns !== 'object') {
-    done({ compileError: { name: 'Refused', message: 'your code closes the exercise wrapper early (an unmatched } or ))', line: null, column: null } });
+    done({ name: 'Refused', message: 'your code closes the exercise wrapper early (an unmatched } or ))', line: null, column: null });
     return;
   }
 
@@ -587,18 +689,21 @@ async function run(msg) {
     post({ type: 'progress', nonce, index: i });
     post({ type: 'result', nonce, index: i, result: callOne(fns, calls[i], source, limits) });
   }
-  done({ compileError: null });
+  done(null);
 }
 
 onFirstMessage((msg) => {
   if (!msg || msg.type !== 'run') return;
-  run(msg).catch((err) => {
+  const nonce = msg.nonce;
+  try {
+    run(msg);
+  } catch {
     try {
-      post({ type: 'done', nonce: msg.nonce, compileError: { name: 'InternalError', message: `the sandbox failed: ${StringCtor(err && err.message)}`, line: null, column: null }, logs: [] });
+      post({ type: 'done', nonce, compileError: { name: 'InternalError', message: SANDBOX_FAILED, line: null, column: null }, logs: [] });
     } catch {
       // nothing else to do; the page times out
     }
-  });
+  }
 });
 
 post({ type: 'ready' });
