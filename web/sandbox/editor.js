@@ -1,6 +1,7 @@
 // A small <textarea> code editor: monospace, line numbers, Tab/Shift+Tab indent, auto-indent, Ctrl/Cmd+Enter runs, Escape then Tab leaves.
 
 const INDENT = '  ';
+const FALLBACK_ROWS = 60; // gutter rows drawn before the editor is laid out (a ResizeObserver redraws it then)
 
 function insertText(ta, text) {
   // execCommand keeps the browser's undo history; fall back to setRangeText where it is unavailable.
@@ -45,32 +46,49 @@ export function createEditor(doc, { value = '', label = 'Code', describedBy, onR
   ta.value = value;
   root.append(gutter, ta);
 
-  let lines = 0;
+  // The gutter shows only the line numbers in view (a window of rows, moved as the code scrolls), so
+  // drawing it costs the same for 10 lines or 100,000; counting the lines is one pass over the text.
+  let lines = 1;
   let marked = null;
-  const renderGutter = () => {
-    const n = ta.value.split('\n').length;
-    if (n === lines) return;
+  let shown = ''; // first row, row count, digits and marked line of what the gutter holds
+  const view = doc.defaultView;
+  const countLines = () => {
+    const text = ta.value;
+    let n = 1;
+    for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) n += 1;
     lines = n;
-    const frag = doc.createDocumentFragment();
-    for (let i = 1; i <= n; i++) {
-      const s = doc.createElement('span');
-      s.textContent = String(i);
-      if (i === marked) s.className = 'marked';
-      frag.append(s);
-    }
-    gutter.replaceChildren(frag);
-    gutter.scrollTop = ta.scrollTop;
   };
+  const renderGutter = () => {
+    const lh = view ? parseFloat(view.getComputedStyle(ta).lineHeight) : NaN;
+    const laidOut = lh > 0 && ta.clientHeight > 0; // not yet in a document, or hidden: a fixed window
+    const first = laidOut ? Math.floor(ta.scrollTop / lh) + 1 : 1;
+    const rows = laidOut ? Math.ceil(ta.clientHeight / lh) + 2 : FALLBACK_ROWS;
+    const digits = String(lines).length;
+    const key = `${first},${rows},${digits},${Math.min(lines, first + rows)},${marked}`;
+    if (key !== shown) {
+      shown = key;
+      const frag = doc.createDocumentFragment();
+      for (let i = first; i < first + rows; i++) {
+        const s = doc.createElement('span');
+        s.textContent = i <= lines ? String(i).padStart(digits) : ' '; // padded: the width follows the last line
+        if (i === marked) s.className = 'marked';
+        frag.append(s);
+      }
+      gutter.replaceChildren(frag);
+    }
+    gutter.scrollTop = laidOut ? ta.scrollTop - (first - 1) * lh : ta.scrollTop;
+  };
+  countLines();
   renderGutter();
+  if (view && typeof view.ResizeObserver === 'function') new view.ResizeObserver(() => renderGutter()).observe(ta);
 
   let tabReleased = false;
   ta.addEventListener('input', () => {
+    countLines();
     renderGutter();
     if (onChange) onChange(ta.value);
   });
-  ta.addEventListener('scroll', () => {
-    gutter.scrollTop = ta.scrollTop;
-  });
+  ta.addEventListener('scroll', renderGutter);
   ta.addEventListener('keydown', (ev) => {
     if (ev.key === 'Enter' && (ev.ctrlKey || ev.metaKey)) {
       ev.preventDefault();
@@ -128,6 +146,7 @@ export function createEditor(doc, { value = '', label = 'Code', describedBy, onR
     },
     set value(v) {
       ta.value = v;
+      countLines();
       renderGutter();
     },
     focus() {
@@ -135,17 +154,21 @@ export function createEditor(doc, { value = '', label = 'Code', describedBy, onR
     },
     /** Put the caret at a 1-based line and column. */
     goTo(line, column = 1) {
-      const all = ta.value.split('\n');
+      const text = ta.value;
       let pos = 0;
-      for (let i = 0; i < Math.min(line - 1, all.length); i++) pos += all[i].length + 1;
-      pos += Math.max(0, Math.min(column - 1, (all[line - 1] || '').length));
+      for (let i = 1; i < line; i++) {
+        const nl = text.indexOf('\n', pos);
+        if (nl === -1) break;
+        pos = nl + 1;
+      }
+      const end = text.indexOf('\n', pos);
+      pos += Math.max(0, Math.min(column - 1, (end === -1 ? text.length : end) - pos));
       ta.focus();
       ta.setSelectionRange(pos, pos);
     },
     /** Highlight one line number in the gutter (the line of an error), or none. */
     markLine(line) {
       marked = line || null;
-      lines = 0;
       renderGutter();
     },
   };

@@ -3,7 +3,7 @@ import { gradeExercise } from './grade.js';
 import { DEFAULT_TIMEOUT_MS } from './runner.js';
 import { getExercise, onExerciseDefined } from './exercises/index.js';
 import { renderPromptHtml } from './prompt-html.js';
-import { createProgressStore, DEFAULT_STORAGE_KEY } from './storage.js';
+import { createProgressStore, memoryStorage, DEFAULT_STORAGE_KEY, PROGRESS_LIMITS } from './storage.js';
 import { createEditor } from './editor.js';
 import { toolkitNames } from './toolkit.js';
 import { fmtNum } from './compare.js';
@@ -70,7 +70,8 @@ code { background: var(--_code-bg); padding: 0 .2em; border-radius: 3px; font-si
 .examples li { margin: .15rem 0; }
 .toolkit, .keys { color: var(--_muted); font-size: .82rem; margin: .3rem 0; }
 .editor { display: grid; grid-template-columns: auto 1fr; border: 1px solid var(--_border); border-radius: 6px;
-  background: var(--_code-bg); height: var(--_editor-height); overflow: hidden; font-size: var(--_code-size); }
+  background: var(--_code-bg); height: var(--_editor-height); overflow: hidden; font-size: var(--_code-size);
+  content-visibility: auto; }
 .gutter { overflow: hidden; padding: .5rem .4rem .5rem .6rem; text-align: right; color: var(--_muted); user-select: none;
   border-right: 1px solid var(--_border); line-height: 1.5; white-space: pre; }
 .gutter span { display: block; }
@@ -105,12 +106,27 @@ ul.tests .detail { display: block; margin-left: 1.3rem; color: var(--_muted); fo
 .logs { font-size: .82rem; background: var(--_code-bg); padding: .4rem .6rem; border-radius: 4px; max-height: 12rem; overflow: auto; white-space: pre-wrap; }
 .solution pre { background: var(--_code-bg); padding: .6rem; border-radius: 6px; overflow: auto; font-size: .85rem; }
 .note { font-size: .82rem; color: var(--_muted); }
+.notice { font-size: .85rem; color: var(--_fail); margin: .3rem 0; white-space: pre-line; }
+.notice:empty { display: none; }
 .progress { margin-top: .6rem; font-size: .85rem; }
 .progress summary { cursor: pointer; color: var(--_muted); }
 .progress-json { width: 100%; font-family: var(--_mono); font-size: .78rem; }
 `;
 
 const Base = globalThis.HTMLElement ?? class {};
+
+/* Attributes a page sets are checked here: nonsense is refused with a notice in the element (part="notice"),
+   never a throw or a hang. */
+const quoteAttr = (s) => JSON.stringify(s.length > 40 ? `${s.slice(0, 40)}…` : s) + (s.length > 40 ? ` (${s.length.toLocaleString('en-US')} characters)` : '');
+
+/** The storage-key attribute -> { key, notice }; a key that is not usable leaves progress in memory (key null). */
+export function readStorageKey(attr) {
+  if (attr === null || attr === '') return { key: DEFAULT_STORAGE_KEY, notice: null };
+  if (attr.length > PROGRESS_LIMITS.keyChars || /[\u0000-\u001f]/.test(attr)) {
+    return { key: null, notice: `storage-key=${quoteAttr(attr)} is not usable (at most ${PROGRESS_LIMITS.keyChars} characters, no control characters); progress is kept for this visit only.` };
+  }
+  return { key: attr, notice: null };
+}
 
 let counter = 0;
 
@@ -141,6 +157,15 @@ export class FfnExerciseElement extends Base {
     this._report = null;
     this._saveTimer = null;
     this._rendered = null;
+    this._notices = new Map(); // what -> text, shown in part="notice"
+    this._memory = null; // the storage used when storage-key is not usable
+  }
+
+  /** Set (or clear, with null) the notice about `what`, and show the notices if rendered. */
+  _notice(what, text) {
+    if (text) this._notices.set(what, text);
+    else this._notices.delete(what);
+    if (this._ui && this._ui.notice) this._ui.notice.textContent = [...this._notices.values()].join('\n');
   }
 
   /* ----- properties ----- */
@@ -264,8 +289,13 @@ export class FfnExerciseElement extends Base {
       return;
     }
     this._ex = ex;
-    this._store = createProgressStore({ storage: this._storage || undefined, key: this.storageKey });
+    const { key, notice: keyNotice } = readStorageKey(this.getAttribute('storage-key'));
+    this._notice('storage-key', keyNotice);
+    if (!key && !this._memory) this._memory = memoryStorage();
+    this._store = createProgressStore(key ? { storage: this._storage || undefined, key } : { storage: this._memory });
     const saved = this._store.get(ex.id);
+    const problem = this._store.problemWith(ex.id); // saved progress this version could not read (all, or this exercise's)
+    this._notice('progress', problem && (this._store.problem === problem ? `${problem[0].toUpperCase()}${problem.slice(1)}.` : `Your saved progress for this exercise was not all loaded: ${problem}.`));
     const id = (s) => `${this._uid}-${s}`;
 
     const badge = el(doc, 'span', { className: 'badge', part: 'badge' });
@@ -316,14 +346,15 @@ export class FfnExerciseElement extends Base {
     const results = el(doc, 'div', { className: 'results', part: 'results' }, [announce, details]);
     const progress = this._progressBox(doc);
 
+    const notice = el(doc, 'p', { className: 'notice', part: 'notice', role: 'status', textContent: [...this._notices.values()].join('\n') });
     const label = ex.number ? `Exercise ${ex.number}: ${ex.title}` : `Exercise: ${ex.title}`;
     root.append(el(doc, 'section', { part: 'container', 'aria-label': label }, [
-      header, prompt, examples, toolkit, this._editor.root, keysHelp, toolbar, confirmRow, hints, solution, results, progress,
+      header, notice, prompt, examples, toolkit, this._editor.root, keysHelp, toolbar, confirmRow, hints, solution, results, progress,
     ]));
 
     this._editor.textarea.addEventListener('blur', () => this._flushSave());
 
-    this._ui = { announce, details, badge, runBtn, stopBtn, hintBtn, solBtn, resetBtn, confirmRow, confirmText, confirmYes, confirmNo, hints, solution, results };
+    this._ui = { notice, announce, details, badge, runBtn, stopBtn, hintBtn, solBtn, resetBtn, confirmRow, confirmText, confirmYes, confirmNo, hints, solution, results };
     this._hintsShown = 0;
     for (let i = 0; i < (saved.hintsShown || 0); i++) this._revealHint(false);
     this._updateHintButton();
@@ -362,11 +393,15 @@ export class FfnExerciseElement extends Base {
     importBtn.addEventListener('click', () => {
       try {
         const n = store.importJSON(json.value);
+        const { skipped } = store.lastImport;
         this._render();
         this._emit('ffn-exercise-progress-imported', { exercise: this._ex.id, count: n });
         const again = this.shadowRoot.querySelector('.progress');
         again.open = true;
-        again.querySelector('[role="status"]').textContent = `Imported progress for ${n} exercise${n === 1 ? '' : 's'}. Other exercises on this page show it after a reload.`;
+        const left = skipped.length
+          ? ` Skipped ${skipped.length} (left as saved): ${skipped.slice(0, 3).map((s) => `${s.id}: ${s.reason}`).join('; ')}${skipped.length > 3 ? '; …' : ''}.`
+          : '';
+        again.querySelector('[role="status"]').textContent = `Imported progress for ${n} exercise${n === 1 ? '' : 's'}.${left} Other exercises on this page show it after a reload.`;
       } catch (e) {
         msg.textContent = `Could not import: ${e.message}`;
       }

@@ -3,7 +3,26 @@
 export const DEFAULT_STORAGE_KEY = 'ffn-lab:sandbox:v1';
 const FORMAT = 'ffn-lab-sandbox-progress';
 const VERSION = 1;
-const MAX_CODE_CHARS = 100000;
+
+/*
+ * Bounds on progress, whether it comes from an imported file or from what storage already holds when a
+ * page loads. Each is checked before any work proportional to it: the text's length, then its nesting
+ * and widths (one pass, shapeProblem) before JSON.parse, a code's characters before its lines are
+ * counted. Together they keep every read, import and write to a few milliseconds (web/sandbox/README.md).
+ */
+export const PROGRESS_LIMITS = Object.freeze({
+  textChars: 2_000_000, // the whole stored or imported JSON text
+  exercises: 100, // entries in one file or store (the catalog has six)
+  idChars: 64, // an exercise id: letters, digits, '_' and '-'
+  codeChars: 100_000, // one exercise's code (the grader's own limit)
+  codeLines: 5_000, // one exercise's code, in lines
+  keyChars: 200, // the storage key
+  depth: 3, // nesting in the text: progress, exercises, one exercise's fields (strings, numbers, booleans)
+  members: Object.freeze([32, 1_000, 32]), // members of one object or array at depth 1, 2 and 3 of the text
+});
+const ID = /^[\w-]{1,64}$/;
+const MAX_HINTS = 100; // the element shows at most the exercise's own hints
+const MAX_DATE_CHARS = 40;
 
 /** An in-memory adapter with the Storage interface; also the fallback when localStorage is blocked. */
 export function memoryStorage() {
@@ -31,36 +50,173 @@ function browserStorage() {
   }
 }
 
+/** A plain object as JSON.parse makes it (not an array). */
+const isRecord = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+const plural = (n, one, many = `${one}s`) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+const quote = (s) => JSON.stringify(s.length > 40 ? `${s.slice(0, 40)}…` : s);
+
+// exercises is a null-prototype map, so ids such as __proto__ or constructor are plain keys.
 function emptyState() {
-  return { format: FORMAT, version: VERSION, exercises: {} };
+  return { format: FORMAT, version: VERSION, exercises: Object.create(null) };
 }
 
-function cleanEntry(e) {
-  if (!e || typeof e !== 'object') return null;
-  const out = {};
-  if (typeof e.code === 'string') out.code = e.code.slice(0, MAX_CODE_CHARS);
-  if (e.status === 'passed' || e.status === 'attempted') out.status = e.status;
-  if (typeof e.passedAt === 'string') out.passedAt = e.passedAt.slice(0, 40);
-  if (e.solutionShown === true) out.solutionShown = true;
-  if (Number.isInteger(e.hintsShown) && e.hintsShown >= 0 && e.hintsShown <= 3) out.hintsShown = e.hintsShown;
-  return out;
+/**
+ * Why `text` cannot be progress of the bounded shape, or null: one pass over it before JSON.parse, whose
+ * time grows with nesting (two million characters of [[[...]]] take it most of a second). Counts the
+ * depth and the members of each object or array, outside strings; whether it is JSON is JSON.parse's job.
+ */
+function shapeProblem(text) {
+  const commas = [];
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 34) {
+      // a string: skip to its closing quote, past escaped characters
+      for (i += 1; i < text.length; i++) {
+        const d = text.charCodeAt(i);
+        if (d === 92) i += 1;
+        else if (d === 34) break;
+      }
+    } else if (c === 123 || c === 91) {
+      depth += 1;
+      if (depth > PROGRESS_LIMITS.depth) return `it is nested deeper than ${PROGRESS_LIMITS.depth} levels`;
+      commas[depth] = 0;
+    } else if (c === 125 || c === 93) {
+      depth -= 1;
+    } else if (c === 44 && depth > 0 && ++commas[depth] >= PROGRESS_LIMITS.members[depth - 1]) {
+      return `it has an object or list of more than ${PROGRESS_LIMITS.members[depth - 1]} entries at depth ${depth}`;
+    }
+  }
+  return null;
 }
 
-function parseState(text) {
-  if (typeof text !== 'string' || !text) return emptyState();
+/** Lines in `s` (1 + newlines), counting no further than `stop`. */
+function countLines(s, stop) {
+  let n = 1;
+  for (let i = s.indexOf('\n'); i !== -1 && n <= stop; i = s.indexOf('\n', i + 1)) n += 1;
+  return n;
+}
+
+/** Why a code string breaks the bounds, or null. Characters are checked before lines are counted. */
+export function codeProblem(code) {
+  if (typeof code !== 'string') return `code must be a string, not ${code === null ? 'null' : typeof code}`;
+  if (code.length > PROGRESS_LIMITS.codeChars) return `code is ${plural(code.length, 'character')}, more than ${PROGRESS_LIMITS.codeChars.toLocaleString('en-US')}`;
+  const lines = countLines(code, PROGRESS_LIMITS.codeLines);
+  if (lines > PROGRESS_LIMITS.codeLines) return `code has more than ${PROGRESS_LIMITS.codeLines.toLocaleString('en-US')} lines`;
+  return null;
+}
+
+/** Each field of a progress entry: null when `v` is valid, else why not. */
+const FIELDS = {
+  code: codeProblem,
+  status: (v) => (v === 'passed' || v === 'attempted' ? null : 'status must be "passed" or "attempted"'),
+  passedAt: (v) => (typeof v === 'string' && v.length <= MAX_DATE_CHARS ? null : `passedAt must be a date string of at most ${MAX_DATE_CHARS} characters`),
+  solutionShown: (v) => (typeof v === 'boolean' ? null : 'solutionShown must be true or false'),
+  hintsShown: (v) => (Number.isInteger(v) && v >= 0 && v <= MAX_HINTS ? null : `hintsShown must be a whole number from 0 to ${MAX_HINTS}`),
+};
+
+/**
+ * One entry -> { entry, problems }: entry holds the valid fields (null when `e` is not an object or has
+ * none), problems says why each other field was left out.
+ */
+function readEntry(e) {
+  if (!isRecord(e)) return { entry: null, problems: ['it is not an object'] };
+  const entry = {};
+  const problems = [];
+  for (const name of Object.keys(FIELDS)) {
+    if (!Object.hasOwn(e, name) || e[name] === undefined) continue;
+    const v = e[name];
+    const why = FIELDS[name](v);
+    if (why) problems.push(why);
+    else if (name !== 'solutionShown' || v) entry[name] = v;
+  }
+  return { entry: problems.length || Object.keys(entry).length ? entry : null, problems };
+}
+
+/**
+ * Stored text -> { state, problem, reasons, keep }. Entries and fields beyond the bounds are left out
+ * (named in problem; reasons maps each such exercise id to why). keep is true when the text may be good data this version cannot read (too large, or a
+ * newer version): it must not be overwritten.
+ */
+function parseStored(text) {
+  const none = new Map();
+  if (typeof text !== 'string' || !text) return { state: emptyState(), problem: null, reasons: none, keep: false };
+  const unreadable = (why, keep = false) => ({ state: emptyState(), problem: why, reasons: none, keep });
+  if (text.length > PROGRESS_LIMITS.textChars) {
+    return unreadable(`the saved progress is ${plural(text.length, 'character')} long, more than the ${PROGRESS_LIMITS.textChars.toLocaleString('en-US')} this version reads`, true);
+  }
+  const shape = shapeProblem(text);
+  if (shape) return unreadable(`the saved progress is not ffn-lab progress (${shape})`);
   let raw;
   try {
     raw = JSON.parse(text);
   } catch {
-    return emptyState();
+    return unreadable('the saved progress is not JSON');
   }
-  if (!raw || raw.format !== FORMAT || raw.version !== VERSION || typeof raw.exercises !== 'object' || raw.exercises === null) return emptyState();
+  if (!isRecord(raw) || raw.format !== FORMAT || !isRecord(raw.exercises)) return unreadable('the saved progress is not ffn-lab progress');
+  if (raw.version !== VERSION) {
+    return unreadable(`the saved progress is version ${String(raw.version).slice(0, 20)}; this is version ${VERSION}`, typeof raw.version === 'number' && raw.version > VERSION);
+  }
   const state = emptyState();
-  for (const [id, e] of Object.entries(raw.exercises)) {
-    const c = cleanEntry(e);
-    if (c && /^[\w-]{1,64}$/.test(id)) state.exercises[id] = c;
+  const ids = Object.keys(raw.exercises);
+  const left = []; // what was left out, the first few named
+  const reasons = new Map();
+  let more = 0;
+  const leave = (what) => (left.length < 3 ? left.push(what) : (more += 1));
+  let n = 0;
+  for (let i = 0; i < ids.length; i++) {
+    const id = ids[i];
+    if (n >= PROGRESS_LIMITS.exercises) {
+      more += ids.length - i;
+      leave(`entries beyond the first ${PROGRESS_LIMITS.exercises} exercises`);
+      break;
+    }
+    if (!ID.test(id)) {
+      leave(`an entry with the invalid id ${quote(id)}`);
+      continue;
+    }
+    const { entry, problems } = readEntry(raw.exercises[id]);
+    if (entry) {
+      state.exercises[id] = entry;
+      n += 1;
+    }
+    if (problems.length) {
+      leave(`${entry ? 'part of ' : ''}${id} (${problems.join('; ')})`);
+      reasons.set(id, problems.join('; '));
+    }
   }
-  return state;
+  const problem = left.length ? `some saved progress could not be read and was left out: ${left.join(', ')}${more ? `, and ${more} more` : ''}` : null;
+  return { state, problem, reasons, keep: false };
+}
+
+// The last text read per storage object and key, with what it parsed to: a page of several exercises
+// reads the same text many times, and parses it once.
+const parsed = new WeakMap();
+
+function cached(backend) {
+  let byKey = parsed.get(backend);
+  if (!byKey) parsed.set(backend, (byKey = new Map()));
+  return byKey;
+}
+
+/** What was just written needs no parsing when it is read back. */
+function remember(backend, key, text, state) {
+  const copy = emptyState();
+  Object.assign(copy.exercises, state.exercises);
+  cached(backend).set(key, { text, state: copy, problem: null, reasons: new Map(), keep: false });
+}
+
+function readStored(backend, key, text) {
+  const byKey = cached(backend);
+  let hit = byKey.get(key);
+  if (!hit || hit.text !== text) {
+    hit = { text, ...parseStored(text) };
+    byKey.set(key, hit);
+  }
+  // A copy: callers change the state they get (update, reset, import) before writing it.
+  const state = emptyState();
+  Object.assign(state.exercises, hit.state.exercises);
+  return { state, problem: hit.problem, reasons: hit.reasons, keep: hit.keep };
 }
 
 /**
@@ -69,47 +225,82 @@ function parseState(text) {
  */
 export function createProgressStore({ storage, key = DEFAULT_STORAGE_KEY } = {}) {
   if (typeof key !== 'string' || !key) throw new TypeError('createProgressStore: key must be a non-empty string');
+  if (key.length > PROGRESS_LIMITS.keyChars) throw new RangeError(`createProgressStore: key must be at most ${PROGRESS_LIMITS.keyChars} characters; got ${key.length}`);
   let backend = storage || browserStorage() || shared;
   let persistent = backend !== shared;
+  let problem = null;
+  let reasons = new Map();
+  const toMemory = () => {
+    backend = shared;
+    persistent = false;
+  };
   const read = () => {
+    let got;
     try {
-      return parseState(backend.getItem(key));
+      got = readStored(backend, key, backend.getItem(key));
     } catch {
-      backend = shared;
-      persistent = false;
-      return parseState(backend.getItem(key));
+      toMemory();
+      got = readStored(backend, key, backend.getItem(key));
     }
+    problem = got.problem;
+    reasons = got.reasons;
+    // Stored text this version cannot read but must not destroy: work in memory from here on.
+    if (got.keep) toMemory();
+    return got.state;
   };
   const write = (state) => {
     const text = JSON.stringify(state);
+    if (text.length > PROGRESS_LIMITS.textChars) {
+      throw new RangeError(`the progress would be ${plural(text.length, 'character')} long, more than ${PROGRESS_LIMITS.textChars.toLocaleString('en-US')}`);
+    }
     try {
       backend.setItem(key, text);
     } catch {
       // Quota exceeded or blocked mid-session: keep working in memory.
-      backend = shared;
-      persistent = false;
+      toMemory();
       backend.setItem(key, text);
     }
+    remember(backend, key, text, state);
   };
-  return {
+  const store = {
     key,
     /** Whether progress survives a reload (false when storage is blocked). */
     get persistent() {
       return persistent;
     },
-    get(id) {
-      return read().exercises[id] || {};
+    /** Why saved progress (or part of it) could not be read at the last read, or null. */
+    get problem() {
+      return problem;
     },
+    /** Why this exercise's saved progress was not (all) read at the last read: the whole text's problem, or its own; else null. */
+    problemWith(id) {
+      return reasons.get(id) ?? (problem && !reasons.size ? problem : null);
+    },
+    /** What the last importJSON did: { imported, skipped: [{ id, reason }] }, or null. */
+    lastImport: null,
+    get(id) {
+      const exercises = read().exercises;
+      return Object.hasOwn(exercises, id) ? exercises[id] : {};
+    },
+    /** Apply a patch; fields it gets wrong are ignored (a code beyond the bounds is not saved), and so is a 101st exercise. */
     update(id, patch) {
       const state = read();
-      const next = cleanEntry({ ...(state.exercises[id] || {}), ...patch });
+      const known = Object.hasOwn(state.exercises, id);
+      const before = known ? state.exercises[id] : {};
+      if (!known && Object.keys(state.exercises).length >= PROGRESS_LIMITS.exercises) return before; // full: not saved
+      const next = { ...before, ...readEntry(patch).entry };
+      if (isRecord(patch) && patch.solutionShown === false) delete next.solutionShown;
       state.exercises[id] = next;
-      write(state);
+      try {
+        write(state);
+      } catch {
+        return before; // over the size bound: the saved progress stays as it was
+      }
       return next;
     },
     reset(id) {
       const state = read();
-      if (id === undefined) state.exercises = {};
+      if (id === undefined) state.exercises = Object.create(null);
       else delete state.exercises[id];
       write(state);
     },
@@ -117,21 +308,56 @@ export function createProgressStore({ storage, key = DEFAULT_STORAGE_KEY } = {})
     exportJSON() {
       return JSON.stringify(read(), null, 2);
     },
-    /** Merge progress from exportJSON() output; throws a clear error on anything else. */
+    /**
+     * Merge progress from exportJSON() output (or, with replace, use it instead); returns how many
+     * exercises were imported. Entries with any field beyond the bounds are skipped, leaving that
+     * exercise's saved progress as it was (see lastImport). Throws a clear error, changing nothing,
+     * on anything else: text that is too long or not an export, too many exercises, no valid entry,
+     * or a replace with skipped entries.
+     */
     importJSON(text, { replace = false } = {}) {
+      store.lastImport = null;
+      if (typeof text !== 'string') throw new TypeError(`importJSON: the progress must be JSON text (a string); got ${text === null ? 'null' : typeof text}`);
+      if (text.length > PROGRESS_LIMITS.textChars) {
+        throw new RangeError(`importJSON: the text is ${plural(text.length, 'character')} long; progress is at most ${PROGRESS_LIMITS.textChars.toLocaleString('en-US')}`);
+      }
+      const shape = shapeProblem(text);
+      if (shape) throw new TypeError(`importJSON: not an ffn-lab progress export (${shape})`);
       let raw;
       try {
         raw = JSON.parse(text);
       } catch {
         throw new TypeError('importJSON: the text is not JSON');
       }
-      if (!raw || raw.format !== FORMAT) throw new TypeError(`importJSON: not an ffn-lab progress export (format should be "${FORMAT}")`);
-      if (raw.version !== VERSION) throw new RangeError(`importJSON: progress version ${raw.version} is not supported (this is version ${VERSION})`);
-      const incoming = parseState(text);
+      if (!isRecord(raw) || raw.format !== FORMAT) throw new TypeError(`importJSON: not an ffn-lab progress export (format should be "${FORMAT}")`);
+      if (raw.version !== VERSION) throw new RangeError(`importJSON: progress version ${String(raw.version).slice(0, 20)} is not supported (this is version ${VERSION})`);
+      if (!isRecord(raw.exercises)) throw new TypeError('importJSON: "exercises" must be an object mapping exercise ids to progress');
+      const ids = Object.keys(raw.exercises); // at most 1,000: shapeProblem counted them
+      if (ids.length > PROGRESS_LIMITS.exercises) throw new RangeError(`importJSON: the file has ${plural(ids.length, 'exercise')}; at most ${PROGRESS_LIMITS.exercises}`);
+      const accepted = Object.create(null);
+      const skipped = [];
+      for (const id of ids) {
+        const { entry, problems } = ID.test(id) ? readEntry(raw.exercises[id]) : { entry: null, problems: [`the id is not 1 to ${PROGRESS_LIMITS.idChars} letters, digits, _ or -`] };
+        if (entry && !problems.length) accepted[id] = entry;
+        else skipped.push({ id: ID.test(id) ? id : quote(id), reason: entry ? problems.join('; ') : problems[0] || 'it holds no progress' });
+      }
+      const count = Object.keys(accepted).length;
+      const unchanged = 'nothing was changed';
+      if (skipped.length && !count) throw new RangeError(`importJSON: no entry could be imported (${skipped[0].id}: ${skipped[0].reason}); ${unchanged}`);
+      if (replace && skipped.length) throw new RangeError(`importJSON: cannot replace all progress, ${plural(skipped.length, 'entry', 'entries')} could not be imported (${skipped[0].id}: ${skipped[0].reason}); ${unchanged}`);
+      if (replace && !count) throw new RangeError(`importJSON: the file holds no progress, and replacing with it would erase everything (use reset() for that); ${unchanged}`);
       const state = replace ? emptyState() : read();
-      Object.assign(state.exercises, incoming.exercises);
-      write(state);
-      return Object.keys(incoming.exercises).length;
+      Object.assign(state.exercises, accepted);
+      const total = Object.keys(state.exercises).length;
+      if (total > PROGRESS_LIMITS.exercises) throw new RangeError(`importJSON: the progress would hold ${total} exercises, more than ${PROGRESS_LIMITS.exercises}; ${unchanged}`);
+      try {
+        write(state);
+      } catch (e) {
+        throw new RangeError(`importJSON: ${e.message}; ${unchanged}`);
+      }
+      store.lastImport = { imported: count, skipped };
+      return count;
     },
   };
+  return store;
 }
