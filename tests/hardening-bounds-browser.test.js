@@ -184,3 +184,108 @@ test('browser: importing hostile progress through the Import button never blocks
   assert.equal(await page.evaluate(() => document.getElementById('importer').code), '// imported');
   await page.evaluate((key) => { document.getElementById('importer').remove(); localStorage.removeItem(key); }, key);
 });
+
+test('browser: the element\'s attributes (exercise, timeout, storage-key) and properties (seed, code) are checked: clamped or refused with a visible notice, never a throw or a hang', { skip: skip || false, timeout: 120_000 }, async () => {
+  const out = await page.evaluate(async () => {
+    const errors = [];
+    const onError = (e) => errors.push(String(e.message || e.reason));
+    addEventListener('error', onError);
+    addEventListener('unhandledrejection', onError);
+    const frame = () => new Promise((ok) => requestAnimationFrame(() => setTimeout(ok, 20)));
+    const make = (attrs) => {
+      const e = document.createElement('ffn-exercise');
+      for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+      document.body.append(e);
+      return e;
+    };
+    const notice = (e) => e.shadowRoot.querySelector('[part="notice"]')?.textContent ?? null;
+    const attempt = (f) => {
+      try {
+        f();
+        return 'ok';
+      } catch (err) {
+        return `threw ${err.name}: ${err.message}`;
+      }
+    };
+    const r = {};
+    // timeout: clamped to 100..60,000 ms, nonsense means the default, each with a notice
+    r.timeouts = [];
+    for (const t of ['800', '1e300', '50', '-5', 'abc', '', 'Infinity', '0x10', ' 2500 ']) {
+      const e = make({ exercise: 'gelu', timeout: t, 'storage-key': 'ffn-lab:bounds-attrs' });
+      r.timeouts.push([t, e.timeout, notice(e)]);
+      e.remove();
+    }
+    // a run with timeout="1e300" is graded with 60 s, not stopped at once (setTimeout fires at once past 2^31 - 1 ms)
+    const slow = make({ exercise: 'gelu', timeout: '1e300', 'storage-key': 'ffn-lab:bounds-attrs' });
+    slow.code = (await import('/web/sandbox/index.js')).exercises.find((x) => x.id === 'gelu').solution;
+    r.slowRun = (await slow.run())?.passed ?? null;
+    slow.remove();
+    // storage-key: a 1 MB key or control characters keep progress in memory, with a notice
+    const before = localStorage.length;
+    for (const key of ['k'.repeat(1e6), 'a\u0000b']) {
+      const e = make({ exercise: 'gelu', 'storage-key': key });
+      e.code = '// typed';
+      await frame();
+      r[`key${key.length}`] = [notice(e), e.code, localStorage.length === before];
+      e.remove();
+    }
+    // exercise: a 1 MB id, a prototype name, no id: a bounded message, no throw
+    r.exercises = [];
+    for (const id of ['x'.repeat(1e6), '__proto__', 'constructor', '']) {
+      const e = make({ exercise: id });
+      r.exercises.push(e.shadowRoot.textContent.length);
+      e.remove();
+    }
+    // properties: values with no text, wrong types, code beyond the bounds
+    const e = make({ exercise: 'gelu', 'storage-key': 'ffn-lab:bounds-attrs' });
+    const throwing = { toString() { throw new Error('no text'); } };
+    r.setters = [];
+    for (const [name, v] of [['seed', 'abc'], ['seed', 1.5], ['seed', NaN], ['seed', 10n], ['seed', throwing], ['seed', Symbol('s')],
+      ['code', '\n'.repeat(99_990)], ['code', 'x'.repeat(100_001)], ['code', Symbol('c')], ['code', throwing], ['code', 42],
+      ['timeout', Symbol('t')], ['exercise', throwing], ['storageKey', Symbol('k')]]) {
+      const code = e.code;
+      const threw = attempt(() => { e[name] = v; });
+      r.setters.push([name, typeof v, threw, notice(e), e.code === code, e.seed]);
+    }
+    e.seed = 42;
+    r.seed = [e.seed, notice(e)];
+    e.code = 'function gelu(x) { return x }';
+    r.code = [e.code, notice(e)];
+    e.remove();
+    await frame();
+    removeEventListener('error', onError);
+    removeEventListener('unhandledrejection', onError);
+    r.errors = errors;
+    return r;
+  });
+  const expectTimeouts = {
+    800: [800, null], '1e300': [60000, /outside 100 to 60000 ms; using 60000/], 50: [100, /using 100\./], '-5': [2000, /not a number of milliseconds; using 2000/],
+    abc: [2000, /not a number/], '': [2000, /not a number/], Infinity: [2000, /not a number/], '0x10': [100, /using 100/], ' 2500 ': [2500, null],
+  };
+  for (const [t, ms, note] of out.timeouts) {
+    const [want, re] = expectTimeouts[t];
+    assert.equal(ms, want, `timeout="${t}"`);
+    if (re) assert.match(note, re, `timeout="${t}"`);
+    else assert.equal(note, '', `timeout="${t}"`);
+  }
+  assert.equal(out.slowRun, true, 'timeout="1e300": a correct solution did not pass');
+  for (const k of ['key1000000', 'key3']) {
+    assert.match(out[k][0], /^storage-key=".*"( \([\d,]+ characters\))? is not usable .* progress is kept for this visit only\.$/, k);
+    assert.ok(out[k][0].length < 300, `a notice of ${out[k][0].length} characters`);
+    assert.equal(out[k][1], '// typed');
+    assert.ok(out[k][2], `${k}: localStorage was written`);
+  }
+  for (const n of out.exercises) assert.ok(n < 1000, `the element shows ${n} characters for an odd exercise id`);
+  const said = { seed: /seed was not changed: it must be a whole number; got /, code: /code was not set: code /, timeout: /timeout was not changed: it must be a number; got a Symbol\./, exercise: /exercise was not changed: it must be a string; got an object\./, storageKey: /storage-key was not changed: it must be a string; got a Symbol\./ };
+  for (const [name, type, threw, note, codeKept, seed] of out.setters) {
+    assert.equal(threw, 'ok', `${name} = a ${type}`);
+    assert.match(note, said[name], `${name} = a ${type}`);
+    assert.ok(note.length < 1000, `${name} = a ${type}: a notice of ${note.length} characters`);
+    assert.ok(codeKept, `${name} = a ${type}: the code changed`);
+    assert.equal(seed, undefined, `${name} = a ${type}: the seed changed`);
+  }
+  assert.match(out.setters.find((s) => s[0] === 'code').at(3), /code was not set: code has more than 5,000 lines/);
+  assert.deepEqual(out.seed, [42, out.seed[1]]);
+  assert.equal(out.code[0], 'function gelu(x) { return x }');
+  assert.deepEqual(out.errors, []);
+});

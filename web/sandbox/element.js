@@ -3,7 +3,7 @@ import { gradeExercise } from './grade.js';
 import { DEFAULT_TIMEOUT_MS } from './runner.js';
 import { getExercise, onExerciseDefined } from './exercises/index.js';
 import { renderPromptHtml } from './prompt-html.js';
-import { createProgressStore, memoryStorage, DEFAULT_STORAGE_KEY, PROGRESS_LIMITS } from './storage.js';
+import { createProgressStore, memoryStorage, codeProblem, DEFAULT_STORAGE_KEY, PROGRESS_LIMITS } from './storage.js';
 import { createEditor } from './editor.js';
 import { toolkitNames } from './toolkit.js';
 import { fmtNum } from './compare.js';
@@ -115,9 +115,23 @@ ul.tests .detail { display: block; margin-left: 1.3rem; color: var(--_muted); fo
 
 const Base = globalThis.HTMLElement ?? class {};
 
-/* Attributes a page sets are checked here: nonsense is refused with a notice in the element (part="notice"),
-   never a throw or a hang. */
+/* Attributes and properties a page sets are checked here: out of range is clamped, nonsense refused, with a notice
+   in the element (part="notice"); never a throw or a hang. */
+export const TIMEOUT_RANGE = Object.freeze({ min: 100, max: 60_000 }); // ms
 const quoteAttr = (s) => JSON.stringify(s.length > 40 ? `${s.slice(0, 40)}…` : s) + (s.length > 40 ? ` (${s.length.toLocaleString('en-US')} characters)` : '');
+
+/** The timeout attribute -> { ms, notice }: a number of milliseconds, clamped to TIMEOUT_RANGE. */
+export function readTimeout(attr) {
+  if (attr === null) return { ms: DEFAULT_TIMEOUT_MS, notice: null };
+  const t = /^\s*$/.test(attr) ? NaN : Number(attr);
+  const { min, max } = TIMEOUT_RANGE;
+  if (!(t > 0) || t === Infinity) return { ms: DEFAULT_TIMEOUT_MS, notice: `timeout=${quoteAttr(attr)} is not a number of milliseconds; using ${DEFAULT_TIMEOUT_MS}.` };
+  if (t < min || t > max) {
+    const ms = t < min ? min : max;
+    return { ms, notice: `timeout=${quoteAttr(attr)} is outside ${min} to ${max} ms; using ${ms}.` };
+  }
+  return { ms: Math.round(t), notice: null };
+}
 
 /** The storage-key attribute -> { key, notice }; a key that is not usable leaves progress in memory (key null). */
 export function readStorageKey(attr) {
@@ -126,6 +140,13 @@ export function readStorageKey(attr) {
     return { key: null, notice: `storage-key=${quoteAttr(attr)} is not usable (at most ${PROGRESS_LIMITS.keyChars} characters, no control characters); progress is kept for this visit only.` };
   }
   return { key: attr, notice: null };
+}
+
+/** A value a page gives a property -> its text for a notice, whatever it is (a Symbol, an object whose toString throws). */
+function describe(v) {
+  if (typeof v === 'string') return quoteAttr(v);
+  if (typeof v === 'number' || typeof v === 'boolean' || v == null) return String(v);
+  return { bigint: 'a BigInt', object: 'an object', symbol: 'a Symbol', function: 'a function' }[typeof v];
 }
 
 let counter = 0;
@@ -188,27 +209,38 @@ export class FfnExerciseElement extends Base {
   get seed() {
     return this._seed;
   }
+  /** A whole number (the hidden tests' seed); anything else is refused with a notice and the seed is unchanged. */
   set seed(v) {
-    this._seed = v;
+    if (v === undefined || v === null || Number.isSafeInteger(v)) {
+      this._seed = v ?? undefined;
+      this._notice('seed', null);
+    } else this._notice('seed', `seed was not changed: it must be a whole number; got ${describe(v)}.`);
   }
   get exercise() {
     return this.getAttribute('exercise') || '';
   }
   set exercise(v) {
-    this.setAttribute('exercise', v);
+    this._setAttr('exercise', v, 'a string');
   }
+  /** The timeout in ms: the attribute, clamped to TIMEOUT_RANGE (a notice says so), or 2000. */
   get timeout() {
-    const t = Number(this.getAttribute('timeout'));
-    return Number.isFinite(t) && t > 0 ? t : DEFAULT_TIMEOUT_MS;
+    return readTimeout(this.getAttribute('timeout')).ms;
   }
   set timeout(v) {
-    this.setAttribute('timeout', String(v));
+    this._setAttr('timeout', v, 'a number');
   }
   get storageKey() {
     return this.getAttribute('storage-key') || DEFAULT_STORAGE_KEY;
   }
   set storageKey(v) {
-    this.setAttribute('storage-key', v);
+    this._setAttr('storage-key', v, 'a string');
+  }
+  /** Reflect a property to its attribute: a string (or for timeout a number); anything else is refused with a notice. */
+  _setAttr(name, v, kind) {
+    if (typeof v === 'string' || (kind === 'a number' && typeof v === 'number')) {
+      this._notice(name, null);
+      this.setAttribute(name, String(v));
+    } else this._notice(name, `${name} was not changed: it must be ${kind}; got ${describe(v)}.`);
   }
   /** The last grading report, or null. */
   get report() {
@@ -218,9 +250,16 @@ export class FfnExerciseElement extends Base {
   get code() {
     return this._editor ? this._editor.value : '';
   }
+  /** Replace the code: a string within the progress bounds (100,000 characters, 5,000 lines), else refused with a notice. */
   set code(v) {
     if (!this._editor) return;
-    this._editor.value = String(v);
+    const why = codeProblem(v);
+    if (why) {
+      this._notice('code', `code was not set: ${why}.`);
+      return;
+    }
+    this._notice('code', null);
+    this._editor.value = v;
     this._saveCode();
   }
 
@@ -241,6 +280,7 @@ export class FfnExerciseElement extends Base {
 
   attributeChangedCallback(name, oldValue, newValue) {
     if (oldValue === newValue || !this.isConnected) return;
+    if (name === 'timeout') this._notice('timeout', readTimeout(newValue).notice);
     if (name === 'exercise' || name === 'storage-key') this._render();
   }
 
@@ -296,6 +336,7 @@ export class FfnExerciseElement extends Base {
     const saved = this._store.get(ex.id);
     const problem = this._store.problemWith(ex.id); // saved progress this version could not read (all, or this exercise's)
     this._notice('progress', problem && (this._store.problem === problem ? `${problem[0].toUpperCase()}${problem.slice(1)}.` : `Your saved progress for this exercise was not all loaded: ${problem}.`));
+    this._notice('timeout', readTimeout(this.getAttribute('timeout')).notice);
     const id = (s) => `${this._uid}-${s}`;
 
     const badge = el(doc, 'span', { className: 'badge', part: 'badge' });
