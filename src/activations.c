@@ -97,12 +97,13 @@ static inline f32x4 nan_pass(f32x4 x, f32x4 y) { return f32x4_select(f32x4_isnan
 #define LN2_D 0.69314718055994530942
 #define LN2_F 0.693147182f /* ln 2 rounded to float */
 
-/* e^r - 1 - r for |r| <= ln2/2 + 1e-3: r^2 q(r), q fitted for absolute error 3e-9 */
+/* e^r - 1 - r for |r| <= ln2/2 + 1e-3: r^2 q(r), q minimax for absolute error (4.6e-9 as float32s;
+   fitted by src/fit, derivation in src/README.md "Numerics") */
 static inline f32x4 em1_tail_f(f32x4 r) {
-  f32x4 q = f32x4_add(f32x4_mul(f32x4_splat(1.3950830897e-3f), r), f32x4_splat(8.3690885351e-3f));
-  q = f32x4_add(f32x4_mul(q, r), f32x4_splat(4.1666200702e-2f));
-  q = f32x4_add(f32x4_mul(q, r), f32x4_splat(1.6666517179e-1f));
-  q = f32x4_add(f32x4_mul(q, r), f32x4_splat(5.0000000968e-1f));
+  f32x4 q = f32x4_add(f32x4_mul(f32x4_splat(1.3950835e-03f), r), f32x4_splat(8.369088e-03f));
+  q = f32x4_add(f32x4_mul(q, r), f32x4_splat(4.1666202e-02f));
+  q = f32x4_add(f32x4_mul(q, r), f32x4_splat(1.6666517e-01f));
+  q = f32x4_add(f32x4_mul(q, r), f32x4_splat(5.0e-01f));
   return f32x4_mul(f32x4_mul(r, r), q);
 }
 static inline f32x4 em1_f(f32x4 r) { return f32x4_add(r, em1_tail_f(r)); } /* e^r - 1 */
@@ -202,16 +203,15 @@ static inline f32x4 fwd_gelu_tanh(f32x4 x) { /* NaN propagates (through xc) */
 }
 
 /* GELU' (below) works with Q = Phi(-|x|) = 0.5 e^{-a^2/2} erfcx(a/sqrt2), a = |x| <= 15:
-   erfcx(a/sqrt2) = g(y)/(a + K), y = (a - K)/(a + K), K = 3.5, g a degree-9 polynomial (fitted for
-   8e-9 relative error over a <= 15). a^2, the reduction, y and 1/(a+K) in double; the exp and g
+   erfcx(a/sqrt2) = g(y)/(a + K), y = (a - K)/(a + K), K = 3.5, g a degree-9 polynomial (relative
+   error 9.9e-9 over a <= 15; src/fit). a^2, the reduction, y and 1/(a+K) in double; the exp and g
    polynomials in floats (their last two terms of g in double). */
 static const float gelu_g_tail[8] = {/* 0.5 g(y) = c0 + y (c1 + y T(y)): T's c9 .. c2, halved */
-                                     1.08700083397045047e-04f,  4.18331066026830410e-04f,
-                                     -4.95044925937754895e-04f, -3.17283563376740329e-03f,
-                                     6.49372852712131257e-03f,  1.74058232262353160e-02f,
-                                     -1.16053175020600266e-01f, 3.15425091154037274e-01f};
-#define GELU_C0 0.7444160735948051  /* 0.5 c0 */
-#define GELU_C1 -0.5655617392292479 /* 0.5 c1 */
+                                     1.08692926e-04f, 4.183224e-04f,  -4.950392e-04f,
+                                     -3.172828e-03f,  6.4937267e-03f, 1.7405821e-02f,
+                                     -1.1605317e-01f, 3.154251e-01f};
+#define GELU_C0 0.7444160721124123  /* 0.5 c0 */
+#define GELU_C1 -0.5655617407294252 /* 0.5 c1 */
 #define GELU_K 3.5
 
 static inline void gelu_prep_d(f64x2 a, f64x2 *t, f64x2 *y, f64x2 *inv) {
@@ -245,14 +245,14 @@ static inline gelu_parts gelu_parts_of(f32x4 x) {
 }
 /* GELU forward in f32x4 only: x Phi(x) = x - a Q (x >= 0) or -a Q (x < 0), a = min(|x|, 15),
    Q = Phi(-a) = e^{-a^2/2} / D(a), D = 1/(e^{a^2/2} Phi(-a)) = 2 + 2.25 a + a T(a), T a (4,4)
-   rational fitted for 8.5e-9 relative error in D. a^2 = u + ul with u = ah^2 exact (ah: a to 2^-6),
+   rational (relative error 7.7e-9 in D; src/fit). a^2 = u + ul with u = ah^2 exact (ah: a to 2^-6),
    -a^2/2 = n ln2 + r; H = 2 + 2.25 ah is exact and D = H + rest; q = a / D to 10 bits, its
    residual a - q H - q rest nearly exact, so a Q = 2^n e^r (q + dq) is rounded once at the end
    (max error measured: README "Numerics"). */
-static const float gelu_t_num[5] = {2.115404699e-03f, 4.407490604e-03f, -4.823677242e-02f,
-                                    -3.006301522e-01f, -6.542302966e-01f};
-static const float gelu_t_den[5] = {8.243960328e-03f, 8.137422055e-02f, 3.668359220e-01f,
-                                    8.771550059e-01f, 1.0f};
+static const float gelu_t_num[5] = {2.1154087e-03f, 4.4074846e-03f, -4.823686e-02f, -3.006304e-01f,
+                                    -6.542303e-01f};
+static const float gelu_t_den[5] = {8.243975e-03f, 8.137431e-02f, 3.6683622e-01f, 8.771554e-01f,
+                                    1.0f};
 #define GELU_D1 2.25f                      /* the linear term of D kept exact (2 bits) */
 #define SHIFT_64TH 196608.0f               /* 1.5 * 2^17: adding it rounds to a multiple of 2^-6 */
 #define LN2X2_HI_F 1.38629150390625f       /* 2 ln 2 with 16 significant bits: n*LN2X2_HI_F exact */
@@ -294,12 +294,12 @@ static inline f32x4 fwd_gelu(f32x4 x) {    /* NaN propagates; -0 -> -0, -inf -> 
 /* GELU' = Phi(x) + x phi(x) = 1 - G B (x >= 0) or G B (x < 0), with G = e^{-a^2/2} and
    B = Q/G - a/sqrt(2 pi), Q/G = g(y)/(2(a + K)) (gelu_parts_of, above). For x < 0, B has a root at
    a0 = 0.7518 (GELU's minimum): within |a - a0| < 0.3, B = d h(d), d = a - a0, h a degree-7
-   polynomial (fitted for 7e-11 relative error); elsewhere the cancellation in B is at most 2x. */
+   polynomial (relative error 4.3e-11; src/fit); elsewhere the cancellation in B is at most 2x. */
 static const double gelu_grad_h[8] = {/* h(d), highest degree first */
-                                      0.00016852964923725434, -0.0005608223016277071,
-                                      0.0017383231477497525,  -0.005163511108920586,
-                                      0.014313666145522567,   -0.03658160439888858,
-                                      0.08475636959121165,    -0.5724061751862947};
+                                      0.00016816582950484796, -0.0005596241976545725,
+                                      0.0017383748730724453,  -0.005163655134280873,
+                                      0.01431366411237903,    -0.03658160023863951,
+                                      0.08475636961021298,    -0.5724061752030023};
 #define GELU_A0_HI 0.7517915246935645
 #define GELU_A0_LO -1.4956759177009883e-17
 static inline f64x2 gelu_grad_d(f64x2 x, f64x2 a, f64x2 k, f64x2 r, f64x2 em_tail, f64x2 y, f64x2 T,
