@@ -1,5 +1,5 @@
 /* Worst float32 ulp error of the activation kernels over every float32 input, against libm references */
-/* Build and run (about 15-25 min of one core for everything):
+/* Build and run (5 to 10 min of one core per kernel, about 45 min for all six):
      cc -O2 -ffp-contract=off -std=c11 -Isrc src/fit/ulp_sweep.c src/activations.c -lm -o /tmp/ulp_sweep
      /tmp/ulp_sweep [name ...]      names: sigmoid silu gelu gelu_tanh gelu_sigmoid gelu_grad (default all)
    To compare with other coefficients (say main's), add a second build of the kernels with its entry points
