@@ -129,7 +129,7 @@ int main(int argc, char **argv) {
     printf("%-13s old x<0: %.4f at %.9g  x>=0: %.4f at %.9g  |x|<=16: %.4f at %.9g  outputs changed: %llu\n", "",
            oworst[0], oat[0], oworst[1], oat[1], oworst16, oat16, (unsigned long long)changed);
 #else
-    (void)oworst16, (void)oat16, (void)changed;
+    (void)oworst, (void)oat, (void)oworst16, (void)oat16, (void)changed;
 #endif
     fflush(stdout);
   }
