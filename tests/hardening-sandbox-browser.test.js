@@ -47,10 +47,11 @@ after(async () => {
 
 let bareFrames = 0;
 const FRAME_META = /<meta http-equiv="Content-Security-Policy"[^>]*>/;
+const FRAME_META_IN_JS = /\\u003cmeta http-equiv=\\"Content-Security-Policy\\"[^>]*>/;
 
 /*
- * A proxy in front of web/serve.js that strips the sandbox frame's CSP (header and <meta>, checked to be
- * there first). A real server, not page.route(): Chromium's local-network-access check treats a response
+ * A proxy in front of web/serve.js that strips the sandbox frame's CSP (header and <meta> of frame.html, and
+ * the <meta> of its inline copy in sandbox-inline.js, each checked to be there first). A real server, not page.route(): Chromium's local-network-access check treats a response
  * fulfilled by Playwright as public and would then refuse requests to 127.0.0.1 by itself, hiding what
  * the lockdown or the CSP do.
  */
@@ -66,6 +67,13 @@ async function startBareProxy(target) {
         const html = body.toString('utf8');
         assert.match(html, FRAME_META);
         body = Buffer.from(html.replace(FRAME_META, ''));
+        bareFrames += 1;
+      }
+      if (new URL(req.url, target).pathname === '/web/sandbox/sandbox-inline.js') {
+        // the same document as the inline frame's srcdoc (a JS string, its < written \u003c)
+        const js = body.toString('utf8');
+        assert.match(js, FRAME_META_IN_JS);
+        body = Buffer.from(js.replace(FRAME_META_IN_JS, ''));
         bareFrames += 1;
       }
       delete headers['content-length'];
@@ -340,7 +348,7 @@ test('browser: a worker subverted to send huge or malformed results gives a boun
  * the same at any limit.
  */
 const SMALL_HEAP = ['--js-flags=--max-old-space-size=512'];
-async function isolationRun(mode, { until, ms = 45_000 } = {}) {
+async function isolationRun(mode, { until, ms = 45_000, sandbox = '' } = {}) {
   const hits = [];
   const t0 = Date.now();
   const beacon = http.createServer((req, res) => {
@@ -354,7 +362,7 @@ async function isolationRun(mode, { until, ms = 45_000 } = {}) {
   try {
     const p = await b.newPage();
     p.on('crash', () => { crashAt ??= Date.now() - t0; });
-    await p.goto(new URL(`tests/fixtures/sandbox-oom.html?mode=${mode}&beacon=http://127.0.0.1:${beacon.address().port}`, served.url).href);
+    await p.goto(new URL(`tests/fixtures/sandbox-oom.html?mode=${mode}&sandbox=${sandbox}&beacon=http://127.0.0.1:${beacon.address().port}`, served.url).href);
     const deadline = Date.now() + ms;
     while (Date.now() < deadline && !until(hits, crashAt, Date.now() - t0)) await new Promise((ok) => setTimeout(ok, 100));
     return { hits, crashAt, beats: hits.filter((h) => h.path === '/beat').map((h) => h.at), report: (run) => hits.find((h) => h.path === '/report' && h.q.run === run)?.q };
@@ -364,32 +372,35 @@ async function isolationRun(mode, { until, ms = 45_000 } = {}) {
   }
 }
 
-test('browser: a JS-heap allocation bomb with a 10 s timeout kills only the sandbox frame: the page keeps beating, the run is reported as crashed, the next run passes', { skip: skip || false, timeout: 90_000 }, async () => {
-  const r = await isolationRun('frame', {
-    // done once the follow-up run has reported and the page has had 2 s more to show it is alive
-    until: (hits, crashAt, now) => { const next = hits.find((h) => h.path === '/report' && h.q.run === 'next'); return next && now > next.at + 2000; },
+for (const sandbox of ['inline', 'file']) {
+  test(`browser: a JS-heap allocation bomb with a 10 s timeout kills only the sandbox frame (${sandbox}): the page keeps beating, the run is reported as crashed, the next run passes`, { skip: skip || false, timeout: 90_000 }, async () => {
+    const r = await isolationRun('frame', {
+      sandbox: sandbox === 'file' ? 'file' : '', // inline is the default
+      // done once the follow-up run has reported and the page has had 2 s more to show it is alive
+      until: (hits, crashAt, now) => { const next = hits.find((h) => h.path === '/report' && h.q.run === 'next'); return next && now > next.at + 2000; },
+    });
+    const bomb = r.report('bomb');
+    const next = r.report('next');
+    if (process.env.FFN_HARDEN_DEBUG) console.log({ crashAt: r.crashAt, bomb, next, beats: r.beats.length });
+    assert.ok(bomb, 'the bomb run never reported (the page died or hung)');
+    assert.equal(bomb.passed, 'false');
+    // The bomb really killed a process (Playwright saw the frame crash), and the grader said so.
+    assert.ok(r.crashAt !== null, 'no process crashed: the bomb did not exhaust the heap within 10 s, so this run proves nothing');
+    assert.ok(r.hits.find((h) => h.path === '/started').at < r.crashAt, 'the crash came before the run started');
+    assert.equal(bomb.status, 'crashed', bomb.summary);
+    assert.match(bomb.summary, /sandbox stopped .*most likely because your code used too much memory/);
+    assert.ok(Number(bomb.ms) < 10_000 + 5_000, `the crash was reported after ${bomb.ms} ms`);
+    assert.equal(bomb.frames, '0', 'the dead frame was removed');
+    assert.ok(next, 'the next run never reported');
+    assert.equal(next.passed, 'true', next.summary);
+    assert.equal(next.frames, '1', 'the next run got a fresh frame');
+    // The page beat throughout: before the crash, across it and for 2 s after the last report.
+    const after = r.beats.filter((t) => t > r.crashAt + 1000);
+    assert.ok(after.length >= 10, `${after.length} heartbeats after the crash`);
+    const gaps = r.beats.slice(1).map((t, i) => t - r.beats[i]);
+    assert.ok(Math.max(...gaps) < 3000, `the heartbeat stopped for ${Math.max(...gaps)} ms`);
   });
-  const bomb = r.report('bomb');
-  const next = r.report('next');
-  if (process.env.FFN_HARDEN_DEBUG) console.log({ crashAt: r.crashAt, bomb, next, beats: r.beats.length });
-  assert.ok(bomb, 'the bomb run never reported (the page died or hung)');
-  assert.equal(bomb.passed, 'false');
-  // The bomb really killed a process (Playwright saw the frame crash), and the grader said so.
-  assert.ok(r.crashAt !== null, 'no process crashed: the bomb did not exhaust the heap within 10 s, so this run proves nothing');
-  assert.ok(r.hits.find((h) => h.path === '/started').at < r.crashAt, 'the crash came before the run started');
-  assert.equal(bomb.status, 'crashed', bomb.summary);
-  assert.match(bomb.summary, /sandbox stopped .*most likely because your code used too much memory/);
-  assert.ok(Number(bomb.ms) < 10_000 + 5_000, `the crash was reported after ${bomb.ms} ms`);
-  assert.equal(bomb.frames, '0', 'the dead frame was removed');
-  assert.ok(next, 'the next run never reported');
-  assert.equal(next.passed, 'true', next.summary);
-  assert.equal(next.frames, '1', 'the next run got a fresh frame');
-  // The page beat throughout: before the crash, across it and for 2 s after the last report.
-  const after = r.beats.filter((t) => t > r.crashAt + 1000);
-  assert.ok(after.length >= 10, `${after.length} heartbeats after the crash`);
-  const gaps = r.beats.slice(1).map((t, i) => t - r.beats[i]);
-  assert.ok(Math.max(...gaps) < 3000, `the heartbeat stopped for ${Math.max(...gaps)} ms`);
-});
+}
 
 test('browser, positive control: the same bomb in a worker of the page itself (the arrangement before the sandbox frame) kills the page, and the heartbeat shows it', { skip: skip || false, timeout: 90_000 }, async () => {
   const r = await isolationRun('page', { until: (hits, crashAt, now) => crashAt !== null && now > crashAt + 3000 });

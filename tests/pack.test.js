@@ -30,14 +30,16 @@ test('npm pack -> offline install -> import ffn-lab by name -> forward pass matc
     const from = join(ROOT, entry);
     if (existsSync(from)) cpSync(from, join(src, entry), { recursive: true, filter: (f) => !f.includes('node_modules') });
   }
-  for (const f of ['ffn.wasm', 'ffn-wasm-inline.js', 'ffn-relaxed.wasm', 'ffn-relaxed-wasm-inline.js']) rmSync(join(src, 'web', f), { force: true });
+  for (const f of ['ffn.wasm', 'ffn-wasm-inline.js', 'ffn-relaxed.wasm', 'ffn-relaxed-wasm-inline.js', 'sandbox/sandbox-inline.js']) {
+    rmSync(join(src, 'web', f), { force: true });
+  }
   const packOut = await run('npm', ['pack', '--json', '--pack-destination', work], src);
   // stdout holds build.sh's log (prepack) followed by the JSON report
   const start = packOut.search(/^\[\s*\{/m);
   assert.ok(start >= 0, `npm pack --json printed no report:\n${packOut}`);
   const info = JSON.parse(packOut.slice(start));
   const files = info[0].files.map((f) => f.path);
-  for (const f of ['package.json', 'web/index.js', 'web/ffn.js', 'web/runtime.js', 'web/index.d.ts', 'web/ffn.wasm', 'web/ffn-wasm-inline.js', 'web/ffn-relaxed.wasm', 'web/ffn-relaxed-wasm-inline.js', 'web/serve.js']) {
+  for (const f of ['package.json', 'web/index.js', 'web/ffn.js', 'web/runtime.js', 'web/index.d.ts', 'web/ffn.wasm', 'web/ffn-wasm-inline.js', 'web/ffn-relaxed.wasm', 'web/ffn-relaxed-wasm-inline.js', 'web/serve.js', 'web/sandbox/sandbox-inline.js']) {
     assert.ok(files.includes(f), `tarball ships ${f}`);
   }
   assert.ok(!files.some((f) => f.startsWith('tests/')), 'tests are not shipped');

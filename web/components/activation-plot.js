@@ -1,5 +1,5 @@
 // <ffn-activation-plot>: the section's activations, their derivatives and the GELU approximation errors, with a readout (view only; math in activation-model.js).
-import * as ffn from '../ffn.js';
+import * as ffn from '../index.js'; // the wasm bytes inlined: nothing for a bundler or server to place
 import {
   attachStyledShadow, ElementBase, define, rafThrottle, trailingThrottle, fmt, svgEl, setProblem,
 } from './styles.js';

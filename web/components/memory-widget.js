@@ -1,6 +1,6 @@
 // <ffn-memory-widget>: move a query through a hand-built key-value FFN and watch its memories fire (view only; math in
 // memory-model.js).
-import * as ffn from '../ffn.js';
+import * as ffn from '../index.js'; // the wasm bytes inlined: nothing for a bundler or server to place
 import {
   attachStyledShadow, ElementBase, define, rafThrottle, trailingThrottle, prefersReducedMotion, fmt, fmtSmall, svgEl,
   setProblem, htmlEl as h,

@@ -1,5 +1,5 @@
 // <ffn-param-calculator>: count an FFN against the attention projections of its block, dense or mixture-of-experts (view only; math in param-model.js).
-import * as ffn from '../ffn.js';
+import * as ffn from '../index.js'; // the wasm bytes inlined: nothing for a bundler or server to place
 import {
   attachStyledShadow, ElementBase, define, rafThrottle, trailingThrottle, fmtInt, setProblem, htmlEl as h,
 } from './styles.js';

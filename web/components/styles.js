@@ -20,8 +20,8 @@ const darkDefaults = `
   --_focus: var(--ffn-focus, #9cc5ff);
 `;
 
-const baseCss = `
-:host {
+// Light-scheme defaults (the shared variables themselves; also used by <ffn-exercise> through themeCss).
+const lightDefaults = `
   --_font: var(--ffn-font, system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif);
   --_mono: var(--ffn-mono, ui-monospace, "SFMono-Regular", Menlo, Consolas, "Liberation Mono", monospace);
   --_fg: var(--ffn-fg, #1b1b1f);
@@ -34,7 +34,23 @@ const baseCss = `
   --_fire: var(--ffn-fire, #b33f00);
   --_leak: var(--ffn-leak, #7a3db8);
   --_focus: var(--ffn-focus, #1d5fc4);
-  --_radius: var(--ffn-radius, 8px);
+  --_radius: var(--ffn-radius, 8px);`;
+
+/**
+ * The shared theme alone, for an element styled outside this folder (<ffn-exercise>): the --_x variables
+ * from the public --ffn-* ones, light and dark defaults, and theme="light|dark" over prefers-color-scheme.
+ */
+export const themeCss = `
+:host {${lightDefaults}
+}
+@media (prefers-color-scheme: dark) {
+  :host(:not([theme="light"])) {${darkDefaults}}
+}
+:host([theme="dark"]) {${darkDefaults}}
+`;
+
+const baseCss = `
+:host {${lightDefaults}
   display: block;
   box-sizing: border-box;
   max-width: 100%;

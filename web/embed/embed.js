@@ -1,6 +1,4 @@
-// Standalone embed pages: register the components, copy allowed URL query parameters onto the element, and report the height to a parent frame.
-import '../components/index.js';
-
+// Standalone embed pages: copy allowed URL query parameters onto the page's one element, register it, and report the page's height to a parent frame (web/embed/host.js sizes the iframe from it).
 const el = document.querySelector('[data-embed]');
 const allowed = (el?.dataset.embed || '').split(/\s+/).filter(Boolean);
 const params = new URLSearchParams(location.search);
@@ -12,15 +10,24 @@ if (params.get('theme') === 'dark' || params.get('theme') === 'light') {
   el.setAttribute('theme', params.get('theme'));
   document.documentElement.dataset.theme = params.get('theme');
 }
-
-// Tell an embedding page how tall we are, so it can size the iframe (message: { type: 'ffn-lab:height', height }).
-if (window.parent !== window && typeof ResizeObserver === 'function') {
+// Tell an embedding page how tall we are, so it can size the iframe (message: { type: 'ffn-lab:height', height, id }):
+// from the element's ffn-ready on (the page is only a few pixels tall before), then on every change.
+if (window.parent !== window && typeof ResizeObserver === 'function' && el) {
   let last = 0;
-  new ResizeObserver(() => {
+  let live = false;
+  const report = () => {
     const h = Math.ceil(document.documentElement.getBoundingClientRect().height);
-    if (h !== last) {
+    if (live && h !== last) {
       last = h;
       window.parent.postMessage({ type: 'ffn-lab:height', height: h, id: params.get('id') }, '*');
     }
-  }).observe(document.documentElement);
+  };
+  el.addEventListener('ffn-ready', () => {
+    live = true;
+    report();
+  }, { once: true });
+  new ResizeObserver(report).observe(document.documentElement);
 }
+
+if (el?.localName === 'ffn-exercise') await import('../sandbox/index.js');
+else await import('../components/index.js');

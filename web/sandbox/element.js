@@ -8,43 +8,24 @@ import { createEditor } from './editor.js';
 import { toolkitNames } from './toolkit.js';
 import { fmtNum } from './compare.js';
 import { styleShadow } from '../shadow-style.js';
+import { themeCss } from '../components/styles.js';
+import { ready as loadKernels } from '../index.js';
+import { warmSandbox } from './frame-host.js';
 
-const STYLE = `
+// The four elements share one theme (web/components/styles.js: --ffn-font, --ffn-fg, --ffn-bg, --ffn-surface,
+// --ffn-accent...); the exercise adds --ffn-pass and --ffn-fail, and sizes its editor with --ffn-editor-height
+// and --ffn-code-size.
+const STYLE = `${themeCss}
 :host {
-  --_font: var(--ffn-ex-font, system-ui, sans-serif);
-  --_fg: var(--ffn-ex-fg, #1d1d1f);
-  --_bg: var(--ffn-ex-bg, #fff);
-  --_border: var(--ffn-ex-border, #d0d4da);
-  --_radius: var(--ffn-ex-radius, 8px);
-  --_muted: var(--ffn-ex-muted, #5f6670);
-  --_pass: var(--ffn-ex-pass, #1a7f37);
-  --_mono: var(--ffn-ex-mono, ui-monospace, SFMono-Regular, Menlo, Consolas, monospace);
-  --_code-bg: var(--ffn-ex-code-bg, #f3f4f6);
-  --_editor-height: var(--ffn-ex-editor-height, 18rem);
-  --_code-size: var(--ffn-ex-code-size, 13px);
-  --_fail: var(--ffn-ex-fail, #c62828);
-  --_accent: var(--ffn-ex-accent, #2b59c3);
-  --_button-bg: var(--ffn-ex-button-bg, #fff);
-  --_accent-fg: var(--ffn-ex-accent-fg, #fff);
-  --_diagnosis: var(--ffn-ex-diagnosis, #b26a00);
-  --_diagnosis-bg: var(--ffn-ex-diagnosis-bg, #fff7e6);
+  --_pass: var(--ffn-pass, #1a7f37);
+  --_fail: var(--ffn-fail, #c62828);
+  --_editor-height: var(--ffn-editor-height, 18rem);
+  --_code-size: var(--ffn-code-size, 13px);
 }
 @media (prefers-color-scheme: dark) {
-  :host {
-    --_fg: var(--ffn-ex-fg, #e6e8eb);
-    --_bg: var(--ffn-ex-bg, #1b1d21);
-    --_border: var(--ffn-ex-border, #3d434b);
-    --_muted: var(--ffn-ex-muted, #a7aeb8);
-    --_pass: var(--ffn-ex-pass, #6fd08c);
-    --_code-bg: var(--ffn-ex-code-bg, #24282d);
-    --_fail: var(--ffn-ex-fail, #ff8a80);
-    --_accent: var(--ffn-ex-accent, #8fb0ff);
-    --_button-bg: var(--ffn-ex-button-bg, #2a2e34);
-    --_accent-fg: var(--ffn-ex-accent-fg, #0b1020);
-    --_diagnosis: var(--ffn-ex-diagnosis, #e3a64a);
-    --_diagnosis-bg: var(--ffn-ex-diagnosis-bg, #2f2714);
-  }
+  :host(:not([theme="light"])) { --_pass: var(--ffn-pass, #6fd08c); --_fail: var(--ffn-fail, #ff8a80); }
 }
+:host([theme="dark"]) { --_pass: var(--ffn-pass, #6fd08c); --_fail: var(--ffn-fail, #ff8a80); }
 :host {
   display: block;
   font-family: var(--_font);
@@ -65,12 +46,12 @@ h3 { margin: 0; font-size: 1.1rem; }
 .badge.attempted { color: var(--_muted); }
 .badge:empty { display: none; }
 code, pre, .editor { font-family: var(--_mono); }
-code { background: var(--_code-bg); padding: 0 .2em; border-radius: 3px; font-size: .92em; }
+code { background: var(--_surface); padding: 0 .2em; border-radius: 3px; font-size: .92em; }
 .examples { margin: .4rem 0; padding-left: 1.2rem; font-size: .9rem; }
 .examples li { margin: .15rem 0; }
 .toolkit, .keys { color: var(--_muted); font-size: .82rem; margin: .3rem 0; }
 .editor { display: grid; grid-template-columns: auto 1fr; border: 1px solid var(--_border); border-radius: 6px;
-  background: var(--_code-bg); height: var(--_editor-height); overflow: hidden; font-size: var(--_code-size);
+  background: var(--_surface); height: var(--_editor-height); overflow: hidden; font-size: var(--_code-size);
   content-visibility: auto; }
 .gutter { overflow: hidden; padding: .5rem .4rem .5rem .6rem; text-align: right; color: var(--_muted); user-select: none;
   border-right: 1px solid var(--_border); line-height: 1.5; white-space: pre; }
@@ -78,13 +59,13 @@ code { background: var(--_code-bg); padding: 0 .2em; border-radius: 3px; font-si
 .gutter span.marked { color: var(--_fail); font-weight: 700; }
 textarea.code { border: 0; margin: 0; resize: none; outline: none; padding: .5rem .6rem; background: transparent; color: inherit; font: inherit;
   line-height: 1.5; tab-size: 2; white-space: pre; overflow: auto; width: 100%; height: 100%; }
-.editor:focus-within { outline: 2px solid var(--_accent); outline-offset: 1px; }
+.editor:focus-within { outline: 2px solid var(--_focus); outline-offset: 1px; }
 .toolbar { display: flex; gap: .5rem; flex-wrap: wrap; margin: .6rem 0; align-items: center; }
 button { font: inherit; font-size: .9rem; padding: .35rem .8rem; border-radius: 6px; border: 1px solid var(--_border);
-  background: var(--_button-bg); color: inherit; cursor: pointer; }
-button:focus-visible { outline: 2px solid var(--_accent); outline-offset: 1px; }
+  background: var(--_surface); color: inherit; cursor: pointer; }
+button:focus-visible { outline: 2px solid var(--_focus); outline-offset: 1px; }
 button:disabled { opacity: .55; cursor: default; }
-button.run { background: var(--_accent); color: var(--_accent-fg); border-color: transparent; }
+button.run { background: var(--_accent); color: var(--_bg); border-color: transparent; }
 button.link { border: 0; padding: 0; background: none; color: var(--_accent); text-decoration: underline; font-size: inherit; }
 .confirm { display: flex; gap: .5rem; align-items: center; flex-wrap: wrap; font-size: .9rem; padding: .4rem .6rem;
   border: 1px dashed var(--_border); border-radius: 6px; }
@@ -95,7 +76,10 @@ button.link { border: 0; padding: 0; background: none; color: var(--_accent); te
 .summary { font-weight: 600; margin: .3rem 0; }
 .summary.pass { color: var(--_pass); }
 .summary.fail { color: var(--_fail); }
-.diagnosis { border-left: 4px solid var(--_diagnosis); background: var(--_diagnosis-bg); padding: .4rem .7rem; margin: .5rem 0; border-radius: 4px; }
+.summary.setup { color: var(--_fg); border-left: 4px solid var(--_fire); background: var(--_surface);
+  padding: .4rem .7rem; border-radius: 4px; font-weight: 400; }
+.diagnosis { border-left: 4px solid var(--_fire); background: var(--_surface);
+  padding: .4rem .7rem; margin: .5rem 0; border-radius: 4px; }
 .diagnosis strong { display: block; }
 ul.tests { list-style: none; padding: 0; margin: .3rem 0; font-size: .9rem; }
 ul.tests li { padding: .15rem 0; }
@@ -103,11 +87,13 @@ ul.tests li .mark { display: inline-block; width: 1.3rem; font-weight: 700; }
 ul.tests li.pass .mark { color: var(--_pass); }
 ul.tests li:not(.pass) .mark { color: var(--_fail); }
 ul.tests .detail { display: block; margin-left: 1.3rem; color: var(--_muted); font-family: var(--_mono); font-size: .82rem; white-space: pre-wrap; }
-.logs { font-size: .82rem; background: var(--_code-bg); padding: .4rem .6rem; border-radius: 4px; max-height: 12rem; overflow: auto; white-space: pre-wrap; }
-.solution pre { background: var(--_code-bg); padding: .6rem; border-radius: 6px; overflow: auto; font-size: .85rem; }
+.logs { font-size: .82rem; background: var(--_surface); padding: .4rem .6rem; border-radius: 4px;
+  max-height: 12rem; overflow: auto; white-space: pre-wrap; }
+.solution pre { background: var(--_surface); padding: .6rem; border-radius: 6px; overflow: auto; font-size: .85rem; }
 .note { font-size: .82rem; color: var(--_muted); }
 .notice { font-size: .85rem; color: var(--_fail); margin: .3rem 0; white-space: pre-line; }
 .notice:empty { display: none; }
+.note:empty { display: none; }
 .progress { margin-top: .6rem; font-size: .85rem; }
 .progress summary { cursor: pointer; color: var(--_muted); }
 .progress-json { width: 100%; font-family: var(--_mono); font-size: .78rem; }
@@ -149,6 +135,19 @@ function describe(v) {
   return { bigint: 'a BigInt', object: 'an object', symbol: 'a Symbol', function: 'a function' }[typeof v];
 }
 
+/** A setup problem's text for a kernel (wasm) load that failed: what happened, with its URL, and the fix. */
+function kernelProblem(e) {
+  const msg = String((e && e.message) || e);
+  let fix = 'Fix: check the browser console, and that ffn-lab\'s files are served as installed.';
+  if (/unsafe-eval|Content Security Policy|CompileError.*Refused/i.test(msg)) {
+    fix = "Fix: allow WebAssembly in the page's Content-Security-Policy: script-src 'self' 'wasm-unsafe-eval'.";
+  } else if (/HTTP \d+|could not load the wasm module/.test(msg)) {
+    fix = 'Fix: serve that file (it sits next to ffn-lab\'s web/ffn.js), or load the kernels from the default entry '
+      + 'ffn-lab, whose wasm is inlined.';
+  }
+  return `Setup problem (not your code): ffn-lab could not load its kernels: ${msg} ${fix}`;
+}
+
 let counter = 0;
 
 function el(doc, tag, props = {}, children = []) {
@@ -164,7 +163,7 @@ function el(doc, tag, props = {}, children = []) {
 
 export class FfnExerciseElement extends Base {
   static get observedAttributes() {
-    return ['exercise', 'timeout', 'storage-key'];
+    return ['exercise', 'timeout', 'storage-key', 'number'];
   }
 
   constructor() {
@@ -178,6 +177,7 @@ export class FfnExerciseElement extends Base {
     this._report = null;
     this._saveTimer = null;
     this._rendered = null;
+    this._readyFired = false;
     this._notices = new Map(); // what -> text, shown in part="notice"
     this._memory = null; // the storage used when storage-key is not usable
   }
@@ -282,6 +282,16 @@ export class FfnExerciseElement extends Base {
     if (oldValue === newValue || !this.isConnected) return;
     if (name === 'timeout') this._notice('timeout', readTimeout(newValue).notice);
     if (name === 'exercise' || name === 'storage-key') this._render();
+    else if (name === 'number' && this._ex) {
+      this._ui.title.textContent = this._heading();
+      this._ui.section.setAttribute('aria-label', `Exercise: ${this._heading()}`);
+    }
+  }
+
+  /** The heading: the author's number (attribute `number`), if any, then the exercise's title. */
+  _heading() {
+    const n = (this.getAttribute('number') || '').trim();
+    return n ? `${n}. ${this._ex.title}` : this._ex.title;
   }
 
   /** Re-render once an exercise with this id is defined (defineExercise after the element was connected). */
@@ -340,8 +350,9 @@ export class FfnExerciseElement extends Base {
     const id = (s) => `${this._uid}-${s}`;
 
     const badge = el(doc, 'span', { className: 'badge', part: 'badge' });
+    const title = el(doc, 'h3', { part: 'title', textContent: this._heading() });
     const header = el(doc, 'header', { part: 'header' }, [
-      el(doc, 'h3', { part: 'title', textContent: ex.number ? `${ex.number}. ${ex.title}` : ex.title }),
+      title,
       el(doc, 'span', { className: 'level', textContent: ex.level }),
       badge,
     ]);
@@ -358,7 +369,7 @@ export class FfnExerciseElement extends Base {
 
     this._editor = createEditor(doc, {
       value: typeof saved.code === 'string' ? saved.code : ex.starter,
-      label: `Your code for exercise ${ex.number || ex.title}: ${ex.functionNames.join(' and ')}`,
+      label: `Your code for ${ex.title}: ${ex.functionNames.join(' and ')}`,
       describedBy: id('keys'),
       onRun: () => this.run(),
       onChange: () => this._scheduleSave(),
@@ -388,14 +399,18 @@ export class FfnExerciseElement extends Base {
     const progress = this._progressBox(doc);
 
     const notice = el(doc, 'p', { className: 'notice', part: 'notice', role: 'status', textContent: [...this._notices.values()].join('\n') });
-    const label = ex.number ? `Exercise ${ex.number}: ${ex.title}` : `Exercise: ${ex.title}`;
-    root.append(el(doc, 'section', { part: 'container', 'aria-label': label }, [
-      header, notice, prompt, examples, toolkit, this._editor.root, keysHelp, toolbar, confirmRow, hints, solution, results, progress,
-    ]));
+    const section = el(doc, 'section', { part: 'container', 'aria-label': `Exercise: ${this._heading()}` }, [
+      header, notice, prompt, examples, toolkit, this._editor.root, keysHelp, toolbar, confirmRow, hints, solution, results,
+      progress,
+    ]);
+    root.append(section);
 
     this._editor.textarea.addEventListener('blur', () => this._flushSave());
 
-    this._ui = { notice, announce, details, badge, runBtn, stopBtn, hintBtn, solBtn, resetBtn, confirmRow, confirmText, confirmYes, confirmNo, hints, solution, results };
+    this._ui = {
+      title, section, notice, passedBefore: this._passedBefore, announce, details, badge, runBtn, stopBtn, hintBtn,
+      solBtn, resetBtn, confirmRow, confirmText, confirmYes, confirmNo, hints, solution, results,
+    };
     this._hintsShown = 0;
     for (let i = 0; i < (saved.hintsShown || 0); i++) this._revealHint(false);
     this._updateHintButton();
@@ -403,12 +418,17 @@ export class FfnExerciseElement extends Base {
     if (saved.solutionShown) this._revealSolution(false);
 
     runBtn.addEventListener('click', () => this.run());
+    // The sandbox frame opens while the learner reads or types, not when they press Run.
+    const warm = () => warmSandbox();
+    root.addEventListener('focusin', warm, { once: true });
+    root.addEventListener('pointerover', warm, { once: true });
+    this._whenReady(ex);
     stopBtn.addEventListener('click', () => this._running && this._running.abort());
     hintBtn.addEventListener('click', () => this._revealHint(true));
     solBtn.addEventListener('click', () => {
       if (!solution.hidden) return this._hideSolution();
-      const st = this._store.get(ex.id).status;
-      if (st === 'passed') return this._revealSolution(true);
+      const saved = this._store.get(ex.id);
+      if (saved.status === 'passed' || saved.passedAt) return this._revealSolution(true); // passed, now or before
       this._confirm('Show the reference solution before you have passed? You can keep working afterwards.', 'Show solution', () => this._revealSolution(true));
     });
     resetBtn.addEventListener('click', () => {
@@ -423,6 +443,8 @@ export class FfnExerciseElement extends Base {
       : 'Storage is blocked on this page, so your progress lasts only for this visit. Export it here to keep it.';
     const json = el(doc, 'textarea', { className: 'progress-json', part: 'progress-json', 'aria-label': 'Progress as JSON', spellcheck: false, rows: 4 });
     const msg = el(doc, 'p', { className: 'note', role: 'status' });
+    const passedBefore = el(doc, 'p', { className: 'note', part: 'passed-before' });
+    this._passedBefore = passedBefore;
     const exportBtn = el(doc, 'button', { type: 'button', part: 'button export-button', textContent: 'Export all progress' });
     const importBtn = el(doc, 'button', { type: 'button', part: 'button import-button', textContent: 'Import' });
     exportBtn.addEventListener('click', () => {
@@ -449,6 +471,7 @@ export class FfnExerciseElement extends Base {
     });
     return el(doc, 'details', { className: 'progress', part: 'progress' }, [
       el(doc, 'summary', { textContent: 'Your progress' }),
+      passedBefore,
       el(doc, 'p', { className: 'note', textContent: note }),
       el(doc, 'div', { className: 'toolbar' }, [exportBtn, importBtn]),
       json,
@@ -477,10 +500,36 @@ export class FfnExerciseElement extends Base {
     u.confirmYes.focus();
   }
 
+  /** The badge shows the latest run ('passed' or 'attempted'); the progress panel keeps "passed before". */
   _updateBadge(status) {
     const b = this._ui.badge;
     b.className = `badge ${status || ''}`;
-    b.textContent = status === 'passed' ? 'Passed' : status === 'attempted' ? 'Attempted' : '';
+    b.textContent = status === 'passed' ? 'Passed' : status === 'attempted' ? 'Not passed' : '';
+    const when = this._store.get(this._ex.id).passedAt;
+    const date = when ? new Date(when) : null;
+    const day = date && !Number.isNaN(date.getTime()) && date.toLocaleDateString(undefined, { dateStyle: 'long' });
+    this._ui.passedBefore.textContent = day ? `You passed this exercise on ${day}.` : '';
+  }
+
+  /** Fire ffn-ready (once per element) when the kernels it grades against are loaded; a setup problem if they fail. */
+  _whenReady(ex) {
+    const api = this._api;
+    Promise.resolve()
+      .then(() => (api ? api.ready() : loadKernels()))
+      .then(() => {
+        if (this._readyFired || this._ex !== ex) return;
+        this._readyFired = true;
+        this.dispatchEvent(new CustomEvent('ffn-ready', { bubbles: true }));
+      }, (e) => {
+        if (this._ex === ex && !this._running) this._showSetupProblem(kernelProblem(e));
+      });
+  }
+
+  _showSetupProblem(message) {
+    const props = { className: 'summary setup', part: 'summary setup-problem', role: 'alert', textContent: message };
+    const p = el(this.ownerDocument, 'p', props);
+    this._ui.announce.replaceChildren(p);
+    this._ui.details.replaceChildren();
   }
 
   _updateHintButton() {
@@ -566,8 +615,9 @@ export class FfnExerciseElement extends Base {
     try {
       report = await gradeExercise(ex.id, code, { timeout: this.timeout, signal: controller.signal, api: this._api || undefined, seed: this._seed });
     } catch (e) {
+      // gradeExercise rejects on nothing the learner wrote: the kernels did not load
       report = null;
-      u.announce.replaceChildren(el(this.ownerDocument, 'p', { className: 'summary fail', part: 'summary', textContent: `The grader failed: ${e.message}` }));
+      this._showSetupProblem(kernelProblem(e));
     } finally {
       this._running = null;
       if (this._ex === ex) {
@@ -578,10 +628,12 @@ export class FfnExerciseElement extends Base {
     }
     if (!report || this._ex !== ex) return report;
     this._report = report;
-    const prev = this._store.get(ex.id);
-    const status = report.passed || prev.status === 'passed' ? 'passed' : 'attempted';
-    this._store.update(ex.id, { code, status, ...(report.passed ? { passedAt: new Date().toISOString() } : {}) });
-    this._updateBadge(status);
+    if (report.status !== 'setup') {
+      // status is the latest run's; passedAt stays once set ("passed before", shown in the progress panel)
+      const status = report.passed ? 'passed' : 'attempted';
+      this._store.update(ex.id, { code, status, ...(report.passed ? { passedAt: new Date().toISOString() } : {}) });
+      this._updateBadge(status);
+    }
     this._showReport(report);
     this._emit('ffn-exercise-result', { exercise: ex.id, report });
     if (report.passed) this._emit('ffn-exercise-passed', { exercise: ex.id, report });
@@ -593,6 +645,11 @@ export class FfnExerciseElement extends Base {
     const u = this._ui;
     const heard = [];
     const parts = [];
+    if (report.status === 'setup') {
+      this._editor.markLine(null);
+      this._showSetupProblem(report.summary);
+      return;
+    }
     heard.push(el(doc, 'p', { className: `summary ${report.passed ? 'pass' : 'fail'}`, part: 'summary', textContent: report.summary }));
     const errLine = report.error && report.error.line;
     this._editor.markLine(errLine || null);

@@ -1,4 +1,4 @@
-// Side-effect module: registers the <ffn-exercise> custom element (a no-op outside browsers).
+// Side-effect module: registers the <ffn-exercise> custom element (a no-op outside browsers); importing ffn-lab/sandbox does the same.
 import { defineFfnExercise } from './element.js';
 
 defineFfnExercise();

@@ -1,48 +1,97 @@
-// Page side of the browser sandbox: one hidden <iframe sandbox="allow-scripts"> (its own process in Chromium) shared by the page's runs, each run a fresh worker in it on a private MessageChannel; a dead or silent frame is removed and reported.
+// Page side of the browser sandbox: one hidden <iframe sandbox="allow-scripts"> (its own process in Chromium), inline or from a file, shared by the page's runs, each run a fresh worker in it on a private MessageChannel; a dead or silent frame is removed and reported.
+import { FRAME_HTML, WORKER_SOURCE, TOOLKIT_SOURCE } from './sandbox-inline.js';
 
 /*
  * page --control port--> frame   { type: 'start', id } + a run port | { type: 'stop', id } | { type: 'ping', seq }
- * frame --control port--> page   { type: 'ready' } | { type: 'init-failed', message } | { type: 'failed', id, message }
+ * frame --control port--> page   { type: 'ready' } | { type: 'init-failed', message }
+ *                                { type: 'refused', message, violations } | { type: 'failed', id, message }
  *                                { type: 'stopped', id } | { type: 'pong', seq }
  * page <--run port--> worker     the run itself (worker.js's protocol), never through the frame's main thread
  *
+ * Where the frame comes from (see web/sandbox/README.md for the measurements behind it):
+ *  1. <meta name="ffn-lab-sandbox" content="URL"> in the page: that file (a copy of frame.html the author hosts).
+ *  2. Otherwise inline: the frame's document (frame.html's text, FRAME_HTML) as the iframe's srcdoc. It needs
+ *     no file, so it works whatever the bundler or server did with the package. An inline frame inherits the
+ *     page's CSP, and a policy that refuses its script, eval or blob: workers says so (a second load of the
+ *     frame when its script was refused, a 'refused' answer otherwise); a page with a <meta> CSP skips it.
+ *  3. Then the package's own frame.html (a literal new URL() that Vite and webpack emit), whose document
+ *     carries its own CSP instead of the page's.
+ * A file that does not answer as the sandbox frame is a setup problem of the site, reported with its URL
+ * and the fix (error.setup), never as something the learner's code did.
+ *
  * The frame is opened with postMessage(init, '*') because an opaque origin cannot be named; the init
- * carries only our own worker and toolkit sources and the control port, and the page trusts nothing
- * that comes back (runner.js re-checks every run message). Removing the iframe element is the hard stop:
- * it ends the frame's process and every worker in it, whatever state they are in.
+ * carries only our own worker and toolkit sources (strings built into this package, nothing fetched) and
+ * the control port, and the page trusts nothing that comes back (runner.js re-checks every run message).
+ * Removing the iframe element is the hard stop: it ends the frame's process and every worker in it.
  */
 
-const FRAME_URL = new URL('./frame.html', import.meta.url);
 const READY_MS = 10000; // the frame loads nothing but itself; this only guards a blocked or broken frame
+const DIAGNOSE_MS = 1500; // a frame file silent this long after its load is fetched once to say what is wrong
 const PING_MS = 500; // while runs are in flight, the frame's main thread (never running learner code) is pinged
 const SILENT_MS = 3000; // an unanswered ping this old means the frame's process is gone
 const STOP_MS = 1500; // a stop the frame does not acknowledge in this time ends the frame
+const MARKER = '<title>ffn-lab exercise sandbox</title>';
 
 export const FRAME_DIED = 'its process ended, most likely because your code used too much memory';
 const FRAME_REMOVED = 'the sandbox frame was removed from the page';
+const FIX_FILE = 'Fix: serve a copy of node_modules/ffn-lab/web/sandbox/frame.html with your site, unchanged, '
+  + 'and name its URL in the page: <meta name="ffn-lab-sandbox" content="/path/to/frame.html">.';
 
-const sources = new Map(); // worker URL -> Promise<{ worker, toolkit }> (texts)
-const frames = new Map(); // worker URL -> live frame
+const frames = new Map(); // 'inline' or the frame file's URL -> live frame
+let inlineRefused = null; // why this page's CSP refuses the inline frame, once seen
 let runSeq = 0;
 
-async function fetchText(url) {
-  const res = await fetch(url, { credentials: 'same-origin' });
-  if (!res.ok) throw new Error(`could not load ${url} (HTTP ${res.status})`);
-  return res.text();
-}
-
-function loadSources(workerUrl) {
-  let p = sources.get(workerUrl);
-  if (!p) {
-    p = Promise.all([fetchText(workerUrl), fetchText(new URL('./toolkit.js', workerUrl).href)]).then(([worker, toolkit]) => ({ worker, toolkit }));
-    p.catch(() => sources.delete(workerUrl)); // a failed load is retried by the next run
-    sources.set(workerUrl, p);
+/** The package's frame.html (a literal URL, so bundlers that handle new URL() emit the file). */
+function packagedFrameUrl() {
+  try {
+    return new URL('./frame.html', import.meta.url).href;
+  } catch {
+    return null; // no import.meta.url (a bundle in a classic script)
   }
-  return p;
 }
 
-function openFrame(workerUrl) {
-  const src = loadSources(workerUrl); // fetched (once per page) while the frame loads, not after
+/**
+ * Where this page's sandbox frame comes from: { inline: true, named } or { url, named }. The page may say,
+ * in <meta name="ffn-lab-sandbox" content="...">: "inline" (only inline), "file" (the package's frame.html)
+ * or the URL of a copy of frame.html it hosts; without it, inline first, then the package's file.
+ */
+function planFor(doc) {
+  const meta = doc.querySelector('meta[name="ffn-lab-sandbox"]');
+  const choice = ((meta && meta.getAttribute('content')) || '').trim();
+  if (choice === 'inline') return { inline: true, named: true };
+  if (choice === 'file') return { url: packagedFrameUrl(), named: false };
+  if (choice) return { url: new URL(choice, doc.baseURI).href, named: true };
+  if (!inlineRefused && doc.querySelector('meta[http-equiv="content-security-policy" i]')) {
+    inlineRefused = 'the page sets a Content-Security-Policy in a <meta>, which an inline frame would inherit';
+  }
+  if (!inlineRefused) return { inline: true, named: false };
+  return { url: packagedFrameUrl(), named: false };
+}
+
+function setupError(message) {
+  const e = new Error(message);
+  e.setup = true;
+  return e;
+}
+
+/** What is wrong with a frame file that loaded but never answered: one GET of it, read here. */
+async function diagnose(url) {
+  try {
+    const res = await fetch(url, { credentials: 'same-origin', cache: 'no-store' });
+    if (!res.ok) return `${url} answered HTTP ${res.status}: the file is not there`;
+    const text = await res.text();
+    if (!text.includes(MARKER)) {
+      return `${url} is not ffn-lab's sandbox frame (the server answered with another page, such as the site's index)`;
+    }
+    const hash = FRAME_HTML.match(/'sha256-[^']+'/)[0];
+    if (!text.includes(hash)) return `${url} is the sandbox frame of another ffn-lab version`;
+    return null;
+  } catch {
+    return null; // cross-origin or refused by connect-src: nothing more to learn here
+  }
+}
+
+function openFrame(key, plan) {
   const doc = globalThis.document;
   const iframe = doc.createElement('iframe');
   iframe.setAttribute('sandbox', 'allow-scripts');
@@ -54,6 +103,7 @@ function openFrame(workerUrl) {
   iframe.height = '0';
   const frame = {
     iframe,
+    plan,
     port: null,
     dead: false,
     runs: new Map(), // id -> { onDead(message), onFailed(message), onStopped() }
@@ -61,10 +111,12 @@ function openFrame(workerUrl) {
     pingSeq: 0,
     pinger: null,
   };
+  const cleanups = [];
   const kill = (message) => {
     if (frame.dead) return;
     frame.dead = true;
-    if (frames.get(workerUrl) === frame) frames.delete(workerUrl);
+    if (frames.get(key) === frame) frames.delete(key);
+    for (const c of cleanups) c();
     clearInterval(frame.pinger);
     iframe.remove(); // the hard stop
     if (frame.port) frame.port.close();
@@ -74,24 +126,77 @@ function openFrame(workerUrl) {
   };
   frame.kill = kill;
   frame.ready = new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      reject(new Error(`the sandbox frame ${FRAME_URL.href} did not start; a page with a Content-Security-Policy must allow it in frame-src`));
+    let settled = false;
+    const fail = (e) => {
+      if (settled) return;
+      settled = true;
+      reject(e);
       kill('the sandbox frame did not start');
-    }, READY_MS);
+    };
+    // refused: the inline frame cannot run here (the caller falls back to a file); else a setup problem
+    const refuse = (why) => {
+      if (plan.inline && plan.named) {
+        fail(setupError('the inline sandbox frame (<meta name="ffn-lab-sandbox" content="inline">) '
+          + `cannot run here: ${why}. `
+          + 'Fix: remove that <meta>, or allow the inline frame (see ffn-lab\'s README, Content Security Policy).'));
+        return;
+      }
+      const e = plan.inline ? new Error(why) : setupError(`the sandbox frame ${plan.url} cannot run exercises: ${why}`);
+      e.refused = plan.inline;
+      fail(e);
+    };
+    const timers = [setTimeout(() => {
+      if (plan.inline) refuse('the inline sandbox frame did not answer');
+      else fail(setupError(`the sandbox frame ${plan.url} did not start within ${READY_MS / 1000} s. ${FIX_FILE}`));
+    }, READY_MS)];
+    cleanups.push(() => timers.forEach(clearTimeout));
+    if (!plan.inline) {
+      // A page CSP that refuses to frame the file says so here (Chromium reports it to the page).
+      const onViolation = (e) => {
+        const d = e.effectiveDirective || e.violatedDirective || '';
+        if (/^(frame|child|default)-src/.test(d) && e.blockedURI && plan.url.startsWith(e.blockedURI.split('#')[0])) {
+          fail(setupError(`this page's Content-Security-Policy (${d}) refuses to load the sandbox frame ${plan.url}. `
+            + 'Fix: allow its origin in frame-src, e.g. frame-src \'self\' when ffn-lab is served by your site.'));
+        }
+      };
+      doc.addEventListener('securitypolicyviolation', onViolation);
+      cleanups.push(() => doc.removeEventListener('securitypolicyviolation', onViolation));
+    }
+    let loads = 0;
     iframe.addEventListener('load', () => {
-      if (frame.dead) return;
+      if (frame.dead || settled) return;
+      if (++loads > 1) {
+        // The frame's script did not run, so its refresh took it to about:blank.
+        refuse(plan.inline
+          ? 'the page\'s Content-Security-Policy refused the inline frame\'s script'
+          : 'its script was refused: the server sends it a Content-Security-Policy (your site\'s?) other than '
+            + 'the one in its <meta>. Fix: serve this file without your site\'s policy, or host a copy on another '
+            + 'origin and name it in <meta name="ffn-lab-sandbox" content="...">.');
+        return;
+      }
+      if (!plan.inline) {
+        timers.push(setTimeout(async () => {
+          const why = await diagnose(plan.url);
+          if (why) fail(setupError(`the sandbox frame did not start: ${why}. ${FIX_FILE}`));
+        }, DIAGNOSE_MS));
+      }
       const ch = new MessageChannel();
       frame.port = ch.port1;
       ch.port1.onmessage = (ev) => {
         const m = ev.data;
         if (!m || typeof m !== 'object') return;
         if (m.type === 'ready') {
-          clearTimeout(timer);
+          if (settled) return;
+          settled = true;
+          for (const c of cleanups.splice(0)) c();
           resolve(frame);
+        } else if (m.type === 'refused') {
+          const list = Array.isArray(m.violations) ? m.violations.map(String).join('; ').slice(0, 300) : '';
+          refuse(`the Content-Security-Policy refuses what learner code needs: ${String(m.message).slice(0, 200)}`
+            + (list ? ` (${list})` : ''));
         } else if (m.type === 'init-failed') {
-          clearTimeout(timer);
-          reject(new Error(`the sandbox frame refused its sources: ${String(m.message).slice(0, 200)}`));
-          kill('the sandbox frame did not start');
+          const what = plan.url || '(inline)';
+          fail(setupError(`the sandbox frame ${what} refused its sources: ${String(m.message).slice(0, 200)}`));
         } else if (m.type === 'pong') {
           if (frame.ping && m.seq === frame.ping.seq) frame.ping = null;
         } else {
@@ -103,20 +208,66 @@ function openFrame(workerUrl) {
       };
       // Fires where supported when the frame's end of the channel goes away with its process.
       ch.port1.addEventListener('close', () => kill(FRAME_DIED));
-      src.then(
-        ({ worker, toolkit }) => iframe.contentWindow.postMessage({ type: 'ffn-lab-sandbox-init', worker, toolkit }, '*', [ch.port2]),
-        (e) => {
-          clearTimeout(timer);
-          reject(e);
-          kill('the sandbox frame did not start');
-        },
-      );
-    }, { once: true });
+      const init = { type: 'ffn-lab-sandbox-init', worker: WORKER_SOURCE, toolkit: TOOLKIT_SOURCE };
+      iframe.contentWindow.postMessage(init, '*', [ch.port2]);
+    });
   });
   frame.ready.catch(() => {});
-  iframe.src = FRAME_URL.href;
+  try {
+    if (plan.inline) iframe.srcdoc = FRAME_HTML;
+    else iframe.src = plan.url;
+  } catch (e) {
+    // Trusted Types refuse a plain string as srcdoc: the inline frame cannot be made here.
+    const err = new Error(`the page refused the inline frame (${e && e.message})`);
+    err.refused = true;
+    kill('the sandbox frame did not start');
+    frame.ready = Promise.reject(err);
+    frame.ready.catch(() => {});
+    return frame;
+  }
   (doc.body || doc.documentElement).appendChild(iframe);
   return frame;
+}
+
+/** The page's live sandbox frame, opened (and its way chosen, see above) on first use. */
+async function liveFrame() {
+  const doc = globalThis.document;
+  for (;;) {
+    const plan = planFor(doc);
+    if (!plan.inline && !plan.url) {
+      const refused = inlineRefused ? `this page refuses the inline sandbox frame (${inlineRefused}), and ` : '';
+      throw setupError(`${refused}without import.meta.url ffn-lab cannot find its own frame.html. `
+        + `Bundle ffn-lab as an ES module, or: ${FIX_FILE}`);
+    }
+    const key = plan.inline ? 'inline' : plan.url;
+    let frame = frames.get(key);
+    if (frame && !frame.dead && !frame.iframe.isConnected) frame.kill(FRAME_REMOVED);
+    frame = frames.get(key);
+    if (!frame || frame.dead) {
+      frame = openFrame(key, plan);
+      frames.set(key, frame);
+    }
+    try {
+      await frame.ready;
+      return frame;
+    } catch (e) {
+      if (frames.get(key) === frame) frames.delete(key);
+      if (!e.refused) {
+        if (e.setup && !plan.named && inlineRefused) {
+          e.message = `this page's Content-Security-Policy refuses the inline sandbox frame (${inlineRefused}), `
+            + `so ffn-lab used its frame file, and ${e.message}`;
+        }
+        throw e;
+      }
+      inlineRefused = e.message; // and plan again: the frame file
+    }
+  }
+}
+
+/** Open the sandbox frame ahead of the first run (resolves either way; a setup problem is reported by the run). */
+export function warmSandbox() {
+  if (!globalThis.document) return Promise.resolve();
+  return liveFrame().then(() => {}, () => {});
 }
 
 function watch(frame) {
@@ -147,17 +298,11 @@ function watch(frame) {
  * Start one run's worker in the page's sandbox frame (opened on first use, reused while it lives).
  * Resolves to the run handle runner.js drives: onMessage, onFailure, post, terminate() -> Promise<boolean>
  * (true: the frame stopped the worker; false: the frame was dead or silent and has been removed).
- * A failure passed to onFailure has .frameDied set when the frame's process went away.
+ * A failure passed to onFailure has .frameDied set when the frame's process went away; a rejection
+ * has .setup set when the site's setup keeps the sandbox from starting (the message names the fix).
  */
-export async function startFrameRun(workerUrl) {
-  const key = new URL(workerUrl || new URL('./worker.js', import.meta.url), globalThis.location.href).href;
-  let frame = frames.get(key);
-  if (frame && !frame.dead && !frame.iframe.isConnected) frame.kill(FRAME_REMOVED);
-  if (!frame || frame.dead) {
-    frame = openFrame(key);
-    frames.set(key, frame);
-  }
-  await frame.ready;
+export async function startFrameRun() {
+  const frame = await liveFrame();
   if (frame.dead) {
     const e = new Error(FRAME_DIED);
     e.frameDied = true;

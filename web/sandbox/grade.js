@@ -1,5 +1,5 @@
 // Headless grading in one pass: tests, run (worker), compare every test, diagnose failures, build the report.
-import * as defaultApi from '../ffn.js';
+import * as defaultApi from '../index.js'; // the wasm bytes inlined: nothing for a bundler or server to place
 import { compareValue, toWire, fmtNum, fmtShape } from './compare.js';
 import { resolveExercise, generateTests, validateValues } from './exercises/index.js';
 import { diagnose } from './diagnose.js';
@@ -214,6 +214,7 @@ function runSummary(run, tests, timeout) {
     };
   }
   if (run.status === 'aborted') return { status: 'aborted', message: 'The run was stopped.' };
+  if (run.status === 'setup') return { status: 'setup', message: `Setup problem (not your code): ${run.setup}` };
   if (run.status === 'crashed') {
     return {
       status: 'crashed',

@@ -1,7 +1,9 @@
-// ffn-lab/sandbox: headless grading, the exercise catalog and format, progress storage and mountExercise.
+// ffn-lab/sandbox: registers <ffn-exercise> (in browsers); headless grading, the exercise catalog and format, progress storage, mountExercise.
 import { getExercise } from './exercises/index.js';
 import { createProgressStore, memoryStorage, DEFAULT_STORAGE_KEY } from './storage.js';
 import { defineFfnExercise } from './element.js';
+
+defineFfnExercise(); // a no-op outside browsers
 
 export { gradeExercise } from './grade.js';
 export { checkExercise } from './check.js';

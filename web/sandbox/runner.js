@@ -8,6 +8,8 @@ const nodeBuiltin = (specifier) => import(/* webpackIgnore: true */ /* @vite-ign
 
 export const DEFAULT_LIMITS = Object.freeze({ maxNumbers: 200000, maxDepth: 8, maxKeys: 32 });
 export const DEFAULT_TIMEOUT_MS = 2000;
+const NODE_WORKER = './worker.js';
+const HERE = import.meta.url;
 const STARTUP_MS = 15000; // loading the worker file is not learner time; this only guards a broken install
 
 function makeNonce() {
@@ -19,9 +21,10 @@ function makeNonce() {
 async function spawn(workerUrl) {
   // Browsers: never a worker of the page itself. A worker that exhausts its heap takes its whole
   // renderer process down, so it runs in the sandbox frame's process, and only that one dies.
-  if (IS_BROWSER) return startFrameRun(workerUrl);
+  if (IS_BROWSER) return startFrameRun();
   const { Worker: NodeWorker } = await nodeBuiltin('node:worker_threads');
-  const w = new NodeWorker(workerUrl || new URL('./worker.js', import.meta.url), {
+  // not new URL('./worker.js', import.meta.url): bundlers would emit worker.js as an asset for this Node-only path
+  const w = new NodeWorker(workerUrl || new URL(NODE_WORKER, HERE), {
     // A worker refuses an inherited --input-type (node --input-type=module -e "..."), and V8 flags once execArgv
     // is given: the worker of such a host gets none of its options (V8's are process-wide anyway).
     ...(process.execArgv.some((a) => a.startsWith('--input-type')) ? { execArgv: [] } : {}),
@@ -227,8 +230,9 @@ export function checkLimits(limits = DEFAULT_LIMITS) {
 
 /**
  * Run `calls` against the learner's `source`. Rejects only on a bad `timeout` or `limits` (RangeError),
- * never on learner behaviour; resolves to
- * { status: 'done' | 'timeout' | 'aborted' | 'crashed', compileError, results (one per call, null if it never ran), logs, lastIndex, ms, crash }.
+ * never on learner behaviour; resolves to { status: 'done' | 'timeout' | 'aborted' | 'crashed' | 'setup', compileError,
+ * results (one per call, null if it never ran), logs, lastIndex, ms, crash, setup (why the site's setup keeps the
+ * browser sandbox from starting) }.
  */
 export async function runLearnerCode(options = {}) {
   const first = await runOnce(options);
@@ -249,6 +253,7 @@ async function runOnce({ source, exports, calls, timeout = DEFAULT_TIMEOUT_MS, l
   try {
     w = await spawn(workerUrl);
   } catch (e) {
+    if (e && e.setup) return { ...base, status: 'setup', setup: String(e.message) };
     return { ...base, status: 'crashed', crash: String((e && e.message) || e), retry: !!(e && e.frameDied) };
   }
   return new Promise((resolve) => {
