@@ -67,8 +67,11 @@ export interface GradeReport {
   total: number;
   passed: boolean;
   passedCount: number;
-  /** 'done' after a full run; 'error' for a syntax error, a refused source or a throw at top level. */
-  status: 'done' | 'error' | 'timeout' | 'aborted' | 'crashed' | 'refused';
+  /**
+   * 'done' after a full run; 'error' for a syntax error, a refused source or a throw at top level; 'setup' when the
+   * site's setup keeps the browser sandbox from starting (the summary names the URL and the fix).
+   */
+  status: 'done' | 'error' | 'timeout' | 'aborted' | 'crashed' | 'refused' | 'setup';
   summary: string;
   error: LearnerError | null;
   tests: TestResult[];
@@ -91,9 +94,9 @@ export interface GradeOptions {
   /** Passed to api.ready(). */
   ready?: unknown;
   /**
-   * Override the worker file's URL (it must be this package's worker.js, with toolkit.js beside it).
-   * Node runs it as a worker_threads file; browsers fetch its text (and toolkit.js's) and run it inside
-   * the sandbox frame (frame.html, loaded from this package's own folder) as a blob: worker.
+   * Node only: override the worker file's URL (it must be this package's worker.js, with toolkit.js beside it).
+   * Browsers run the worker's text built into the package inside the sandbox frame, which the page's
+   * <meta name="ffn-lab-sandbox"> chooses (README: Where the sandbox frame comes from).
    */
   workerUrl?: URL | string;
   limits?: { maxNumbers?: number; maxDepth?: number; maxKeys?: number };

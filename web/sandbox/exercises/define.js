@@ -1,5 +1,5 @@
 // The exercise format: defineExercise checks a definition (naming the field at fault) and registers it.
-import * as defaultApi from '../../ffn.js';
+import * as defaultApi from '../../index.js'; // the wasm bytes inlined: nothing for a bundler or server to place
 import { toolkitNames } from '../toolkit.js';
 import { toSpec, specsAgree } from '../compare.js';
 import { parsePromptHtml } from '../prompt-html.js';
