@@ -112,4 +112,6 @@ if (engines) {
     await server.close();
   }
 }
+// Course sites (tests/bench/sites.js): bytes to ready and Run-to-verdict per site; inline vs file sandbox frame.
+if (browser && !actOnly) await (await import('./sites.js')).runSitesBench({ quick, log });
 if (printed.length) console.log(`\nbench: saved to ${saveRun(`${config}${actOnly ? '-act' : ''}${quick ? '-quick' : ''}`, printed)}`);
