@@ -9,7 +9,6 @@ import { variantSources, mutate } from './sandbox-variants.js';
 import { erf, matmul, map } from '../web/sandbox/toolkit.js';
 import { compareValue, expect as spec } from '../web/sandbox/compare.js';
 import { readFileSync } from 'node:fs';
-import { createHash } from 'node:crypto';
 import { startServer } from '../web/serve.js';
 
 const byId = (id) => exercises.find((e) => e.id === id);
@@ -307,15 +306,19 @@ test('an oversized source is refused before it reaches a worker', async () => {
   assert.ok(r.tests.every((t) => t.status === 'not-run'));
 });
 
-test('the sandbox frame: its CSP allows exactly its own inline script (hash recomputed here), eval and blob: workers, and no network; web/serve.js sends the same policy plus sandbox', async () => {
+test('the sandbox frame: one inline script and nothing else that runs or loads; its CSP allows inline script, eval and blob: workers, and no network; web/serve.js sends the same policy plus sandbox', async () => {
   const html = readFileSync(new URL('../web/sandbox/frame.html', import.meta.url), 'utf8');
   const scripts = [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => m[1]);
   assert.equal(scripts.length, 1, 'one inline script');
-  assert.doesNotMatch(html, /<script[^>]+src=/, 'no external script');
+  assert.equal((html.match(/<script\b/g) || []).length, 1, 'no other script element');
+  // 'unsafe-inline' (a bundler may minify the script, which would break a hash) allows only what the document holds:
+  // so no element besides the script, the head's metas and the title, no event handler, nothing with a URL
+  const tags = [...html.replace(/<script>[\s\S]*?<\/script>/, '').replace(/<!--[\s\S]*?-->/g, '').matchAll(/<([a-z][\w-]*)/gi)].map((m) => m[1].toLowerCase());
+  assert.deepEqual([...new Set(tags)].sort(), ['body', 'head', 'html', 'meta', 'title']);
+  assert.doesNotMatch(html.replace(/<script>[\s\S]*?<\/script>/, ''), /\s(on\w+|src|href|srcset|action|data)=/i);
   const meta = /<meta http-equiv="Content-Security-Policy" content="([^"]+)">/.exec(html)[1];
   const directives = Object.fromEntries(meta.split(';').map((d) => d.trim().split(/\s+/)).map(([k, ...v]) => [k, v]));
-  const hash = createHash('sha256').update(scripts[0], 'utf8').digest('base64');
-  assert.deepEqual(directives['script-src'].sort(), [`'sha256-${hash}'`, "'unsafe-eval'", 'blob:'].sort(), 'script-src must hold the hash of the inline script as it is now');
+  assert.deepEqual(directives['script-src'].sort(), ["'unsafe-inline'", "'unsafe-eval'", 'blob:'].sort());
   assert.deepEqual(directives['default-src'], ["'none'"]);
   assert.deepEqual(directives['connect-src'], ["'none'"]);
   assert.deepEqual(directives['worker-src'], ['blob:']);

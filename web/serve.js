@@ -5,7 +5,7 @@ import { stat, realpath, readFile } from 'node:fs/promises';
 import { extname, join, resolve, sep, dirname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-// The sandbox frame's CSP is the one in its own <meta> (it carries the hash of the frame's inline script),
+// The sandbox frame's CSP is the one in its own <meta> (which may change with ffn-lab versions),
 // sent again as a header together with `sandbox allow-scripts`, which only a header can carry: the frame
 // is then sandboxed (an opaque origin) even if a page embeds it without the iframe's sandbox attribute.
 // If the meta cannot be read, the fallback blocks every script, so grading fails loudly, never unconfined.

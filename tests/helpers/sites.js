@@ -153,7 +153,8 @@ const builders = {
  * installed site's folder, by fixture name), close() }.
  * Sites: vite-dev, vite-build (vite preview), webpack, esbuild, rollup, plain (node_modules), plain-copy (a copy
  * of web/ in a subfolder), cdn (absolute URLs to another origin), lms (the embed pages in iframes, sized by
- * host.js) and csp (vite build served with the README's policy). `only` limits them by name.
+ * host.js), csp (vite build served with the README's policy) and webpack-csp (the webpack build under that
+ * policy). `only` limits them by name.
  */
 export async function startSites({ only = null, log = () => {} } = {}) {
   rmSync(WORK, { recursive: true, force: true });
@@ -170,7 +171,7 @@ export async function startSites({ only = null, log = () => {} } = {}) {
     const needs = {
       vite: want('vite-dev') || want('vite-build'),
       'vite-csp': want('csp'),
-      webpack: want('webpack'),
+      webpack: want('webpack') || want('webpack-csp'),
       esbuild: want('esbuild'),
       rollup: want('rollup'),
       plain: want('plain') || want('plain-copy') || want('cdn') || want('lms'),
@@ -206,11 +207,15 @@ export async function startSites({ only = null, log = () => {} } = {}) {
       closers.push(() => new Promise((ok) => server.httpServer.close(ok)));
       add('vite-build', server.resolvedUrls.local[0], built.vite);
     }
+    const csp = readmeCsp();
+    const cspFor = (pages) => (p) => (pages.includes(p) ? { 'content-security-policy': csp } : {});
     for (const name of ['webpack', 'esbuild', 'rollup']) {
-      if (!want(name)) continue;
-      const s = await serveStatic(dirs[name]);
+      if (!want(name) && !(name === 'webpack' && want('webpack-csp'))) continue;
+      // webpack's csp.html: the same site under the README's policy (the frame file is webpack's minified copy)
+      const s = await serveStatic(dirs[name], { headersFor: cspFor(['/csp.html']) });
       closers.push(s.close);
-      add(name, s.url, built[name]);
+      if (want(name)) add(name, s.url, built[name]);
+      if (name === 'webpack' && want('webpack-csp')) add('webpack-csp', new URL('csp.html', s.url).href, built[name]);
     }
     if (dirs.plain) {
       // the author's copy of the package's web/ folder, in a subfolder of the site
@@ -245,10 +250,7 @@ export async function startSites({ only = null, log = () => {} } = {}) {
     }
     if (want('csp')) {
       // the policy goes with the site's pages; the sandbox frame file (an .html asset) brings its own
-      const csp = readmeCsp();
-      const page = (p) => p === '/' || p === '/index.html';
-      const headersFor = (p) => (page(p) ? { 'content-security-policy': csp } : {});
-      const s = await serveStatic(join(dirs['vite-csp'], 'dist'), { headersFor });
+      const s = await serveStatic(join(dirs['vite-csp'], 'dist'), { headersFor: cspFor(['/', '/index.html']) });
       closers.push(s.close);
       add('csp', s.url, built['vite-csp']);
     }

@@ -1,5 +1,4 @@
 // Page side of the browser sandbox: one hidden <iframe sandbox="allow-scripts"> (its own process in Chromium), inline or from a file, shared by the page's runs, each run a fresh worker in it on a private MessageChannel; a dead or silent frame is removed and reported.
-import { FRAME_HTML, WORKER_SOURCE, TOOLKIT_SOURCE } from './sandbox-inline.js';
 
 /*
  * page --control port--> frame   { type: 'start', id } + a run port | { type: 'stop', id } | { type: 'ping', seq }
@@ -38,6 +37,7 @@ const FIX_FILE = 'Fix: serve a copy of node_modules/ffn-lab/web/sandbox/frame.ht
   + 'and name its URL in the page: <meta name="ffn-lab-sandbox" content="/path/to/frame.html">.';
 
 const frames = new Map(); // 'inline' or the frame file's URL -> live frame
+let sources = null; // the texts of frame.html, worker.js and toolkit.js (sandbox-inline.js, loaded on first use)
 let inlineRefused = null; // why this page's CSP refuses the inline frame, once seen
 let runSeq = 0;
 
@@ -83,15 +83,13 @@ async function diagnose(url) {
     if (!text.includes(MARKER)) {
       return `${url} is not ffn-lab's sandbox frame (the server answered with another page, such as the site's index)`;
     }
-    const hash = FRAME_HTML.match(/'sha256-[^']+'/)[0];
-    if (!text.includes(hash)) return `${url} is the sandbox frame of another ffn-lab version`;
     return null;
   } catch {
     return null; // cross-origin or refused by connect-src: nothing more to learn here
   }
 }
 
-function openFrame(key, plan) {
+function openFrame(key, plan, src) {
   const doc = globalThis.document;
   const iframe = doc.createElement('iframe');
   iframe.setAttribute('sandbox', 'allow-scripts');
@@ -169,8 +167,8 @@ function openFrame(key, plan) {
         // The frame's script did not run, so its refresh took it to about:blank.
         refuse(plan.inline
           ? 'the page\'s Content-Security-Policy refused the inline frame\'s script'
-          : 'its script was refused: the server sends it a Content-Security-Policy (your site\'s?) other than '
-            + 'the one in its <meta>. Fix: serve this file without your site\'s policy, or host a copy on another '
+          : 'its script was refused: a Content-Security-Policy other than the one in its <meta> applies to it '
+            + '(your site\'s header?). Fix: serve this file without your site\'s policy, or host a copy on another '
             + 'origin and name it in <meta name="ffn-lab-sandbox" content="...">.');
         return;
       }
@@ -208,13 +206,13 @@ function openFrame(key, plan) {
       };
       // Fires where supported when the frame's end of the channel goes away with its process.
       ch.port1.addEventListener('close', () => kill(FRAME_DIED));
-      const init = { type: 'ffn-lab-sandbox-init', worker: WORKER_SOURCE, toolkit: TOOLKIT_SOURCE };
+      const init = { type: 'ffn-lab-sandbox-init', worker: src.WORKER_SOURCE, toolkit: src.TOOLKIT_SOURCE };
       iframe.contentWindow.postMessage(init, '*', [ch.port2]);
     });
   });
   frame.ready.catch(() => {});
   try {
-    if (plan.inline) iframe.srcdoc = FRAME_HTML;
+    if (plan.inline) iframe.srcdoc = src.FRAME_HTML;
     else iframe.src = plan.url;
   } catch (e) {
     // Trusted Types refuse a plain string as srcdoc: the inline frame cannot be made here.
@@ -232,6 +230,12 @@ function openFrame(key, plan) {
 /** The page's live sandbox frame, opened (and its way chosen, see above) on first use. */
 async function liveFrame() {
   const doc = globalThis.document;
+  // a chunk of its own for bundlers that split: the page loads it when a learner first gets to an exercise
+  const src = await (sources ??= import('./sandbox-inline.js').catch((e) => {
+    sources = null;
+    throw setupError(`could not load ffn-lab's sandbox-inline.js (${e && e.message}). `
+      + 'Fix: serve every file your bundler emitted, or node_modules/ffn-lab/web/ whole.');
+  }));
   for (;;) {
     const plan = planFor(doc);
     if (!plan.inline && !plan.url) {
@@ -244,7 +248,7 @@ async function liveFrame() {
     if (frame && !frame.dead && !frame.iframe.isConnected) frame.kill(FRAME_REMOVED);
     frame = frames.get(key);
     if (!frame || frame.dead) {
-      frame = openFrame(key, plan);
+      frame = openFrame(key, plan, src);
       frames.set(key, frame);
     }
     try {
