@@ -42,7 +42,7 @@ for (const name of SITES) {
       assert.ok(box.width > 200 && box.height > 200 && box.text > 300, `${tag} rendered ${JSON.stringify(box)}`);
     }
     assert.equal(r.runs[0].passed, true, r.runs[0].summary);
-    assert.match(r.runs[0].summary, /^All 16 tests passed/);
+    assert.match(r.runs[0].summary, /^All \d+ tests passed/);
     assert.equal(r.wrong.passed, false, r.wrong.summary);
     assert.match(r.wrong.diagnosis.join('\n'), /Likely mistake: Exact and tanh GELU swapped/);
     assert.deepEqual(r.problems, []);

@@ -19,7 +19,8 @@
  * and the fix (error.setup), never as something the learner's code did.
  *
  * The frame is opened with postMessage(init, '*') because an opaque origin cannot be named; the init
- * carries only our own worker and toolkit sources (strings built into this package, nothing fetched) and
+ * carries only our own worker and toolkit sources (strings built into this package; fetched only for a
+ * workerUrl option, which tests use for stand-in workers) and
  * the control port, and the page trusts nothing that comes back (runner.js re-checks every run message).
  * Removing the iframe element is the hard stop: it ends the frame's process and every worker in it.
  */
@@ -38,6 +39,7 @@ const FIX_FILE = 'Fix: serve a copy of node_modules/ffn-lab/web/sandbox/frame.ht
 
 const frames = new Map(); // 'inline' or the frame file's URL -> live frame
 let sources = null; // the texts of frame.html, worker.js and toolkit.js (sandbox-inline.js, loaded on first use)
+const overrides = new Map(); // a workerUrl option -> Promise<its worker.js and toolkit.js texts>
 let inlineRefused = null; // why this page's CSP refuses the inline frame, once seen
 let runSeq = 0;
 
@@ -227,15 +229,35 @@ function openFrame(key, plan, src) {
   return frame;
 }
 
-/** The page's live sandbox frame, opened (and its way chosen, see above) on first use. */
-async function liveFrame() {
-  const doc = globalThis.document;
+async function fetchText(url) {
+  const res = await fetch(url, { credentials: 'same-origin' });
+  if (!res.ok) throw new Error(`could not load ${url} (HTTP ${res.status})`);
+  return res.text();
+}
+
+/** The frame's document and the worker's sources: the package's own, or a workerUrl's (and toolkit.js beside it). */
+async function sourcesFor(workerUrl) {
   // a chunk of its own for bundlers that split: the page loads it when a learner first gets to an exercise
-  const src = await (sources ??= import('./sandbox-inline.js').catch((e) => {
+  const own = await (sources ??= import('./sandbox-inline.js').catch((e) => {
     sources = null;
     throw setupError(`could not load ffn-lab's sandbox-inline.js (${e && e.message}). `
       + 'Fix: serve every file your bundler emitted, or node_modules/ffn-lab/web/ whole.');
   }));
+  if (!workerUrl) return own;
+  let texts = overrides.get(workerUrl);
+  if (!texts) {
+    texts = Promise.all([fetchText(workerUrl), fetchText(new URL('./toolkit.js', workerUrl).href)]);
+    texts.catch(() => overrides.delete(workerUrl)); // retried by the next run
+    overrides.set(workerUrl, texts);
+  }
+  const [WORKER_SOURCE, TOOLKIT_SOURCE] = await texts;
+  return { FRAME_HTML: own.FRAME_HTML, WORKER_SOURCE, TOOLKIT_SOURCE };
+}
+
+/** The page's live sandbox frame for a worker (the package's by default), opened (and its way chosen) on first use. */
+async function liveFrame(workerUrl = null) {
+  const doc = globalThis.document;
+  const src = await sourcesFor(workerUrl);
   for (;;) {
     const plan = planFor(doc);
     if (!plan.inline && !plan.url) {
@@ -243,7 +265,7 @@ async function liveFrame() {
       throw setupError(`${refused}without import.meta.url ffn-lab cannot find its own frame.html. `
         + `Bundle ffn-lab as an ES module, or: ${FIX_FILE}`);
     }
-    const key = plan.inline ? 'inline' : plan.url;
+    const key = `${plan.inline ? 'inline' : plan.url} ${workerUrl || ''}`;
     let frame = frames.get(key);
     if (frame && !frame.dead && !frame.iframe.isConnected) frame.kill(FRAME_REMOVED);
     frame = frames.get(key);
@@ -305,8 +327,9 @@ function watch(frame) {
  * A failure passed to onFailure has .frameDied set when the frame's process went away; a rejection
  * has .setup set when the site's setup keeps the sandbox from starting (the message names the fix).
  */
-export async function startFrameRun() {
-  const frame = await liveFrame();
+export async function startFrameRun(workerUrl) {
+  const url = workerUrl ? new URL(workerUrl, globalThis.location.href).href : null;
+  const frame = await liveFrame(url);
   if (frame.dead) {
     const e = new Error(FRAME_DIED);
     e.frameDied = true;

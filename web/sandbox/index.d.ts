@@ -94,9 +94,9 @@ export interface GradeOptions {
   /** Passed to api.ready(). */
   ready?: unknown;
   /**
-   * Node only: override the worker file's URL (it must be this package's worker.js, with toolkit.js beside it).
-   * Browsers run the worker's text built into the package inside the sandbox frame, which the page's
-   * <meta name="ffn-lab-sandbox"> chooses (README: Where the sandbox frame comes from).
+   * Override the worker file's URL (this package's worker.js or a stand-in, with toolkit.js beside it). Node runs
+   * it as a worker_threads file; browsers fetch its text (and toolkit.js's) and run it in the sandbox frame
+   * instead of the copy built into the package (without it, nothing is fetched).
    */
   workerUrl?: URL | string;
   limits?: { maxNumbers?: number; maxDepth?: number; maxKeys?: number };

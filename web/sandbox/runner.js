@@ -21,7 +21,7 @@ function makeNonce() {
 async function spawn(workerUrl) {
   // Browsers: never a worker of the page itself. A worker that exhausts its heap takes its whole
   // renderer process down, so it runs in the sandbox frame's process, and only that one dies.
-  if (IS_BROWSER) return startFrameRun();
+  if (IS_BROWSER) return startFrameRun(workerUrl);
   const { Worker: NodeWorker } = await nodeBuiltin('node:worker_threads');
   // not new URL('./worker.js', import.meta.url): bundlers would emit worker.js as an asset for this Node-only path
   const w = new NodeWorker(workerUrl || new URL(NODE_WORKER, HERE), {
