@@ -95,6 +95,15 @@ test('a CSP header without the <meta>: the inline frame is refused, the frame fi
   await b.page.close();
 });
 
+test('a frame file the page names by URL (a copy it hosts) is used, under the README\'s policy with no violation', { skip: skip || false }, async () => {
+  const head = '<meta name="ffn-lab-sandbox" content="/web/sandbox/frame.html">';
+  const { page, requests, consoleErrors } = await open({ csp: STRICT, head });
+  assert.equal((await grade(page)).passed, true);
+  assert.equal(requests.filter(frameFile).length, 1);
+  assert.deepEqual(consoleErrors, []);
+  await page.close();
+});
+
 test('a missing sandbox file is a setup problem naming its URL, HTTP 404 and the fix; the element shows it as such and the badge stays', { skip: skip || false }, async () => {
   const { page } = await open({ head: '<meta name="ffn-lab-sandbox" content="/nowhere/frame.html">' });
   const t0 = Date.now();
