@@ -36,3 +36,13 @@ const hashQuery: [number, number] | undefined = memoryModel.parseHashState('q:0,
 const [lo, hi] = activationModel.parseRange('-2,2');
 const ticks: number[] = activationModel.niceTicks(lo, hi).values;
 console.log(token, coef, dff, min.x, q, x, ok, firstKey, w1, presetLabel, maxD, t8, state, rank, hashQuery, ticks);
+// the interface language: a page's table, in part, as an object or JSON
+import { defineStrings, getStrings, type StringsTable } from 'ffn-lab/components';
+const mine: StringsTable = {
+  memory: { title: 'Mein FFN', leaksWrite: { one: '{n} Erinnerung', other: '{n} Erinnerungen' } },
+};
+defineStrings('de', mine);
+defineStrings('de', JSON.stringify(mine));
+const runLabel = getStrings('fr').exercise?.run;
+// @ts-expect-error: the language is a tag (a string)
+defineStrings(7, mine);

@@ -77,3 +77,6 @@ async function main(): Promise<number> {
   return r.passedCount;
 }
 void main();
+// the interface language, from the sandbox entry too
+import { defineStrings as defineSandboxStrings } from 'ffn-lab/sandbox';
+defineSandboxStrings('fr', { exercise: { run: (p, locale) => `Lancer (${locale})` } });

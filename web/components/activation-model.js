@@ -1,5 +1,6 @@
 // Model of <ffn-activation-plot>: samples the section's activations, their derivatives and the GELU approximation errors with the wasm kernels.
 import { quote, checkLength, parseNumber } from './parse.js';
+import { localizedError as fail } from '../i18n/index.js';
 
 /** The curves, in drawing order: name in the API, kernel function name, label. */
 export const CURVES = Object.freeze([
@@ -22,8 +23,9 @@ export const SAMPLES = 481;
 export function parseRange(value) {
   checkLength('range', value, 64);
   const parts = value.split(',');
-  const bad = () => new RangeError(`range must be "lo,hi" with lo < hi, both within [-${RANGE_LIMIT}, ${RANGE_LIMIT}] `
-    + `and at least ${MIN_SPAN} apart, got ${quote(value)}`);
+  const bad = () => fail(RangeError, 'errors.range', {
+    limit: String(RANGE_LIMIT), span: String(MIN_SPAN), got: quote(value),
+  });
   if (parts.length !== 2) throw bad();
   let lo, hi;
   try {
@@ -47,7 +49,7 @@ export function parseCurves(value) {
   const ids = [];
   for (const id of value.split(/[,\s]+/).filter(Boolean)) {
     if (!CURVE_IDS.includes(id)) {
-      throw new TypeError(`curves: unknown curve ${quote(id)}; expected some of ${CURVE_IDS.join(', ')}`);
+      throw fail(TypeError, 'errors.curves', { id: quote(id), list: CURVE_IDS.join(', ') });
     }
     if (!ids.includes(id)) ids.push(id);
   }
@@ -56,12 +58,12 @@ export function parseCurves(value) {
 
 /** The parser of each attribute of <ffn-activation-plot>; throws a TypeError or RangeError naming the attribute. */
 export function parseAttribute(name, value) {
-  if (typeof value !== 'string') throw new TypeError(`${name} must be a string, got ${typeof value}`);
+  if (typeof value !== 'string') throw fail(TypeError, 'errors.mustBeString', { name, type: typeof value });
   switch (name) {
     case 'x': return parseX(value);
     case 'range': return parseRange(value);
     case 'curves': return parseCurves(value);
-    default: throw new RangeError(`unknown attribute ${quote(name)}`);
+    default: throw fail(RangeError, 'errors.unknownAttribute', { name: quote(name) });
   }
 }
 

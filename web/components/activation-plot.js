@@ -7,31 +7,9 @@ import {
   CURVES, CURVE_IDS, SAMPLES, grid, sample, geluErrorsOf, errorPeaks, findMinimum, readout, parseAttribute, niceTicks,
 } from './activation-model.js';
 import { placeLabels, polylineObstacles } from './label-layout.js';
+import { translator, langOf, watchLanguage } from '../i18n/index.js';
 
-/** Every string the plot shows (one table, for translation). */
-const strings = {
-  loading: 'Loading the activation kernels…',
-  title: 'Activations, their slopes, and how far the GELU shortcuts stray',
-  legend: 'Show or hide curves',
-  label: Object.fromEntries(CURVES.map((c) => [c.id, c.label])),
-  slider: 'Readout position x (arrow keys move it)',
-  hint: 'Hover, touch, or focus the plot and use the arrow keys (Shift for bigger steps) to read values.',
-  tableCaption: 'Values at the readout position',
-  colActivation: 'activation',
-  colValue: 'φ(x)',
-  colSlope: 'φ′(x)',
-  plot: 'Three panels: activation values, their derivatives, and the absolute error of the two GELU approximations '
-    + 'on a log scale',
-  panels: ['φ(x)', 'φ′(x), the slope', '|approx − exact GELU|, log scale'],
-  minimum: (name, y, x) => [`${name} min ${y} at ${x}`, [`${name} min ${y}`, `at x = ${x}`]],
-  peak: (name, err) => [`${name} max ${err}`, [`${name} max`, err]],
-  peaks: (tErr, tX, sErr, sX) => `Largest GELU errors on [−6, 6]: tanh form ${tErr} at x = ${tX}, `
-    + `sigmoid form ${sErr} at x = ${sX}.`,
-  readX: (x) => `At x = ${x}`,
-  errHere: (t, s) => `GELU error here: tanh form ${t}, sigmoid form ${s}.`,
-  valueText: (x, g, s) => `x = ${x}, GELU ${g}, SiLU ${s}`,
-  announce: (x, g, s, r) => `x ${x}: GELU ${g}, SiLU ${s}, ReLU ${r}`,
-};
+// Every string the plot shows is in the locale tables (web/i18n/en.js, namespace `plot`).
 
 const css = `
 .legend { margin-bottom: 6px; }
@@ -82,7 +60,7 @@ const PANEL_H = 190;
 const M = { l: 44, r: 10, t: 20, b: 22 };
 
 export class FfnActivationPlot extends ElementBase {
-  static get observedAttributes() { return ['x', 'curves', 'range', 'theme']; }
+  static get observedAttributes() { return ['x', 'curves', 'range', 'theme', 'lang']; }
 
   constructor() {
     super();
@@ -91,17 +69,22 @@ export class FfnActivationPlot extends ElementBase {
     this._visible = new Set(CURVE_IDS);
     this._problems = new Map();
     this._ready = false;
+    this._tr = translator('en');
     this._root = attachStyledShadow(this, css);
     this._scheduleCursor = rafThrottle(() => this._drawCursor());
     this._announce = trailingThrottle((t) => { if (this._live) this._live.textContent = t; }, 800);
   }
 
   connectedCallback() {
+    this._stopLang ??= watchLanguage(this, () => this._relocalize());
+    this._tr = translator(langOf(this));
     for (const name of ['range', 'x', 'curves']) this._readAttribute(name);
     if (this._ready) { this._observeSize(); return; }
     if (this._loading) return;
     this._loading = true;
-    this._root.append(Object.assign(document.createElement('p'), { className: 'muted', textContent: strings.loading }));
+    this._root.append(Object.assign(document.createElement('p'), {
+      className: 'muted loading', textContent: this._t('loading'),
+    }));
     ffn.ready().then(() => {
       this._ready = true;
       this._computeStatic();
@@ -112,7 +95,21 @@ export class FfnActivationPlot extends ElementBase {
     }, (err) => { this._loading = false; this._problem('load', err); });
   }
 
-  disconnectedCallback() { this._ro?.disconnect(); this._ro = null; }
+  disconnectedCallback() {
+    this._ro?.disconnect(); this._ro = null;
+    this._stopLang?.(); this._stopLang = null;
+  }
+
+  /** Text of a key of the plot's namespace of the locale table, in the element's language. */
+  _t(key, params) { return this._tr.t(`plot.${key}`, params); }
+
+  /** The language or its table changed: everything is drawn again in it. */
+  _relocalize() {
+    this._tr = translator(langOf(this));
+    this._problem(null, null);
+    if (this._ready) { this._build(); this._redraw(); }
+    else this._root.querySelector('.loading')?.replaceChildren(this._t('loading'));
+  }
 
   _observeSize() {
     if (this._ro || typeof ResizeObserver !== 'function' || !this._box) return;
@@ -126,6 +123,7 @@ export class FfnActivationPlot extends ElementBase {
 
   attributeChangedCallback(name) {
     if (this._reflecting) return;
+    if (name === 'lang') { if (this.isConnected) this._relocalize(); return; }
     try {
       if (!this._readAttribute(name) || !this._ready) return;
       if (name === 'range') { this._computeStatic(); this._redraw(); }
@@ -146,7 +144,7 @@ export class FfnActivationPlot extends ElementBase {
 
   /** Read one attribute through the model's parser; a refused value keeps the last good one and is shown. */
   _readAttribute(name) {
-    if (name === 'theme') return true;
+    if (name === 'theme' || name === 'lang') return true;
     const v = this.getAttribute(name);
     try {
       if (v !== null) {
@@ -166,7 +164,7 @@ export class FfnActivationPlot extends ElementBase {
   }
 
   /** Record (or with err null, clear) the problem of one source and show them all. */
-  _problem(source, err) { setProblem(this._root, 'ffn-activation-plot', this._problems, source, err); }
+  _problem(source, err) { setProblem(this._root, 'ffn-activation-plot', this._problems, source, err, this._tr); }
 
   _reflect() {
     this._reflecting = true;
@@ -205,16 +203,18 @@ export class FfnActivationPlot extends ElementBase {
     const error = root.querySelector('.error');
     const add = (...nodes) => (error ? error.before(...nodes) : root.append(...nodes));
     const h = (tag, cls, text) => { const e = document.createElement(tag); if (cls) e.className = cls; if (text) e.textContent = text; return e; };
-    add(h('p', 'title', strings.title));
+    const t = (key, params) => this._t(key, params);
+    const tr = this._tr;
+    add(h('p', 'title', t('title')));
     const legend = h('div', 'legend row');
     legend.setAttribute('role', 'group');
-    legend.setAttribute('aria-label', strings.legend);
+    legend.setAttribute('aria-label', t('legend'));
     this._legendBtns = CURVES.map((c) => {
       const b = h('button', `c-${c.id}`);
       b.type = 'button';
       const sw = svgEl('svg', { viewBox: '0 0 28 10', 'aria-hidden': 'true' }, b);
       svgEl('line', { x1: 1, y1: 5, x2: 27, y2: 5, class: `swatch dash-${c.id}` }, sw);
-      b.append(strings.label[c.id]);
+      b.append(t(`curves.${c.id}`));
       b.dataset.curve = c.id;
       b.addEventListener('click', () => {
         if (this._visible.has(c.id)) this._visible.delete(c.id); else this._visible.add(c.id);
@@ -228,18 +228,18 @@ export class FfnActivationPlot extends ElementBase {
     const box = h('div', 'plotbox');
     box.tabIndex = 0;
     box.setAttribute('role', 'slider');
-    box.setAttribute('aria-label', strings.slider);
+    box.setAttribute('aria-label', t('slider'));
     box.addEventListener('keydown', (e) => this._onKey(e));
     box.addEventListener('pointermove', (e) => this._onPointer(e));
     box.addEventListener('pointerdown', (e) => this._onPointer(e));
     this._box = box;
     add(box);
-    add(h('p', 'hint muted', strings.hint));
+    add(h('p', 'hint muted', t('hint')));
     const table = h('table');
-    const caption = h('caption', 'sr-only', strings.tableCaption);
+    const caption = h('caption', 'sr-only', t('tableCaption'));
     const head = h('tr');
-    for (const t of [strings.colActivation, strings.colValue, strings.colSlope]) {
-      const th = h('th', '', t);
+    for (const text of [t('colActivation'), t('colValue'), t('colSlope')]) {
+      const th = h('th', '', text);
       th.scope = 'col';
       head.append(th);
     }
@@ -251,7 +251,7 @@ export class FfnActivationPlot extends ElementBase {
     this._rows = CURVES.map((c) => {
       const tr = h('tr', `c-${c.id}`);
       tr.dataset.curve = c.id;
-      const th = h('th', '', strings.label[c.id]); th.scope = 'row';
+      const th = h('th', '', t(`curves.${c.id}`)); th.scope = 'row';
       const y = h('td', 'num'); const dy = h('td', 'num');
       tr.append(th, y, dy);
       table.tBodies[0].append(tr);
@@ -259,8 +259,10 @@ export class FfnActivationPlot extends ElementBase {
     });
     this._errLine = h('p', 'muted num');
     const pk = this._ann.peaks;
-    this._peakLine = h('p', 'muted num', strings.peaks(pk.tanh.err.toExponential(2), fmt(pk.tanh.x, 2),
-      pk.sigmoid.err.toExponential(2), fmt(pk.sigmoid.x, 2)));
+    this._peakLine = h('p', 'muted num', t('peaks', {
+      tErr: tr.exp(pk.tanh.err, 2), tX: tr.fixed(pk.tanh.x, 2),
+      sErr: tr.exp(pk.sigmoid.err, 2), sX: tr.fixed(pk.sigmoid.x, 2),
+    }));
     this._peakLine.dataset.peaks = '';
     add(this._errLine, this._peakLine);
     this._live = h('p', 'sr-only');
@@ -306,7 +308,7 @@ export class FfnActivationPlot extends ElementBase {
     this._box.setAttribute('aria-valuemin', String(this._range[0]));
     this._box.setAttribute('aria-valuemax', String(this._range[1]));
     const svg = svgEl('svg', {
-      class: 'plot', viewBox: `0 0 ${W} ${H}`, width: W, height: H, role: 'img', 'aria-label': strings.plot,
+      class: 'plot', viewBox: `0 0 ${W} ${H}`, width: W, height: H, role: 'img', 'aria-label': this._t('plot'),
     });
     this._box.prepend(svg);
     const P = this._panels(W);
@@ -316,18 +318,18 @@ export class FfnActivationPlot extends ElementBase {
     P.p.forEach((pan, i) => {
       svgEl('rect', { class: 'frame', x: pan.frame.x, y: pan.frame.y, width: pan.frame.w, height: pan.frame.h }, svg);
       const t = svgEl('text', { class: 'ptitle', x: M.l, y: pan.top + M.t - 6 }, svg);
-      t.textContent = strings.panels[i];
+      t.textContent = this._t(`panels.${['values', 'slopes', 'errors'][i]}`);
       for (const x of ticks.values) {
         svgEl('line', { class: x === 0 ? 'zeroline' : 'gridline', x1: P.sx(x), x2: P.sx(x), y1: pan.top + M.t, y2: pan.top + PANEL_H - M.b }, svg);
         const tx = svgEl('text', { class: 'tick', x: P.sx(x), y: pan.top + PANEL_H - M.b + 13, 'text-anchor': 'middle' }, svg);
-        tx.textContent = fmt(x, ticks.decimals);
+        tx.textContent = this._tr.fixed(x, ticks.decimals);
       }
       const yt = pan.log ? [-7, -5, -3, -1] : i === 0 ? [0, 1, 2, 3] : [0, 0.5, 1];
       for (const v of yt) {
         const y = pan.sy(pan.log ? 10 ** v : v);
         svgEl('line', { class: v === 0 && !pan.log ? 'zeroline' : 'gridline', x1: M.l, x2: W - M.r, y1: y, y2: y }, svg);
         const tx = svgEl('text', { class: 'tick', x: M.l - 4, y: y + 4, 'text-anchor': 'end' }, svg);
-        tx.textContent = pan.log ? `1e${v}` : String(v);
+        tx.textContent = pan.log ? this._t('logTick', { v: this._tr.int(v) }) : this._tr.num(v);
       }
     });
     const clip = svgEl('clipPath', { id: 'clip-plots' }, svgEl('defs', {}, svg));
@@ -378,16 +380,16 @@ export class FfnActivationPlot extends ElementBase {
       {
         pan: P.p[0], up: true,
         curves: CURVES.filter((c) => this._visible.has(c.id)).flatMap((c) => curvePoints(this._curves[c.id].y, P.p[0])),
-        notes: [['gelu', a.gelu, 'GELU'], ['silu', a.silu, 'SiLU']]
+        notes: [['gelu', a.gelu], ['silu', a.silu]]
           .filter(([id, m]) => this._visible.has(id) && m.x >= P.lo && m.x <= P.hi)
-          .map(([id, m, name]) => ({ id, x: m.x, y: m.y, texts: strings.minimum(name, fmt(m.y, 3), fmt(m.x, 3)) })),
+          .map(([id, m]) => ({ id, x: m.x, y: m.y, texts: this._minimumNote(id, m) })),
       },
       {
         pan: P.p[2], up: null,
         curves: [...curvePoints(this._errs.tanh, P.p[2]), ...curvePoints(this._errs.sigmoid, P.p[2])],
         notes: [['tanh', a.peaks.tanh], ['sigmoid', a.peaks.sigmoid]]
           .filter(([, pk]) => pk.x >= P.lo && pk.x <= P.hi)
-          .map(([id, pk]) => ({ id, x: pk.x, y: pk.err, texts: strings.peak(id, pk.err.toExponential(1)) })),
+          .map(([id, pk]) => ({ id, x: pk.x, y: pk.err, texts: this._peakNote(id, pk) })),
       },
     ];
     for (const { pan, up, notes, curves } of groups) {
@@ -416,6 +418,18 @@ export class FfnActivationPlot extends ElementBase {
       });
     }
     probe.remove();
+  }
+
+  /** A minimum's note, on one line and on two: "GELU min -0.170 at -0.752". */
+  _minimumNote(id, m) {
+    const p = { name: this._t(`names.${id}`), y: this._tr.fixed(m.y, 3), x: this._tr.fixed(m.x, 3) };
+    return [this._t('minimum', p), [this._t('minimumLine1', p), this._t('minimumLine2', p)]];
+  }
+
+  /** An error peak's note, on one line and on two: "tanh max 1.5e-4". */
+  _peakNote(id, pk) {
+    const p = { name: this._t(`names.${id}`), err: this._tr.exp(pk.err, 1) };
+    return [this._t('peak', p), [this._t('peakLine1', p), p.err]];
   }
 
   _onPointer(e) {
@@ -469,15 +483,17 @@ export class FfnActivationPlot extends ElementBase {
       d.el.setAttribute('cx', P.sx(this._x));
       d.el.setAttribute('cy', pan.sy(v));
     }
-    this._readX.textContent = strings.readX(fmt(r.x, 3));
+    const tr = this._tr;
+    this._readX.textContent = this._t('readX', { x: tr.fixed(r.x, 3) });
     for (const row of this._rows) {
-      row.y.textContent = fmt(byId[row.id].y, 4);
-      row.dy.textContent = fmt(byId[row.id].dy, 4);
+      row.y.textContent = tr.fixed(byId[row.id].y, 4);
+      row.dy.textContent = tr.fixed(byId[row.id].dy, 4);
     }
-    this._errLine.textContent = strings.errHere(r.errTanh.toExponential(2), r.errSigmoid.toExponential(2));
+    this._errLine.textContent = this._t('errHere', { t: tr.exp(r.errTanh, 2), s: tr.exp(r.errSigmoid, 2) });
     this._box.setAttribute('aria-valuenow', fmt(r.x, 3));
-    this._box.setAttribute('aria-valuetext', strings.valueText(fmt(r.x, 2), fmt(byId.gelu.y, 3), fmt(byId.silu.y, 3)));
-    this._announce(strings.announce(fmt(r.x, 2), fmt(byId.gelu.y, 3), fmt(byId.silu.y, 3), fmt(byId.relu.y, 3)));
+    const x2 = tr.fixed(r.x, 2), g = tr.fixed(byId.gelu.y, 3), s = tr.fixed(byId.silu.y, 3);
+    this._box.setAttribute('aria-valuetext', this._t('valueText', { x: x2, g, s }));
+    this._announce(this._t('announce', { x: x2, g, s, r: tr.fixed(byId.relu.y, 3) }));
     this.dispatchEvent(new CustomEvent('ffn-change', { detail: r }));
   }
 }

@@ -169,6 +169,8 @@ export declare namespace memoryModel {
     state: { query?: [number, number]; k?: number; threshold?: number; activation?: Activation };
     ignored: string[];
   };
+  /** parseHashState, each ignored part as a message shown in the reader's language (String() of one is English). */
+  function readHashState(value: string): { state: ReturnType<typeof parseHashState>['state']; ignored: object[] };
   function formatHashState(
     state: { query: [number, number]; k: number; threshold: number; activation: Activation },
   ): string;
@@ -233,3 +235,6 @@ declare global {
     'ffn-param-calculator': FfnParamCalculator;
   }
 }
+
+/** The interface language: add or override a locale's strings (lang="..." on the element or page picks one). */
+export { defineStrings, getStrings, StringsTable, StringTemplate } from '../i18n/index.js';

@@ -11,6 +11,7 @@
 // value token, placed at the angle of the first fact that names it. Every number shown by the view comes
 // from `compute`, which only calls kernels of the ffn module.
 import { quote, checkLength, parseNumber, toNumber } from './parse.js';
+import { localizedError as fail, msg } from '../i18n/index.js';
 
 export const KEY_SCALE = 3.6;
 export const VALUE_SCALE = 1;
@@ -58,17 +59,18 @@ const BAD_LABEL_RE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}>@,;]/u;
 
 /** A token label: 1 to MAX_LABEL characters (spaces inside allowed unless `word`), without > @ , ; or controls. */
 export function parseLabel(name, value, { word = false } = {}) {
-  if (typeof value !== 'string') throw new TypeError(`${name} must be a string, got ${typeof value}`);
+  if (typeof value !== 'string') throw fail(TypeError, 'errors.mustBeString', { name, type: typeof value });
   if (value.length > 4 * MAX_LABEL) {
-    throw new RangeError(`${name} is ${value.length} characters long; at most ${MAX_LABEL}`);
+    throw fail(RangeError, 'errors.labelTooLong', { name, n: String(value.length), max: String(MAX_LABEL) });
   }
   const s = value.trim().replace(/\s+/g, ' ');
   const n = Array.from(s).length;
-  if (n < 1) throw new TypeError(`${name} is empty`);
-  if (n > MAX_LABEL) throw new RangeError(`${name} ${quote(s)} has ${n} characters; at most ${MAX_LABEL}`);
+  if (n < 1) throw fail(TypeError, 'errors.labelEmpty', { name });
+  if (n > MAX_LABEL) {
+    throw fail(RangeError, 'errors.labelChars', { name, label: quote(s), n: String(n), max: String(MAX_LABEL) });
+  }
   if (BAD_LABEL_RE.test(s) || (word && /\s/.test(s))) {
-    const what = `${word ? 'spaces, ' : ''}">", "@", ",", ";" or control characters`;
-    throw new TypeError(`${name} ${quote(s)} may not contain ${what}`);
+    throw fail(TypeError, word ? 'errors.labelBadWord' : 'errors.labelBad', { name, label: quote(s) });
   }
   return s;
 }
@@ -89,48 +91,43 @@ export function parseFacts(input) {
   let list;
   if (Array.isArray(input)) {
     if (input.length < 1 || input.length > MAX_FACTS) {
-      throw new RangeError(`parseFacts: expected 1 to ${MAX_FACTS} facts, got ${input.length}`);
+      throw fail(RangeError, 'errors.factCount', { max: String(MAX_FACTS), n: String(input.length) });
     }
     list = [];
     for (let i = 0; i < input.length; i++) {
       const f = input[i];
-      if (!f || typeof f !== 'object') {
-        throw new TypeError(`parseFacts: fact ${i} must be an object { key, value, threshold? }`);
-      }
+      if (!f || typeof f !== 'object') throw fail(TypeError, 'errors.factObject', { i: String(i) });
       list.push({ key: f.key, value: f.value, threshold: f.threshold });
     }
   } else if (typeof input === 'string') {
-    checkLength('parseFacts: facts', input, FACTS_MAX_CHARS);
+    checkLength(msg('errors.factsAttr'), input, FACTS_MAX_CHARS);
     const parts = input.split(/[,;]/).map((s) => s.trim()).filter(Boolean);
     if (parts.length < 1 || parts.length > MAX_FACTS) {
-      throw new RangeError(`parseFacts: expected 1 to ${MAX_FACTS} facts, got ${parts.length}`);
+      throw fail(RangeError, 'errors.factCount', { max: String(MAX_FACTS), n: String(parts.length) });
     }
     list = parts.map((s, i) => {
       const m = /^([^>@]+)>([^>@]+)(?:@(.+))?$/.exec(s);
-      if (!m) {
-        throw new TypeError(`parseFacts: fact ${i} ${quote(s)} should look like "Tokyo>Japan" or "Tokyo>Japan@1.5"`);
-      }
+      if (!m) throw fail(TypeError, 'errors.factSyntax', { i: String(i), fact: quote(s) });
       return { key: m[1], value: m[2], threshold: m[3] };
     });
   } else {
-    throw new TypeError('parseFacts: facts must be a string like "Tokyo>Japan, Paris>France" or an array of '
-      + '{ key, value }');
+    throw fail(TypeError, 'errors.factsType');
   }
   const seen = new Set();
   return list.map((f, i) => {
     const out = {
-      key: parseLabel(`parseFacts: fact ${i}'s key`, f.key),
-      value: parseLabel(`parseFacts: fact ${i}'s value`, f.value),
+      key: parseLabel(msg('errors.factKey', { i: String(i) }), f.key),
+      value: parseLabel(msg('errors.factValue', { i: String(i) }), f.value),
     };
-    if (seen.has(out.key)) throw new TypeError(`parseFacts: key token ${quote(out.key)} appears twice`);
+    if (seen.has(out.key)) throw fail(TypeError, 'errors.factTwice', { key: quote(out.key) });
     seen.add(out.key);
     if (f.threshold !== undefined && f.threshold !== null && f.threshold !== '') {
       try {
         const t = typeof f.threshold === 'string' ? f.threshold.trim() : f.threshold;
-        out.threshold = parseThreshold(t, `parseFacts: fact ${i}'s threshold`);
+        out.threshold = parseThreshold(t, msg('errors.factThreshold', { i: String(i) }));
       } catch (err) {
         if (err instanceof TypeError) {
-          throw new TypeError(`parseFacts: fact ${i} threshold must be a number, got ${quote(String(f.threshold))}`);
+          throw fail(TypeError, 'errors.factThresholdNumber', { i: String(i), got: quote(String(f.threshold)) });
         }
         throw err;
       }
@@ -149,29 +146,29 @@ export function parseDistractors(input) {
   let list;
   if (Array.isArray(input)) {
     if (input.length > MAX_DISTRACTORS) {
-      throw new RangeError(`parseDistractors: at most ${MAX_DISTRACTORS} distractor tokens, got ${input.length}`);
+      throw fail(RangeError, 'errors.distractorCount', { max: String(MAX_DISTRACTORS), n: String(input.length) });
     }
     list = Array.from({ length: input.length }, (_, i) => input[i]);
   } else {
-    checkLength('parseDistractors: distractors', input, MAX_DISTRACTORS * (4 * MAX_LABEL + 2));
+    checkLength(msg('errors.distractorsAttr'), input, MAX_DISTRACTORS * (4 * MAX_LABEL + 2));
     list = input.split(/[,;\s]+/).filter(Boolean);
     if (list.length > MAX_DISTRACTORS) {
-      throw new RangeError(`parseDistractors: at most ${MAX_DISTRACTORS} distractor tokens, got ${list.length}`);
+      throw fail(RangeError, 'errors.distractorCount', { max: String(MAX_DISTRACTORS), n: String(list.length) });
     }
   }
-  return list.map((t, i) => parseLabel(`parseDistractors: token ${i}`, t, { word: true }));
+  return list.map((t, i) => parseLabel(msg('errors.distractorToken', { i: String(i) }), t, { word: true }));
 }
 
 /** A query "x,y": two numbers, each clamped to [-QUERY_LIMIT, QUERY_LIMIT]. */
 export function parseQuery(value, name = 'query') {
   checkLength(name, value, 64);
   const parts = value.split(',');
-  if (parts.length !== 2) throw new TypeError(`${name} must be "x,y", got ${quote(value)}`);
+  if (parts.length !== 2) throw fail(TypeError, 'errors.queryShape', { name, got: quote(value) });
   const [x, y] = parts.map((p) => {
     try {
       return parseNumber(name, p.trim());
     } catch {
-      throw new TypeError(`${name} must be "x,y" with two finite numbers, got ${quote(value)}`);
+      throw fail(TypeError, 'errors.queryNumbers', { name, got: quote(value) });
     }
   });
   return [clampQuery(x), clampQuery(y)];
@@ -192,7 +189,7 @@ export function parseK(value, name = 'k') {
 export function parseActivation(value, name = 'activation') {
   const a = checkLength(name, value, 16).trim().toLowerCase();
   if (!ACTIVATIONS.includes(a)) {
-    throw new TypeError(`${name} must be one of ${ACTIVATIONS.join(', ')}, got ${quote(value)}`);
+    throw fail(TypeError, 'errors.activation', { name, list: ACTIVATIONS.join(', '), got: quote(value) });
   }
   return a;
 }
@@ -202,7 +199,7 @@ export function parseHashKey(value) {
   const s = checkLength('sync-hash', value, 64).trim();
   if (s === '') return 'memory';
   if (!/^[A-Za-z0-9_-]{1,32}$/.test(s)) {
-    throw new TypeError(`sync-hash must be a name of letters, digits, - and _ (at most 32), got ${quote(value)}`);
+    throw fail(TypeError, 'errors.hashKey', { got: quote(value) });
   }
   return s;
 }
@@ -215,7 +212,13 @@ export const HASH_MAX = 256;
  * parts understood (query, k, threshold, activation) and a message for each part that was not.
  */
 export function parseHashState(value) {
-  checkLength('sync-hash value', value, HASH_MAX);
+  const { state, ignored } = readHashState(value);
+  return { state, ignored: ignored.map(String) };
+}
+
+/** parseHashState, with each ignored part as a message in the reader's language (for the widget). */
+export function readHashState(value) {
+  checkLength(msg('errors.hashValue'), value, HASH_MAX);
   const state = {};
   const ignored = [];
   const readers = {
@@ -227,13 +230,13 @@ export function parseHashState(value) {
     const name = c < 0 ? part : part.slice(0, c);
     const reader = Object.hasOwn(readers, name) ? readers[name] : null;
     if (!reader || c < 0) {
-      ignored.push(`${quote(part)} (expected q:x,y, k:n, t:threshold or a:activation)`);
+      ignored.push(msg('errors.hashPart', { part: quote(part) }));
       continue;
     }
     try {
-      state[reader[0]] = reader[1](part.slice(c + 1), `sync-hash ${name}`);
+      state[reader[0]] = reader[1](part.slice(c + 1), msg('errors.hashName', { name }));
     } catch (err) {
-      ignored.push(err.message);
+      ignored.push(err.i18n ? msg(err.i18n.key, err.i18n.params) : err.message);
     }
   }
   return { state, ignored };
@@ -249,7 +252,7 @@ export function formatHashState({ query, k, threshold, activation }) {
  * TypeError/RangeError that names the attribute. '' for threshold and k means "the default" (null).
  */
 export function parseAttribute(name, value) {
-  if (typeof value !== 'string') throw new TypeError(`${name} must be a string, got ${typeof value}`);
+  if (typeof value !== 'string') throw fail(TypeError, 'errors.mustBeString', { name, type: typeof value });
   switch (name) {
     case 'facts': return parseFacts(value);
     case 'distractors': return parseDistractors(value);
@@ -259,7 +262,7 @@ export function parseAttribute(name, value) {
     case 'query': return parseQuery(value);
     case 'token': return parseLabel('token', value);
     case 'sync-hash': return parseHashKey(value);
-    default: throw new RangeError(`unknown attribute ${quote(name)}`);
+    default: throw fail(RangeError, 'errors.unknownAttribute', { name: quote(name) });
   }
 }
 

@@ -2,77 +2,18 @@
 // memory-model.js).
 import * as ffn from '../index.js'; // the wasm bytes inlined: nothing for a bundler or server to place
 import {
-  attachStyledShadow, ElementBase, define, rafThrottle, trailingThrottle, prefersReducedMotion, fmt, fmtSmall, svgEl,
+  attachStyledShadow, ElementBase, define, rafThrottle, trailingThrottle, prefersReducedMotion, fmt, svgEl,
   setProblem, htmlEl as h,
 } from './styles.js';
 import {
   ACTIVATIONS, DEFAULT_FACTS, DEFAULT_DISTRACTORS, QUERY_LIMIT, THRESHOLD_MIN, THRESHOLD_MAX, HASH_MAX,
-  parseAttribute, parseFacts, formatFacts, parseDistractors, parseThreshold, parseActivation, parseK, parseHashState,
+  parseAttribute, parseFacts, formatFacts, parseDistractors, parseThreshold, parseActivation, parseK, readHashState,
   formatHashState, clampQuery, defaultThreshold, buildMemory, compute, nearestToken, firingRegion,
 } from './memory-model.js';
 import { placeLabels, radialCandidates, wrapLines } from './label-layout.js';
+import { translator, langOf, watchLanguage, localizedError } from '../i18n/index.js';
 
-/** Every string the widget shows (one table, for translation). */
-const strings = {
-  loading: 'Loading the FFN kernels…',
-  title: 'An FFN that stores facts: move the query and watch memories fire',
-  inPlane: 'Embedding plane: token positions, the query, and the region where each memory fires',
-  outPlane: 'Output plane: the vector the FFN writes, and the output directions of the vocabulary',
-  inCaption: 'Embedding space: drag the query (blue), or use the sliders',
-  outCaption: 'What the FFN writes: full sum (solid), top-k partial sum (dashed)',
-  slider: (axis) => `Query, ${axis === 'x' ? 'first' : 'second'} coordinate (${axis})`,
-  sliderName: (axis) => `query ${axis}`,
-  sliderText: (axis, v) => `${axis} = ${v}`,
-  tokens: 'Put the query on a token',
-  queryToken: 'Query a token:',
-  orFiller: 'or a filler word:',
-  tableCaption: 'Each memory: its match with the query, its activation, its state, and its rank in the top-k partial '
-    + 'sum',
-  colMemory: 'memory (key → value)',
-  colMatch: 'match x·k+b',
-  colBar: 'activation',
-  colPhi: (act) => `φ = ${act}`,
-  colState: 'state',
-  colTop: 'top-k',
-  cellMatch: 'match',
-  cellPhi: 'φ',
-  cellTop: 'top-k',
-  fact: (key, value) => `${key} → ${value}`,
-  keyLine: (kx, ky, b) => `k = (${kx}, ${ky}), b = ${b}`,
-  state: { fires: 'fires', leaks: 'leaks', silent: 'silent' },
-  rank: (n) => `#${n}`,
-  unranked: '–',
-  topNote: 'top-k ranks the strongest memories that add something to the sum; a silent memory adds nothing and gets '
-    + 'no rank.',
-  kLabel: 'top-k',
-  kAria: 'top-k: number of strongest memories in the partial sum',
-  tLabel: 'threshold',
-  tAria: 'threshold: the bias subtracted from every match',
-  actGroup: 'activation function',
-  actPrefix: 'φ:',
-  act: { relu: 'ReLU', gelu: 'GELU', silu: 'SiLU' },
-  vec: (x, y) => `(${x}, ${y})`,
-  outFull: (near, q, w) => `Query ${near ? `“${near}” ` : ''}${q} → FFN writes ${w}, which decodes to `,
-  nothing: 'nothing',
-  score: (s) => ` (score ${s})`,
-  bestScore: (s) => ` (best score ${s})`,
-  outPart: (k, v, token, s) => `Top-${k} partial sum ${v} → ${token ?? 'nothing'}${token ? ` (score ${s})` : ''}`,
-  // The status line (read by screen readers too): always agrees with the vector written.
-  fires: (key, c) => `${key}'s memory fires (${c})`,
-  noneFires: 'No memory fires',
-  writesToken: (token, s) => ` and writes ${token} (score ${s})`,
-  writesNoToken: (w) => `, but the write ${w} decodes to no token`,
-  leaksWrite: (n, act, w) => `, but ${n} ${n === 1 ? 'memory leaks' : 'memories leak'} through ${act} and write ${w}`,
-  leaksDecode: (token, s) => `, which decodes to ${token} (score ${s})`,
-  leaksTooWeak: ', too weak to decode to a token',
-  leaksCancel: (n, act) => `; ${n} ${n === 1 ? 'memory leaks' : 'memories leak'} through ${act}, but they cancel out, `
-    + 'so nothing is written',
-  nothingWritten: '; nothing is written',
-  alsoLeak: (n, act) => `; ${n} ${n === 1 ? 'memory leaks' : 'memories leak'} through ${act}`,
-  hashIgnored: (parts) => `sync-hash: ignored ${parts.join('; ')}`,
-  hashTooLong: (n) => `sync-hash: the URL hash is ${n} characters long; at most ${HASH_MAX * 16} are read`,
-  noToken: (name) => `token: no token named ${name}`,
-};
+// Every string the widget shows is in the locale tables (web/i18n/en.js, namespace `memory`).
 
 const LIM = 1.5; // half-width of the embedding square, plane units
 const OUT_LIM = 3.6; // half-width of the output square (an arrow is drawn up to 0.92 of it)
@@ -174,7 +115,7 @@ td[data-label]::before { display: none; }
 
 export class FfnMemoryWidget extends ElementBase {
   static get observedAttributes() {
-    return ['facts', 'distractors', 'threshold', 'k', 'activation', 'query', 'token', 'theme', 'sync-hash'];
+    return ['facts', 'distractors', 'threshold', 'k', 'activation', 'query', 'token', 'theme', 'sync-hash', 'lang'];
   }
 
   constructor() {
@@ -182,6 +123,7 @@ export class FfnMemoryWidget extends ElementBase {
     // threshold and k: null means the default (defaultThreshold of the facts; every memory).
     this._state = { x: 0, y: 1, k: null, threshold: null, activation: 'relu' };
     this._placed = false;
+    this._tr = translator('en');
     this._facts = DEFAULT_FACTS.map((f) => ({ ...f }));
     this._distractors = [...DEFAULT_DISTRACTORS];
     this._hashKey = null;
@@ -198,11 +140,13 @@ export class FfnMemoryWidget extends ElementBase {
   }
 
   connectedCallback() {
+    this._stopLang ??= watchLanguage(this, () => this._relocalize());
+    this._useLanguage();
     this._readHash();
     if (this._ready) { this._observeSize(); return; }
     if (this._loading) return;
     this._loading = true;
-    this._root.append(h('p', { class: 'muted loading', text: strings.loading }));
+    this._root.append(h('p', { class: 'muted loading', text: this._t('memory.loading') }));
     ffn.ready().then(() => {
       this._ready = true;
       this._rebuild();
@@ -211,10 +155,44 @@ export class FfnMemoryWidget extends ElementBase {
     }, (err) => { this._loading = false; this._problem('load', err); });
   }
 
-  disconnectedCallback() { this._ro?.disconnect(); this._ro = null; }
+  disconnectedCallback() {
+    this._ro?.disconnect(); this._ro = null;
+    this._stopLang?.(); this._stopLang = null;
+  }
+
+  /** Text of a key of the locale table in the widget's language. */
+  _t(key, params) { return this._tr.t(key, params); }
+
+  /** Take the language of the element or the page (and the default facts of that language); true if it changed. */
+  _useLanguage() {
+    const tr = translator(langOf(this));
+    const changed = tr !== this._tr;
+    this._tr = tr;
+    if (this.getAttribute('facts') === null) this._facts = this._defaultFacts();
+    if (this.getAttribute('distractors') === null) this._distractors = this._defaultDistractors();
+    return changed;
+  }
+
+  /** The default facts in the widget's language (the built-in English ones if a page's table gives bad ones). */
+  _defaultFacts() {
+    try { return parseFacts(this._t('memory.defaultFacts')); } catch { return DEFAULT_FACTS.map((f) => ({ ...f })); }
+  }
+
+  _defaultDistractors() {
+    try { return parseDistractors(this._t('memory.defaultDistractors')); } catch { return [...DEFAULT_DISTRACTORS]; }
+  }
+
+  /** The language or its table changed: everything is drawn again in it. */
+  _relocalize() {
+    this._useLanguage();
+    this._problem(null, null);
+    if (this._ready) this._rebuild();
+    else this._root.querySelector('.loading')?.replaceChildren(this._t('memory.loading'));
+  }
 
   attributeChangedCallback(name) {
     if (this._reflecting) return;
+    if (name === 'lang') { if (this.isConnected) this._relocalize(); return; }
     try {
       if (!this._readAttribute(name)) return;
       if (name === 'sync-hash') this._readHash();
@@ -255,13 +233,13 @@ export class FfnMemoryWidget extends ElementBase {
   // ---- attributes, state, hash ------------------------------------------------------------
   /** Read one attribute through the model's parser; a refused value leaves the state as it was and is shown. */
   _readAttribute(name) {
-    if (name === 'theme') return true;
+    if (name === 'theme' || name === 'lang') return true;
     const v = this.getAttribute(name);
     try {
       const val = v === null ? null : parseAttribute(name, v);
       switch (name) {
-        case 'facts': this._facts = val ?? DEFAULT_FACTS.map((f) => ({ ...f })); break;
-        case 'distractors': this._distractors = val ?? [...DEFAULT_DISTRACTORS]; break;
+        case 'facts': this._facts = val ?? this._defaultFacts(); break;
+        case 'distractors': this._distractors = val ?? this._defaultDistractors(); break;
         case 'threshold': this._state.threshold = val; break;
         case 'k': this._state.k = val; break;
         case 'activation': this._state.activation = val ?? 'relu'; break;
@@ -286,7 +264,7 @@ export class FfnMemoryWidget extends ElementBase {
   }
 
   /** Record (or with err null, clear) the problem of one source and show them all. */
-  _problem(source, err) { setProblem(this._root, 'ffn-memory-widget', this._problems, source, err); }
+  _problem(source, err) { setProblem(this._root, 'ffn-memory-widget', this._problems, source, err, this._tr); }
 
   _applyPendingToken() {
     if (!this._pendingToken) return;
@@ -294,7 +272,7 @@ export class FfnMemoryWidget extends ElementBase {
     const t = this._mem.tokens.find((tok) => tok.name === name);
     this._pendingToken = null;
     if (t) { this._state.x = t.pos[0]; this._state.y = t.pos[1]; this._placed = true; this._problem('token', null); }
-    else this._problem('token', new RangeError(strings.noToken(JSON.stringify(name))));
+    else this._problem('token', localizedError(RangeError, 'errors.noToken', { name: JSON.stringify(name) }));
   }
 
   _effectiveK() {
@@ -351,17 +329,19 @@ export class FfnMemoryWidget extends ElementBase {
     try {
       const hash = location.hash;
       if (hash.length > HASH_READ_MAX) {
-        this._problem('sync-hash', new RangeError(strings.hashTooLong(hash.length)));
+        const max = String(HASH_READ_MAX);
+        this._problem('sync-hash', localizedError(RangeError, 'errors.hashTooLong', { n: String(hash.length), max }));
         return;
       }
       const s = new URLSearchParams(hash.slice(1)).get(key);
       if (!s) { this._problem('sync-hash', null); return; }
-      const { state, ignored } = parseHashState(s);
+      const { state, ignored } = readHashState(s);
       if (state.query) { [this._state.x, this._state.y] = state.query; this._placed = true; this._pendingToken = null; }
       if (state.k !== undefined) this._state.k = state.k;
       if (state.threshold !== undefined) this._state.threshold = state.threshold;
       if (state.activation !== undefined) this._state.activation = state.activation;
-      this._problem('sync-hash', ignored.length ? new TypeError(strings.hashIgnored(ignored)) : null);
+      const problem = ignored.length ? localizedError(TypeError, 'errors.hashIgnored', { parts: ignored }) : null;
+      this._problem('sync-hash', problem);
     } catch (err) {
       this._problem('sync-hash', err);
     }
@@ -413,17 +393,18 @@ export class FfnMemoryWidget extends ElementBase {
     const root = this._root;
     const error = root.querySelector('.error');
     const add = (...nodes) => (error ? error.before(...nodes) : root.append(...nodes));
-    add(h('p', { class: 'title', text: strings.title }));
+    const t = (key, params) => this._t(`memory.${key}`, params);
+    add(h('p', { class: 'title', text: t('title') }));
 
-    this._inSvg = svgEl('svg', { class: 'plane in', role: 'img', 'aria-label': strings.inPlane });
-    this._outSvg = svgEl('svg', { class: 'plane out', role: 'img', 'aria-label': strings.outPlane });
+    this._inSvg = svgEl('svg', { class: 'plane in', role: 'img', 'aria-label': t('inPlane') });
+    this._outSvg = svgEl('svg', { class: 'plane out', role: 'img', 'aria-label': t('outPlane') });
 
     // Sliders (keyboard and pointer on each axis).
     this._sliders = ['x', 'y'].map((axis) => {
       const thumb = h('div', { class: 'thumb' });
       const track = h('div', {
         class: 'track', role: 'slider', tabindex: '0', 'aria-orientation': 'horizontal',
-        'aria-label': strings.slider(axis),
+        'aria-label': t(axis === 'x' ? 'sliderX' : 'sliderY'),
         'aria-valuemin': String(-QUERY_LIMIT), 'aria-valuemax': String(QUERY_LIMIT),
       }, thumb);
       track.addEventListener('keydown', (e) => this._onSliderKey(e, axis));
@@ -440,11 +421,11 @@ export class FfnMemoryWidget extends ElementBase {
       if (p) this._setQuery(p[0], p[1], false);
     });
 
-    this._inFig = h('figure', {}, h('figcaption', { text: strings.inCaption }), this._inSvg);
-    const outFig = h('figure', {}, h('figcaption', { text: strings.outCaption }), this._outSvg);
+    this._inFig = h('figure', {}, h('figcaption', { text: t('inCaption') }), this._inSvg);
+    const outFig = h('figure', {}, h('figcaption', { text: t('outCaption') }), this._outSvg);
     const sliderBox = h('div', { class: 'sliders' });
     for (const s of this._sliders) {
-      sliderBox.append(h('span', { text: strings.sliderName(s.axis), 'aria-hidden': 'true' }), s.track, s.val);
+      sliderBox.append(h('span', { text: t('sliderName', { axis: s.axis }), 'aria-hidden': 'true' }), s.track, s.val);
     }
     this._inFig.append(sliderBox);
     this._planesBox = h('div', { class: 'planes' }, this._inFig, outFig);
@@ -456,9 +437,9 @@ export class FfnMemoryWidget extends ElementBase {
     });
     const keyBtns = mem.tokens.filter((t) => t.kind === 'key').map(btn);
     const disBtns = mem.tokens.filter((t) => t.kind !== 'key').map(btn);
-    add(h('div', { class: 'tokens row', role: 'group', 'aria-label': strings.tokens },
-      h('span', { class: 'kind', text: strings.queryToken }), ...keyBtns,
-      ...(disBtns.length ? [h('span', { class: 'kind', text: strings.orFiller }), ...disBtns] : [])));
+    add(h('div', { class: 'tokens row', role: 'group', 'aria-label': t('tokens') },
+      h('span', { class: 'kind', text: t('queryToken') }), ...keyBtns,
+      ...(disBtns.length ? [h('span', { class: 'kind', text: t('orFiller') }), ...disBtns] : [])));
 
     // Memory table (explicit roles: the narrow layout changes its display).
     const tbody = h('tbody', { role: 'rowgroup' });
@@ -467,13 +448,13 @@ export class FfnMemoryWidget extends ElementBase {
       const zero = h('div', { class: 'zero' });
       const bar = h('div', { class: 'bar', 'aria-hidden': 'true' }, fill, zero);
       zero.style.left = `${100 * BAR_ZERO}%`;
-      const match = h('td', { class: 'num match', role: 'cell', 'data-label': strings.cellMatch });
-      const value = h('td', { class: 'num phi', role: 'cell', 'data-label': strings.cellPhi });
+      const match = h('td', { class: 'num match', role: 'cell', 'data-label': t('cellMatch') });
+      const value = h('td', { class: 'num phi', role: 'cell', 'data-label': t('cellPhi') });
       const status = h('span', { class: 'status' });
-      const intop = h('td', { class: 'intop', role: 'cell', 'data-label': strings.cellTop });
+      const intop = h('td', { class: 'intop', role: 'cell', 'data-label': t('cellTop') });
       const keyLine = h('span', { class: 'keyvec' });
       const tr = h('tr', { role: 'row' },
-        h('th', { scope: 'row', role: 'rowheader' }, strings.fact(f.key, f.value), keyLine),
+        h('th', { scope: 'row', role: 'rowheader' }, t('fact', { key: f.key, value: f.value }), keyLine),
         match, h('td', { class: 'barcell', role: 'cell' }, bar), value,
         h('td', { class: 'statecell', role: 'cell' }, status), intop);
       tbody.append(tr);
@@ -481,32 +462,31 @@ export class FfnMemoryWidget extends ElementBase {
     });
     const col = (text) => h('th', { role: 'columnheader', scope: 'col', text });
     const thead = h('thead', { role: 'rowgroup' }, h('tr', { role: 'row' },
-      col(strings.colMemory), col(strings.colMatch), col(strings.colBar), col(''), col(strings.colState),
-      col(strings.colTop)));
+      col(t('colMemory')), col(t('colMatch')), col(t('colBar')), col(''), col(t('colState')), col(t('colTop'))));
     this._actHeader = thead.querySelectorAll('th')[3];
-    const caption = h('caption', { class: 'sr-only', text: strings.tableCaption });
+    const caption = h('caption', { class: 'sr-only', text: t('tableCaption') });
     add(h('div', { class: 'tablewrap' }, h('table', { role: 'table' }, caption, thead, tbody)),
-      h('p', { class: 'topnote muted', text: strings.topNote }));
+      h('p', { class: 'topnote muted', text: t('topNote') }));
 
     // Controls.
     this._kInput = h('input', {
-      type: 'range', min: '0', max: String(mem.dff), step: '1', 'aria-label': strings.kAria,
+      type: 'range', min: '0', max: String(mem.dff), step: '1', 'aria-label': t('kAria'),
     });
     this._kInput.addEventListener('input', () => this._set({ k: Number(this._kInput.value) }));
     this._kVal = h('span', { class: 'num' });
     this._tInput = h('input', {
-      type: 'range', min: String(THRESHOLD_MIN), max: String(THRESHOLD_MAX), step: '0.05', 'aria-label': strings.tAria,
+      type: 'range', min: String(THRESHOLD_MIN), max: String(THRESHOLD_MAX), step: '0.05', 'aria-label': t('tAria'),
     });
     this._tInput.addEventListener('input', () => this._set({ threshold: Number(this._tInput.value) }, true));
     this._tVal = h('span', { class: 'num' });
     this._actBtns = ACTIVATIONS.map((a) => h('button', {
-      type: 'button', text: strings.act[a], 'data-activation': a, onclick: () => this._set({ activation: a }),
+      type: 'button', text: t(`act.${a}`), 'data-activation': a, onclick: () => this._set({ activation: a }),
     }));
     add(h('div', { class: 'controls row' },
-      h('label', {}, strings.kLabel, this._kInput, this._kVal),
-      h('label', {}, strings.tLabel, this._tInput, this._tVal),
-      h('span', { class: 'row acts', role: 'group', 'aria-label': strings.actGroup },
-        h('span', { text: strings.actPrefix }), ...this._actBtns)));
+      h('label', {}, t('kLabel'), this._kInput, this._kVal),
+      h('label', {}, t('tLabel'), this._tInput, this._tVal),
+      h('span', { class: 'row acts', role: 'group', 'aria-label': t('actGroup') },
+        h('span', { text: t('actPrefix') }), ...this._actBtns)));
 
     // Output text and live region.
     this._outFull = h('p');
@@ -753,27 +733,41 @@ export class FfnMemoryWidget extends ElementBase {
   /** The status line: what fires, what leaks, and what is written, from the same numbers as the vector shown. */
   _describe(r) {
     const mem = this._mem;
-    const act = strings.act[r.activation];
-    const score = (d) => fmt(d.score, 2);
+    const tr = this._tr;
+    const t = (key, params) => tr.t(`memory.${key}`, params);
+    const act = t(`act.${r.activation}`);
+    const score = (d) => tr.fixed(d.score, 2);
+    const vec = (v) => this._vec(v);
+    const n = r.leaks.length;
     let s;
     if (r.fires.length) {
-      s = r.fires.map((i) => strings.fires(mem.facts[i].key, fmtSmall(r.coef[i], 2))).join(', ');
-      s += r.decoded.token ? strings.writesToken(r.decoded.token, score(r.decoded))
-        : strings.writesNoToken(vec(r.written));
-      if (r.leaks.length) s += strings.alsoLeak(r.leaks.length, act);
+      s = r.fires.map((i, j) => t(j ? 'firesMore' : 'fires', { key: mem.facts[i].key, c: tr.small(r.coef[i], 2) }))
+        .join(t('listSep'));
+      s += r.decoded.token ? t('writesToken', { token: r.decoded.token, s: score(r.decoded) })
+        : t('writesNoToken', { w: vec(r.written) });
+      if (n) s += t('alsoLeak', { n, act });
     } else if (r.writes) {
-      s = strings.noneFires + strings.leaksWrite(r.leaks.length, act, vec(r.written));
-      s += r.decoded.token ? strings.leaksDecode(r.decoded.token, score(r.decoded)) : strings.leaksTooWeak;
-    } else if (r.leaks.length) {
-      s = strings.noneFires + strings.leaksCancel(r.leaks.length, act);
+      s = t('noneFires') + t('leaksWrite', { n, act, w: vec(r.written) });
+      s += r.decoded.token ? t('leaksDecode', { token: r.decoded.token, s: score(r.decoded) }) : t('leaksTooWeak');
+    } else if (n) {
+      s = t('noneFires') + t('leaksCancel', { n, act });
     } else {
-      s = strings.noneFires + strings.nothingWritten;
+      s = t('noneFires') + t('nothingWritten');
     }
-    return s + '.';
+    return s + t('end');
+  }
+
+  /** A vector for display: 2 decimals, or exponent form when that would read (0.00, 0.00) but it is not zero. */
+  _vec(v) {
+    const tr = this._tr;
+    const tiny = Math.max(Math.abs(v[0]), Math.abs(v[1])) < 0.005;
+    const c = (x) => (tiny ? tr.small(x, 2) : tr.fixed(x, 2));
+    return this._t('memory.vec', { x: c(v[0]), y: c(v[1]) });
   }
 
   _render() {
     if (!this._mem || !this._rows) return;
+    const tr = this._tr;
     const mem = this._mem;
     const s = this._state;
     const k = this._effectiveK();
@@ -804,8 +798,8 @@ export class FfnMemoryWidget extends ElementBase {
       const v = sl.axis === 'x' ? s.x : s.y;
       sl.thumb.style.left = `${(100 * (v + QUERY_LIMIT)) / (2 * QUERY_LIMIT)}%`;
       sl.track.setAttribute('aria-valuenow', fmt(v, 2));
-      sl.track.setAttribute('aria-valuetext', strings.sliderText(sl.axis, fmt(v, 2)));
-      sl.val.textContent = fmt(v, 2);
+      sl.track.setAttribute('aria-valuetext', this._t('memory.sliderText', { axis: sl.axis, value: tr.fixed(v, 2) }));
+      sl.val.textContent = tr.fixed(v, 2);
     }
 
     // Output plane.
@@ -814,39 +808,45 @@ export class FfnMemoryWidget extends ElementBase {
     this._vocabMarks.forEach((g, j) => g.classList.toggle('on', r.decoded.token !== null && r.decoded.index === j));
 
     // Table.
-    this._actHeader.textContent = strings.colPhi(strings.act[r.activation]);
+    this._actHeader.textContent = this._t('memory.colPhi', { act: this._t(`memory.act.${r.activation}`) });
     r.coef.forEach((c, i) => {
       const row = this._rows[i];
-      row.match.textContent = fmt(r.match[i], 2);
-      row.value.textContent = fmtSmall(c, 3);
+      row.match.textContent = tr.fixed(r.match[i], 2);
+      row.value.textContent = tr.small(c, 3);
       const w = Math.max(BAR_MIN, Math.min(BAR_MAX, c)) / (BAR_MAX - BAR_MIN);
       row.fill.style.left = `${100 * (w >= 0 ? BAR_ZERO : BAR_ZERO + w)}%`;
       row.fill.style.width = `${100 * Math.abs(w)}%`;
       row.tr.className = r.states[i];
       row.tr.classList.toggle('ranked', r.rank[i] > 0);
       row.tr.dataset.coef = String(c);
-      row.status.textContent = strings.state[r.states[i]];
-      row.intop.textContent = r.rank[i] ? strings.rank(r.rank[i]) : strings.unranked;
+      row.status.textContent = this._t(`memory.state.${r.states[i]}`);
+      row.intop.textContent = r.rank[i] ? this._t('memory.rank', { n: r.rank[i] }) : this._t('memory.unranked');
     });
     const N = mem.dff;
     this._rows.forEach((row, i) => {
-      const [kx, ky, b] = [mem.W1.data[i], mem.W1.data[N + i], mem.b1.data[i]].map((v) => fmt(v, 2));
-      row.keyLine.textContent = strings.keyLine(kx, ky, b);
+      const [kx, ky, b] = [mem.W1.data[i], mem.W1.data[N + i], mem.b1.data[i]].map((v) => tr.fixed(v, 2));
+      row.keyLine.textContent = this._t('memory.keyLine', { kx, ky, b });
     });
 
     // Controls.
     const t = this._effectiveThreshold();
-    this._kInput.value = String(k); this._kVal.textContent = String(k);
-    this._tInput.value = String(t); this._tVal.textContent = fmt(t, 2);
+    this._kInput.value = String(k); this._kVal.textContent = tr.int(k);
+    this._tInput.value = String(t); this._tVal.textContent = tr.fixed(t, 2);
     for (const b of this._actBtns) b.setAttribute('aria-pressed', String(b.dataset.activation === r.activation));
 
     const near = nearestToken(mem, s.x, s.y);
-    this._outFull.replaceChildren(strings.outFull(near?.name, strings.vec(fmt(s.x, 2), fmt(s.y, 2)), vec(r.written)),
-      h('span', { class: 'decoded', text: r.decoded.token ?? strings.nothing }),
-      r.decoded.token ? strings.score(fmt(r.decoded.score, 2)) : strings.bestScore(fmt(r.decoded.score, 2)));
+    const m = (key, params) => this._t(`memory.${key}`, params);
+    const q = m('vec', { x: tr.fixed(s.x, 2), y: tr.fixed(s.y, 2) });
+    this._outFull.replaceChildren(
+      m('outFull', { near: near ? m('near', { token: near.name }) : '', q, w: this._vec(r.written) }),
+      h('span', { class: 'decoded', text: r.decoded.token ?? m('nothing') }),
+      m(r.decoded.token ? 'score' : 'bestScore', { s: tr.fixed(r.decoded.score, 2) }));
     this._outFull.dataset.decoded = r.decoded.token ?? '';
     const pd = r.partialDecoded;
-    this._outPart.textContent = strings.outPart(k, vec(r.partial), pd.token, fmt(pd.score, 2));
+    this._outPart.textContent = m('outPart', {
+      k, v: this._vec(r.partial), token: pd.token ?? m('nothing'),
+      score: pd.token ? m('score', { s: tr.fixed(pd.score, 2) }) : '',
+    });
     this._outPart.dataset.partial = `${r.partial[0]},${r.partial[1]}`;
 
     this._announce(r.status);
@@ -854,11 +854,6 @@ export class FfnMemoryWidget extends ElementBase {
   }
 }
 
-/** A vector for display: 2 decimals, or exponent form when that would read (0.00, 0.00) but it is not zero. */
-function vec(v) {
-  const tiny = Math.max(Math.abs(v[0]), Math.abs(v[1])) < 0.005;
-  return strings.vec(tiny ? fmtSmall(v[0], 2) : fmt(v[0], 2), tiny ? fmtSmall(v[1], 2) : fmt(v[1], 2));
-}
 
 /** Draw vector v (plane units) as an arrow on the output plane laid out as O; head size in px. */
 function drawArrow(O, line, head, v, size) {

@@ -1,60 +1,14 @@
 // <ffn-param-calculator>: count an FFN against the attention projections of its block, dense or mixture-of-experts (view only; math in param-model.js).
 import * as ffn from '../index.js'; // the wasm bytes inlined: nothing for a bundler or server to place
 import {
-  attachStyledShadow, ElementBase, define, rafThrottle, trailingThrottle, fmtInt, setProblem, htmlEl as h,
+  attachStyledShadow, ElementBase, define, rafThrottle, trailingThrottle, setProblem, htmlEl as h,
 } from './styles.js';
 import {
   PRESETS, DEFAULTS, computeBlock, validateConfig, findPreset, parsePresets, parseAttribute,
 } from './param-model.js';
+import { translator, langOf, watchLanguage, localizedError } from '../i18n/index.js';
 
-/** Every string the calculator shows (one table, for translation). */
-const strings = {
-  loading: 'Loading the counting kernels…',
-  title: 'Where the parameters live: one block, counted',
-  presets: 'Presets',
-  presetsLead: 'Presets:',
-  form: 'Block configuration',
-  d: 'd (model width)',
-  rule: 'hidden width',
-  ruleExplicit: 'set d_ff directly',
-  ruleLlama: 'LLaMA rule (8d/3, rounded)',
-  dff: 'd_ff (per expert with MoE)',
-  multipleOf: 'multiple_of',
-  multiplier: 'ffn_dim_multiplier (blank = none)',
-  gated: 'gated (SwiGLU: 3 matrices)',
-  bias: 'biases',
-  heads: 'attention heads H',
-  kvHeads: 'KV heads H_kv',
-  headDim: 'head dim (blank = d/H)',
-  moe: 'mixture of experts',
-  experts: 'experts',
-  active: 'active experts per token',
-  shared: 'shared experts',
-  card: {
-    dff: 'hidden width d_ff', ffnParams: 'FFN parameters per layer', attnParams: 'attention projection parameters',
-    share: 'FFN share of the block', ffnFlops: 'FFN forward FLOPs per token',
-    attnFlops: 'attention projection FLOPs per token', moeTotal: 'MoE: total FFN parameters',
-    moeActive: 'MoE: active FFN parameters per token', moeFlops: 'MoE: active FFN FLOPs per token',
-  },
-  expertParams: 'parameters of one expert FFN',
-  activeFlops: 'active FFN forward FLOPs per token',
-  billion: (x) => `${x} billion`,
-  million: (x) => `${x} million`,
-  ratio: (r, gated) => `${r} × d${gated ? ', gated' : ''}`,
-  gqa: (kv, h) => ` (GQA: ${kv} KV heads for ${h})`,
-  shareActive: (p) => `active only: ${p}%`,
-  shareDef: 'FFN / (FFN + attention projections)',
-  perWeight: '2 per weight',
-  activePlusRouter: 'active experts plus router',
-  scores: 'plus 4·T·d for the scores over T tokens',
-  moeTotalNote: (big, e, s) => `${big}: ${e}${s ? ` + ${s} shared` : ''} experts + router`,
-  moeActiveNote: (a, s, pct) => `${a}${s ? ` + ${s}` : ''} experts + router, ${pct}% of the total`,
-  moeFlopsNote: (dense) => `vs ${dense} if every expert ran`,
-  key: 'FFN ',
-  keyAttn: 'attention projections (norms, embeddings and the attention scores over the context are not counted)',
-  announce: (dff, params, pct) => `d_ff ${dff}; FFN ${params} parameters, ${pct}% of the block`,
-  unknownPreset: (id, known) => `unknown preset ${JSON.stringify(id)}; expected one of ${known.join(', ')}`,
-};
+// Every string the calculator shows is in the locale tables (web/i18n/en.js, namespace `calculator`).
 
 const css = `
 .presets { margin-bottom: 10px; }
@@ -82,7 +36,7 @@ input:disabled, select:disabled { opacity: 0.55; cursor: not-allowed; }
 `;
 
 const ATTRS = ['preset', 'presets', 'd', 'd-ff', 'rule', 'multiple-of', 'multiplier', 'gated', 'bias', 'heads',
-  'kv-heads', 'head-dim', 'experts', 'active-experts', 'shared-experts', 'theme'];
+  'kv-heads', 'head-dim', 'experts', 'active-experts', 'shared-experts', 'theme', 'lang'];
 
 /** Put one parsed attribute value into a configuration (undefined leaves it as it is). */
 function applyAttribute(cfg, name, v) {
@@ -117,16 +71,21 @@ export class FfnParamCalculator extends ElementBase {
     this._preset = null;
     this._problems = new Map();
     this._ready = false;
+    this._tr = translator('en');
     this._root = attachStyledShadow(this, css);
     this._schedule = rafThrottle(() => this._render());
     this._announce = trailingThrottle((t) => { if (this._live) this._live.textContent = t; }, 700);
   }
 
   connectedCallback() {
+    this._stopLang ??= watchLanguage(this, () => this._relocalize());
+    this._tr = translator(langOf(this));
     if (!this._read) { this._read = true; this._readAll(); }
     if (this._ready || this._loading) return;
     this._loading = true;
-    this._root.append(Object.assign(document.createElement('p'), { className: 'muted', textContent: strings.loading }));
+    this._root.append(Object.assign(document.createElement('p'), {
+      className: 'muted loading', textContent: this._t('loading'),
+    }));
     ffn.ready().then(() => {
       this._ready = true;
       this._build();
@@ -135,9 +94,23 @@ export class FfnParamCalculator extends ElementBase {
     }, (err) => { this._loading = false; this._problem('load', err); });
   }
 
+  disconnectedCallback() { this._stopLang?.(); this._stopLang = null; }
+
+  /** Text of a key of the calculator's namespace of the locale table, in the element's language. */
+  _t(key, params) { return this._tr.t(`calculator.${key}`, params); }
+
+  /** The language or its table changed: everything is drawn again in it. */
+  _relocalize() {
+    this._tr = translator(langOf(this));
+    this._problem(null, null);
+    if (this._ready) { this._build(); this._render(); }
+    else this._root.querySelector('.loading')?.replaceChildren(this._t('loading'));
+  }
+
   attributeChangedCallback(name) {
     // Before the first connection every attribute is read at once (preset first), in connectedCallback.
-    if (this._reflecting || !this._read || name === 'theme') return;
+    if (name === 'lang' && this.isConnected) { this._relocalize(); return; }
+    if (this._reflecting || !this._read || name === 'theme' || name === 'lang') return;
     try {
       if (name === 'presets') this._readPresets();
       else if (name === 'preset') this._readPreset();
@@ -168,7 +141,12 @@ export class FfnParamCalculator extends ElementBase {
   /** Load a preset by id: built-in (transformer, gpt2, llama7b, llama3_8b, llama2_70b, qwen3_moe) or an author's. */
   applyPreset(id) {
     const p = findPreset(id, this._extra);
-    if (!p) throw new RangeError(`applyPreset: ${strings.unknownPreset(String(id).slice(0, 40), this._presetIds())}`);
+    if (!p) {
+      const known = this._presetIds().join(', ');
+      const quoted = JSON.stringify(String(id).slice(0, 40));
+      const why = localizedError(RangeError, 'errors.unknownPreset', { id: quoted, known });
+      throw new RangeError(`applyPreset: ${why.message}`);
+    }
     this._usePreset(p);
     this._reflect();
     if (this._ready) { this._syncForm(); this._schedule(); }
@@ -188,7 +166,7 @@ export class FfnParamCalculator extends ElementBase {
     this._readPresets(false);
     this._readPreset();
     for (const name of ATTRS) {
-      if (name !== 'preset' && name !== 'presets' && name !== 'theme') this._readOne(name, this._cfg);
+      if (!['preset', 'presets', 'theme', 'lang'].includes(name)) this._readOne(name, this._cfg);
     }
   }
 
@@ -213,7 +191,11 @@ export class FfnParamCalculator extends ElementBase {
     try {
       const id = parseAttribute('preset', v);
       const p = findPreset(id, this._extra);
-      if (!p) { this._pending = id; throw new RangeError(strings.unknownPreset(id, this._presetIds())); }
+      if (!p) {
+        this._pending = id;
+        const known = this._presetIds().join(', ');
+        throw localizedError(RangeError, 'errors.unknownPreset', { id: JSON.stringify(id), known });
+      }
       this._usePreset(p);
     } catch (err) {
       this._problem('preset', err);
@@ -232,7 +214,7 @@ export class FfnParamCalculator extends ElementBase {
   }
 
   /** Record (or with err null, clear) the problem of one source and show them all. */
-  _problem(source, err) { setProblem(this._root, 'ffn-param-calculator', this._problems, source, err); }
+  _problem(source, err) { setProblem(this._root, 'ffn-param-calculator', this._problems, source, err, this._tr); }
 
   _reflect() {
     const c = this._cfg;
@@ -261,11 +243,13 @@ export class FfnParamCalculator extends ElementBase {
   _buildPresetButtons() {
     const box = this._presetBox;
     if (!box) return;
-    box.replaceChildren(h('span', { class: 'muted', text: strings.presetsLead }));
+    box.replaceChildren(h('span', { class: 'muted', text: this._t('presetsLead') }));
     const all = [...Object.keys(PRESETS).map((id) => findPreset(id)), ...this._extra];
     this._presetBtns = all.map((p) => {
-      const b = h('button', { type: 'button', 'data-preset': p.id, text: p.label });
-      if (!Object.hasOwn(PRESETS, p.id)) b.classList.add('author');
+      const builtIn = Object.hasOwn(PRESETS, p.id);
+      const text = builtIn ? this._t(`presetLabels.${p.id}`) : p.label;
+      const b = h('button', { type: 'button', 'data-preset': p.id, text });
+      if (!builtIn) b.classList.add('author');
       b.addEventListener('click', () => this.applyPreset(p.id));
       box.append(b);
       return b;
@@ -280,7 +264,7 @@ export class FfnParamCalculator extends ElementBase {
     const root = this._root;
     const error = root.querySelector('.error');
     const add = (...nodes) => (error ? error.before(...nodes) : root.append(...nodes));
-    const t = strings;
+    const t = this._tr.table.calculator;
     add(h('p', { class: 'title', text: t.title }));
     this._presetBox = h('div', { class: 'presets row', role: 'group', 'aria-label': t.presets });
     add(this._presetBox);
@@ -368,7 +352,8 @@ export class FfnParamCalculator extends ElementBase {
 
   _render() {
     if (!this._out) return;
-    const f = this._f, c = this._cfg, t = strings;
+    const f = this._f, c = this._cfg, tr = this._tr;
+    const t = (key, params) => this._t(key, params);
     f.dff.disabled = c.dffMode === 'llama' && !c.moe;
     f.multipleOf.disabled = f.multiplier.disabled = c.dffMode !== 'llama';
     f.moeSet.querySelectorAll('input[type=number]').forEach((el) => { el.disabled = !c.moe; });
@@ -387,28 +372,40 @@ export class FfnParamCalculator extends ElementBase {
     this._reflect();
     const o = this._out;
     const set = (k, v, s = '') => { o[k].v.textContent = v; o[k].s.textContent = s; };
-    const big = (x) => (x >= 1e9 ? t.billion((x / 1e9).toFixed(2)) : x >= 1e6 ? t.million((x / 1e6).toFixed(2)) : '');
-    const pct = (x) => (100 * x).toFixed(1);
-    set('dff', fmtInt(r.dff), t.ratio(r.ratio.toFixed(2), r.gated));
-    o.ffnParams.k.textContent = r.moe ? t.expertParams : t.card.ffnParams;
-    o.ffnFlops.k.textContent = r.moe ? t.activeFlops : t.card.ffnFlops;
-    set('ffnParams', fmtInt(r.ffnParams), big(r.ffnParams));
-    const gqa = r.kvHeads < r.heads ? t.gqa(r.kvHeads, r.heads) : '';
-    set('attnParams', fmtInt(r.attnParams), `${big(r.attnParams)}${gqa}`);
+    const int = (x) => tr.int(x);
+    const big = (x) => {
+      if (x < 1e6) return '';
+      const [key, v] = x >= 1e9 ? ['billion', x / 1e9] : ['million', x / 1e6];
+      return t(key, { n: Number(v.toFixed(2)), x: tr.fixed(v, 2) });
+    };
+    const pct = (x) => tr.fixed(100 * x, 1);
+    set('dff', int(r.dff), t(r.gated ? 'ratioGated' : 'ratio', { r: tr.fixed(r.ratio, 2) }));
+    o.ffnParams.k.textContent = r.moe ? t('expertParams') : t('card.ffnParams');
+    o.ffnFlops.k.textContent = r.moe ? t('activeFlops') : t('card.ffnFlops');
+    set('ffnParams', int(r.ffnParams), big(r.ffnParams));
+    const gqa = r.kvHeads < r.heads ? t('gqa', { kv: int(r.kvHeads), h: int(r.heads) }) : '';
+    set('attnParams', int(r.attnParams), `${big(r.attnParams)}${gqa}`);
     const share = r.moe ? r.moe.shareTotal : r.share;
-    set('share', `${pct(share)}%`, r.moe ? t.shareActive(pct(r.moe.shareActive)) : t.shareDef);
-    set('ffnFlops', fmtInt(r.moe ? r.moe.activeFlops : r.ffnFlops), r.moe ? t.activePlusRouter : t.perWeight);
-    set('attnFlops', fmtInt(r.attnFlops), t.scores);
+    const shareNote = r.moe ? t('shareActive', { p: pct(r.moe.shareActive) }) : t('shareDef');
+    set('share', t('percent', { p: pct(share) }), shareNote);
+    set('ffnFlops', int(r.moe ? r.moe.activeFlops : r.ffnFlops), r.moe ? t('activePlusRouter') : t('perWeight'));
+    set('attnFlops', int(r.attnFlops), t('scores'));
     for (const el of this._moeCards) el.hidden = !r.moe;
     if (r.moe) {
-      set('moeTotal', fmtInt(r.moe.totalParams), t.moeTotalNote(big(r.moe.totalParams), r.moe.experts, r.moe.shared));
-      const activeNote = t.moeActiveNote(r.moe.active, r.moe.shared, pct(r.moe.activeFraction));
-      set('moeActive', fmtInt(r.moe.activeParams), activeNote);
-      set('moeFlops', fmtInt(r.moe.activeFlops), t.moeFlopsNote(fmtInt(r.moe.totalFlopsIfDense)));
+      const m = r.moe;
+      const shared = m.shared ? 'Shared' : '';
+      const totalNote = t(`moeTotalNote${shared}`, { big: big(m.totalParams), e: int(m.experts), s: int(m.shared) });
+      set('moeTotal', int(m.totalParams), totalNote);
+      const activeNote = t(`moeActiveNote${shared}`, {
+        a: int(m.active), s: int(m.shared), pct: pct(m.activeFraction),
+      });
+      set('moeActive', int(m.activeParams), activeNote);
+      set('moeFlops', int(m.activeFlops), t('moeFlopsNote', { dense: int(m.totalFlopsIfDense) }));
     }
     this._barFfn.style.width = `${100 * share}%`;
     this._barAttn.style.width = `${100 * (1 - share)}%`;
-    this._announce(t.announce(r.dff, fmtInt(r.moe ? r.moe.totalParams : r.ffnParams), pct(share)));
+    const params = int(r.moe ? r.moe.totalParams : r.ffnParams);
+    this._announce(t('announce', { dff: int(r.dff), params, pct: pct(share) }));
     this.dispatchEvent(new CustomEvent('ffn-change', { detail: r }));
   }
 }

@@ -1,5 +1,9 @@
 // Model of <ffn-param-calculator>: FFN and attention parameter and FLOP counts of one Transformer block (FFN counts from the wasm kernels).
 import { quote, checkLength, toNumber, toInteger } from './parse.js';
+import { localizedError as fail, msg } from '../i18n/index.js';
+
+/** A refused configuration: "computeBlock: " and the reason (kept apart for author presets' messages). */
+const config = (Ctor, key, params) => fail(Ctor, 'errors.computeBlock', { inner: msg(key, params) });
 
 /** Presets. Dense ones come from the section; the MoE one from Qwen3-30B-A3B's public configuration. */
 export const PRESETS = Object.freeze({
@@ -30,8 +34,8 @@ const CONFIG_KEYS = [
 
 function posInt(name, v, max, min = 1) {
   if (!Number.isInteger(v) || v < min || v > max) {
-    const kind = min ? 'positive' : 'non-negative';
-    throw new RangeError(`computeBlock: ${name} must be a ${kind} integer up to ${max}, got ${quote(String(v))}`);
+    const key = min ? 'errors.posInt' : 'errors.nonNegInt';
+    throw config(RangeError, key, { name, max: String(max), got: quote(String(v)) });
   }
   return v;
 }
@@ -41,23 +45,23 @@ function posInt(name, v, max, min = 1) {
  * given) or throws a RangeError/TypeError naming the field. Sizes are bounded by LIMITS.
  */
 export function validateConfig(input) {
-  if (!input || typeof input !== 'object') throw new TypeError('computeBlock: the configuration must be an object');
+  if (!input || typeof input !== 'object') throw config(TypeError, 'errors.configObject');
   const c = { ...DEFAULTS };
   for (const k of CONFIG_KEYS) if (Object.hasOwn(input, k) && input[k] !== undefined) c[k] = input[k];
   posInt('d', c.d, LIMITS.d);
   posInt('heads', c.heads, LIMITS.heads);
   posInt('kvHeads', c.kvHeads, LIMITS.heads);
   if (c.heads % c.kvHeads !== 0) {
-    throw new RangeError(`computeBlock: heads (${c.heads}) must be a multiple of kvHeads (${c.kvHeads})`);
+    throw config(RangeError, 'errors.headsMultiple', { heads: String(c.heads), kv: String(c.kvHeads) });
   }
   if (c.headDim === null || c.headDim === undefined || c.headDim === '') {
     c.headDim = null;
     if (c.d % c.heads !== 0) {
-      throw new RangeError(`computeBlock: d (${c.d}) is not divisible by heads (${c.heads}); give headDim`);
+      throw config(RangeError, 'errors.headsDivide', { d: String(c.d), heads: String(c.heads) });
     }
   } else posInt('headDim', c.headDim, LIMITS.headDim);
   if (c.dffMode !== 'explicit' && c.dffMode !== 'llama') {
-    throw new TypeError(`computeBlock: dffMode must be "explicit" or "llama", got ${quote(String(c.dffMode))}`);
+    throw config(TypeError, 'errors.dffMode', { got: quote(String(c.dffMode)) });
   }
   c.gated = !!c.gated;
   c.bias = !!c.bias;
@@ -65,17 +69,17 @@ export function validateConfig(input) {
   const m = c.multiplier;
   if (m !== null && !(typeof m === 'number' && m > 0 && m <= LIMITS.multiplier)) {
     const range = `(0, ${LIMITS.multiplier}]`;
-    throw new RangeError(`computeBlock: multiplier must be null or a number in ${range}, got ${quote(String(m))}`);
+    throw config(RangeError, 'errors.multiplier', { range, got: quote(String(m)) });
   }
   if (c.moe) {
     const m = c.moe;
-    if (typeof m !== 'object') throw new TypeError('computeBlock: moe must be null or { experts, active, shared }');
+    if (typeof m !== 'object') throw config(TypeError, 'errors.moeObject');
     c.moe = { experts: m.experts, active: m.active, shared: m.shared ?? 0 };
     posInt('experts', c.moe.experts, LIMITS.experts);
     posInt('active', c.moe.active, LIMITS.experts);
     posInt('shared', c.moe.shared, LIMITS.shared, 0);
     if (c.moe.active > c.moe.experts) {
-      throw new RangeError(`computeBlock: active experts (${c.moe.active}) exceed experts (${c.moe.experts})`);
+      throw config(RangeError, 'errors.activeExceed', { active: String(c.moe.active), experts: String(c.moe.experts) });
     }
   } else c.moe = null;
   if (c.dffMode === 'llama' && !c.moe) posInt('multipleOf', c.multipleOf, LIMITS.multipleOf);
@@ -103,45 +107,44 @@ export function parsePresets(input) {
     try {
       list = JSON.parse(input);
     } catch (err) {
-      const why = String(err.message).slice(0, 80);
-      throw new TypeError(`presets must be JSON: an array of { id, label, d, dff, heads, kvHeads, ... } (${why})`);
+      throw fail(TypeError, 'errors.presetsJson', { why: String(err.message).slice(0, 80) });
     }
   }
-  if (!Array.isArray(list)) {
-    throw new TypeError('presets must be an array of { id, label, d, dff, heads, kvHeads, ... }');
+  if (!Array.isArray(list)) throw fail(TypeError, 'errors.presetsArray');
+  if (list.length > MAX_PRESETS) {
+    throw fail(RangeError, 'errors.presetsCount', { max: String(MAX_PRESETS), n: String(list.length) });
   }
-  if (list.length > MAX_PRESETS) throw new RangeError(`presets: at most ${MAX_PRESETS} presets, got ${list.length}`);
   const out = [];
   for (let i = 0; i < list.length; i++) {
     const p = list[i];
     if (!p || typeof p !== 'object' || Array.isArray(p)) {
-      throw new TypeError(`presets: preset ${i} must be an object { id, label, ... }`);
+      throw fail(TypeError, 'errors.presetObject', { i: String(i) });
     }
     const keys = Object.keys(p);
-    if (keys.length > CONFIG_KEYS.length + 2) throw new RangeError(`presets: preset ${i} has ${keys.length} fields`);
+    if (keys.length > CONFIG_KEYS.length + 2) {
+      throw fail(RangeError, 'errors.presetFields', { i: String(i), n: String(keys.length) });
+    }
     const unknown = keys.filter((k) => k !== 'id' && k !== 'label' && !CONFIG_KEYS.includes(k));
     if (unknown.length) {
       const fields = `id, label, ${CONFIG_KEYS.join(', ')}`;
-      throw new TypeError(`presets: preset ${i} has unknown field ${quote(unknown[0])}; fields are ${fields}`);
+      throw fail(TypeError, 'errors.presetUnknownField', { i: String(i), field: quote(unknown[0]), fields });
     }
     if (typeof p.id !== 'string' || !ID_RE.test(p.id)) {
-      const got = quote(String(p.id));
-      throw new TypeError(`presets: preset ${i} needs an id of letters, digits, - and _ (at most 32), got ${got}`);
+      throw fail(TypeError, 'errors.presetId', { i: String(i), got: quote(String(p.id)) });
     }
-    if (Object.hasOwn(PRESETS, p.id)) {
-      throw new TypeError(`presets: preset ${i}'s id ${quote(p.id)} is a built-in preset`);
-    }
-    if (out.some((q) => q.id === p.id)) throw new TypeError(`presets: id ${quote(p.id)} appears twice`);
+    if (Object.hasOwn(PRESETS, p.id)) throw fail(TypeError, 'errors.presetBuiltIn', { i: String(i), id: quote(p.id) });
+    if (out.some((q) => q.id === p.id)) throw fail(TypeError, 'errors.presetTwice', { id: quote(p.id) });
     if (typeof p.label !== 'string' || !p.label.trim() || p.label.length > 80) {
-      throw new TypeError(`presets: preset ${quote(p.id)} needs a label of 1 to 80 characters`);
+      throw fail(TypeError, 'errors.presetLabel', { id: quote(p.id) });
     }
-    let config;
+    let checked;
     try {
-      config = validateConfig(p);
+      checked = validateConfig(p);
     } catch (err) {
-      throw new err.constructor(`presets: preset ${quote(p.id)}: ${err.message.replace(/^computeBlock: /, '')}`);
+      const inner = err.i18n ? err.i18n.params.inner : err.message;
+      throw fail(err.constructor, 'errors.presetConfig', { id: quote(p.id), inner });
     }
-    out.push(Object.freeze({ id: p.id, label: p.label.trim(), config: Object.freeze(config) }));
+    out.push(Object.freeze({ id: p.id, label: p.label.trim(), config: Object.freeze(checked) }));
   }
   return out;
 }
@@ -150,7 +153,7 @@ const bool = (name, value) => {
   const v = value.trim().toLowerCase();
   if (v === '' || v === 'true') return true;
   if (v === 'false') return false;
-  throw new TypeError(`${name} must be "true" or "false" (or present without a value), got ${quote(value)}`);
+  throw fail(TypeError, 'errors.bool', { name, got: quote(value) });
 };
 
 /**
@@ -158,12 +161,12 @@ const bool = (name, value) => {
  * leave it as it is; null: none), or throws a TypeError or RangeError naming the attribute.
  */
 export function parseAttribute(name, value) {
-  if (typeof value !== 'string') throw new TypeError(`${name} must be a string, got ${typeof value}`);
+  if (typeof value !== 'string') throw fail(TypeError, 'errors.mustBeString', { name, type: typeof value });
   const int = (max, min = 1) => (value.trim() === '' ? undefined : toInteger(name, value, min, max));
   switch (name) {
     case 'preset': {
       const id = checkLength(name, value, 64).trim();
-      if (!ID_RE.test(id)) throw new RangeError(`unknown preset ${quote(value)}; ids are letters, digits, - and _`);
+      if (!ID_RE.test(id)) throw fail(RangeError, 'errors.presetIdSyntax', { got: quote(value) });
       return id;
     }
     case 'presets': return parsePresets(value);
@@ -177,7 +180,7 @@ export function parseAttribute(name, value) {
     case 'rule': {
       const v = checkLength(name, value, 16).trim().toLowerCase();
       if (v !== 'llama' && v !== 'explicit') {
-        throw new TypeError(`rule must be "llama" or "explicit", got ${quote(value)}`);
+        throw fail(TypeError, 'errors.rule', { got: quote(value) });
       }
       return v;
     }
@@ -185,7 +188,7 @@ export function parseAttribute(name, value) {
     case 'experts': return value.trim() === '' || value.trim() === '0' ? null : int(LIMITS.experts);
     case 'active-experts': return int(LIMITS.experts);
     case 'shared-experts': return int(LIMITS.shared, 0);
-    default: throw new RangeError(`unknown attribute ${quote(name)}`);
+    default: throw fail(RangeError, 'errors.unknownAttribute', { name: quote(name) });
   }
 }
 

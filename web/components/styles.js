@@ -1,5 +1,6 @@
 // Shared look of the ffn-lab components: theming variables, light/dark defaults, focus ring, controls.
 import { styleShadow } from '../shadow-style.js';
+import { errorText } from '../i18n/index.js';
 
 // Public theming variables (set them on the element or any ancestor):
 //   --ffn-font, --ffn-mono, --ffn-fg, --ffn-muted, --ffn-bg, --ffn-surface, --ffn-border, --ffn-grid,
@@ -176,29 +177,39 @@ export function fmtSmall(v, digits = 2) {
 }
 
 /**
- * Record the problem of one source (an attribute, the hash, the kernels) in problems (a Map of source ->
- * message), or with err null clear it, and show them all again when anything changed.
+ * Record the problem of one source (an attribute, the hash, the kernels) in problems (a Map of source -> error),
+ * or with err null clear it, and show them all again (in the language of tr, a translator from web/i18n) when
+ * anything changed; source null shows them again as they are (after a change of language).
  */
-export function setProblem(root, tag, problems, source, err) {
-  const had = problems.has(source);
-  if (err) problems.set(source, err.message ?? String(err)); else problems.delete(source);
-  if (err || had) showProblems(root, tag, problems);
+export function setProblem(root, tag, problems, source, err, tr) {
+  const had = source !== null && problems.has(source);
+  if (source !== null) {
+    if (err) problems.set(source, err); else problems.delete(source);
+  }
+  if (err || had || source === null) showProblems(root, tag, problems, tr);
 }
 
 /**
- * Show the element's current problems (a Map of source -> message) as one alert, one line each, each
- * prefixed with the element's tag; none removes the alert.
+ * Show the element's current problems (a Map of source -> error) as one alert, one line each, each prefixed with
+ * the element's tag; none removes the alert. An error the models made carries its text's key (.i18n) and is shown
+ * in the reader's language; any other error (a failed kernel load) is quoted as it is, as code.
  */
-export function showProblems(root, tag, problems) {
+export function showProblems(root, tag, problems, tr) {
   root.querySelector('.error')?.remove();
   if (!problems.size) return;
   const p = document.createElement('p');
   p.className = 'error';
   p.setAttribute('role', 'alert');
-  for (const msg of problems.values()) {
+  for (const [source, err] of problems) {
     const line = document.createElement('span');
     line.className = 'problem';
-    line.textContent = `${tag}: ${msg}`;
+    if (err && err.i18n && tr) line.textContent = `${tag}: ${errorText(tr, err)}`;
+    else {
+      const code = document.createElement('code');
+      code.textContent = String(err?.message ?? err);
+      const text = source === 'load' && tr ? tr.parts('errors.load', { message: code }) : [code];
+      line.append(`${tag}: `, ...text);
+    }
     p.append(line);
   }
   root.append(p);

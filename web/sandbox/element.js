@@ -1,7 +1,7 @@
 // The <ffn-exercise> element class (no registration here): prompt, editor, run/hints/solution, announced results, saved progress.
 import { gradeExercise } from './grade.js';
 import { DEFAULT_TIMEOUT_MS } from './runner.js';
-import { getExercise, onExerciseDefined } from './exercises/index.js';
+import { getExercise, onExerciseDefined, definedExerciseIds } from './exercises/index.js';
 import { renderPromptHtml } from './prompt-html.js';
 import { createProgressStore, memoryStorage, codeProblem, DEFAULT_STORAGE_KEY, PROGRESS_LIMITS } from './storage.js';
 import { createEditor } from './editor.js';
@@ -11,6 +11,7 @@ import { styleShadow } from '../shadow-style.js';
 import { themeCss } from '../components/styles.js';
 import { ready as loadKernels } from '../index.js';
 import { warmSandbox } from './frame-host.js';
+import { translator, langOf, watchLanguage, msg, isMessage } from '../i18n/index.js';
 
 // The four elements share one theme (web/components/styles.js: --ffn-font, --ffn-fg, --ffn-bg, --ffn-surface,
 // --ffn-accent...); the exercise adds --ffn-pass and --ffn-fail, and sizes its editor with --ffn-editor-height
@@ -104,17 +105,26 @@ const Base = globalThis.HTMLElement ?? class {};
 /* Attributes and properties a page sets are checked here: out of range is clamped, nonsense refused, with a notice
    in the element (part="notice"); never a throw or a hang. */
 export const TIMEOUT_RANGE = Object.freeze({ min: 100, max: 60_000 }); // ms
-const quoteAttr = (s) => JSON.stringify(s.length > 40 ? `${s.slice(0, 40)}…` : s) + (s.length > 40 ? ` (${s.length.toLocaleString('en-US')} characters)` : '');
+/** A value quoted in a notice: JSON, cut at 40 characters (then with its length, in the reader's language). */
+const quoteAttr = (s) => (s.length > 40
+  ? msg('exercise.quoted', { text: JSON.stringify(`${s.slice(0, 40)}…`), n: s.length })
+  : JSON.stringify(s));
 
-/** The timeout attribute -> { ms, notice }: a number of milliseconds, clamped to TIMEOUT_RANGE. */
+/** The timeout attribute -> { ms, notice }: a number of milliseconds, clamped to TIMEOUT_RANGE (notice: a message). */
 export function readTimeout(attr) {
   if (attr === null) return { ms: DEFAULT_TIMEOUT_MS, notice: null };
   const t = /^\s*$/.test(attr) ? NaN : Number(attr);
   const { min, max } = TIMEOUT_RANGE;
-  if (!(t > 0) || t === Infinity) return { ms: DEFAULT_TIMEOUT_MS, notice: `timeout=${quoteAttr(attr)} is not a number of milliseconds; using ${DEFAULT_TIMEOUT_MS}.` };
+  if (!(t > 0) || t === Infinity) {
+    const notice = msg('exercise.timeoutNaN', { value: quoteAttr(attr), ms: String(DEFAULT_TIMEOUT_MS) });
+    return { ms: DEFAULT_TIMEOUT_MS, notice };
+  }
   if (t < min || t > max) {
     const ms = t < min ? min : max;
-    return { ms, notice: `timeout=${quoteAttr(attr)} is outside ${min} to ${max} ms; using ${ms}.` };
+    const notice = msg('exercise.timeoutRange', {
+      value: quoteAttr(attr), min: String(min), max: String(max), ms: String(ms),
+    });
+    return { ms, notice };
   }
   return { ms: Math.round(t), notice: null };
 }
@@ -123,7 +133,8 @@ export function readTimeout(attr) {
 export function readStorageKey(attr) {
   if (attr === null || attr === '') return { key: DEFAULT_STORAGE_KEY, notice: null };
   if (attr.length > PROGRESS_LIMITS.keyChars || /[\u0000-\u001f]/.test(attr)) {
-    return { key: null, notice: `storage-key=${quoteAttr(attr)} is not usable (at most ${PROGRESS_LIMITS.keyChars} characters, no control characters); progress is kept for this visit only.` };
+    const notice = msg('exercise.storageKey', { value: quoteAttr(attr), max: String(PROGRESS_LIMITS.keyChars) });
+    return { key: null, notice };
   }
   return { key: attr, notice: null };
 }
@@ -132,21 +143,34 @@ export function readStorageKey(attr) {
 function describe(v) {
   if (typeof v === 'string') return quoteAttr(v);
   if (typeof v === 'number' || typeof v === 'boolean' || v == null) return String(v);
-  return { bigint: 'a BigInt', object: 'an object', symbol: 'a Symbol', function: 'a function' }[typeof v];
+  return msg(`exercise.valueKinds.${typeof v}`);
 }
 
-/** A setup problem's text for a kernel (wasm) load that failed: what happened, with its URL, and the fix. */
+/**
+ * A setup problem for a kernel (wasm) load that failed: what happened (the loader's own message, with its URL, shown
+ * as code) and the fix, in the reader's language.
+ */
 function kernelProblem(e) {
-  const msg = String((e && e.message) || e);
-  let fix = 'Fix: check the browser console, and that ffn-lab\'s files are served as installed.';
-  if (/unsafe-eval|Content Security Policy|CompileError.*Refused/i.test(msg)) {
-    fix = "Fix: allow WebAssembly in the page's Content-Security-Policy: script-src 'self' 'wasm-unsafe-eval'.";
-  } else if (/HTTP \d+|could not load the wasm module/.test(msg)) {
-    fix = 'Fix: serve that file (it sits next to ffn-lab\'s web/ffn.js), or load the kernels from the default entry '
-      + 'ffn-lab, whose wasm is inlined.';
+  const error = String((e && e.message) || e);
+  let fix = msg('exercise.fixConsole');
+  if (/unsafe-eval|Content Security Policy|CompileError.*Refused/i.test(error)) {
+    fix = msg('exercise.fixCsp', { directive: code("script-src 'self' 'wasm-unsafe-eval'") });
+  } else if (/HTTP \d+|could not load the wasm module/.test(error)) {
+    fix = msg('exercise.fixServe', { file: code('web/ffn.js'), entry: code('ffn-lab') });
   }
-  return `Setup problem (not your code): ffn-lab could not load its kernels: ${msg} ${fix}`;
+  return msg('exercise.kernelsFailed', { error: code(error), fix });
 }
+
+/** Text to be shown as code (in a <code> element) inside a message. */
+class Code {
+  constructor(text) {
+    this.text = String(text);
+  }
+  toString() {
+    return this.text;
+  }
+}
+const code = (text) => new Code(text);
 
 let counter = 0;
 
@@ -163,7 +187,7 @@ function el(doc, tag, props = {}, children = []) {
 
 export class FfnExerciseElement extends Base {
   static get observedAttributes() {
-    return ['exercise', 'timeout', 'storage-key', 'number'];
+    return ['exercise', 'timeout', 'storage-key', 'number', 'lang'];
   }
 
   constructor() {
@@ -178,15 +202,45 @@ export class FfnExerciseElement extends Base {
     this._saveTimer = null;
     this._rendered = null;
     this._readyFired = false;
-    this._notices = new Map(); // what -> text, shown in part="notice"
+    this._notices = new Map(); // what -> message, shown in part="notice"
     this._memory = null; // the storage used when storage-key is not usable
+    this._tr = translator('en');
   }
 
-  /** Set (or clear, with null) the notice about `what`, and show the notices if rendered. */
+  /** Text of a key of the locale table (web/i18n/en.js) in the element's language. */
+  _t(key, params) {
+    return this._tr.t(key, params);
+  }
+
+  /**
+   * What to append to show a message (see msg() in web/i18n): strings, and <code> elements for the parts that are
+   * code (a URL, a directive, a toolkit name), which stay as they are in every language.
+   */
+  _nodes(m) {
+    const doc = this.ownerDocument;
+    if (m instanceof Code) return [el(doc, 'code', { textContent: m.text })];
+    if (!isMessage(m)) return [String(m ?? '')];
+    const params = {};
+    for (const [k, v] of Object.entries(m.params)) {
+      if (v instanceof Code || isMessage(v)) {
+        const frag = doc.createDocumentFragment();
+        frag.append(...this._nodes(v));
+        params[k] = frag;
+      } else params[k] = v;
+    }
+    return this._tr.parts(m.key, params);
+  }
+
+  /** Set (or clear, with null) the notice about `what` (a message), and show the notices if rendered. */
   _notice(what, text) {
     if (text) this._notices.set(what, text);
     else this._notices.delete(what);
-    if (this._ui && this._ui.notice) this._ui.notice.textContent = [...this._notices.values()].join('\n');
+    if (this._ui && this._ui.notice) this._showNotices(this._ui.notice);
+  }
+
+  _showNotices(box) {
+    const lines = [...this._notices.values()].flatMap((m, i) => [...(i ? ['\n'] : []), ...this._nodes(m)]);
+    box.replaceChildren(...lines);
   }
 
   /* ----- properties ----- */
@@ -214,33 +268,33 @@ export class FfnExerciseElement extends Base {
     if (v === undefined || v === null || Number.isSafeInteger(v)) {
       this._seed = v ?? undefined;
       this._notice('seed', null);
-    } else this._notice('seed', `seed was not changed: it must be a whole number; got ${describe(v)}.`);
+    } else this._notice('seed', msg('exercise.seedRefused', { got: describe(v) }));
   }
   get exercise() {
     return this.getAttribute('exercise') || '';
   }
   set exercise(v) {
-    this._setAttr('exercise', v, 'a string');
+    this._setAttr('exercise', v, 'kindString');
   }
   /** The timeout in ms: the attribute, clamped to TIMEOUT_RANGE (a notice says so), or 2000. */
   get timeout() {
     return readTimeout(this.getAttribute('timeout')).ms;
   }
   set timeout(v) {
-    this._setAttr('timeout', v, 'a number');
+    this._setAttr('timeout', v, 'kindNumber');
   }
   get storageKey() {
     return this.getAttribute('storage-key') || DEFAULT_STORAGE_KEY;
   }
   set storageKey(v) {
-    this._setAttr('storage-key', v, 'a string');
+    this._setAttr('storage-key', v, 'kindString');
   }
   /** Reflect a property to its attribute: a string (or for timeout a number); anything else is refused with a notice. */
   _setAttr(name, v, kind) {
-    if (typeof v === 'string' || (kind === 'a number' && typeof v === 'number')) {
+    if (typeof v === 'string' || (kind === 'kindNumber' && typeof v === 'number')) {
       this._notice(name, null);
       this.setAttribute(name, String(v));
-    } else this._notice(name, `${name} was not changed: it must be ${kind}; got ${describe(v)}.`);
+    } else this._notice(name, msg('exercise.propRefused', { name, kind: msg(`exercise.${kind}`), got: describe(v) }));
   }
   /** The last grading report, or null. */
   get report() {
@@ -255,7 +309,7 @@ export class FfnExerciseElement extends Base {
     if (!this._editor) return;
     const why = codeProblem(v);
     if (why) {
-      this._notice('code', `code was not set: ${why}.`);
+      this._notice('code', msg('exercise.codeRefused', { why }));
       return;
     }
     this._notice('code', null);
@@ -264,7 +318,16 @@ export class FfnExerciseElement extends Base {
   }
 
   connectedCallback() {
+    this._stopLang ??= watchLanguage(this, () => this._relocalize());
     if (this._rendered !== this._renderKey() || !this._ex) this._render();
+  }
+
+  /** The language (of the element or the page) or its table changed: render again, keeping the last report. */
+  _relocalize() {
+    if (!this.isConnected || translator(langOf(this)) === this._tr) return;
+    const report = this._running ? null : this._report;
+    this._render();
+    if (report && this._ex && report.exercise === this._ex.id) this._showReport(report);
   }
 
   /** Moved to another document: its window must make the stylesheet anew. */
@@ -273,6 +336,8 @@ export class FfnExerciseElement extends Base {
   }
 
   disconnectedCallback() {
+    this._stopLang?.();
+    this._stopLang = null;
     this._stopWaiting();
     if (this._running) this._running.abort();
     this._flushSave();
@@ -280,18 +345,19 @@ export class FfnExerciseElement extends Base {
 
   attributeChangedCallback(name, oldValue, newValue) {
     if (oldValue === newValue || !this.isConnected) return;
+    if (name === 'lang') return this._relocalize();
     if (name === 'timeout') this._notice('timeout', readTimeout(newValue).notice);
     if (name === 'exercise' || name === 'storage-key') this._render();
     else if (name === 'number' && this._ex) {
       this._ui.title.textContent = this._heading();
-      this._ui.section.setAttribute('aria-label', `Exercise: ${this._heading()}`);
+      this._ui.section.setAttribute('aria-label', this._t('exercise.section', { title: this._heading() }));
     }
   }
 
   /** The heading: the author's number (attribute `number`), if any, then the exercise's title. */
   _heading() {
     const n = (this.getAttribute('number') || '').trim();
-    return n ? `${n}. ${this._ex.title}` : this._ex.title;
+    return n ? this._t('exercise.heading', { number: n, title: this._ex.title }) : this._ex.title;
   }
 
   /** Re-render once an exercise with this id is defined (defineExercise after the element was connected). */
@@ -329,11 +395,14 @@ export class FfnExerciseElement extends Base {
     this._stopWaiting();
     root.replaceChildren();
     styleShadow(root, STYLE);
+    this._tr = translator(langOf(this));
     let ex;
     try {
       ex = getExercise(this.exercise);
-    } catch (e) {
-      root.append(el(doc, 'p', { part: 'error', role: 'alert', textContent: `<ffn-exercise>: ${e.message}` }));
+    } catch {
+      const known = definedExerciseIds().join(', ');
+      const text = this._t('exercise.unknown', { id: this.exercise.slice(0, 80), known });
+      root.append(el(doc, 'p', { part: 'error', role: 'alert', textContent: `<ffn-exercise>: ${text}` }));
       this._ex = null;
       this._waitFor(this.exercise); // a page may define its exercise after the element is connected
       return;
@@ -345,7 +414,9 @@ export class FfnExerciseElement extends Base {
     this._store = createProgressStore(key ? { storage: this._storage || undefined, key } : { storage: this._memory });
     const saved = this._store.get(ex.id);
     const problem = this._store.problemWith(ex.id); // saved progress this version could not read (all, or this exercise's)
-    this._notice('progress', problem && (this._store.problem === problem ? `${problem[0].toUpperCase()}${problem.slice(1)}.` : `Your saved progress for this exercise was not all loaded: ${problem}.`));
+    this._notice('progress', problem && (this._store.problem === problem
+      ? msg('progress.problem', { problem: `${problem[0].toUpperCase()}${problem.slice(1)}` })
+      : msg('progress.notAllLoaded', { problem })));
     this._notice('timeout', readTimeout(this.getAttribute('timeout')).notice);
     const id = (s) => `${this._uid}-${s}`;
 
@@ -361,35 +432,45 @@ export class FfnExerciseElement extends Base {
     const examples = el(
       doc,
       'ul',
-      { className: 'examples', part: 'examples', 'aria-label': 'Examples' },
+      { className: 'examples', part: 'examples', 'aria-label': this._t('exercise.examples') },
       ex.examples.map((t) => el(doc, 'li', {}, [el(doc, 'code', { textContent: t })])),
     );
-    const toolkit = el(doc, 'p', { className: 'toolkit', part: 'toolkit', textContent: `In scope: ${toolkitNames.join(', ')}. Tensors are { data, shape }. console.log output is shown below the results.` });
-    const keysHelp = el(doc, 'p', { className: 'keys', id: id('keys'), part: 'help', textContent: 'Tab indents, Shift+Tab outdents, Escape then Tab leaves the editor, Ctrl+Enter (⌘+Enter) runs the tests.' });
+    const names = doc.createDocumentFragment();
+    toolkitNames.forEach((n, i) => names.append(...(i ? [', '] : []), el(doc, 'code', { textContent: n })));
+    const toolkit = el(doc, 'p', { className: 'toolkit', part: 'toolkit' }, this._tr.parts('exercise.toolkit', {
+      names,
+      tensor: el(doc, 'code', { textContent: '{ data, shape }' }),
+      log: el(doc, 'code', { textContent: 'console.log' }),
+    }));
+    const keysHelp = el(doc, 'p', {
+      className: 'keys', id: id('keys'), part: 'help', textContent: this._t('exercise.keys'),
+    });
 
     this._editor = createEditor(doc, {
       value: typeof saved.code === 'string' ? saved.code : ex.starter,
-      label: `Your code for ${ex.title}: ${ex.functionNames.join(' and ')}`,
+      label: this._t('exercise.editorLabel', { title: ex.title, names: this._tr.list(ex.functionNames) }),
       describedBy: id('keys'),
       onRun: () => this.run(),
       onChange: () => this._scheduleSave(),
     });
 
-    const runBtn = el(doc, 'button', { type: 'button', className: 'run', part: 'button run-button', textContent: 'Run tests' });
-    const stopBtn = el(doc, 'button', { type: 'button', part: 'button stop-button', textContent: 'Stop', hidden: true });
-    const hintBtn = el(doc, 'button', { type: 'button', part: 'button hint-button' });
-    const solBtn = el(doc, 'button', { type: 'button', part: 'button solution-button', textContent: 'Show solution' });
-    const resetBtn = el(doc, 'button', { type: 'button', part: 'button reset-button', textContent: 'Reset' });
+    const t = (key, params) => this._t(`exercise.${key}`, params);
+    const button = (part, text, props = {}) => el(doc, 'button', { type: 'button', part, textContent: text, ...props });
+    const runBtn = button('button run-button', t('run'), { className: 'run' });
+    const stopBtn = button('button stop-button', t('stop'), { hidden: true });
+    const hintBtn = button('button hint-button', '');
+    const solBtn = button('button solution-button', t('showSolution'));
+    const resetBtn = button('button reset-button', t('reset'));
     const toolbar = el(doc, 'div', { className: 'toolbar', part: 'toolbar' }, [runBtn, stopBtn, hintBtn, solBtn, resetBtn]);
 
     const confirmText = el(doc, 'span');
     const confirmYes = el(doc, 'button', { type: 'button', part: 'button confirm-button' });
-    const confirmNo = el(doc, 'button', { type: 'button', part: 'button cancel-button', textContent: 'Cancel' });
+    const confirmNo = el(doc, 'button', { type: 'button', part: 'button cancel-button', textContent: t('cancel') });
     const confirmRow = el(doc, 'div', { className: 'confirm', part: 'confirm', role: 'group', hidden: true }, [confirmText, confirmYes, confirmNo]);
 
-    const hints = el(doc, 'ol', { className: 'hints', part: 'hints', 'aria-label': 'Hints', hidden: true });
+    const hints = el(doc, 'ol', { className: 'hints', part: 'hints', 'aria-label': t('hints'), hidden: true });
     const solution = el(doc, 'div', { className: 'solution', part: 'solution', hidden: true }, [
-      el(doc, 'p', { className: 'note', textContent: 'Reference solution:' }),
+      el(doc, 'p', { className: 'note', textContent: t('solutionNote') }),
       el(doc, 'pre', { textContent: ex.solution }),
     ]);
     // Only the summary and diagnosis are announced; the per-test list sits outside the live region.
@@ -398,8 +479,9 @@ export class FfnExerciseElement extends Base {
     const results = el(doc, 'div', { className: 'results', part: 'results' }, [announce, details]);
     const progress = this._progressBox(doc);
 
-    const notice = el(doc, 'p', { className: 'notice', part: 'notice', role: 'status', textContent: [...this._notices.values()].join('\n') });
-    const section = el(doc, 'section', { part: 'container', 'aria-label': `Exercise: ${this._heading()}` }, [
+    const notice = el(doc, 'p', { className: 'notice', part: 'notice', role: 'status' });
+    this._showNotices(notice);
+    const section = el(doc, 'section', { part: 'container', 'aria-label': t('section', { title: this._heading() }) }, [
       header, notice, prompt, examples, toolkit, this._editor.root, keysHelp, toolbar, confirmRow, hints, solution, results,
       progress,
     ]);
@@ -429,29 +511,30 @@ export class FfnExerciseElement extends Base {
       if (!solution.hidden) return this._hideSolution();
       const saved = this._store.get(ex.id);
       if (saved.status === 'passed' || saved.passedAt) return this._revealSolution(true); // passed, now or before
-      this._confirm('Show the reference solution before you have passed? You can keep working afterwards.', 'Show solution', () => this._revealSolution(true));
+      this._confirm(t('confirmSolution'), t('showSolution'), () => this._revealSolution(true));
     });
     resetBtn.addEventListener('click', () => {
-      this._confirm('Reset this exercise? Your code goes back to the starter and its saved progress is cleared.', 'Reset', () => this.reset());
+      this._confirm(t('confirmReset'), t('reset'), () => this.reset());
     });
   }
 
   _progressBox(doc) {
     const store = this._store;
-    const note = store.persistent
-      ? 'Your code and results are saved in this browser. To move them to another browser, export them here and import them there.'
-      : 'Storage is blocked on this page, so your progress lasts only for this visit. Export it here to keep it.';
-    const json = el(doc, 'textarea', { className: 'progress-json', part: 'progress-json', 'aria-label': 'Progress as JSON', spellcheck: false, rows: 4 });
-    const msg = el(doc, 'p', { className: 'note', role: 'status' });
+    const t = (key, params) => this._t(`progress.${key}`, params);
+    const note = store.persistent ? t('saved') : t('memoryOnly');
+    const json = el(doc, 'textarea', {
+      className: 'progress-json', part: 'progress-json', 'aria-label': t('json'), spellcheck: false, rows: 4,
+    });
+    const status = el(doc, 'p', { className: 'note', role: 'status' });
     const passedBefore = el(doc, 'p', { className: 'note', part: 'passed-before' });
     this._passedBefore = passedBefore;
-    const exportBtn = el(doc, 'button', { type: 'button', part: 'button export-button', textContent: 'Export all progress' });
-    const importBtn = el(doc, 'button', { type: 'button', part: 'button import-button', textContent: 'Import' });
+    const exportBtn = el(doc, 'button', { type: 'button', part: 'button export-button', textContent: t('export') });
+    const importBtn = el(doc, 'button', { type: 'button', part: 'button import-button', textContent: t('import') });
     exportBtn.addEventListener('click', () => {
       this._flushSave();
       json.value = store.exportJSON();
       json.select();
-      msg.textContent = 'Copy this text to keep it. Paste it here later and press Import to restore.';
+      status.textContent = t('exported');
     });
     importBtn.addEventListener('click', () => {
       try {
@@ -461,21 +544,21 @@ export class FfnExerciseElement extends Base {
         this._emit('ffn-exercise-progress-imported', { exercise: this._ex.id, count: n });
         const again = this.shadowRoot.querySelector('.progress');
         again.open = true;
-        const left = skipped.length
-          ? ` Skipped ${skipped.length} (left as saved): ${skipped.slice(0, 3).map((s) => `${s.id}: ${s.reason}`).join('; ')}${skipped.length > 3 ? '; …' : ''}.`
-          : '';
-        again.querySelector('[role="status"]').textContent = `Imported progress for ${n} exercise${n === 1 ? '' : 's'}.${left} Other exercises on this page show it after a reload.`;
+        const list = skipped.slice(0, 3).map((s) => `${s.id}: ${s.reason}`).join('; ')
+          + (skipped.length > 3 ? '; …' : '');
+        const left = skipped.length ? t('skipped', { n: skipped.length, list }) : '';
+        again.querySelector('[role="status"]').textContent = t('imported', { n }) + left + t('afterReload');
       } catch (e) {
-        msg.textContent = `Could not import: ${e.message}`;
+        status.textContent = t('importFailed', { message: e.message });
       }
     });
     return el(doc, 'details', { className: 'progress', part: 'progress' }, [
-      el(doc, 'summary', { textContent: 'Your progress' }),
+      el(doc, 'summary', { textContent: t('title') }),
       passedBefore,
       el(doc, 'p', { className: 'note', textContent: note }),
       el(doc, 'div', { className: 'toolbar' }, [exportBtn, importBtn]),
       json,
-      msg,
+      status,
     ]);
   }
 
@@ -504,11 +587,12 @@ export class FfnExerciseElement extends Base {
   _updateBadge(status) {
     const b = this._ui.badge;
     b.className = `badge ${status || ''}`;
-    b.textContent = status === 'passed' ? 'Passed' : status === 'attempted' ? 'Not passed' : '';
+    const badge = { passed: 'exercise.badgePassed', attempted: 'exercise.badgeAttempted' }[status];
+    b.textContent = badge ? this._t(badge) : '';
     const when = this._store.get(this._ex.id).passedAt;
     const date = when ? new Date(when) : null;
-    const day = date && !Number.isNaN(date.getTime()) && date.toLocaleDateString(undefined, { dateStyle: 'long' });
-    this._ui.passedBefore.textContent = day ? `You passed this exercise on ${day}.` : '';
+    const day = date && !Number.isNaN(date.getTime()) && this._tr.date(date);
+    this._ui.passedBefore.textContent = day ? this._t('progress.passedOn', { date: day }) : '';
   }
 
   /** Fire ffn-ready (once per element) when the kernels it grades against are loaded; a setup problem if they fail. */
@@ -525,9 +609,11 @@ export class FfnExerciseElement extends Base {
       });
   }
 
+  /** Show a setup problem (a message, or the report's text): never the learner's fault, and said so. */
   _showSetupProblem(message) {
-    const props = { className: 'summary setup', part: 'summary setup-problem', role: 'alert', textContent: message };
-    const p = el(this.ownerDocument, 'p', props);
+    const props = { className: 'summary setup', part: 'summary setup-problem', role: 'alert' };
+    const text = isMessage(message) ? msg('exercise.setupProblem', { message }) : message;
+    const p = el(this.ownerDocument, 'p', props, this._nodes(text));
     this._ui.announce.replaceChildren(p);
     this._ui.details.replaceChildren();
   }
@@ -535,7 +621,8 @@ export class FfnExerciseElement extends Base {
   _updateHintButton() {
     const n = this._hintsShown;
     const total = this._ex.hints.length;
-    this._ui.hintBtn.textContent = n < total ? `Hint (${n + 1} of ${total})` : 'No more hints';
+    const text = n < total ? this._t('exercise.hint', { i: n + 1, n: total }) : this._t('exercise.noMoreHints');
+    this._ui.hintBtn.textContent = text;
     this._ui.hintBtn.disabled = n >= total;
   }
 
@@ -554,7 +641,7 @@ export class FfnExerciseElement extends Base {
 
   _revealSolution(user) {
     this._ui.solution.hidden = false;
-    this._ui.solBtn.textContent = 'Hide solution';
+    this._ui.solBtn.textContent = this._t('exercise.hideSolution');
     if (user) {
       this._store.update(this._ex.id, { solutionShown: true });
       this._emit('ffn-exercise-solution-shown', { exercise: this._ex.id });
@@ -563,7 +650,7 @@ export class FfnExerciseElement extends Base {
 
   _hideSolution() {
     this._ui.solution.hidden = true;
-    this._ui.solBtn.textContent = 'Show solution';
+    this._ui.solBtn.textContent = this._t('exercise.showSolution');
   }
 
   _scheduleSave() {
@@ -606,9 +693,11 @@ export class FfnExerciseElement extends Base {
     const controller = new AbortController();
     this._running = controller;
     u.runBtn.disabled = true;
-    u.runBtn.textContent = 'Running…';
+    u.runBtn.textContent = this._t('exercise.running');
     u.stopBtn.hidden = false;
-    u.announce.replaceChildren(el(this.ownerDocument, 'p', { className: 'summary', part: 'summary', textContent: 'Running the hidden tests…' }));
+    const running = this._t('exercise.runningTests');
+    const summary = el(this.ownerDocument, 'p', { className: 'summary', part: 'summary', textContent: running });
+    u.announce.replaceChildren(summary);
     u.details.replaceChildren();
     this._emit('ffn-exercise-run', { exercise: ex.id });
     let report;
@@ -622,7 +711,7 @@ export class FfnExerciseElement extends Base {
       this._running = null;
       if (this._ex === ex) {
         u.runBtn.disabled = false;
-        u.runBtn.textContent = 'Run tests';
+        u.runBtn.textContent = this._t('exercise.run');
         u.stopBtn.hidden = true;
       }
     }
@@ -640,6 +729,25 @@ export class FfnExerciseElement extends Base {
     return report;
   }
 
+  /** A number as the reports write it (compare.js's fmtNum), with the decimal mark and minus sign of the language. */
+  _num(v) {
+    const s = fmtNum(v);
+    if (!Number.isFinite(v)) return Number.isNaN(v) ? s : this._t(v > 0 ? 'numbers.infinity' : 'numbers.minusInfinity');
+    if (Number.isInteger(v) && Math.abs(v) < 1e15) return this._tr.int(v);
+    return s.replace('.', this._tr.decimal).replace(/-/g, this._tr.minus);
+  }
+
+  /** One line of the hidden tests' list: the test's name and what happened. */
+  _testLine(t) {
+    if (t.pass) {
+      return t.maxError > 0
+        ? this._t('exercise.testPassedError', { name: t.name, error: this._num(t.maxError) })
+        : this._t('exercise.testPassed', { name: t.name });
+    }
+    const key = { 'not-run': 'testNotRun', timeout: 'testTimedOut' }[t.status] || 'testFailed';
+    return this._t(`exercise.${key}`, { name: t.name });
+  }
+
   _showReport(report) {
     const doc = this.ownerDocument;
     const u = this._ui;
@@ -654,13 +762,14 @@ export class FfnExerciseElement extends Base {
     const errLine = report.error && report.error.line;
     this._editor.markLine(errLine || null);
     if (report.error && report.error.line) {
-      const go = el(doc, 'button', { type: 'button', className: 'link', textContent: `Go to line ${report.error.line}` });
+      const goTo = this._t('exercise.goToLine', { line: report.error.line });
+      const go = el(doc, 'button', { type: 'button', className: 'link', textContent: goTo });
       go.addEventListener('click', () => this._editor.goTo(report.error.line, report.error.column || 1));
       heard.push(el(doc, 'p', {}, [go]));
     }
     for (const d of report.diagnoses) {
       heard.push(el(doc, 'div', { className: 'diagnosis', part: 'diagnosis' }, [
-        el(doc, 'strong', { textContent: `Likely mistake: ${d.title}` }),
+        el(doc, 'strong', { textContent: this._t('exercise.likelyMistake', { title: d.title }) }),
         el(doc, 'span', { textContent: d.message }),
       ]));
     }
@@ -668,26 +777,27 @@ export class FfnExerciseElement extends Base {
       parts.push(el(doc, 'p', { className: 'note', part: 'note', textContent: note }));
     }
     if (report.status !== 'error') {
-      const list = el(doc, 'ul', { className: 'tests', part: 'tests', 'aria-label': 'Hidden tests' });
+      const list = el(doc, 'ul', { className: 'tests', part: 'tests', 'aria-label': this._t('exercise.hiddenTests') });
       for (const t of report.tests) {
         const li = el(doc, 'li', { className: t.pass ? 'pass' : t.status, part: t.pass ? 'test test-pass' : 'test test-fail' }, [
           el(doc, 'span', { className: 'mark', 'aria-hidden': 'true', textContent: t.pass ? '✓' : t.status === 'not-run' ? '–' : '✗' }),
-          el(doc, 'span', { textContent: `${t.name}: ${t.pass ? `passed${t.maxError > 0 ? ` (max error ${fmtNum(t.maxError)})` : ''}` : t.status === 'not-run' ? 'not run' : t.status === 'timeout' ? 'timed out' : 'failed'}` }),
+          el(doc, 'span', { textContent: this._testLine(t) }),
         ]);
         if (!t.pass && t.message) li.append(el(doc, 'span', { className: 'detail', textContent: t.message }));
         list.append(li);
       }
       parts.push(list);
       const tol = report.tolerance;
-      parts.push(el(doc, 'p', { className: 'note', part: 'tolerance', textContent: `A value passes when |got − expected| ≤ ${fmtNum(tol.atol)} + ${fmtNum(tol.rtol)}·|expected|; counts and indices must match exactly. Expected values come from ffn-lab's wasm kernels.` }));
+      const tolerance = this._t('exercise.tolerance', { atol: this._num(tol.atol), rtol: this._num(tol.rtol) });
+      parts.push(el(doc, 'p', { className: 'note', part: 'tolerance', textContent: tolerance }));
     }
     if (report.passed) {
-      parts.push(el(doc, 'p', { className: 'note', textContent: 'Well done. You can now compare with the reference solution.' }));
-      u.solBtn.textContent = u.solution.hidden ? 'Compare with the reference solution' : 'Hide solution';
+      parts.push(el(doc, 'p', { className: 'note', textContent: this._t('exercise.wellDone') }));
+      u.solBtn.textContent = this._t(u.solution.hidden ? 'exercise.compareSolution' : 'exercise.hideSolution');
     }
     if (report.logs.length) {
       parts.push(el(doc, 'details', { part: 'logs-box' }, [
-        el(doc, 'summary', { textContent: `console output (${report.logs.length} line${report.logs.length === 1 ? '' : 's'})` }),
+        el(doc, 'summary', { textContent: this._t('exercise.consoleOutput', { n: report.logs.length }) }),
         el(doc, 'pre', { className: 'logs', part: 'logs', textContent: report.logs.map((l) => (l.level === 'log' ? l.text : `[${l.level}] ${l.text}`)).join('\n') }),
       ]));
     }

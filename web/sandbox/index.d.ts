@@ -271,6 +271,8 @@ export const exerciseIds: readonly ExerciseId[];
 export function definedExerciseIds(): string[];
 export function getExercise(id: string): Exercise;
 export const toolkitNames: readonly string[];
+/** The interface language: add or override a locale's strings (lang="..." on the element or page picks one). */
+export { defineStrings, getStrings, StringsTable, StringTemplate } from '../i18n/index.js';
 
 export interface StorageAdapter {
   getItem(key: string): string | null;

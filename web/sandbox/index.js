@@ -20,6 +20,8 @@ export {
 export { createProgressStore, memoryStorage, DEFAULT_STORAGE_KEY, defineFfnExercise };
 export { FfnExerciseElement } from './element.js';
 export { toolkitNames } from './toolkit.js';
+/** The interface language: add or override a locale's strings; read a locale's table (web/i18n/en.js has every key). */
+export { defineStrings, getStrings } from '../i18n/index.js';
 
 /**
  * Mount an exercise inside `container` (for React, Vue, Svelte...). Creates an <ffn-exercise> child.

@@ -1,0 +1,243 @@
+// The interface language in Chromium: a French page shows no English in any of the four elements, in any state.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { servedBrowser } from './helpers/served-browser.js';
+import { collectShownText, findEnglish } from './helpers/english.js';
+
+let page;
+const pageErrors = [];
+const served = servedBrowser(async () => {
+  page = await served.newPage();
+  page.on('pageerror', (e) => pageErrors.push(String(e)));
+  await page.goto(new URL('tests/fixtures/i18n.html', served.url).href);
+  await page.waitForFunction(() => window.__ready === true);
+  await page.waitForFunction(() =>
+    ['#mem', '#plot', '#calc'].every((s) => document.querySelector(s).result ?? document.querySelector(s).readout),
+  );
+});
+const { skip } = served;
+
+/** Every text the elements matching `selector` show now, and the English found in it. */
+async function english(selector) {
+  const texts = await page.evaluate(collectShownText, selector);
+  return { texts, found: findEnglish(texts) };
+}
+
+/** Check a state: enough text was collected (the check cannot pass on an empty element), and none is English. */
+async function noEnglish(what, selector, mustShow) {
+  const { texts, found } = await english(selector);
+  const all = texts.join('\n').replace(/[\u00a0\u202f]/g, ' '); // French spacing: no-break spaces
+  for (const s of mustShow)
+    assert.ok(all.includes(s), `${what}: expected to see ${JSON.stringify(s)} in:\n${all.slice(0, 2000)}`);
+  assert.deepEqual(found, [], `${what}: English left:\n${found.join('\n')}`);
+  return texts;
+}
+
+const shadow = (sel, inner) =>
+  page.evaluate(
+    ([s, i]) => {
+      const el = document.querySelector(s).shadowRoot.querySelector(i);
+      return el ? el.textContent : null;
+    },
+    [sel, inner],
+  );
+
+test(
+  'browser, French page: the memory widget shows no English, whatever fires, leaks or is refused',
+  { skip: skip || false },
+  async () => {
+    await noEnglish('memory widget, on a key token', '#mem', ['La mémoire de Tokyo s’active', 'Japon', 'seuil']);
+    // GELU between two keys: memories leak; then a query where nothing fires
+    const live = (re) =>
+      page.waitForFunction(
+        (src) => new RegExp(src).test(document.querySelector('#mem').shadowRoot.querySelector('.live').textContent),
+        re.source,
+        { timeout: 5000 },
+      );
+    await page.evaluate(() => {
+      const m = document.querySelector('#mem');
+      m.activation = 'gelu';
+      m.query = [0.05, 0.1];
+    });
+    await live(/^Aucune mémoire ne s’active, mais 3 mémoires fuient/);
+    await noEnglish('memory widget, leaking through GELU', '#mem', ['Aucune mémoire ne s’active', 'fuit']);
+    await page.evaluate(() => {
+      const m = document.querySelector('#mem');
+      m.activation = 'relu';
+      m.query = [0, 0];
+    });
+    await live(/rien n’est écrit/);
+    await noEnglish('memory widget, nothing fires', '#mem', ['rien n’est écrit', 'muette']);
+    // numbers in the French way: a decimal comma, and vectors separated by a semicolon
+    assert.match(await shadow('#mem', '.out p'), /\(0,00\u202f; 0,00\)/);
+    // refused attributes, shown in the element in French
+    await page.evaluate(() => {
+      const m = document.querySelector('#mem');
+      m.setAttribute('facts', 'Tokyo');
+      m.setAttribute('threshold', 'beaucoup');
+      m.setAttribute('token', 'Atlantide');
+    });
+    await page.waitForFunction(
+      () => document.querySelector('#mem').shadowRoot.querySelector('.error')?.children.length >= 2,
+    );
+    const shown = await noEnglish('memory widget, refused attributes', '#mem', [
+      'doit s’écrire comme',
+      'doit être un nombre',
+    ]);
+    assert.ok(shown.some((t) => t.startsWith('ffn-memory-widget: ')));
+    await page.evaluate(() => {
+      for (const a of ['facts', 'threshold', 'token']) document.querySelector('#mem').removeAttribute(a);
+    });
+  },
+);
+
+test(
+  'browser, French page: the activation plot and the parameter calculator show no English, dense, MoE or refused',
+  { skip: skip || false },
+  async () => {
+    await noEnglish('activation plot', '#plot', ['Les activations, leurs pentes', 'ReLU au carré', 'GELU : min.']);
+    assert.match(await shadow('#plot', '.readx'), /^En x = -0,752$/);
+    await page.evaluate(() => document.querySelector('#plot').setAttribute('range', 'tout'));
+    await page.waitForFunction(() => document.querySelector('#plot').shadowRoot.querySelector('.error'));
+    await noEnglish('activation plot, refused range', '#plot', ['range doit s’écrire']);
+    await page.evaluate(() => document.querySelector('#plot').removeAttribute('range'));
+
+    await noEnglish('calculator, MoE preset', '#calc', [
+      'Préréglages',
+      'MoE : paramètres du FFN au total',
+      'experts partagés',
+    ]);
+    await page.evaluate(() => document.querySelector('#calc').applyPreset('gpt2'));
+    await page.waitForFunction(() => document.querySelector('#calc').result?.ffnParams === 4722432);
+    // grouped the French way (narrow no-break spaces): GPT-2 small's 4,722,432 parameters per layer
+    assert.equal(await shadow('#calc', '[data-out="ffnParams"]'), '4\u202f722\u202f432');
+    await noEnglish('calculator, dense preset', '#calc', ['paramètres du FFN par couche', '2 par poids']);
+    await page.evaluate(() => {
+      const c = document.querySelector('#calc');
+      c.setAttribute('d', '0');
+      c.setAttribute('preset', 'inconnu');
+    });
+    await page.waitForFunction(
+      () => document.querySelector('#calc').shadowRoot.querySelector('.error')?.children.length >= 2,
+    );
+    await noEnglish('calculator, refused attributes', '#calc', ['préréglage inconnu', 'doit être compris entre']);
+    await page.evaluate(() => {
+      const c = document.querySelector('#calc');
+      c.removeAttribute('preset');
+      c.setAttribute('d', '768');
+    });
+  },
+);
+
+test(
+  'browser, French page: <ffn-exercise> shows no English: idle, hints, progress, confirmation, running, setup problem',
+  { skip: skip || false },
+  async () => {
+    const sel = '#slot ffn-exercise';
+    await page.evaluate(() => window.__mount({ storageKey: 'i18n-test' }));
+    await page.waitForFunction((s) => document.querySelector(s)?.shadowRoot.querySelector('button.run'), sel);
+    await noEnglish('exercise, idle', sel, [
+      'Lancer les tests',
+      'Indice (1 sur 2)',
+      'Votre progression',
+      'Disponibles dans votre code',
+    ]);
+    // a hint, the progress panel with its export, the solution's confirmation
+    await page.evaluate((s) => {
+      const r = document.querySelector(s).shadowRoot;
+      r.querySelector('[part~="hint-button"]').click();
+      r.querySelector('[part~="hint-button"]').click();
+      r.querySelector('details.progress').open = true;
+      r.querySelector('[part~="export-button"]').click();
+      r.querySelector('[part~="solution-button"]').click();
+    }, sel);
+    await noEnglish('exercise, hint, progress and confirmation open', sel, [
+      'Plus d’autre indice',
+      'Copiez ce texte',
+      'Afficher la solution de référence avant',
+    ]);
+    // running: an endless loop, seen while it runs, then stopped
+    await page.evaluate((s) => {
+      const e = document.querySelector(s);
+      e.timeout = 60000;
+      e.code = 'function reluCarre(x) {\n  while (true) {}\n}\n';
+      e.run();
+    }, sel);
+    await page.waitForFunction(
+      (s) => !document.querySelector(s).shadowRoot.querySelector('[part~="stop-button"]').hidden,
+      sel,
+    );
+    await noEnglish('exercise, running', sel, ['Exécution…', 'Exécution des tests cachés…', 'Arrêter']);
+    await page.evaluate(
+      (s) => document.querySelector(s).shadowRoot.querySelector('[part~="stop-button"]').click(),
+      sel,
+    );
+    await page.waitForFunction((s) => !document.querySelector(s).shadowRoot.querySelector('button.run').disabled, sel);
+    await page.evaluate(() => document.getElementById('slot').replaceChildren());
+
+    // a setup problem: the kernels do not load (here: an API whose ready() fails as a 404 would)
+    await page.evaluate(() =>
+      window.__mount({
+        storageKey: 'i18n-test-setup',
+        api: {
+          ready: () =>
+            Promise.reject(new Error('could not load the wasm module from http://127.0.0.1/web/ffn.wasm (HTTP 404)')),
+        },
+      }),
+    );
+    await page.waitForFunction(
+      (s) => document.querySelector(s)?.shadowRoot.querySelector('[part~="setup-problem"]'),
+      sel,
+    );
+    const texts = await noEnglish('exercise, setup problem', sel, [
+      'Problème d’installation (votre code n’y est pour rien)',
+      'À faire : servez ce fichier',
+    ]);
+    assert.ok(texts.length > 20, 'the check read the whole element');
+    await page.evaluate(() => document.getElementById('slot').replaceChildren());
+    assert.deepEqual(pageErrors, []);
+  },
+);
+
+test(
+  "browser: the nearest lang picks the table (the element's first); a change re-renders; defineStrings overrides keys",
+  { skip: skip || false },
+  async () => {
+    const r = await page.evaluate(async () => {
+      const { defineStrings } = await import('/web/sandbox/index.js');
+      const slot = document.getElementById('slot');
+      const wrap = document.createElement('div');
+      wrap.lang = 'en-GB';
+      slot.append(wrap);
+      const ex = document.createElement('ffn-exercise');
+      ex.setAttribute('exercise', 'relu-carre');
+      ex.setAttribute('storage-key', 'i18n-test-lang');
+      wrap.append(ex);
+      const run = () => ex.shadowRoot.querySelector('button.run').textContent;
+      const out = { ancestor: run() };
+      ex.lang = 'fr';
+      out.own = run();
+      ex.removeAttribute('lang');
+      wrap.lang = 'fr-CA';
+      await new Promise((res) => setTimeout(res, 0)); // the MutationObserver's turn
+      out.ancestorChanged = run();
+      defineStrings('fr', { exercise: { run: 'Exécuter' } });
+      out.overridden = run();
+      out.keptOthers = ex.shadowRoot.querySelector('[part~="reset-button"]').textContent;
+      defineStrings('fr', { exercise: { run: 'Lancer les tests' } });
+      wrap.lang = 'ja';
+      await new Promise((res) => setTimeout(res, 0));
+      out.unknownFallsBack = run();
+      slot.replaceChildren();
+      return out;
+    });
+    assert.deepEqual(r, {
+      ancestor: 'Run tests',
+      own: 'Lancer les tests',
+      ancestorChanged: 'Lancer les tests',
+      overridden: 'Exécuter',
+      keptOthers: 'Réinitialiser',
+      unknownFallsBack: 'Run tests',
+    });
+  },
+);

@@ -1,0 +1,203 @@
+// The locale tables (web/i18n): French complete and French, pages' tables merged, numbers formatted per locale.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { defineStrings, getStrings } from 'ffn-lab/sandbox';
+import * as components from 'ffn-lab/components';
+import en from '../web/i18n/en.js';
+import fr from '../web/i18n/fr.js';
+import { translator, errorText } from '../web/i18n/index.js';
+import { findEnglish } from './helpers/english.js';
+
+/** [key, leaf] for every leaf of a table (a plural leaf { one, other } is one leaf). */
+function leaves(table, prefix = '') {
+  return Object.entries(table).flatMap(([k, v]) => {
+    const key = prefix ? `${prefix}.${k}` : k;
+    if (typeof v === 'string' || (v && typeof v.other === 'string')) return [[key, v]];
+    return leaves(v, key);
+  });
+}
+const placeholders = (v) =>
+  [...new Set((typeof v === 'string' ? v : Object.values(v).join(' ')).match(/\{\w+\}/g) || [])].sort();
+const get = (table, key) => key.split('.').reduce((t, k) => (t == null ? undefined : t[k]), table);
+
+// French strings that are rightly the same as the English ones: names, symbols and code.
+const SAME = new Set([
+  'exercise.heading',
+  'exercise.valueKinds.bigint',
+  'progress.problem',
+  'memory.sliderText',
+  'memory.colPhi',
+  'memory.colTop',
+  'memory.cellPhi',
+  'memory.cellTop',
+  'memory.fact',
+  'memory.unranked',
+  'memory.kLabel',
+  'memory.act.relu',
+  'memory.act.gelu',
+  'memory.act.silu',
+  'memory.end',
+  'memory.listSep',
+  'memory.score',
+  'plot.curves.relu',
+  'plot.curves.gelu_tanh',
+  'plot.curves.silu',
+  'plot.colActivation',
+  'plot.colValue',
+  'plot.colSlope',
+  'plot.panels.values',
+  'plot.names.gelu',
+  'plot.names.silu',
+  'plot.names.tanh',
+  'plot.logTick',
+  'calculator.presetLabels.gpt2',
+  'calculator.presetLabels.llama7b',
+  'calculator.presetLabels.llama3_8b',
+  'calculator.presetLabels.llama2_70b',
+  'calculator.presetLabels.qwen3_moe',
+  'calculator.multipleOf',
+  'calculator.ratio',
+  'calculator.key',
+  'errors.hashName',
+  'errors.factsAttr',
+  'errors.distractorsAttr',
+  'memory.colBar',
+  'exercise.valueKinds.symbol',
+  'exercise.cancel',
+]);
+
+test('the French table has every key of the English one, with the same parameters and plural forms', () => {
+  const enLeaves = leaves(en);
+  assert.ok(enLeaves.length > 250, `${enLeaves.length} English strings`);
+  const missing = [];
+  const params = [];
+  for (const [key, v] of enLeaves) {
+    const f = get(fr, key);
+    if (f === undefined) {
+      missing.push(key);
+      continue;
+    }
+    if (typeof v !== 'string')
+      assert.ok(typeof f.other === 'string' && typeof f.one === 'string', `${key}: plural forms`);
+    if (placeholders(f).join() !== placeholders(v).join())
+      params.push(`${key}: ${placeholders(f)} vs ${placeholders(v)}`);
+  }
+  assert.deepEqual(missing, []);
+  assert.deepEqual(params, []);
+  const extra = leaves(fr)
+    .map(([k]) => k)
+    .filter((k) => get(en, k) === undefined);
+  assert.deepEqual(extra, [], 'French keys unknown to English (typos) are never used');
+});
+
+test('every French string is translated: not the English one (but names and symbols), and no English word', () => {
+  const same = leaves(en)
+    .filter(([k, v]) => JSON.stringify(get(fr, k)) === JSON.stringify(v) && !SAME.has(k))
+    .map(([k]) => k);
+  assert.deepEqual(same, []);
+  const texts = leaves(fr)
+    .flatMap(([, v]) => (typeof v === 'string' ? [v] : Object.values(v)))
+    .map((s) => s.replace(/\{\w+\}/g, ' '));
+  assert.deepEqual(findEnglish(texts), []);
+  // the check is not vacuous: the English table is found English
+  const enTexts = leaves(en).flatMap(([, v]) => (typeof v === 'string' ? [v] : Object.values(v)));
+  assert.ok(findEnglish(enTexts).length > 250);
+});
+
+test('numbers: English keeps the formatting the elements had (toFixed, no -0, exponents); French has its own', () => {
+  const e = translator('en');
+  const f = translator('fr');
+  // the formatting the widgets used before the tables: toFixed, "-0.00" shown as "0.00", exponent form for tiny values
+  const oldFmt = (v, d) => {
+    const s = v.toFixed(d);
+    return s === '-' + (0).toFixed(d) ? (0).toFixed(d) : s;
+  };
+  const oldSmall = (v, d) => (v !== 0 && Math.abs(v) < 0.5 * 10 ** -d ? v.toExponential(1) : oldFmt(v, d));
+  let seed = 7;
+  const rnd = () => (seed = (seed * 48271) % 2147483647) / 2147483647;
+  const values = [0, -0, 0.125, -0.125, 0.005, -0.005, 1e-9, -2.5e-5, 0.7525, 123456.789, -1.7, 2 / 3];
+  for (let i = 0; i < 2000; i++) values.push((rnd() - 0.5) * 10 ** Math.floor(rnd() * 12 - 6));
+  for (const v of values) {
+    for (const d of [0, 1, 2, 3, 4]) {
+      assert.equal(e.fixed(v, d), oldFmt(v, d), `${v} to ${d}`);
+      assert.equal(e.small(v, d), oldSmall(v, d), `${v} small ${d}`);
+    }
+  }
+  assert.equal(e.int(4722432), '4,722,432');
+  assert.equal(f.int(4722432), '4\u202f722\u202f432');
+  assert.equal(f.fixed(-0.752, 3), '-0,752');
+  assert.equal(f.fixed(-0.0001, 2), '0,00');
+  assert.equal(f.small(-2.5e-5, 2), '-2,5e-5');
+  assert.equal(f.list(['gelu', 'geluTanh']), 'gelu et geluTanh');
+  assert.equal(e.list(['gelu', 'geluTanh']), 'gelu and geluTanh');
+  assert.equal(f.date(new Date(Date.UTC(2026, 0, 15, 12))), '15 janvier 2026');
+  // plural forms: French has 0 and 1 singular
+  assert.equal(f.t('progress.imported', { n: 0 }), 'Progression importée pour 0 exercice.');
+  assert.equal(e.t('progress.imported', { n: 0 }), 'Imported progress for 0 exercises.');
+  assert.equal(f.t('calculator.billion', { n: 1.5, x: '1,50' }), '1,50 milliard');
+});
+
+test("a refused attribute: the model's error in English (as before), the element's line in the reader's", () => {
+  const { memoryModel, paramModel, activationModel } = components;
+  const cases = [
+    [
+      () => memoryModel.parseAttribute('facts', 'Tokyo'),
+      /^parseFacts: fact 0 "Tokyo" should look like "Tokyo>Japan"/,
+      /^facts : le fait 0 "Tokyo" doit s’écrire/,
+    ],
+    [
+      () => paramModel.parseAttribute('presets', '[{"id":"x","label":"X","d":0}]'),
+      /^presets: preset "x": d must be a positive integer up to 131072, got "0"$/,
+      /^presets : préréglage "x" : d doit être un entier strictement positif d’au plus 131072, reçu : "0"$/,
+    ],
+    [
+      () => activationModel.parseAttribute('range', 'x'.repeat(100)),
+      /^range is 100 characters long; at most 64 are accepted$/,
+      /^range fait 100 caractères ; au plus 64 sont acceptés$/,
+    ],
+    [
+      () => memoryModel.parseAttribute('facts', `${'A'.repeat(70)}>B`),
+      /^parseFacts: fact 0's key "A{40}"… \(70 characters\) has 70 characters; at most 64$/,
+      /^clé du fait 0 "A{40}"… \(70 caractères\) compte 70 caractères ; au plus 64$/,
+    ],
+  ];
+  for (const [fn, english, french] of cases) {
+    let err;
+    try {
+      fn();
+    } catch (e) {
+      err = e;
+    }
+    assert.ok(err && err.i18n, String(err));
+    assert.match(err.message, english);
+    assert.match(errorText(translator('fr'), err).replace(/[\u00a0\u202f]/g, ' '), french);
+  }
+  assert.deepEqual(memoryModel.parseHashState('q:1,2;z:3').ignored, [
+    '"z:3" (expected q:x,y, k:n, t:threshold or a:activation)',
+  ]);
+});
+
+test('defineStrings: a page adds a language or overrides keys (object or JSON), bad tags refused; getStrings', () => {
+  assert.equal(components.defineStrings, defineStrings);
+  assert.throws(() => defineStrings('not a tag', {}), /defineStrings: lang must be a language tag/);
+  assert.throws(() => defineStrings('de', '{nope'), /defineStrings: the table is not JSON/);
+  assert.throws(() => defineStrings('de', ['a']), /defineStrings: table must be an object/);
+  defineStrings('de', JSON.stringify({ exercise: { run: 'Tests ausführen' } }));
+  defineStrings('de', { exercise: { stop: 'Anhalten' } });
+  const de = translator('de-AT');
+  assert.equal(de.t('exercise.run'), 'Tests ausführen');
+  assert.equal(de.t('exercise.stop'), 'Anhalten');
+  assert.equal(de.t('exercise.reset'), 'Reset', 'a key the page did not give falls back to English');
+  assert.equal(de.locale, 'de-AT');
+  assert.equal(de.fixed(1.5, 2), '1,50', "numbers follow the page's language");
+  defineStrings('fr', { exercise: { stop: 'Stopper' } });
+  assert.equal(translator('fr').t('exercise.stop'), 'Stopper');
+  assert.equal(translator('fr').t('exercise.run'), 'Lancer les tests');
+  assert.equal(getStrings('fr').exercise.stop, 'Stopper');
+  defineStrings('fr', { exercise: { stop: fr.exercise.stop } });
+  assert.equal(translator('ja').t('exercise.run'), 'Run tests');
+  assert.equal(translator('ja').locale, 'en');
+  assert.equal(getStrings().exercise.run, 'Run tests');
+  defineStrings('de', { __proto__: null, constructor: { run: 'x' } });
+  assert.equal({}.run, undefined);
+});

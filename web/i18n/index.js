@@ -1,0 +1,315 @@
+// The interface language of the four elements: one table per locale, picked by `lang`.
+import en from './en.js';
+import fr from './fr.js';
+
+/*
+ * A table is a nested object of namespaces (exercise, progress, memory, plot, calculator, errors, numbers) whose
+ * leaves are templates: '{name}' is replaced by a parameter; a leaf { one, other } (also zero, two, few, many) is
+ * picked by Intl.PluralRules on the parameter n; a leaf may also be a function (params, locale) -> string.
+ * defineStrings(lang, table) adds a locale or overrides some keys of one; a key a table lacks falls back to the
+ * built-in table of its language, then to English.
+ */
+
+const builtIn = new Map([
+  ['en', en],
+  ['fr', fr],
+]);
+const added = new Map(); // lowercased lang tag -> the page's table (merged over earlier calls for the same tag)
+const merged = new Map(); // lowercased lang tag -> the table in use (built-in < page's), cached
+const listeners = new Set();
+
+const isLeafObject = (v) => v !== null && typeof v === 'object' && typeof v.other === 'string';
+const isPlain = (v) => v !== null && typeof v === 'object' && !Array.isArray(v) && !isLeafObject(v);
+
+/** Deep merge of tables: b's leaves over a's. Arrays and plural leaves are replaced whole. */
+function mergeTables(a, b) {
+  const out = { ...a };
+  for (const [k, v] of Object.entries(b || {})) {
+    if (k === '__proto__' || k === 'constructor' || k === 'prototype') continue;
+    out[k] = isPlain(v) && isPlain(a?.[k]) ? mergeTables(a[k], v) : v;
+  }
+  return out;
+}
+
+const MAX_TABLE_CHARS = 500000;
+
+/**
+ * Add or override the strings of one language, for every ffn-lab element on the page. `table` is a partial table
+ * (see web/i18n/en.js for every key) or its JSON text; keys it lacks keep their built-in value. Elements already on
+ * the page re-render in the new strings.
+ */
+export function defineStrings(lang, table) {
+  if (typeof lang !== 'string' || !/^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$/.test(lang)) {
+    throw new TypeError(
+      'defineStrings: lang must be a language tag such as "fr" or "pt-BR"; ' +
+        `got ${JSON.stringify(String(lang)).slice(0, 50)}`,
+    );
+  }
+  let t = table;
+  if (typeof t === 'string') {
+    if (t.length > MAX_TABLE_CHARS)
+      throw new RangeError(`defineStrings: the table is ${t.length} characters; at most ${MAX_TABLE_CHARS}`);
+    try {
+      t = JSON.parse(t);
+    } catch (e) {
+      throw new TypeError(`defineStrings: the table is not JSON (${e.message})`);
+    }
+  }
+  if (!isPlain(t))
+    throw new TypeError('defineStrings: table must be an object of namespaces ({ exercise: { run: "..." } })');
+  const key = lang.toLowerCase();
+  added.set(key, mergeTables(added.get(key), t));
+  merged.clear();
+  for (const fn of [...listeners]) fn(key);
+}
+
+/** Call fn(lang) whenever defineStrings changes a table; returns a function that stops it. */
+export function onStringsChange(fn) {
+  listeners.add(fn);
+  return () => listeners.delete(fn);
+}
+
+/** The table in use for a language tag and the tag it was found under ('en' when nothing matches). */
+function tableFor(lang) {
+  const tag = String(lang || '').toLowerCase();
+  const primary = tag.split('-')[0];
+  for (const k of [tag, primary]) {
+    if (!k || (!builtIn.has(k) && !added.has(k))) continue;
+    if (!merged.has(k)) {
+      // English, then the built-in table of the primary language, then the page's (primary, then full tag).
+      const p = k.split('-')[0];
+      let t = en;
+      if (builtIn.has(p)) t = mergeTables(t, builtIn.get(p));
+      if (p !== k && builtIn.has(k)) t = mergeTables(t, builtIn.get(k));
+      if (added.has(p)) t = mergeTables(t, added.get(p));
+      if (p !== k && added.has(k)) t = mergeTables(t, added.get(k));
+      merged.set(k, t);
+    }
+    return { table: merged.get(k), found: k };
+  }
+  if (!merged.has('en')) merged.set('en', added.has('en') ? mergeTables(en, added.get('en')) : en);
+  return { table: merged.get('en'), found: 'en' };
+}
+
+/** A copy of the table in use for `lang` (every key: English where the language has no string). */
+export function getStrings(lang = 'en') {
+  return structuredCloneTable(tableFor(lang).table);
+}
+
+function structuredCloneTable(t) {
+  const out = {};
+  for (const [k, v] of Object.entries(t))
+    out[k] = isPlain(v) ? structuredCloneTable(v) : isLeafObject(v) ? { ...v } : v;
+  return out;
+}
+
+/** The language of an element: its own `lang`, the nearest ancestor's (across shadow roots), then the page's. */
+export function langOf(el) {
+  for (let n = el; n;) {
+    if (n.nodeType === 1) {
+      const l = n.getAttribute('lang');
+      if (l) return l;
+    }
+    n = n.parentNode || (n.nodeType === 11 ? n.host : null);
+  }
+  const doc = el && el.ownerDocument;
+  return (doc && doc.documentElement && doc.documentElement.lang) || 'en';
+}
+
+const cache = new Map(); // `${locale}|${found}` -> translator, dropped when a table changes
+
+/**
+ * A translator for a language tag: { lang, locale, t(key, params), parts(key, params), fixed(v, digits),
+ * small(v, digits), exp(v, digits), int(v), list(items), date(d) }. `locale` (for Intl) is the tag asked for when
+ * its table was found, else the tag of the table used.
+ */
+export function translator(lang = 'en') {
+  const { table, found } = tableFor(lang);
+  const asked = String(lang || 'en');
+  const locale = safeLocale(asked.toLowerCase().split('-')[0] === found.split('-')[0] ? asked : found);
+  const id = `${locale}|${found}`;
+  if (cache.has(id) && cache.get(id).table === table) return cache.get(id);
+  const tr = makeTranslator(table, locale, found);
+  cache.set(id, tr);
+  return tr;
+}
+onStringsChange(() => cache.clear());
+
+function safeLocale(tag) {
+  try {
+    return Intl.getCanonicalLocales(tag)[0] || 'en';
+  } catch {
+    return 'en';
+  }
+}
+
+function lookup(table, key) {
+  let v = table;
+  for (const part of key.split('.')) {
+    if (v === null || typeof v !== 'object' || !Object.hasOwn(v, part)) return undefined;
+    v = v[part];
+  }
+  return v;
+}
+
+function makeTranslator(table, locale, lang) {
+  const plural = new Intl.PluralRules(locale);
+  const numberFormats = new Map();
+  const nf = (opts) => {
+    const k = JSON.stringify(opts);
+    if (!numberFormats.has(k)) numberFormats.set(k, new Intl.NumberFormat(locale, opts));
+    return numberFormats.get(k);
+  };
+  const decimal =
+    nf({})
+      .formatToParts(1.5)
+      .find((p) => p.type === 'decimal')?.value ?? '.';
+  const minus =
+    nf({})
+      .formatToParts(-1)
+      .find((p) => p.type === 'minusSign')?.value ?? '-';
+  const int = (v) => nf({ maximumFractionDigits: 0 }).format(Math.round(v));
+  const num = (v) => (Number.isInteger(v) ? int(v) : nf({ maximumFractionDigits: 6 }).format(v));
+  const english = lookup.bind(null, en);
+  const template = (key, params) => {
+    let v = lookup(table, key);
+    if (v === undefined) v = english(key);
+    if (v === undefined) return key;
+    if (typeof v === 'function') return v(params || {}, locale);
+    if (isLeafObject(v)) {
+      const n = params && typeof params.n === 'number' ? params.n : 0;
+      const cat = params && typeof params.n === 'number' ? plural.select(n) : 'other';
+      v = (n === 0 && typeof v.zero === 'string' ? v.zero : v[cat]) ?? v.other;
+    }
+    return String(v);
+  };
+  const show = (p) => {
+    if (typeof p === 'number') return num(p);
+    if (p === undefined || p === null) return '';
+    if (p instanceof Message) return t(p.key, p.params);
+    if (Array.isArray(p)) return p.map((x) => String(show(x))).join(t('errors.listSep'));
+    return p;
+  };
+  const t = (key, params) =>
+    template(key, params).replace(/\{(\w+)\}/g, (m, name) =>
+      params && name in params ? String(show(params[name])) : m,
+    );
+  /** Like t, but a list of strings and the parameters' own values (DOM nodes stay nodes). */
+  const parts = (key, params) => {
+    const out = [];
+    const s = template(key, params);
+    let last = 0;
+    s.replace(/\{(\w+)\}/g, (m, name, at) => {
+      if (!params || !(name in params)) return m;
+      if (at > last) out.push(s.slice(last, at));
+      const v = show(params[name]);
+      out.push(typeof v === 'object' ? v : String(v));
+      last = at + m.length;
+      return m;
+    });
+    if (last < s.length) out.push(s.slice(last));
+    return out;
+  };
+  const special = (v) => (Number.isNaN(v) ? 'NaN' : v > 0 ? t('numbers.infinity') : t('numbers.minusInfinity'));
+  /**
+   * v with exactly `digits` decimals (rounded as toFixed rounds the binary value, in every language), grouping off,
+   * no sign on a value that rounds to zero, with the language's decimal mark and minus sign.
+   */
+  const fixed = (v, digits = 2) => {
+    if (!Number.isFinite(v)) return special(v);
+    let s = v.toFixed(digits);
+    if (Number(s) === 0) s = (0).toFixed(digits);
+    return s.replace('.', decimal).replace('-', minus);
+  };
+  /** Exponent form, 1.2e-5 in English (the locale's decimal mark and minus sign elsewhere). */
+  const exp = (v, digits = 1) => {
+    if (!Number.isFinite(v)) return special(v);
+    return v.toExponential(digits).replace('.', decimal).replace(/-/g, minus);
+  };
+  /** Like fixed, but a value too small for `digits` decimals and not zero in exponent form. */
+  const small = (v, digits = 2) =>
+    v !== 0 && Number.isFinite(v) && Math.abs(v) < 0.5 * 10 ** -digits ? exp(v, 1) : fixed(v, digits);
+  const list = (items) => new Intl.ListFormat(locale, { type: 'conjunction' }).format(items.map(String));
+  const date = (d, opts = { dateStyle: 'long' }) => d.toLocaleDateString(locale, opts);
+  return { lang, locale, table, t, parts, fixed, exp, small, int, num, list, date, decimal, minus };
+}
+
+/** A message to be put in the reader's language later: a parameter of another message, or an error's text. */
+class Message {
+  constructor(key, params) {
+    this.key = key;
+    this.params = params || {};
+    Object.freeze(this);
+  }
+  /** The English text (where a message is used as a string). */
+  toString() {
+    return translator('en').t(this.key, this.params);
+  }
+}
+
+/** Whether v is a message made by msg(). */
+export function isMessage(v) {
+  return v instanceof Message;
+}
+
+/** msg(key, params): a message whose text is looked up in the reader's table when shown. */
+export function msg(key, params) {
+  return new Message(key, params);
+}
+
+/**
+ * An error whose message is the English text of `key` and that carries { key, params } as .i18n, so that an
+ * element can show it in its own language. Ctor is TypeError or RangeError.
+ */
+export function localizedError(Ctor, key, params = {}) {
+  const e = new Ctor(translator('en').t(key, params));
+  e.i18n = { key, params };
+  return e;
+}
+
+/** The message of an error in a translator's language (its own message when it carries no key). */
+export function errorText(tr, err) {
+  if (err && err.i18n && typeof err.i18n.key === 'string') return tr.t(err.i18n.key, err.i18n.params);
+  return String((err && err.message) ?? err);
+}
+
+/**
+ * Keep `el` in its language: calls relocalize() when the element's or an ancestor's `lang` changes, or when
+ * defineStrings changes a table. Returns a function that stops it. One MutationObserver per document.
+ */
+export function watchLanguage(el, relocalize) {
+  const doc = el.ownerDocument;
+  const stopStrings = onStringsChange(() => relocalize());
+  let entry = observers.get(doc);
+  const View = doc && doc.defaultView;
+  if (!entry && View && typeof View.MutationObserver === 'function') {
+    entry = { els: new Map(), mo: null };
+    entry.mo = new View.MutationObserver(() => {
+      for (const [e, fn] of entry.els) fn();
+    });
+    entry.mo.observe(doc, { attributes: true, attributeFilter: ['lang'], subtree: true });
+    observers.set(doc, entry);
+  }
+  let last = langOf(el);
+  const check = () => {
+    const now = langOf(el);
+    if (now !== last) {
+      last = now;
+      relocalize();
+    }
+  };
+  if (entry) entry.els.set(el, check);
+  return () => {
+    stopStrings();
+    if (entry) {
+      entry.els.delete(el);
+      if (!entry.els.size) {
+        entry.mo.disconnect();
+        observers.delete(doc);
+      }
+    }
+  };
+}
+const observers = new WeakMap(); // document -> { els: Map(element -> check), mo }
+
+export const builtInLanguages = Object.freeze(['en', 'fr']);
