@@ -60,6 +60,7 @@ const ATTRIBUTE_NAMES = new Set([
   'presets',
   'threshold',
   'token',
+  'editor',
   'heads',
 ]);
 export const ENGLISH_WORDS = new Set(WORDS.filter((w) => !ATTRIBUTE_NAMES.has(w)));

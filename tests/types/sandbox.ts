@@ -80,3 +80,13 @@ void main();
 // the interface language, from the sandbox entry too
 import { defineStrings as defineSandboxStrings } from 'ffn-lab/sandbox';
 defineSandboxStrings('fr', { exercise: { run: (p, locale) => `Lancer (${locale})` } });
+// editors: the built-in one, and a site's CodeMirror through the adapter (modules typed by the site's own package)
+import { codeMirrorEditor, textareaEditor, type ExerciseEditor } from 'ffn-lab/sandbox';
+declare const cmView: object;
+declare const cmState: object;
+const cm: ExerciseEditor = codeMirrorEditor({ view: cmView, state: cmState, extensions: [] });
+const exerciseEl = document.createElement('ffn-exercise');
+exerciseEl.editor = cm;
+exerciseEl.editor = textareaEditor;
+// @ts-expect-error: an editor is an adapter, not a string
+exerciseEl.editor = 'codemirror';

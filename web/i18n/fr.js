@@ -16,7 +16,9 @@ const table = {
       + 'sous les résultats.',
     keys: 'Tab indente, Maj+Tab désindente, Échap puis Tab quitte l’éditeur, Ctrl+Entrée (⌘+Entrée) lance les '
       + 'tests.',
+    keysRun: 'Ctrl+Entrée (⌘+Entrée) lance les tests.',
     editorLabel: 'Votre code pour « {title} » : {names}',
+    editorRefused: 'editor n’a pas été modifié : il faut un adaptateur d’éditeur (codeMirrorEditor(...)) ou null.',
     run: 'Lancer les tests',
     running: 'Exécution…',
     stop: 'Arrêter',

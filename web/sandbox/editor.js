@@ -23,9 +23,11 @@ function lineStart(text, pos) {
 }
 
 /**
- * createEditor(doc, { value, label, describedBy, onRun, onChange }) -> { root, textarea, value, focus(), goTo(line, col), markLine(line|null) }
+ * createEditor(doc, { value, label, describedBy, onRun, onChange, onBlur })
+ *   -> { root, textarea, value, focus(), goTo(line, col), markLine(line|null), destroy() }
+ * The same interface as an adapter's editor (codemirror.js): the element uses no other.
  */
-export function createEditor(doc, { value = '', label = 'Code', describedBy, onRun, onChange } = {}) {
+export function createEditor(doc, { value = '', label = 'Code', describedBy, onRun, onChange, onBlur } = {}) {
   const root = doc.createElement('div');
   root.className = 'editor';
   root.setAttribute('part', 'editor');
@@ -80,7 +82,9 @@ export function createEditor(doc, { value = '', label = 'Code', describedBy, onR
   };
   countLines();
   renderGutter();
-  if (view && typeof view.ResizeObserver === 'function') new view.ResizeObserver(() => renderGutter()).observe(ta);
+  const canObserve = view && typeof view.ResizeObserver === 'function';
+  const resize = canObserve ? new view.ResizeObserver(() => renderGutter()) : null;
+  if (resize) resize.observe(ta);
 
   let tabReleased = false;
   ta.addEventListener('input', () => {
@@ -89,6 +93,7 @@ export function createEditor(doc, { value = '', label = 'Code', describedBy, onR
     if (onChange) onChange(ta.value);
   });
   ta.addEventListener('scroll', renderGutter);
+  if (onBlur) ta.addEventListener('blur', () => onBlur());
   ta.addEventListener('keydown', (ev) => {
     if (ev.key === 'Enter' && (ev.ctrlKey || ev.metaKey)) {
       ev.preventDefault();
@@ -171,5 +176,11 @@ export function createEditor(doc, { value = '', label = 'Code', describedBy, onR
       marked = line || null;
       renderGutter();
     },
+    destroy() {
+      if (resize) resize.disconnect();
+    },
   };
 }
+
+/** The built-in editor (a textarea with line numbers), as <ffn-exercise>'s `editor` takes it: the default. */
+export const textareaEditor = Object.freeze({ kind: 'textarea', create: (doc, options) => createEditor(doc, options) });

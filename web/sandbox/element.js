@@ -4,7 +4,7 @@ import { DEFAULT_TIMEOUT_MS } from './runner.js';
 import { getExercise, onExerciseDefined, definedExerciseIds } from './exercises/index.js';
 import { renderPromptHtml } from './prompt-html.js';
 import { createProgressStore, memoryStorage, codeProblem, DEFAULT_STORAGE_KEY, PROGRESS_LIMITS } from './storage.js';
-import { createEditor } from './editor.js';
+import { textareaEditor } from './editor.js';
 import { toolkitNames } from './toolkit.js';
 import { fmtNum } from './compare.js';
 import { styleShadow } from '../shadow-style.js';
@@ -61,6 +61,11 @@ code { background: var(--_surface); padding: 0 .2em; border-radius: 3px; font-si
 textarea.code { border: 0; margin: 0; resize: none; outline: none; padding: .5rem .6rem; background: transparent; color: inherit; font: inherit;
   line-height: 1.5; tab-size: 2; white-space: pre; overflow: auto; width: 100%; height: 100%; }
 .editor:focus-within { outline: 2px solid var(--_focus); outline-offset: 1px; }
+.editor.cm { display: block; }
+.editor.cm .cm-editor { height: 100%; }
+.editor.cm .cm-editor.cm-focused { outline: none; }
+.editor.cm .cm-scroller { font-family: var(--_mono); line-height: 1.5; }
+.editor.cm .cm-ffn-error-line { background: color-mix(in srgb, var(--_fail) 16%, transparent); }
 .toolbar { display: flex; gap: .5rem; flex-wrap: wrap; margin: .6rem 0; align-items: center; }
 button { font: inherit; font-size: .9rem; padding: .35rem .8rem; border-radius: 6px; border: 1px solid var(--_border);
   background: var(--_surface); color: inherit; cursor: pointer; }
@@ -195,6 +200,8 @@ export class FfnExerciseElement extends Base {
     this.attachShadow({ mode: 'open' });
     this._uid = `ffnx${++counter}`;
     this._storage = null; // a custom adapter set through the `storage` property
+    this._editorKind = textareaEditor; // the `editor` property: the built-in one, or an adapter's (codemirror.js)
+    this._editor = null;
     this._api = null;
     this._seed = undefined;
     this._running = null;
@@ -252,6 +259,24 @@ export class FfnExerciseElement extends Base {
   set storage(v) {
     this._storage = v || null;
     if (this.isConnected) this._render();
+  }
+  /**
+   * The editor: the built-in textarea (default) or an adapter's, such as codeMirrorEditor({ view, state, extensions })
+   * for a site's CodeMirror 6. Setting it renders the exercise again with the code as it is.
+   */
+  get editor() {
+    return this._editorKind;
+  }
+  set editor(v) {
+    const kind = v || textareaEditor;
+    if (typeof kind.create !== 'function') {
+      this._notice('editor', msg('exercise.editorRefused'));
+      return;
+    }
+    this._notice('editor', null);
+    if (kind === this._editorKind) return;
+    this._editorKind = kind;
+    if (this.isConnected && this._ex) this._render();
   }
   /** Optional ffn-lab API module to grade against (defaults to the package's own). */
   get api() {
@@ -389,6 +414,8 @@ export class FfnExerciseElement extends Base {
   _render() {
     this._flushSave();
     if (this._running) this._running.abort();
+    if (this._editor && this._editor.destroy) this._editor.destroy();
+    this._editor = null;
     const root = this.shadowRoot;
     const doc = this.ownerDocument;
     this._rendered = this._renderKey();
@@ -442,11 +469,15 @@ export class FfnExerciseElement extends Base {
       tensor: el(doc, 'code', { textContent: '{ data, shape }' }),
       log: el(doc, 'code', { textContent: 'console.log' }),
     }));
+    const builtIn = this._editorKind === textareaEditor;
     const keysHelp = el(doc, 'p', {
-      className: 'keys', id: id('keys'), part: 'help', textContent: this._t('exercise.keys'),
+      className: 'keys', id: id('keys'), part: 'help',
+      textContent: this._t(builtIn ? 'exercise.keys' : 'exercise.keysRun'),
     });
 
-    this._editor = createEditor(doc, {
+    this._editor = this._editorKind.create(doc, {
+      root,
+      onBlur: () => this._flushSave(),
       value: typeof saved.code === 'string' ? saved.code : ex.starter,
       label: this._t('exercise.editorLabel', { title: ex.title, names: this._tr.list(ex.functionNames) }),
       describedBy: id('keys'),
@@ -487,7 +518,6 @@ export class FfnExerciseElement extends Base {
     ]);
     root.append(section);
 
-    this._editor.textarea.addEventListener('blur', () => this._flushSave());
 
     this._ui = {
       title, section, notice, passedBefore: this._passedBefore, announce, details, badge, runBtn, stopBtn, hintBtn,

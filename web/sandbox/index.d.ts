@@ -318,7 +318,50 @@ export interface MountOptions {
   storage?: StorageAdapter;
   seed?: number;
   api?: unknown;
+  /** The editor: textareaEditor (the default) or codeMirrorEditor(...). */
+  editor?: ExerciseEditor;
 }
+
+/** What an editor adapter gives the element (the built-in textarea editor has the same interface). */
+export interface EditorInstance {
+  /** The element put in the exercise, in place of the built-in editor (part="editor"). */
+  readonly root: HTMLElement;
+  value: string;
+  focus(): void;
+  /** Put the caret at a 1-based line and column. */
+  goTo(line: number, column?: number): void;
+  /** Mark the line of the learner's error, or none (null). */
+  markLine(line: number | null): void;
+  destroy(): void;
+}
+
+export interface EditorOptions {
+  value?: string;
+  /** The editing area's accessible name, and the id of its keyboard help. */
+  label?: string;
+  describedBy?: string;
+  onRun?: () => void;
+  onChange?: (value: string) => void;
+  onBlur?: () => void;
+  /** The element's shadow root (CodeMirror mounts its styles there). */
+  root?: ShadowRoot;
+}
+
+/** An editor for <ffn-exercise>'s `editor` property. */
+export interface ExerciseEditor {
+  readonly kind: string;
+  create(doc: Document, options: EditorOptions): EditorInstance;
+}
+
+/** The built-in editor: a textarea with line numbers (no dependency). The default. */
+export const textareaEditor: ExerciseEditor;
+
+/**
+ * A site's CodeMirror 6 as the editor, without ffn-lab importing it: view and state are the site's @codemirror/view
+ * and @codemirror/state modules (import * as view from '@codemirror/view'), extensions its own (basicSetup,
+ * javascript()...). The learner's error line gets the class cm-ffn-error-line; Ctrl/Cmd+Enter runs the tests.
+ */
+export function codeMirrorEditor(modules: { view: unknown; state: unknown; extensions?: unknown }): ExerciseEditor;
 
 export interface MountedExercise {
   element: FfnExerciseElement;
@@ -356,6 +399,8 @@ export class FfnExerciseElement extends HTMLElement {
   api: unknown;
   seed: number | undefined;
   code: string;
+  /** The editor (textareaEditor by default); setting it renders the exercise again, keeping the code. */
+  editor: ExerciseEditor;
   readonly report: GradeReport | null;
   run(): Promise<GradeReport | null>;
   reset(): void;

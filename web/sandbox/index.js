@@ -20,12 +20,15 @@ export {
 export { createProgressStore, memoryStorage, DEFAULT_STORAGE_KEY, defineFfnExercise };
 export { FfnExerciseElement } from './element.js';
 export { toolkitNames } from './toolkit.js';
+/** Editors for <ffn-exercise>'s `editor`: the built-in textarea (the default), or a site's CodeMirror 6. */
+export { textareaEditor } from './editor.js';
+export { codeMirrorEditor } from './codemirror.js';
 /** The interface language: add or override a locale's strings; read a locale's table (web/i18n/en.js has every key). */
 export { defineStrings, getStrings } from '../i18n/index.js';
 
 /**
  * Mount an exercise inside `container` (for React, Vue, Svelte...). Creates an <ffn-exercise> child.
- * options: { timeout, storageKey, storage, seed, api }. Returns { element, run(), reset(), destroy() }.
+ * options: { timeout, storageKey, storage, seed, api, editor }. Returns { element, run(), reset(), destroy() }.
  */
 export function mountExercise(container, id, options = {}) {
   if (!container || typeof container.appendChild !== 'function') throw new TypeError('mountExercise: container must be a DOM element');
@@ -34,6 +37,7 @@ export function mountExercise(container, id, options = {}) {
   const element = container.ownerDocument.createElement('ffn-exercise');
   if (options.storage) element.storage = options.storage;
   if (options.api) element.api = options.api;
+  if (options.editor) element.editor = options.editor;
   if (options.seed !== undefined) element.seed = options.seed;
   if (options.timeout !== undefined) element.setAttribute('timeout', String(options.timeout));
   if (options.storageKey) element.setAttribute('storage-key', options.storageKey);
