@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { servedBrowser } from './helpers/served-browser.js';
 import { collectShownText, findEnglish } from './helpers/english.js';
+import { variantSources } from './sandbox-variants.js';
 
 let page;
 const pageErrors = [];
@@ -239,5 +240,35 @@ test(
       keptOthers: 'Réinitialiser',
       unknownFallsBack: 'Run tests',
     });
+  },
+);
+
+test(
+  'browser, French page: a built-in exercise shows its French title, prompt, examples, hints and mistakes',
+  { skip: skip || false },
+  async () => {
+    const sel = '#slot ffn-exercise';
+    await page.evaluate(async () => {
+      const { mountExercise } = await import('/web/sandbox/index.js');
+      mountExercise(document.getElementById('slot'), 'gelu', { storageKey: 'i18n-test-gelu' });
+    });
+    await page.waitForFunction((s) => document.querySelector(s)?.shadowRoot.querySelector('button.run'), sel);
+    await page.evaluate((s) => {
+      const b = document.querySelector(s).shadowRoot.querySelector('[part~="hint-button"]');
+      for (let i = 0; i < 3; i++) b.click();
+    }, sel);
+    await noEnglish('gelu, idle with its hints', sel, [
+      'GELU, exacte et approchée',
+      'Échauffement',
+      'GELU pondère son entrée',
+      'Vérifiez que vous n’avez pas interverti les deux.',
+    ]);
+    // a known mistake is named in French, from the exercise's translation of that variant
+    const source = variantSources['gelu-swapped'].source;
+    await page.evaluate(([s, code]) => Object.assign(document.querySelector(s), { code }).run(), [sel, source]);
+    const diagnosis = (await shadow(sel, '.diagnosis')).replace(/[\u00a0\u202f]/g, ' ');
+    assert.match(diagnosis, /^Erreur probable : GELU exacte et GELU tanh interverties/);
+    assert.match(diagnosis, /Votre gelu donne l’approximation par tanh/);
+    await page.evaluate(() => document.getElementById('slot').replaceChildren());
   },
 );

@@ -201,3 +201,84 @@ test('defineStrings: a page adds a language or overrides keys (object or JSON), 
   defineStrings('de', { __proto__: null, constructor: { run: 'x' } });
   assert.equal({}.run, undefined);
 });
+
+test('the six built-in exercises are in French too: title, level, prompt, each hint, example, variant', async () => {
+  const { exercises } = await import('ffn-lab/sandbox');
+  const { exerciseText } = await import('../web/sandbox/exercises/index.js');
+  const prose = (html) => html.replace(/<code>[\s\S]*?<\/code>/g, ' ').replace(/<[^>]+>/g, ' ');
+  for (const ex of exercises) {
+    const f = exerciseText(ex, 'fr');
+    const e = exerciseText(ex, 'en');
+    assert.equal(e.title, ex.title, 'English is the original');
+    for (const k of ['title', 'level', 'prompt']) assert.notEqual(f[k], e[k], `${ex.id}: ${k}`);
+    for (const k of ['hints', 'examples', 'variants']) assert.equal(f[k].length, e[k].length, `${ex.id}: ${k}`);
+    f.hints.forEach((h, i) => assert.notEqual(h, e.hints[i], `${ex.id}: hint ${i}`));
+    f.variants.forEach((v, i) => {
+      assert.notEqual(v.title, e.variants[i].title, `${ex.id}: variant ${i} title`);
+      assert.notEqual(v.message, e.variants[i].message, `${ex.id}: variant ${i} message`);
+    });
+    // the learner's parameter names and result keys are code, whatever the language (bias, gated, partial)
+    const names = Object.values(ex.functions).flatMap((fn) => [
+      ...fn.params.map((p) => p.name),
+      ...Object.keys(fn.returns.entries || {}),
+    ]);
+    const code = new RegExp(`\\b(${names.join('|')})\\b`, 'g');
+    const texts = [
+      f.title,
+      f.level,
+      prose(f.prompt),
+      ...f.hints,
+      ...f.variants.flatMap((v) => [v.title, v.message]),
+    ].map((s) => s.replace(code, ' '));
+    assert.deepEqual(findEnglish(texts), [], ex.id);
+    assert.ok(
+      findEnglish([e.title, e.level, prose(e.prompt), ...e.hints]).length > 5,
+      `${ex.id}: the check sees English`,
+    );
+    assert.equal(exerciseText(ex, 'fr-CA').title, f.title, 'a regional tag uses its language');
+    assert.equal(exerciseText(ex, 'ja').title, ex.title, 'no translation: the original');
+  }
+});
+
+test('translations in a definition are checked like the originals, naming the field at fault', async () => {
+  const { defineExercise } = await import('ffn-lab/sandbox');
+  const { exerciseText } = await import('../web/sandbox/exercises/index.js');
+  const base = {
+    id: 'i18n-check',
+    title: 'Double',
+    level: 'Warm-up',
+    prompt: '<p>Double it.</p>',
+    functions: { twice: { params: ['x'], returns: 'number' } },
+    starter: 'function twice(x) {}',
+    solution: 'function twice(x) { return 2 * x; }',
+    hints: ['Multiply.', 'By two.'],
+    tests: () => [{ name: 'one', fn: 'twice', args: [1] }],
+    reference: { twice: ([x]) => 2 * x },
+    variants: [{ id: 'same', fn: 'twice', title: 'Unchanged', message: 'You returned x.', compute: ([x]) => x }],
+  };
+  const refused = [
+    [{ 'not a tag': {} }, /translations\.not a tag: "not a tag" is not a language tag/],
+    [{ fr: { colour: 'x' } }, /translations\.fr\.colour: is not a field of a translation/],
+    [{ fr: { hints: ['Multipliez.'] } }, /translations\.fr\.hints: needs one entry per original \(2\); got 1/],
+    [{ fr: { prompt: '<p>Doublez.</p><script>x</script>' } }, /translations\.fr\.prompt: <script> is not allowed/],
+    [{ fr: { variants: [] } }, /translations\.fr\.variants: must be an array with one entry per variant/],
+    [{ fr: { variants: [{ title: '' }] } }, /translations\.fr\.variants\[0\]\.title: must be a non-empty string/],
+    [{ fr: { title: 7 } }, /translations\.fr\.title: must be a non-empty string/],
+  ];
+  for (const [translations, re] of refused) {
+    assert.throws(
+      () => defineExercise({ ...base, translations }),
+      (e) => e.name === 'ExerciseDefinitionError' && re.test(e.message),
+      JSON.stringify(translations),
+    );
+  }
+  const ex = defineExercise({
+    ...base,
+    translations: { 'pt-BR': { title: 'Dobro', variants: [null] }, fr: { hints: ['Multipliez.', 'Par deux.'] } },
+  });
+  assert.equal(exerciseText(ex, 'pt-br').title, 'Dobro');
+  assert.equal(exerciseText(ex, 'pt-BR').prompt, '<p>Double it.</p>', 'what a translation leaves out stays original');
+  assert.equal(exerciseText(ex, 'pt-BR').variants[0].message, 'You returned x.');
+  assert.deepEqual(exerciseText(ex, 'fr').hints, ['Multipliez.', 'Par deux.']);
+  assert.equal(exerciseText(ex, 'pt').title, 'Double', 'pt-BR is not pt');
+});

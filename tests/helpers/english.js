@@ -44,7 +44,7 @@ fix check browser served installed allow serve file sits default entry inlined w
 characters character number numbers string object whole changed using outside usable kept lines line output
 memory memories query fires fire leaks leak silent match state write writes written decodes decode nothing best
 partial sum full plane embedding vocabulary drag sliders slider filler word words rank ranks strongest adds add
-something gets cancel weak through first second coordinate blue solid dashed put value values function slope
+something gets cancel weak through first coordinate blue solid dashed put value values function slope
 slopes error errors largest form hover touch arrow keys bigger steps read readout squared sigmoid panels
 derivatives absolute scale presets block width rounded gated biases bias heads mixture shared parameters per layer
 share forward billion billions router weight tokens counted norms embeddings context model directly blank none

@@ -90,3 +90,7 @@ exerciseEl.editor = cm;
 exerciseEl.editor = textareaEditor;
 // @ts-expect-error: an editor is an adapter, not a string
 exerciseEl.editor = 'codemirror';
+// an exercise's text in another language
+import type { ExerciseTranslation } from 'ffn-lab/sandbox';
+const inGerman: ExerciseTranslation = { title: 'Quadrierte ReLU', hints: ['a', 'b'], variants: [null, { title: 'x' }] };
+void inGerman;

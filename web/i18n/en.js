@@ -45,6 +45,7 @@ export default {
     tolerance: 'A value passes when |got − expected| ≤ {atol} + {rtol}·|expected|; counts and indices must match '
       + 'exactly. Expected values come from ffn-lab\'s wasm kernels.',
     wellDone: 'Well done. You can now compare with the reference solution.',
+    partialVariant: '(This explains {k} of the {n} failing tests of {fn}; the others fail for another reason.)',
     consoleOutput: { one: 'console output ({n} line)', other: 'console output ({n} lines)' },
     // notices about what a page set on the element (part="notice")
     quoted: '{text} ({n} characters)',

@@ -49,6 +49,7 @@ const table = {
     tolerance: 'Une valeur est acceptée si |obtenu − attendu| ≤ {atol} + {rtol}·|attendu| ; les comptes et les '
       + 'indices doivent être exacts. Les valeurs attendues sont calculées par les noyaux wasm de ffn-lab.',
     wellDone: 'Bravo ! Vous pouvez maintenant comparer avec la solution de référence.',
+    partialVariant: '(Cela explique {k} des {n} tests échoués de {fn} ; les autres échouent pour une autre raison.)',
     consoleOutput: { one: 'sortie de la console ({n} ligne)', other: 'sortie de la console ({n} lignes)' },
     quoted: '{text} ({n} caractères)',
     timeoutNaN: 'timeout={value} n’est pas un nombre de millisecondes ; valeur retenue : {ms}.',

@@ -1,7 +1,7 @@
 // The <ffn-exercise> element class (no registration here): prompt, editor, run/hints/solution, announced results, saved progress.
 import { gradeExercise } from './grade.js';
 import { DEFAULT_TIMEOUT_MS } from './runner.js';
-import { getExercise, onExerciseDefined, definedExerciseIds } from './exercises/index.js';
+import { getExercise, onExerciseDefined, definedExerciseIds, exerciseText } from './exercises/index.js';
 import { renderPromptHtml } from './prompt-html.js';
 import { createProgressStore, memoryStorage, codeProblem, DEFAULT_STORAGE_KEY, PROGRESS_LIMITS } from './storage.js';
 import { textareaEditor } from './editor.js';
@@ -349,7 +349,7 @@ export class FfnExerciseElement extends Base {
 
   /** The language (of the element or the page) or its table changed: render again, keeping the last report. */
   _relocalize() {
-    if (!this.isConnected || translator(langOf(this)) === this._tr) return;
+    if (!this.isConnected || (translator(langOf(this)) === this._tr && langOf(this) === this._lang)) return;
     const report = this._running ? null : this._report;
     this._render();
     if (report && this._ex && report.exercise === this._ex.id) this._showReport(report);
@@ -382,7 +382,8 @@ export class FfnExerciseElement extends Base {
   /** The heading: the author's number (attribute `number`), if any, then the exercise's title. */
   _heading() {
     const n = (this.getAttribute('number') || '').trim();
-    return n ? this._t('exercise.heading', { number: n, title: this._ex.title }) : this._ex.title;
+    const title = this._text.title;
+    return n ? this._t('exercise.heading', { number: n, title }) : title;
   }
 
   /** Re-render once an exercise with this id is defined (defineExercise after the element was connected). */
@@ -422,7 +423,8 @@ export class FfnExerciseElement extends Base {
     this._stopWaiting();
     root.replaceChildren();
     styleShadow(root, STYLE);
-    this._tr = translator(langOf(this));
+    this._lang = langOf(this);
+    this._tr = translator(this._lang);
     let ex;
     try {
       ex = getExercise(this.exercise);
@@ -435,6 +437,8 @@ export class FfnExerciseElement extends Base {
       return;
     }
     this._ex = ex;
+    this._text = exerciseText(ex, this._lang); // the author's text in the page's language, where they gave one
+    const text = this._text;
     const { key, notice: keyNotice } = readStorageKey(this.getAttribute('storage-key'));
     this._notice('storage-key', keyNotice);
     if (!key && !this._memory) this._memory = memoryStorage();
@@ -451,16 +455,16 @@ export class FfnExerciseElement extends Base {
     const title = el(doc, 'h3', { part: 'title', textContent: this._heading() });
     const header = el(doc, 'header', { part: 'header' }, [
       title,
-      el(doc, 'span', { className: 'level', textContent: ex.level }),
+      el(doc, 'span', { className: 'level', textContent: text.level }),
       badge,
     ]);
     const prompt = el(doc, 'div', { className: 'prompt', part: 'prompt' });
-    prompt.append(renderPromptHtml(doc, ex.prompt)); // authored HTML, through the allow-list (prompt-html.js)
+    prompt.append(renderPromptHtml(doc, text.prompt)); // authored HTML, through the allow-list (prompt-html.js)
     const examples = el(
       doc,
       'ul',
       { className: 'examples', part: 'examples', 'aria-label': this._t('exercise.examples') },
-      ex.examples.map((t) => el(doc, 'li', {}, [el(doc, 'code', { textContent: t })])),
+      text.examples.map((t) => el(doc, 'li', {}, [el(doc, 'code', { textContent: t })])),
     );
     const names = doc.createDocumentFragment();
     toolkitNames.forEach((n, i) => names.append(...(i ? [', '] : []), el(doc, 'code', { textContent: n })));
@@ -478,8 +482,8 @@ export class FfnExerciseElement extends Base {
     this._editor = this._editorKind.create(doc, {
       root,
       onBlur: () => this._flushSave(),
-      value: typeof saved.code === 'string' ? saved.code : ex.starter,
-      label: this._t('exercise.editorLabel', { title: ex.title, names: this._tr.list(ex.functionNames) }),
+      value: typeof saved.code === 'string' ? saved.code : text.starter,
+      label: this._t('exercise.editorLabel', { title: text.title, names: this._tr.list(ex.functionNames) }),
       describedBy: id('keys'),
       onRun: () => this.run(),
       onChange: () => this._scheduleSave(),
@@ -661,11 +665,12 @@ export class FfnExerciseElement extends Base {
     if (this._hintsShown >= ex.hints.length) return;
     const i = this._hintsShown++;
     this._ui.hints.hidden = false;
-    this._ui.hints.append(el(this.ownerDocument, 'li', { part: 'hint', textContent: ex.hints[i] }));
+    const hint = this._text.hints[i];
+    this._ui.hints.append(el(this.ownerDocument, 'li', { part: 'hint', textContent: hint }));
     this._updateHintButton();
     if (user) {
       this._store.update(ex.id, { hintsShown: this._hintsShown });
-      this._emit('ffn-exercise-hint', { exercise: ex.id, index: i, hint: ex.hints[i] });
+      this._emit('ffn-exercise-hint', { exercise: ex.id, index: i, hint });
     }
   }
 
@@ -767,6 +772,21 @@ export class FfnExerciseElement extends Base {
     return s.replace('.', this._tr.decimal).replace(/-/g, this._tr.minus);
   }
 
+  /**
+   * A diagnosis naming one of the exercise's known mistakes, in the page's language when the exercise has a
+   * translation of that variant (the report carries the definition's own text).
+   */
+  _variantText(d) {
+    const i = this._ex.variants.findIndex((v) => v.id === d.id && v.fn === d.fn);
+    if (i < 0) return d;
+    const v = this._text.variants[i];
+    const original = this._ex.variants[i];
+    if (v.title === original.title && v.message === original.message) return d;
+    const share = { k: d.explained, n: d.failing, fn: d.fn };
+    const message = d.partial ? `${v.message} ${this._t('exercise.partialVariant', share)}` : v.message;
+    return { ...d, title: v.title, message };
+  }
+
   /** One line of the hidden tests' list: the test's name and what happened. */
   _testLine(t) {
     if (t.pass) {
@@ -797,7 +817,7 @@ export class FfnExerciseElement extends Base {
       go.addEventListener('click', () => this._editor.goTo(report.error.line, report.error.column || 1));
       heard.push(el(doc, 'p', {}, [go]));
     }
-    for (const d of report.diagnoses) {
+    for (const d of report.diagnoses.map((x) => this._variantText(x))) {
       heard.push(el(doc, 'div', { className: 'diagnosis', part: 'diagnosis' }, [
         el(doc, 'strong', { textContent: this._t('exercise.likelyMistake', { title: d.title }) }),
         el(doc, 'span', { textContent: d.message }),

@@ -182,6 +182,24 @@ export interface ExerciseDefinition {
   /** The reference output of each function, computed on the page with the ffn-lab API or plain JS. */
   reference: Record<string, (args: any[], api: FfnApi) => unknown>;
   variants?: VariantDefinition[];
+  /**
+   * The exercise's text in other languages, by language tag ('fr', 'pt-BR'): shown when the element's or the page's
+   * lang matches (the tag, then its primary subtag); the original text for whatever a translation does not give.
+   */
+  translations?: Record<string, ExerciseTranslation>;
+}
+
+/** An exercise's text in one language: hints and examples one per original, variants one per variant, in order. */
+export interface ExerciseTranslation {
+  title?: string;
+  level?: string;
+  /** Prompt HTML, checked against the same allow-list. */
+  prompt?: string;
+  starter?: string;
+  hints?: string[];
+  examples?: string[];
+  /** { title, message } (or null: the original) for each variant, in the order of the definition's variants. */
+  variants?: ({ title?: string; message?: string } | null)[];
 }
 
 /** A parameter as parsed from 'x', 'X (..., d)', 'k in 0..dFF' or 'bias = true'. */
@@ -222,6 +240,8 @@ export interface Exercise {
   tests(rng: Rng, api: FfnApi): TestCase[];
   readonly reference: Readonly<Record<string, (args: any[], api: FfnApi) => unknown>>;
   readonly variants: readonly (VariantDefinition & { anyOf: boolean })[];
+  /** The translations, by lowercased language tag. */
+  readonly translations: Readonly<Record<string, Readonly<ExerciseTranslation>>>;
 }
 
 /** Thrown by defineExercise (and by grading or checking, for problems that need the tests' values). */

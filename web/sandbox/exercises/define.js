@@ -164,7 +164,93 @@ const KNOWN_FIELDS = new Set([
   'tests',
   'reference',
   'variants',
+  'translations',
 ]);
+
+const LANG_TAG = /^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$/;
+const TRANSLATED = ['title', 'level', 'prompt', 'starter', 'hints', 'examples', 'variants'];
+
+/**
+ * translations: { [lang]: { title?, level?, prompt?, starter?, hints?, examples?, variants? } }: the exercise's text
+ * in other languages. hints and examples have one entry per original; variants one per variant, in order ({ title,
+ * message }, or null to keep the original). Checked like the originals; the prompt through the allow-list.
+ */
+function parseTranslations(def, base, fail) {
+  const all = def.translations;
+  if (all === undefined) return Object.freeze({});
+  if (!isPlainObject(all))
+    fail('translations', `must be an object { [lang]: { title, prompt, ... } }; got ${describe(all)}`);
+  const out = {};
+  for (const [lang, t] of Object.entries(all)) {
+    const field = `translations.${lang}`;
+    if (!LANG_TAG.test(lang)) fail(field, `${describe(lang)} is not a language tag such as "fr" or "pt-BR"`);
+    if (!isPlainObject(t)) fail(field, `must be an object { title, prompt, hints, ... }; got ${describe(t)}`);
+    const tfail = (k, msg) => fail(`${field}.${k}`, msg);
+    for (const k of Object.keys(t))
+      if (!TRANSLATED.includes(k)) tfail(k, `is not a field of a translation (${TRANSLATED.join(', ')})`);
+    const o = {};
+    if (t.title !== undefined) o.title = text(t, 'title', tfail, { max: 200 });
+    if (t.level !== undefined) o.level = text(t, 'level', tfail, { max: 60 });
+    if (t.starter !== undefined) o.starter = text(t, 'starter', tfail);
+    if (t.prompt !== undefined) {
+      o.prompt = text(t, 'prompt', tfail, { max: 20000 });
+      const { problems } = parsePromptHtml(o.prompt);
+      if (problems.length) tfail('prompt', `${problems.join('; ')} (see "Prompt HTML" in web/sandbox/README.md)`);
+    }
+    for (const k of ['hints', 'examples']) {
+      if (t[k] === undefined) continue;
+      o[k] = textList(t, k, tfail, { min: 0 });
+      if (o[k].length !== base[k].length)
+        tfail(k, `needs one entry per original (${base[k].length}); got ${o[k].length}`);
+    }
+    if (t.variants !== undefined) {
+      if (!Array.isArray(t.variants) || t.variants.length !== base.variants.length) {
+        tfail(
+          'variants',
+          `must be an array with one entry per variant, in order (${base.variants.length}), each ` +
+            `{ title, message } or null; got ${describe(t.variants)}`,
+        );
+      }
+      o.variants = Object.freeze(
+        t.variants.map((v, i) => {
+          if (v === null) return null;
+          const vfail = (k, msg) => tfail(`variants[${i}].${k}`, msg);
+          if (!isPlainObject(v)) tfail(`variants[${i}]`, `must be { title, message } or null; got ${describe(v)}`);
+          for (const k of Object.keys(v))
+            if (!['title', 'message'].includes(k)) vfail(k, 'is not translated (title, message)');
+          return Object.freeze({
+            title: v.title === undefined ? undefined : text(v, 'title', vfail, { max: 200 }),
+            message: v.message === undefined ? undefined : text(v, 'message', vfail, { max: 2000 }),
+          });
+        }),
+      );
+    }
+    out[lang.toLowerCase()] = Object.freeze(o);
+  }
+  return Object.freeze(out);
+}
+
+/**
+ * An exercise's text in a language: { title, level, prompt, starter, hints, examples, variants: [{ title, message }] },
+ * from its translations (the tag, then its primary subtag), the original for whatever they do not give.
+ */
+export function exerciseText(exercise, lang = 'en') {
+  const tag = String(lang || '').toLowerCase();
+  const all = exercise.translations || {};
+  const t = all[tag] || all[tag.split('-')[0]] || {};
+  return {
+    title: t.title ?? exercise.title,
+    level: t.level ?? exercise.level,
+    prompt: t.prompt ?? exercise.prompt,
+    starter: t.starter ?? exercise.starter,
+    hints: t.hints ?? exercise.hints,
+    examples: t.examples ?? exercise.examples,
+    variants: exercise.variants.map((v, i) => ({
+      title: t.variants?.[i]?.title ?? v.title,
+      message: t.variants?.[i]?.message ?? v.message,
+    })),
+  };
+}
 
 /** Check a definition's structure and return the frozen exercise the grader uses (not registered). */
 export function normalizeExercise(def) {
@@ -310,6 +396,8 @@ export function normalizeExercise(def) {
     );
   });
 
+  const translations = parseTranslations(def, { hints, examples, variants }, fail);
+
   const exercise = Object.freeze({
     id: def.id,
     number: def.number ?? null,
@@ -326,6 +414,7 @@ export function normalizeExercise(def) {
     tests: def.tests,
     reference: Object.freeze({ ...def.reference }),
     variants: Object.freeze(variants),
+    translations,
   });
   normalized.add(exercise);
   return exercise;

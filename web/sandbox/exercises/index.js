@@ -6,9 +6,22 @@ import swiglu from './swiglu.js';
 import swigluBackward from './swiglu-backward.js';
 import memories from './memories.js';
 import gqaBudget from './gqa-budget.js';
+import * as fr from './fr.js';
 
-/** The built-in exercises, as defined (frozen). */
-export const exercises = Object.freeze([gelu, ffn, swiglu, swigluBackward, memories, gqaBudget].map(defineExercise));
+/** A built-in definition with its translations (one file per language: fr.js). */
+const translated = (def, t) => ({ ...def, translations: { fr: t.fr } });
+
+/** The built-in exercises, as defined (frozen), in English and French. */
+export const exercises = Object.freeze(
+  [
+    translated(gelu, { fr: fr.gelu }),
+    translated(ffn, { fr: fr.ffn }),
+    translated(swiglu, { fr: fr.swiglu }),
+    translated(swigluBackward, { fr: fr.swigluBackward }),
+    translated(memories, { fr: fr.memories }),
+    translated(gqaBudget, { fr: fr.gqaBudget }),
+  ].map(defineExercise),
+);
 
 /** The built-in exercises' ids, in the course's order. */
 export const exerciseIds = Object.freeze(exercises.map((e) => e.id));
@@ -26,4 +39,5 @@ export {
   onExerciseDefined,
   ExerciseDefinitionError,
   RETURN_KINDS,
+  exerciseText,
 } from './define.js';

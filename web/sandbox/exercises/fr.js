@@ -1,0 +1,414 @@
+// Les six exercices intégrés en français : titres, niveaux, énoncés, indices, exemples et erreurs connues.
+// Each entry is an exercise's `translations.fr` (see "Translate an exercise" in web/sandbox/README.md): variants
+// are listed in the order of the exercise's own variants.
+
+export const gelu = {
+  title: 'GELU, exacte et approchée',
+  level: 'Échauffement',
+  prompt: `<p>GELU pondère son entrée par la probabilité qu’une variable normale centrée réduite lui soit inférieure :
+<code>GELU(z) = z·Φ(z) = (z/2)·(1 + erf(z/√2))</code>. GPT-2 et bien des bibliothèques utilisent l’approximation par
+tanh <code>(z/2)·(1 + tanh(√(2/π)·(z + 0.044715·z³)))</code>, proche (à environ 5e-4 près) mais pas égale.</p>
+<p>Écrivez <code>gelu(x)</code> (la forme exacte, avec erf) et <code>geluTanh(x)</code> pour un tenseur <code>x</code>
+de forme quelconque. Renvoyez un tenseur de même forme. La boîte à outils vous fournit <code>erf</code> et
+<code>map</code>.</p>`,
+  hints: [
+    'Les deux fonctions agissent élément par élément : écrivez une fois la formule pour un nombre et appliquez-la ' +
+      'avec map(x, z => ...). map conserve la forme pour vous.',
+    'Exacte : Φ(z) = (1 + erf(z/√2)) / 2, et √2 s’écrit Math.SQRT2. Approchée : la constante devant la parenthèse ' +
+      'est √(2/π) = Math.sqrt(2 / Math.PI), et le terme cubique vaut 0.044715·z³.',
+    'gelu : map(x, z => 0.5 * z * (1 + erf(z / Math.SQRT2))). geluTanh : le même 0.5 * z * (1 + ...), avec ' +
+      'Math.tanh(c * (z + 0.044715 * z ** 3)) dans la parenthèse. Vérifiez que vous n’avez pas interverti les deux.',
+  ],
+  examples: [
+    'gelu(tensor([-1, 0, 1, 2]))      -> data ≈ [-0.158655, 0, 0.841345, 1.954500], shape [4]',
+    'geluTanh(tensor([-1, 0, 1, 2]))  -> data ≈ [-0.158808, 0, 0.841192, 1.954598], shape [4]',
+  ],
+  variants: [
+    {
+      title: 'GELU exacte et GELU tanh interverties',
+      message:
+        'Votre gelu donne l’approximation par tanh. gelu doit être la forme exacte avec erf ; la formule avec tanh ' +
+        'va dans geluTanh.',
+    },
+    {
+      title: 'GELU exacte et GELU tanh interverties',
+      message:
+        'Votre geluTanh donne la forme exacte avec erf. geluTanh est l’approximation tanh(√(2/π)(z + 0.044715 z³)).',
+    },
+    {
+      title: 'La forme sigmoïde en 1,702',
+      message:
+        'Votre gelu donne z·σ(1,702 z), l’approximation sigmoïde, plus grossière (jusqu’à environ 0,02 d’écart). ' +
+        'Utilisez la forme avec erf.',
+    },
+    {
+      title: 'La forme sigmoïde en 1,702',
+      message:
+        'Votre geluTanh donne z·σ(1,702 z), une autre approximation, plus grossière. La forme tanh est (z/2)(1 + ' +
+        'tanh(√(2/π)(z + 0.044715 z³))).',
+    },
+    {
+      title: 'Le facteur 1/2 manque',
+      message:
+        'Votre gelu vaut exactement le double de GELU : la formule est (z/2)(1 + erf(z/√2)). Une grande entrée ' +
+        'positive doit ressortir inchangée, pas doublée.',
+    },
+    {
+      title: 'Le facteur 1/2 manque',
+      message: 'Votre geluTanh vaut exactement le double de l’approximation : la formule commence par z/2.',
+    },
+    {
+      title: 'Le terme cubique manque',
+      message: 'Votre geluTanh oublie 0.044715·z³ dans la tanh ; l’argument est √(2/π)·(z + 0.044715·z³).',
+    },
+  ],
+};
+
+export const ffn = {
+  title: 'La passe avant du FFN et son nombre de paramètres',
+  level: 'Essentiel',
+  prompt: `<p>Pour une séquence <code>X</code> de forme <code>(..., d)</code>, le réseau feed-forward applique les
+deux mêmes couches à chaque ligne : <code>FFN(X) = GELU(X·W1 + b1)·W2 + b2</code>, avec <code>W1 (d, dFF)</code>,
+<code>b1 (dFF)</code>, <code>W2 (dFF, d)</code>, <code>b2 (d)</code>. Utilisez la GELU tanh, comme GPT-2. La sortie a la
+forme de <code>X</code>.</p>
+<p>Écrivez aussi <code>ffnParamCount(d, dFF, bias = true, gated = false)</code>. Un FFN sans porte a deux matrices
+<code>d × dFF</code> et <code>dFF + d</code> biais ; un FFN à porte (exercice suivant) a trois matrices et
+<code>2·dFF + d</code> biais. GPT-2 small (d = 768, dFF = 3072) en a 4 722 432 par couche.</p>`,
+  hints: [
+    'Suivez les formes de droite à gauche : X (..., d) @ W1 (d, dFF) donne (..., dFF) ; ajoutez b1 à chaque ligne ; ' +
+      'appliquez GELU élément par élément ; @ W2 (dFF, d) redonne (..., d) ; ajoutez b2. Le matmul de la boîte à ' +
+      'outils gère déjà les dimensions de lot en tête.',
+    'add(A, b) diffuse une ligne de biais b sur la dernière dimension de A : add(matmul(X, W1), b1) est donc la ' +
+      'pré-activation cachée. Pour le compte, les poids sont (gated ? 3 : 2)·d·dFF.',
+    'ffn : add(matmul(map(add(matmul(X, W1), b1), geluTanh), W2), b2) avec votre GELU tanh pour un nombre. Compte : ' +
+      'poids + (bias ? (gated ? 2·dFF : dFF) + d : 0). Vérifiez que les valeurs par défaut fonctionnent quand seuls ' +
+      'd et dFF sont donnés.',
+  ],
+  examples: [
+    'ffn(tensor([[1, 2]]), tensor([[1, 0, -1], [0, 1, 1]]), tensor([0, 0, 0.5]), tensor([[1, 0], [0, 1], [1, 1]]), ' +
+      'tensor([0.1, -0.1]))  -> data ≈ [2.340764, 3.254169], shape [1,2]',
+    'ffnParamCount(768, 3072)  -> 4722432',
+  ],
+  variants: [
+    {
+      title: 'GELU exacte au lieu de la GELU tanh',
+      message:
+        'Votre FFN donne celui qui utilise la GELU exacte (erf). Cet exercice, comme GPT-2, utilise l’approximation ' +
+        'par tanh ; les deux diffèrent d’environ 5e-4 au plus par unité cachée.',
+    },
+    {
+      title: 'b1 manque',
+      message: 'Votre FFN donne celui qui n’a pas de biais caché b1. Ajoutez b1 à X·W1 avant la GELU.',
+    },
+    {
+      title: 'b2 manque',
+      message: 'Votre FFN donne celui qui n’a pas de biais de sortie b2. Ajoutez b2 après le second matmul.',
+    },
+    {
+      title: 'ReLU au lieu de GELU',
+      message: 'Votre FFN donne celui qui a une ReLU dans la couche cachée. Utilisez la GELU tanh.',
+    },
+    {
+      title: 'Compte sans les biais',
+      message:
+        'Votre compte oublie les biais même quand bias vaut true. Ajoutez dFF + d (sans porte) ou 2·dFF + d (à porte).',
+    },
+    {
+      title: 'Biais d’un FFN sans porte pour un FFN à porte',
+      message:
+        'Pour un FFN à porte, vous avez compté dFF + d biais. Un FFN à porte a deux projections cachées (porte et ' +
+        'montée) : ses biais sont 2·dFF + d.',
+    },
+    {
+      title: 'FFN à porte compté avec deux matrices',
+      message:
+        'Pour un FFN à porte, vous avez compté deux matrices de poids. Il en a trois : porte, montée et ' + 'descente.',
+    },
+  ],
+};
+
+export const swiglu = {
+  title: 'Un FFN SwiGLU à la manière de LLaMA',
+  level: 'Entretien',
+  prompt: `<p>Écrivez <code>swigluFfn(X, Wg, Wu, Wd)</code> = <code>(SiLU(X·Wg) ⊙ X·Wu)·Wd</code> pour
+<code>X (..., d)</code>, avec <code>Wg, Wu (d, dFF)</code>, <code>Wd (dFF, d)</code> et sans biais.
+<code>SiLU(z) = z·σ(z)</code> ; ⊙ est le produit élément par élément. La branche de porte reçoit la non-linéarité ;
+la branche montante reste linéaire.</p>
+<p>Et <code>llamaHiddenDim(d, multipleOf = 256, ffnDimMultiplier = null)</code> : partez de la partie entière de
+<code>2·(4d)/3</code>, multipliez par <code>ffnDimMultiplier</code> et reprenez la partie entière s’il est donné, puis
+arrondissez <em>vers le haut</em> à un multiple de <code>multipleOf</code>. LLaMA-7B (d = 4096) obtient 11 008 ;
+LLaMA 3 8B (d = 4096, multiplicateur 1,3, multiple 1024) obtient 14 336.</p>`,
+  hints: [
+    'Deux projections du même X : G = X·Wg et U = X·Wu, toutes deux (..., dFF). Seul G passe par SiLU. Multipliez ' +
+      'élément par élément, puis redescendez avec Wd.',
+    'SiLU(z) = z / (1 + e^(-z)). Pour la largeur l : l = Math.trunc(2 * 4 * d / 3), puis l = ' +
+      'Math.trunc(ffnDimMultiplier * l) si le multiplicateur n’est pas null, puis multipleOf * Math.ceil(l / ' +
+      'multipleOf).',
+    'swigluFfn : matmul(mul(map(matmul(X, Wg), silu), matmul(X, Wu)), Wd). Vérifiez la largeur : 4096 -> 11008 et ' +
+      '5120 -> 13824 (et non 13568 : on arrondit vers le haut, pas au plus proche), et appliquez le multiplicateur ' +
+      'avant d’arrondir.',
+  ],
+  examples: [
+    'swigluFfn(tensor([[1, -1]]), tensor([[1, 0], [0, 1]]), tensor([[2, 0], [0, 3]]), tensor([[1], [1]]))  -> data ≈ ' +
+      '[2.268941], shape [1,1]',
+    'llamaHiddenDim(4096)  -> 11008',
+  ],
+  variants: [
+    {
+      title: 'SiLU sur la branche montante',
+      message:
+        'Votre sortie correspond à SiLU appliquée à X·Wu, X·Wg restant linéaire. C’est la projection de porte Wg qui ' +
+        'reçoit la SiLU ; la branche montante X·Wu reste linéaire.',
+    },
+    {
+      title: 'Sigmoïde au lieu de SiLU',
+      message:
+        'Votre sortie correspond à σ(X·Wg) ⊙ X·Wu, le GLU d’origine. SwiGLU utilise SiLU(z) = z·σ(z) : multipliez la ' +
+        'sigmoïde par son entrée.',
+    },
+    {
+      title: 'GELU au lieu de SiLU (GEGLU)',
+      message: 'Votre sortie correspond à GEGLU, une porte GELU. SwiGLU utilise SiLU(z) = z·σ(z).',
+    },
+    {
+      title: 'GELU au lieu de SiLU (GEGLU)',
+      message: 'Votre sortie correspond à GEGLU, une porte GELU. SwiGLU utilise SiLU(z) = z·σ(z).',
+    },
+    {
+      title: 'La branche montante manque',
+      message: 'Votre sortie correspond à SiLU(X·Wg)·Wd : la porte ne multiplie jamais la projection montante X·Wu.',
+    },
+    {
+      title: 'Arrondi vers le bas',
+      message:
+        'Vous avez arrondi au multiple inférieur. LLaMA arrondit vers le haut : 10 922 devient 43 × 256 = 11 008, et ' +
+        'non 10 752.',
+    },
+    {
+      title: 'Arrondi au multiple le plus proche',
+      message:
+        'Vous avez arrondi au multiple le plus proche. LLaMA arrondit toujours vers le haut (d = 5120 donne 13 824, ' +
+        'et non 13 568).',
+    },
+    {
+      title: 'Pas d’arrondi au multiple',
+      message:
+        'Vous avez renvoyé la largeur avant l’arrondi. Terminez en arrondissant vers le haut à un multiple de ' +
+        'multipleOf, pour que les matrices se découpent bien en tuiles (10 922 -> 11 008).',
+    },
+    {
+      title: 'Sans le facteur 2/3',
+      message:
+        'Vous êtes parti de 4d. Le FFN à porte a trois matrices : LLaMA multiplie donc le 4d classique par 2/3 (la ' +
+        'règle des 8/3) avant d’arrondir.',
+    },
+    {
+      title: 'Multiplicateur appliqué après l’arrondi',
+      message:
+        'Vous avez appliqué ffnDimMultiplier après l’arrondi. Multipliez d’abord (et prenez la partie entière), puis ' +
+        'arrondissez vers le haut au multiple.',
+    },
+    {
+      title: 'Multiplicateur appliqué après l’arrondi',
+      message:
+        'Vous avez appliqué ffnDimMultiplier après l’arrondi. Multipliez d’abord (et prenez la partie entière), puis ' +
+        'arrondissez vers le haut au multiple.',
+    },
+  ],
+};
+
+export const swigluBackward = {
+  title: 'Rétropropager à travers SwiGLU',
+  level: 'Entretien',
+  prompt: `<p>Écrivez <code>swigluBackward(dY, X, Wg, Wu, Wd)</code> pour <code>X</code> et <code>dY</code> de forme
+<code>(N, d)</code>, qui renvoie <code>{ dX, dWGate, dWUp, dWDown }</code> avec les formes de <code>X</code>,
+<code>Wg</code>, <code>Wu</code> et <code>Wd</code>. Recalculez les intermédiaires de la passe avant :
+<code>G = X·Wg</code>, <code>U = X·Wu</code>, <code>A = SiLU(G)</code>, <code>H = A ⊙ U</code>,
+<code>Y = H·Wd</code>.</p>
+<p>Il vous faut <code>SiLU′(z) = σ(z)·(1 + z·(1 − σ(z)))</code>. N’oubliez pas que <code>X</code> alimente les deux
+branches.</p>`,
+  hints: [
+    'Remontez dans l’ordre inverse : dWDown = Hᵀ·dY, dH = dY·Wdᵀ. Répartissez ensuite dH entre les deux facteurs de ' +
+      'H = A ⊙ U (la règle du produit) : chaque facteur reçoit dH multiplié par l’autre facteur.',
+    'dU = dH ⊙ A et dG = dH ⊙ U ⊙ SiLU′(G). Puis dWUp = Xᵀ·dU, dWGate = Xᵀ·dG. Le gradient d’un poids est ' +
+      '(entrée)ᵀ·(gradient de la sortie), ce qui lui donne la forme du poids lui-même.',
+    'dX = dG·Wgᵀ + dU·Wuᵀ : une somme, car X alimente à la fois la porte et la branche montante. SiLU′(z) = s·(1 + ' +
+      'z·(1 − s)) avec s = σ(z) ; σ(z)(1 − σ(z)) seul est la dérivée de la sigmoïde, pas celle de SiLU.',
+  ],
+  examples: [
+    'Pour un seul jeton avec d = 2, dFF = 3, le résultat a dX [1,2], dWGate [2,3], dWUp [2,3], dWDown [3,2].',
+    'Un dY nul donne des gradients nuls partout.',
+  ],
+  variants: [
+    {
+      title: 'Il manque à dX la branche montante',
+      message:
+        'Votre dX n’a que la branche de porte, dG·Wgᵀ. X alimente aussi la projection montante : ajoutez ' + 'dU·Wuᵀ.',
+    },
+    {
+      title: 'Il manque à dX la branche de porte',
+      message:
+        'Votre dX n’a que la branche montante, dU·Wuᵀ. X alimente aussi la projection de porte : ajoutez ' + 'dG·Wgᵀ.',
+    },
+    {
+      title: 'SiLU′ écrite σ(1 − σ)',
+      message:
+        'Vous avez utilisé σ(z)(1 − σ(z)), la dérivée de la sigmoïde. SiLU(z) = z·σ(z), donc SiLU′(z) = σ(z) + ' +
+        'z·σ(z)(1 − σ(z)) = σ(z)(1 + z(1 − σ(z))).',
+    },
+    {
+      title: 'L’autre facteur de la règle du produit oublié',
+      message:
+        'Dans H = A ⊙ U, chaque facteur reçoit dH multiplié par l’autre facteur : dG = dH ⊙ U ⊙ SiLU′(G) et dU = dH ' +
+        '⊙ A. L’une de vos branches oublie son autre facteur.',
+    },
+    {
+      title: 'L’autre facteur de la règle du produit oublié',
+      message:
+        'Dans H = A ⊙ U, chaque facteur reçoit dH multiplié par l’autre facteur : dG = dH ⊙ U ⊙ SiLU′(G) et dU = dH ' +
+        '⊙ A. L’une de vos branches oublie son autre facteur.',
+    },
+    {
+      title: 'L’autre facteur de la règle du produit oublié',
+      message:
+        'Dans H = A ⊙ U, chaque facteur reçoit dH multiplié par l’autre facteur : dG = dH ⊙ U ⊙ SiLU′(G) et dU = dH ' +
+        '⊙ A. L’une de vos branches oublie son autre facteur.',
+    },
+    {
+      title: 'Gradient d’un poids transposé',
+      message:
+        'Au moins un gradient de poids est transposé. Le gradient d’un poids est (entrée de la couche)ᵀ·(gradient de ' +
+        'la sortie) : dWGate = Xᵀ·dG a la forme de Wg, (d, dFF), et dWDown = Hᵀ·dY celle de Wd, (dFF, d).',
+    },
+  ],
+};
+
+export const memories = {
+  title: 'Décomposer un FFN en mémoires',
+  level: 'Essentiel',
+  prompt: `<p>Lisez un FFN à ReLU sans biais de sortie comme une mémoire clé-valeur : la clé <code>i</code> est la
+colonne <code>i</code> de <code>W1</code>, la valeur <code>i</code> est la ligne <code>i</code> de <code>W2</code>, et
+la mémoire <code>i</code> s’active avec le coefficient <code>coefᵢ = max(0, x·kᵢ + b1ᵢ)</code>.</p>
+<p>Écrivez <code>ffnMemories(x, W1, b1, W2, k)</code> pour un jeton <code>x</code> de forme <code>(d)</code>, qui
+renvoie <code>{ coef, top, partial }</code> : <code>coef</code> (forme <code>(dFF)</code>), le coefficient de chaque
+mémoire ; <code>top</code>, les indices des <code>k</code> plus grands coefficients, du plus grand au plus petit, les
+égalités départagées par le plus petit indice ; <code>partial</code> (forme <code>(d)</code>), la somme des écritures
+de ces seules mémoires, <code>Σ_{i∈top} coefᵢ·vᵢ</code>.</p>`,
+  hints: [
+    'coef est la couche cachée du FFN à ReLU pour un jeton : matmul(x, W1) donne la forme (dFF) ; ajoutez b1 et ' +
+      'écrêtez à zéro avec map.',
+    'Triez les indices 0..dFF-1 par coefficient, du plus grand au plus petit : range(n).sort((i, j) => coef.data[j] ' +
+      '- coef.data[i]). Le tri de JavaScript est stable : à coefficients égaux, le plus petit indice reste devant. ' +
+      'Prenez les k premiers.',
+    'partial part de zeros([d]) et ajoute coef.data[i] fois row(W2, i) pour chaque i de top seulement, pas pour ' +
+      'chaque mémoire.',
+  ],
+  examples: [
+    'Avec les coefficients [0.5, 0, 2, 0.5] et k = 3, top vaut [2, 0, 3] (l’égalité entre 0 et 3 revient au plus ' +
+      'petit indice).',
+    'Avec k = dFF, partial est la sortie complète du FFN (sans biais de sortie).',
+  ],
+  variants: [
+    {
+      title: 'Mémoires de top dans l’ordre croissant',
+      message:
+        'Votre top contient les bonnes mémoires, mais de la plus petite à la plus grande. Listez-les de la plus ' +
+        'grande à la plus petite (tri décroissant, ou inversez après le tri).',
+    },
+    {
+      title: 'Les k plus petites mémoires',
+      message: 'Votre top contient les k plus petits coefficients. Il faut les k plus grands.',
+    },
+    {
+      title: 'Coefficients sans ReLU',
+      message:
+        'Vos coefficients sont les x·kᵢ + b1ᵢ bruts. Écrêtez-les à zéro : une mémoire dont la clé ne correspond pas ' +
+        'n’écrit rien, elle n’écrit pas une quantité négative.',
+    },
+    {
+      title: 'partial somme toutes les mémoires',
+      message:
+        'Votre partial additionne toutes les mémoires, ce qui donne la sortie complète du FFN. Ne sommez que les k ' +
+        'mémoires de top.',
+    },
+    {
+      title: 'Égalités départagées par le plus grand indice',
+      message:
+        'Votre top départage les coefficients égaux par le plus grand indice. Gardez le plus petit indice devant (un ' +
+        'tri décroissant stable le fait).',
+    },
+  ],
+};
+
+export const gqaBudget = {
+  title: 'Où un bloc GQA + SwiGLU range ses poids',
+  level: 'Au-delà du cours',
+  prompt: `<p>Avec l’attention à requêtes groupées (GQA), les projections de requête et de sortie utilisent les
+<code>nHeads</code> têtes de taille <code>dHead</code>, mais les clés et les valeurs n’en utilisent que
+<code>nKvHeads</code>. Écrivez <code>gqaBlockCounts(d, nHeads, nKvHeads, dHead, hidden)</code>, qui renvoie
+<code>{ attention, ffn, ffnShare }</code> : les poids des projections sans biais de la sous-couche d’attention (W_Q,
+W_K, W_V, W_O), ceux d’un FFN SwiGLU de largeur <code>hidden</code>, et la part du FFN dans leur total (un nombre
+entre 0 et 1).</p>
+<p>Pour d = 4096, 32 têtes, 8 têtes KV, des têtes de taille 128 et hidden = 14 336, cela fait 41 943 040 et
+176 160 768 poids, soit une part du FFN d’environ 80,8 %, et non des deux tiers.</p>
+<p>Écrivez aussi <code>matchedGatedWidth(m)</code> : la largeur à porte <code>g</code> dont les trois matrices
+contiennent autant de poids qu’un FFN à deux matrices de largeur <code>m</code> (renvoyez la valeur exacte, même si ce
+n’est pas un nombre entier).</p>`,
+  hints: [
+    'Comptez chaque projection comme (entrées × sorties). W_Q envoie d vers nHeads·dHead, W_K et W_V envoient ' +
+      'chacune d vers nKvHeads·dHead, W_O ramène nHeads·dHead vers d.',
+    'Le FFN SwiGLU a trois matrices d × hidden. La part vaut ffn / (attention + ffn), et non ffn / attention, et ' +
+      'reste une fraction (0.808, pas 80.8).',
+    'Budgets égaux : 2·d·m = 3·d·g, donc g = 2m/3. Ne l’arrondissez pas.',
+  ],
+  examples: [
+    'gqaBlockCounts(4096, 32, 8, 128, 14336)  -> { attention: 41943040, ffn: 176160768, ffnShare: ≈ 0.8077 }',
+    'matchedGatedWidth(48)  -> 32',
+  ],
+  variants: [
+    {
+      title: 'Têtes KV comptées comme des têtes complètes',
+      message:
+        'Votre compte d’attention donne à W_K et W_V les nHeads têtes. Avec GQA, elles n’en ont que nKvHeads : d × ' +
+        '(nKvHeads·dHead) chacune.',
+    },
+    {
+      title: 'FFN compté avec deux matrices',
+      message: 'Votre compte du FFN a deux matrices. SwiGLU en a trois : porte, montée et descente, soit 3·d·hidden.',
+    },
+    {
+      title: 'Part calculée comme FFN / attention',
+      message:
+        'ffnShare doit être la fraction du total qui revient au FFN, ffn / (attention + ffn), et non le rapport ffn ' +
+        '/ attention.',
+    },
+    {
+      title: 'Part donnée en pourcentage',
+      message: 'ffnShare doit être une fraction entre 0 et 1 (0.808), pas un pourcentage (80.8).',
+    },
+    {
+      title: 'd utilisé à la place de nHeads·dHead',
+      message:
+        'Vous avez pris d comme largeur de l’attention. La largeur des requêtes et de la sortie est nHeads·dHead, ' +
+        'qui n’est pas forcément égale à d (ici 16·256 = 4096 alors que d = 3072).',
+    },
+    {
+      title: 'Rapport inversé',
+      message:
+        'Vous avez renvoyé 3m/2. Trois matrices à porte doivent contenir ce que deux matrices classiques contenaient ' +
+        ': 3·d·g = 2·d·m, donc g = 2m/3, plus étroit que m.',
+    },
+    {
+      title: 'Largeur arrondie à un entier',
+      message:
+        'Vous avez arrondi g. Renvoyez la valeur exacte 2m/3 ; arrondir à un multiple adapté au matériel est une ' +
+        'étape à part.',
+    },
+    {
+      title: 'Largeur arrondie à un entier',
+      message:
+        'Vous avez arrondi g. Renvoyez la valeur exacte 2m/3 ; arrondir à un multiple adapté au matériel est une ' +
+        'étape à part.',
+    },
+  ],
+};
