@@ -1,4 +1,4 @@
-// Bounds on what crosses from the sandbox worker into the page (Node): cleanWire at and beyond each limit and under generated hostile values, a stand-in worker sending hostile messages, and learner code that overrides the built-ins the worker relies on.
+// What crosses from the sandbox worker into the page (Node): cleanWire's bounds, hostile messages, learner overrides.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Worker } from 'node:worker_threads';
@@ -112,7 +112,7 @@ test('cleanWire: each limit holds at the bound and refuses one past it, by the s
   holey[L.maxNumbers - 1] = num(1);
   assert.ok(no(arr(holey), /malformed/).ms < 100);
   // typed arrays: a Float64Array whose buffer holds exactly its numbers, nothing else
-  no(typed(new Float64Array(new ArrayBuffer(2 ** 26), 0, 4)), /typed array of 4 numbers with a buffer of 67108864 bytes/);
+  no(typed(new Float64Array(new ArrayBuffer(2 ** 26), 0, 4)), /array of 4 numbers with a buffer of 67108864 bytes/);
   no(typed(new Float64Array(new ArrayBuffer(40), 8, 4)), /buffer of 40 bytes/);
   no(typed(new Float64Array(new SharedArrayBuffer(32))), /shared memory/);
   no(typed(new Float32Array(4)), /malformed/);
@@ -128,7 +128,10 @@ test('cleanWire: each limit holds at the bound and refuses one past it, by the s
   no(nest(L.maxDepth + 2), /nested deeper than 8/);
   assert.ok(no(nest(100_000), /nested deeper/).ms < 100);
   // keys: count and length
-  const keys = (n, len = 1) => obj(Object.fromEntries(Array.from({ length: n }, (_, i) => [String(i).padStart(len, 'k'), num(i)])));
+  const keys = (n, len = 1) => {
+    const entries = Array.from({ length: n }, (_, i) => [String(i).padStart(len, 'k'), num(i)]);
+    return obj(Object.fromEntries(entries));
+  };
   ok(keys(L.maxKeys));
   no(keys(L.maxKeys + 1), /33 keys, more than 32/);
   ok(keys(1, 64));
@@ -140,12 +143,15 @@ test('cleanWire: each limit holds at the bound and refuses one past it, by the s
   assert.equal(ok(typed(new Float64Array(1), 'y'.repeat(1e7))).type.length, 41);
   // limits passed in are checked against ceilings
   assert.deepEqual(checkLimits({ maxNumbers: 10 }), { ...L, maxNumbers: 10 });
-  for (const bad of [{ maxNumbers: LIMIT_CEILINGS.maxNumbers + 1 }, { maxDepth: -1 }, { maxKeys: 1.5 }, { maxNumbers: '9' }, { maxDepth: Infinity }]) {
-    assert.throws(() => checkLimits(bad), (e) => e instanceof RangeError && /^limits\.max\w+ must be a whole number from 0 to \d+; got /.test(e.message), JSON.stringify(bad));
+  const badLimits = [{ maxNumbers: LIMIT_CEILINGS.maxNumbers + 1 }, { maxDepth: -1 }, { maxKeys: 1.5 }];
+  for (const bad of [...badLimits, { maxNumbers: '9' }, { maxDepth: Infinity }]) {
+    const said = /^limits\.max\w+ must be a whole number from 0 to \d+; got /;
+    const clear = (e) => e instanceof RangeError && said.test(e.message);
+    assert.throws(() => checkLimits(bad), clear, JSON.stringify(bad));
   }
 });
 
-test('cleanWire: prototype keys stay plain keys, getters are read once (or refuse the value), non-plain objects are refused', () => {
+test('cleanWire: prototype keys stay plain, getters are read once (or refuse the value), odd objects refused', () => {
   const entries = JSON.parse('{"__proto__": {"k": "number", "v": 1}, "constructor": {"k": "number", "v": 2}}');
   const out = cleanWire(obj(entries), L);
   assert.deepEqual(Object.keys(out.entries), ['__proto__', 'constructor']);
@@ -154,17 +160,25 @@ test('cleanWire: prototype keys stay plain keys, getters are read once (or refus
   assert.equal(({}).v, undefined, 'Object.prototype was changed');
   // a getter that answers differently on each read: read once, so what is checked is what is kept
   let reads = 0;
-  const shifty = { get k() { reads += 1; return reads === 1 ? 'number' : 'array'; }, get v() { reads += 1; return 7; } };
+  const shifty = {
+    get k() { reads += 1; return reads === 1 ? 'number' : 'array'; },
+    get v() { reads += 1; return 7; },
+  };
   assert.deepEqual(cleanWire(shifty, L), { k: 'number', v: 7 });
   assert.equal(reads, 2);
   // a getter that throws: refused with the page's own words
-  assert.throws(() => cleanWire({ k: 'array', get items() { throw new Error('from a getter'); } }, L), { message: 'it is malformed' });
-  assert.throws(() => cleanWire(new Proxy({}, { getPrototypeOf() { throw new Error('trap'); } }), L), { message: 'it is malformed' });
-  for (const w of [null, undefined, 7, 'number', [], new Map(), new Date(0), Object.create(Array.prototype), num(1n), { k: 'typed', type: 'x', data: [1, 2] }, obj(null), obj([]), obj(new Map()), arr({ length: 3 })]) {
+  const malformed = { message: 'it is malformed' };
+  assert.throws(() => cleanWire({ k: 'array', get items() { throw new Error('from a getter'); } }, L), malformed);
+  assert.throws(() => cleanWire(new Proxy({}, { getPrototypeOf() { throw new Error('trap'); } }), L), malformed);
+  const odd = [null, undefined, 7, 'number', [], new Map(), new Date(0), Object.create(Array.prototype), num(1n)];
+  const shapes = [{ k: 'typed', type: 'x', data: [1, 2] }, obj(null), obj([]), obj(new Map()), arr({ length: 3 })];
+  for (const w of [...odd, ...shapes]) {
     assert.throws(() => cleanWire(w, L), /malformed/, String(w && w.k));
   }
   // extreme numbers are numbers
-  for (const v of [NaN, Infinity, -Infinity, -0, 5e-324, Number.MAX_VALUE]) assert.ok(Object.is(cleanWire(num(v), L).v, v));
+  for (const v of [NaN, Infinity, -Infinity, -0, 5e-324, Number.MAX_VALUE]) {
+    assert.ok(Object.is(cleanWire(num(v), L).v, v));
+  }
 });
 
 /*
@@ -181,7 +195,8 @@ function hostile(rng, depth = 0, budget = { parts: 200 }) {
   const pick = (list) => list[Math.floor(rng.next() * list.length)];
   budget.parts -= 1;
   const size = () => pick([0, 1, 2, 3, 31, 32, 33, 199_999, 200_000, 200_001, 2 ** 24, 2 ** 30, 2 ** 32 - 1]);
-  const kind = depth > 12 || budget.parts <= 0 ? 'number' : pick(['number', 'number', 'bad', 'typed', 'array', 'array', 'object', 'object', 'garbage', 'getter']);
+  const kinds = ['number', 'number', 'bad', 'typed', 'array', 'array', 'object', 'object', 'garbage', 'getter'];
+  const kind = depth > 12 || budget.parts <= 0 ? 'number' : pick(kinds);
   switch (kind) {
     case 'number':
       return num(pick([0, -0, 1.5, NaN, Infinity, -Infinity, 5e-324, Number.MAX_VALUE, '1', null, 1n]));
@@ -212,7 +227,8 @@ function hostile(rng, depth = 0, budget = { parts: 200 }) {
       const n = pick([0, 1, 3, 32, 33]);
       for (let i = 0; i < n; i++) {
         const key = pick(['__proto__', 'constructor', 'toString', `k${i}`, 'z'.repeat(64), 'z'.repeat(65), LONG_KEY]);
-        Object.defineProperty(entries, key, { value: hostile(rng, depth + 1, budget), enumerable: true, configurable: true, writable: true });
+        const value = hostile(rng, depth + 1, budget);
+        Object.defineProperty(entries, key, { value, enumerable: true, configurable: true, writable: true });
       }
       return obj(pick([entries, entries, null, [], 'x']));
     }
@@ -220,7 +236,11 @@ function hostile(rng, depth = 0, budget = { parts: 200 }) {
       const inner = hostile(rng, depth + 1, budget);
       return pick([
         { get k() { throw new Error('getter'); } },
-        Object.defineProperties({}, { k: { get: () => inner.k, enumerable: true }, v: { get: () => inner.v, enumerable: true }, items: { get: () => inner.items, enumerable: true } }),
+        Object.defineProperties({}, {
+          k: { get: () => inner.k, enumerable: true },
+          v: { get: () => inner.v, enumerable: true },
+          items: { get: () => inner.items, enumerable: true },
+        }),
       ]);
     }
     default:
@@ -228,7 +248,7 @@ function hostile(rng, depth = 0, budget = { parts: 200 }) {
   }
 }
 
-test('cleanWire property: 3,000 generated hostile values each give a checked, bounded value or a clear refusal within 100 ms', () => {
+test('cleanWire property: 3,000 hostile values each give a checked, bounded value or a refusal within 100 ms', () => {
   const rng = makeRng(18);
   let accepted = 0;
   let slowest = 0;
@@ -245,11 +265,13 @@ test('cleanWire property: 3,000 generated hostile values each give a checked, bo
       assert.ok(r.refused.length < 200, r.refused);
     }
   }
-  assert.ok(accepted > 100 && accepted < 2900, `${accepted} of 3000 accepted: the generator no longer covers both outcomes`);
+  assert.ok(accepted > 100 && accepted < 2900, `${accepted} of 3000 accepted: the generator no longer covers both`);
   if (process.env.FFN_BOUNDS_DEBUG) console.log({ accepted, slowest });
 });
 
-test('Node grader: a stand-in worker sending hostile messages (2^32 - 1 declared items, an 8 MiB buffer behind 4 numbers, deep, wide, long texts, stray indices, 2^32 - 1 log lines) returns within its timeout plus 1 s, every result refused or failed with a bounded message', async () => {
+// Hostile messages: 2^32 - 1 declared items, an 8 MiB buffer behind 4 numbers, deep, wide, long texts, stray
+// indices, 2^32 - 1 log lines.
+test('Node grader: a stand-in worker sending hostile messages: within timeout + 1 s, all refused/failed', async () => {
   const timeout = 2000;
   for (const id of ['gelu', 'ffn']) {
     const t0 = Date.now();
@@ -277,7 +299,8 @@ test('Node grader: a stand-in worker sending hostile messages (2^32 - 1 declared
 
 const GELU = exercises.find((e) => e.id === 'gelu').solution;
 
-test('Node grader: learner code that overrides the built-ins the worker once used (push, slice, typed-array constructors) cannot make it send declared sizes the page would walk; each run returns within its timeout plus 1 s', async () => {
+// Overrides of the built-ins the worker once used (push, typed-array constructors) no longer shape what it sends.
+test('Node grader: overrides cannot make the worker send declared sizes; each run within timeout + 1 s', async () => {
   const timeout = 2000;
   const attacks = [
     'Array.prototype.push = function (x) { this[0] = x; this.length = 2 ** 32 - 1; return this.length };',
@@ -287,7 +310,8 @@ test('Node grader: learner code that overrides the built-ins the worker once use
   ];
   for (const a of attacks) {
     const t0 = Date.now();
-    const r = await gradeExercise('gelu', `${a}\nfunction gelu(x) { return [1, 2] }\nfunction geluTanh(x) { return new Float32Array(x.data.length) }`, { timeout });
+    const fns = 'function gelu(x) { return [1, 2] }\nfunction geluTanh(x) { return new Float32Array(x.data.length) }';
+    const r = await gradeExercise('gelu', `${a}\n${fns}`, { timeout });
     const ms = Date.now() - t0;
     assert.ok(ms < timeout + 1000, `${a}: ${ms} ms`);
     assert.equal(r.status, 'done', r.summary);
@@ -304,7 +328,7 @@ function sabotaged(body) {
   return `${sabotage({ functionMethods: false })}\n${body}`;
 }
 
-const SABOTAGED_GELU = sabotagedGelu({ functionMethods: false });
+const SABOTAGED_GELU = sabotagedGelu({ functionMethods: true });
 
 /** Run worker.js directly (as the page does) and collect every message it sends until 400 ms after `done`. */
 async function directRun(source, calls) {
@@ -316,7 +340,8 @@ async function directRun(source, calls) {
       w.on('error', reject);
       w.on('message', (m) => {
         messages.push(m);
-        if (m.type === 'ready') w.postMessage({ type: 'run', nonce, source, exports: ['f'], calls, limits: DEFAULT_LIMITS });
+        const run = { type: 'run', nonce, source, exports: ['f'], calls, limits: DEFAULT_LIMITS };
+        if (m.type === 'ready') w.postMessage(run);
         if (m.type === 'done') setTimeout(resolve, 400);
       });
       setTimeout(() => reject(new Error('no done within 10 s')), 10_000);
@@ -327,7 +352,9 @@ async function directRun(source, calls) {
   return { messages, nonce };
 }
 
-test('worker primordials: learner code that overrides every built-in the worker calls after it (Promise.prototype.then included) changes nothing: the right results pass, one done, no callback of the worker reaches learner code, no learner text posing as the sandbox\'s', async () => {
+// Overriding every built-in the worker calls after learner code (Promise.prototype.then included) changes nothing:
+// the right results pass, one done, no callback of the worker reaches learner code, no learner text as the sandbox's.
+test('worker primordials: learner overrides of built-ins reach no worker callback, text or result', async () => {
   // through the grader: the sabotaged but correct solution passes, as it does untouched
   const r = await gradeExercise('gelu', SABOTAGED_GELU, { timeout: 5000 });
   assert.equal(r.passed, true, `${r.summary}\n${r.tests.filter((t) => !t.pass).map((t) => t.message).join('\n')}`);
@@ -336,15 +363,21 @@ test('worker primordials: learner code that overrides every built-in the worker 
   assert.equal((await gradeExercise('gelu', GELU)).passed, true);
 
   // message by message, straight from the worker: the same, and nothing after done
+  const GETTER = `function f(x) {
+  __restore();
+  return { get data() { __sabotage(); return [x]; }, shape: [1] };
+}`;
+  const THROWS = 'function f(x) {\n  __restore();\n  __sabotage();\n  throw new Error("mine");\n}';
+  const TOP = '__sabotage();\nfunction f(x) { return 1; }';
   const f = (body) => sabotaged(`function f(x) {\n  __restore();\n${body}\n  __sabotage();\n  return y;\n}`);
   const cases = [
     ['a plain result', f('  const y = [x, x + 1];'), [{ k: 'array', items: [num(3), num(4)] }]],
     ['a typed array', f('  const y = new Float32Array([x, 2]);'), [typed(new Float64Array([3, 2]))]],
     ['an object', f('  const y = { data: [x], shape: [1] };'), [obj({ data: arr([num(3)]), shape: arr([num(1)]) })]],
     ['a refused result', f('  const y = { a: { b: { c: { d: { e: { f: { g: { h: { i: [x] } } } } } } } } };'), null],
-    ['a thrown error', sabotaged('function f(x) {\n  __restore();\n  __sabotage();\n  throw new Error("mine");\n}'), null],
-    ['a value whose getter overrides everything', sabotaged('function f(x) {\n  __restore();\n  return { get data() { __sabotage(); return [x]; }, shape: [1] };\n}'), null],
-    ['overrides at the top level (no call restores them)', sabotaged('__sabotage();\nfunction f(x) { return 1; }'), null],
+    ['a thrown error', sabotaged(THROWS), null],
+    ['a value whose getter overrides everything', sabotaged(GETTER), null],
+    ['overrides at the top level (no call restores them)', sabotaged(TOP), null],
   ];
   for (const [what, source, values] of cases) {
     const { messages, nonce } = await directRun(source, [{ fn: 'f', args: [3] }]);
@@ -361,6 +394,7 @@ test('worker primordials: learner code that overrides every built-in the worker 
       assert.deepEqual(results.map((m) => m.result), values.map((value) => ({ ok: true, value })), what);
     }
     if (what === 'a refused result') assert.match(results[0].result.error.message, /nested deeper than 8 levels/);
-    if (what === 'a thrown error') assert.deepEqual([results[0].result.error.name, results[0].result.error.message], ['Error', 'mine']);
+    const error = results[0].result.error;
+    if (what === 'a thrown error') assert.deepEqual([error.name, error.message], ['Error', 'mine']);
   }
 });

@@ -229,12 +229,14 @@ test('subverting the worker\'s own machinery (JSON, String/Array prototypes, typ
   await stillWorks();
 });
 
-test('a learner override of Array.prototype.slice no longer reaches the logs the worker sends (forged entries from a stand-in worker: tests/hardening-bounds.test.js): the run ends "done", with no exception on the host', async () => {
+// Forged log entries are sent by a stand-in worker in tests/hardening-bounds.test.js.
+test('an Array.prototype.slice override no longer reaches the logs the worker sends; no host exception', async () => {
   let uncaught = null;
   const catcher = (e) => { uncaught = e; };
   process.once('uncaughtException', catcher);
   try {
-    const r = await attack(`Array.prototype.slice = function () { return [null, 7, "x", { level: "evil", text: 1 }] };\n${inGelu('  console.log("mine");\n  return x')}`);
+    const forge = 'Array.prototype.slice = function () { return [null, 7, "x", { level: "evil", text: 1 }] };';
+    const r = await attack(`${forge}\n${inGelu('  console.log("mine");\n  return x')}`);
     assert.equal(uncaught, null, `the host threw: ${uncaught && uncaught.message}`);
     assert.equal(r.status, 'done', r.summary);
     failed(r);

@@ -1,4 +1,4 @@
-// Test helper: a stand-in for web/sandbox/worker.js that answers every call with a hostile message (huge declared sizes, big buffers, deep and wide shapes, long texts), to test what the page does with them.
+// Test helper: a stand-in for web/sandbox/worker.js answering every call with a hostile message (tests of the page).
 
 /*
  * The real worker builds its messages with captured built-ins, so learner code can no longer make it
@@ -19,12 +19,16 @@ export const PAYLOADS = [
   ['sparse array of 2^32 - 1', '() => sparse(2 ** 32 - 1)', /more than 200000/],
   ['sparse array of 2^30', '() => sparse(2 ** 30)', /more than 200000/],
   ['sparse array of 2^25 + 1', '() => sparse(2 ** 25 + 1)', /more than 200000/],
-  ['array of 200,000 declared items, one present', '() => { const a = []; a[199999] = num(1); return { k: "array", items: a }; }', /malformed/],
-  ['Float64Array of 4 on an 8 MiB buffer', '() => ({ k: "typed", type: "Float32Array", data: new Float64Array(new ArrayBuffer(8 * 2 ** 20), 0, 4) })', /buffer of 8388608 bytes/],
-  ['Float64Array at byte offset 8', '() => ({ k: "typed", type: "Float32Array", data: new Float64Array(new ArrayBuffer(40), 8, 4) })', /buffer of 40 bytes/],
-  ['Float32Array as data', '() => ({ k: "typed", type: "Float32Array", data: new Float32Array(4) })', /malformed/],
-  ['100 nested arrays', '() => { let w = num(1); for (let i = 0; i < 100; i++) w = { k: "array", items: [w] }; return w; }', /nested deeper than 8/],
-  ['object of 10,000 keys', '() => { const e = {}; for (let i = 0; i < 10000; i++) e["k" + i] = num(i); return { k: "object", entries: e }; }', /10000 keys, more than 32/],
+  ['200,000 declared items, one present', '() => { const a = []; a[199999] = num(1); return arr(a); }', /malformed/],
+  ['4 numbers on an 8 MiB buffer', '() => typed(new Float64Array(new ArrayBuffer(2 ** 23), 0, 4))', /8388608 bytes/],
+  ['Float64Array at byte offset 8', '() => typed(new Float64Array(new ArrayBuffer(40), 8, 4))', /buffer of 40 bytes/],
+  ['Float32Array as data', '() => typed(new Float32Array(4))', /malformed/],
+  ['100 nested arrays', '() => { let w = num(1); for (let i = 0; i < 100; i++) w = arr([w]); return w; }', /deeper/],
+  [
+    'object of 10,000 keys',
+    '() => { const e = {}; for (let i = 0; i < 10000; i++) e["k" + i] = num(i); return { k: "object", entries: e }; }',
+    /10000 keys, more than 32/,
+  ],
   ['1M-character "bad" text', '() => ({ k: "bad", what: "x".repeat(1e6) })', null],
   ['1M-character key', '() => ({ k: "object", entries: { ["z".repeat(1e6)]: num(1) } })', /key longer than 64/],
   ['a number that is a string', '() => ({ k: "number", v: "1".repeat(1e6) })', /malformed/],
@@ -46,7 +50,9 @@ const post = (m) => parentPort.postMessage(m);
 parentPort.once('message', (m) => handle(m));`;
   return `${prelude}
 const num = (v) => ({ k: 'number', v });
-const sparse = (n) => { const a = [num(1)]; a[n - 1] = num(1); return { k: 'array', items: a }; };
+const arr = (items) => ({ k: 'array', items });
+const typed = (data) => ({ k: 'typed', type: 'Float32Array', data });
+const sparse = (n) => { const a = [num(1)]; a[n - 1] = num(1); return arr(a); };
 const PAYLOADS = [${PAYLOADS.map(([, src]) => src).join(',\n  ')}];
 function handle(msg) {
   const nonce = msg.nonce;

@@ -1,4 +1,4 @@
-// Test helper: learner source that overrides, right before each of its functions returns, every built-in the sandbox worker could call after learner code (tests/hardening-bounds*.test.js).
+// Test helper: learner source overriding every built-in the sandbox worker could call after learner code runs.
 
 /*
  * Learner code overrides every built-in the worker could call after learner code runs, right before
@@ -7,9 +7,10 @@
  * they are handed), Set, typed-array constructors, setters on Object.prototype and Array.prototype for
  * the names the worker uses, and Error.prepareStackTrace. The worker must still send the true results;
  * none of its callbacks (the error handler that posts `done` with the nonce) may reach learner code;
- * and no text it sends may be learner text presented as its own. In browsers Function.prototype's
- * call, apply and bind are overridden too (hardening-bounds-browser.test.js); not in Node, whose own
- * event code calls them, so that a Node worker's runtime breaks (after the run: the worker uses none).
+ * and no text it sends may be learner text presented as its own. With functionMethods, Function.prototype's
+ * call, apply and bind are overridden too. The direct runs of hardening-bounds.test.js, which keep the
+ * worker alive after done, leave them alone: Node's own event code calls them, so overriding them breaks
+ * the Node worker's runtime itself once the run is over (the grader ends the worker at done).
  */
 export const sabotage = ({ functionMethods }) => String.raw`
 const __saved = [];
@@ -31,16 +32,30 @@ function __restore() {
 }
 function __sabotage() {
   const boom = (what) => function () { throw new Error('PWNED ' + what); };
-  const put = (o, k, d) => { __saved[__saved.length] = [o, k, __gopd(o, k)]; __dp(o, k, { __proto__: null, configurable: true, ...d }); };
-  const replace = (o, names, tag) => {
-    for (let i = 0; i < names.length; i++) put(o, names[i], { value: boom(tag + '.' + (typeof names[i] === 'symbol' ? names[i].description : names[i])), writable: true });
+  const put = (o, k, d) => {
+    __saved[__saved.length] = [o, k, __gopd(o, k)];
+    __dp(o, k, { __proto__: null, configurable: true, ...d });
   };
-  replace(Array.prototype, ['push', 'slice', 'map', 'join', 'concat', 'indexOf', 'includes', 'forEach', 'filter', 'fill', 'splice', Symbol.iterator], 'Array.prototype');
+  const replace = (o, names, tag) => {
+    for (let i = 0; i < names.length; i++) {
+      const name = typeof names[i] === 'symbol' ? names[i].description : names[i];
+      put(o, names[i], { value: boom(tag + '.' + name), writable: true });
+    }
+  };
+  // (literal lists only from here: spreading one would call the Array iterator just overridden)
+  replace(Array.prototype, [
+    'push', 'slice', 'map', 'join', 'concat', 'indexOf', 'includes', 'forEach', 'filter', 'fill', 'splice',
+    Symbol.iterator,
+  ], 'Array.prototype');
   replace(Array, ['isArray', 'from'], 'Array');
-  replace(String.prototype, ['slice', 'split', 'indexOf', 'replace', 'startsWith', 'padStart', 'charCodeAt', Symbol.split, Symbol.replace], 'String.prototype');
+  replace(String.prototype, [
+    'slice', 'split', 'indexOf', 'replace', 'startsWith', 'padStart', 'charCodeAt', Symbol.split, Symbol.replace,
+  ], 'String.prototype');
   replace(RegExp.prototype, ['exec', 'test', Symbol.match, Symbol.replace], 'RegExp.prototype');
   replace(JSON, ['stringify', 'parse'], 'JSON');
-  replace(Object, ['keys', 'defineProperty', 'getPrototypeOf', 'getOwnPropertyDescriptor', 'freeze', 'entries', 'assign'], 'Object');
+  replace(Object, [
+    'keys', 'defineProperty', 'getPrototypeOf', 'getOwnPropertyDescriptor', 'freeze', 'entries', 'assign',
+  ], 'Object');
   replace(Reflect, ['apply'], 'Reflect');
   ${functionMethods ? "replace(Function.prototype, ['call', 'apply', 'bind'], 'Function.prototype');" : ''}
   replace(Set.prototype, ['has', 'add', 'delete'], 'Set.prototype');
@@ -49,19 +64,32 @@ function __sabotage() {
   const methods = ['then', 'catch', 'finally'];
   for (let i = 0; i < methods.length; i++) {
     const real = Promise.prototype[methods[i]];
-    put(Promise.prototype, methods[i], { writable: true, value: function (...fs) {
-      for (let j = 0; j < fs.length; j++) if (typeof fs[j] === 'function') { __grab(fs[j]); try { fs[j](new Error('PWNED handler')); } catch {} }
+    const grabbing = function (...fs) {
+      for (let j = 0; j < fs.length; j++) {
+        if (typeof fs[j] !== 'function') continue;
+        __grab(fs[j]);
+        try { fs[j](new Error('PWNED handler')); } catch {}
+      }
       return __apply(real, this, fs);
-    } });
+    };
+    put(Promise.prototype, methods[i], { writable: true, value: grabbing });
   }
   put(Promise.prototype, 'constructor', { get() { __grab('constructor'); throw new Error('PWNED constructor'); } });
-  const names = ['k', 'v', 'items', 'entries', 'ok', 'value', 'error', 'refused', 'missing', 'type', 'nonce', 'index', 'result', 'logs', 'compileError', 'get', 'set', 'wire', 'refusal', 'message', 'name', 'up'];
-  for (let i = 0; i < names.length; i++) {
-    const k = names[i];
-    put(Object.prototype, k, { get() { __grab('get ' + k); throw new Error('PWNED get ' + k); }, set(v) { __grab(v); throw new Error('PWNED set ' + k); } });
-  }
-  for (let k = 0; k < 3; k++) put(Array.prototype, k, { get() { throw new Error('PWNED get [' + k + ']'); }, set(v) { __grab(v); throw new Error('PWNED set [' + k + ']'); } });
-  put(Error, 'prepareStackTrace', { writable: true, value: (e, frames) => { for (let i = 0; i < frames.length; i++) __grab(frames[i].getFunction()); throw new Error('PWNED prepareStackTrace'); } });
+  const names = [
+    'k', 'v', 'items', 'entries', 'ok', 'value', 'error', 'refused', 'missing', 'type', 'nonce', 'index',
+    'result', 'logs', 'compileError', 'get', 'set', 'wire', 'refusal', 'message', 'name', 'up',
+  ];
+  const trap = (key) => ({
+    get() { __grab('get ' + key); throw new Error('PWNED get ' + key); },
+    set(v) { __grab(v); throw new Error('PWNED set ' + key); },
+  });
+  for (let i = 0; i < names.length; i++) put(Object.prototype, names[i], trap(names[i]));
+  for (let k = 0; k < 3; k++) put(Array.prototype, k, trap('[' + k + ']'));
+  const prepare = (e, frames) => {
+    for (let i = 0; i < frames.length; i++) __grab(frames[i].getFunction());
+    throw new Error('PWNED prepareStackTrace');
+  };
+  put(Error, 'prepareStackTrace', { writable: true, value: prepare });
 }
 `;
 

@@ -144,7 +144,7 @@ export function readStorageKey(attr) {
   return { key: attr, notice: null };
 }
 
-/** A value a page gives a property -> its text for a notice, whatever it is (a Symbol, an object whose toString throws). */
+/** A value given to a property -> words for a notice, whatever it is (a Symbol, an object whose toString throws). */
 function describe(v) {
   if (typeof v === 'string') return quoteAttr(v);
   if (typeof v === 'number' || typeof v === 'boolean' || v == null) return String(v);
@@ -314,7 +314,7 @@ export class FfnExerciseElement extends Base {
   set storageKey(v) {
     this._setAttr('storage-key', v, 'kindString');
   }
-  /** Reflect a property to its attribute: a string (or for timeout a number); anything else is refused with a notice. */
+  /** Reflect a property to its attribute: a string (for timeout also a number); anything else is refused (a notice). */
   _setAttr(name, v, kind) {
     if (typeof v === 'string' || (kind === 'kindNumber' && typeof v === 'number')) {
       this._notice(name, null);
@@ -329,7 +329,7 @@ export class FfnExerciseElement extends Base {
   get code() {
     return this._editor ? this._editor.value : '';
   }
-  /** Replace the code: a string within the progress bounds (100,000 characters, 5,000 lines), else refused with a notice. */
+  /** Replace the code: a string within the progress bounds (100,000 characters, 5,000 lines); else a notice. */
   set code(v) {
     if (!this._editor) return;
     const why = codeProblem(v);
@@ -444,7 +444,8 @@ export class FfnExerciseElement extends Base {
     if (!key && !this._memory) this._memory = memoryStorage();
     this._store = createProgressStore(key ? { storage: this._storage || undefined, key } : { storage: this._memory });
     const saved = this._store.get(ex.id);
-    const problem = this._store.problemWith(ex.id); // saved progress this version could not read (all, or this exercise's)
+    // Saved progress this version could not read: all of it, or this exercise's.
+    const problem = this._store.problemWith(ex.id);
     this._notice('progress', problem && (this._store.problem === problem
       ? msg('progress.problem', { problem: `${problem[0].toUpperCase()}${problem.slice(1)}` })
       : msg('progress.notAllLoaded', { problem })));
@@ -517,8 +518,8 @@ export class FfnExerciseElement extends Base {
     const notice = el(doc, 'p', { className: 'notice', part: 'notice', role: 'status' });
     this._showNotices(notice);
     const section = el(doc, 'section', { part: 'container', 'aria-label': t('section', { title: this._heading() }) }, [
-      header, notice, prompt, examples, toolkit, this._editor.root, keysHelp, toolbar, confirmRow, hints, solution, results,
-      progress,
+      header, notice, prompt, examples, toolkit, this._editor.root, keysHelp, toolbar, confirmRow, hints, solution,
+      results, progress,
     ]);
     root.append(section);
 

@@ -94,7 +94,8 @@ function cleanError(e) {
   const pos = (v) => (Number.isSafeInteger(v) && v > 0 ? v : null);
   try {
     const o = isRecord(e) ? e : {};
-    const out = { name: text(o.name, 100) || 'Error', message: text(o.message), line: pos(o.line), column: pos(o.column) };
+    const out = { name: text(o.name, 100) || 'Error', message: text(o.message), line: pos(o.line), column: null };
+    out.column = pos(o.column);
     if (o.phase === 'top-level') out.phase = 'top-level';
     return out;
   } catch {
@@ -135,7 +136,8 @@ export function cleanWire(w, limits = DEFAULT_LIMITS) {
       case 'typed': {
         const type = v.type;
         const data = v.data;
-        if (typeof type !== 'string' || !ArrayBuffer.isView(data) || typedTag.call(data) !== 'Float64Array') refuse('it is malformed');
+        const float64 = ArrayBuffer.isView(data) && typedTag.call(data) === 'Float64Array';
+        if (typeof type !== 'string' || !float64) refuse('it is malformed');
         const n = typedLength.call(data);
         if (n > maxNumbers - numbers) tooMany();
         let bytes;
@@ -144,7 +146,9 @@ export function cleanWire(w, limits = DEFAULT_LIMITS) {
         } catch {
           refuse('it holds numbers in shared memory');
         }
-        if (typedOffset.call(data) !== 0 || bytes !== n * 8) refuse(`it has a typed array of ${n} numbers with a buffer of ${bytes} bytes`);
+        if (typedOffset.call(data) !== 0 || bytes !== n * 8) {
+          refuse(`it has a typed array of ${n} numbers with a buffer of ${bytes} bytes`);
+        }
         numbers += n;
         return { k, type: text(type, 40), data: new Float64Array(data) };
       }
@@ -216,12 +220,13 @@ function cleanLogs(logs) {
 }
 
 /** The limits a run uses: DEFAULT_LIMITS overridden by whole numbers within LIMIT_CEILINGS, else a RangeError. */
-export function checkLimits(limits = DEFAULT_LIMITS) {
+export function checkLimits(limits) {
   const out = {};
   for (const key of Object.keys(DEFAULT_LIMITS)) {
-    const v = limits[key] ?? DEFAULT_LIMITS[key];
+    const v = (limits ?? DEFAULT_LIMITS)[key] ?? DEFAULT_LIMITS[key];
     if (!Number.isSafeInteger(v) || v < 0 || v > LIMIT_CEILINGS[key]) {
-      throw new RangeError(`limits.${key} must be a whole number from 0 to ${LIMIT_CEILINGS[key]}; got ${typeof v === 'number' ? v : typeof v}`);
+      const got = typeof v === 'number' ? v : typeof v;
+      throw new RangeError(`limits.${key} must be a whole number from 0 to ${LIMIT_CEILINGS[key]}; got ${got}`);
     }
     out[key] = v;
   }
@@ -242,9 +247,13 @@ export async function runLearnerCode(options = {}) {
   return run;
 }
 
-async function runOnce({ source, exports, calls, timeout = DEFAULT_TIMEOUT_MS, limits: given = DEFAULT_LIMITS, signal, workerUrl, onProgress } = {}) {
-  if (!(timeout > 0 && timeout <= MAX_TIMEOUT_MS)) throw new RangeError(`runLearnerCode: timeout must be a positive number of milliseconds up to ${MAX_TIMEOUT_MS}; got ${timeout}`);
-  const limits = checkLimits(given);
+async function runOnce(options = {}) {
+  const { source, exports, calls, timeout = DEFAULT_TIMEOUT_MS, signal, workerUrl, onProgress } = options;
+  if (!(timeout > 0 && timeout <= MAX_TIMEOUT_MS)) {
+    const want = `a positive number of milliseconds up to ${MAX_TIMEOUT_MS}`;
+    throw new RangeError(`runLearnerCode: timeout must be ${want}; got ${timeout}`);
+  }
+  const limits = checkLimits(options.limits);
   const nonce = makeNonce();
   const results = new Array(calls.length).fill(null);
   const base = { lastIndex: -1, ms: 0, logs: [], compileError: null, results };

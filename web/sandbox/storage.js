@@ -20,9 +20,11 @@ export const PROGRESS_LIMITS = Object.freeze({
   depth: 3, // nesting in the text: progress, exercises, one exercise's fields (strings, numbers, booleans)
   members: Object.freeze([32, 1_000, 32]), // members of one object or array at depth 1, 2 and 3 of the text
 });
+const P = PROGRESS_LIMITS;
 const ID = /^[\w-]{1,64}$/;
 const MAX_HINTS = 100; // the element shows at most the exercise's own hints
 const MAX_DATE_CHARS = 40;
+const PASSED_AT = `passedAt must be a date string of at most ${MAX_DATE_CHARS} characters`;
 
 /** An in-memory adapter with the Storage interface; also the fallback when localStorage is blocked. */
 export function memoryStorage() {
@@ -52,7 +54,8 @@ function browserStorage() {
 
 /** A plain object as JSON.parse makes it (not an array). */
 const isRecord = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
-const plural = (n, one, many = `${one}s`) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+const fmt = (n) => n.toLocaleString('en-US');
+const plural = (n, one, many = `${one}s`) => `${fmt(n)} ${n === 1 ? one : many}`;
 const quote = (s) => JSON.stringify(s.length > 40 ? `${s.slice(0, 40)}…` : s);
 
 // exercises is a null-prototype map, so ids such as __proto__ or constructor are plain keys.
@@ -79,12 +82,12 @@ function shapeProblem(text) {
       }
     } else if (c === 123 || c === 91) {
       depth += 1;
-      if (depth > PROGRESS_LIMITS.depth) return `it is nested deeper than ${PROGRESS_LIMITS.depth} levels`;
+      if (depth > P.depth) return `it is nested deeper than ${P.depth} levels`;
       commas[depth] = 0;
     } else if (c === 125 || c === 93) {
       depth -= 1;
-    } else if (c === 44 && depth > 0 && ++commas[depth] >= PROGRESS_LIMITS.members[depth - 1]) {
-      return `it has an object or list of more than ${PROGRESS_LIMITS.members[depth - 1]} entries at depth ${depth}`;
+    } else if (c === 44 && depth > 0 && ++commas[depth] >= P.members[depth - 1]) {
+      return `it has an object or list of more than ${P.members[depth - 1]} entries at depth ${depth}`;
     }
   }
   return null;
@@ -100,9 +103,9 @@ function countLines(s, stop) {
 /** Why a code string breaks the bounds, or null. Characters are checked before lines are counted. */
 export function codeProblem(code) {
   if (typeof code !== 'string') return `code must be a string, not ${code === null ? 'null' : typeof code}`;
-  if (code.length > PROGRESS_LIMITS.codeChars) return `code is ${plural(code.length, 'character')}, more than ${PROGRESS_LIMITS.codeChars.toLocaleString('en-US')}`;
-  const lines = countLines(code, PROGRESS_LIMITS.codeLines);
-  if (lines > PROGRESS_LIMITS.codeLines) return `code has more than ${PROGRESS_LIMITS.codeLines.toLocaleString('en-US')} lines`;
+  const { codeChars, codeLines } = PROGRESS_LIMITS;
+  if (code.length > codeChars) return `code is ${plural(code.length, 'character')}, more than ${fmt(codeChars)}`;
+  if (countLines(code, codeLines) > codeLines) return `code has more than ${fmt(codeLines)} lines`;
   return null;
 }
 
@@ -110,9 +113,10 @@ export function codeProblem(code) {
 const FIELDS = {
   code: codeProblem,
   status: (v) => (v === 'passed' || v === 'attempted' ? null : 'status must be "passed" or "attempted"'),
-  passedAt: (v) => (typeof v === 'string' && v.length <= MAX_DATE_CHARS ? null : `passedAt must be a date string of at most ${MAX_DATE_CHARS} characters`),
+  passedAt: (v) => (typeof v === 'string' && v.length <= MAX_DATE_CHARS ? null : PASSED_AT),
   solutionShown: (v) => (typeof v === 'boolean' ? null : 'solutionShown must be true or false'),
-  hintsShown: (v) => (Number.isInteger(v) && v >= 0 && v <= MAX_HINTS ? null : `hintsShown must be a whole number from 0 to ${MAX_HINTS}`),
+  hintsShown: (v) =>
+    Number.isInteger(v) && v >= 0 && v <= MAX_HINTS ? null : `hintsShown must be a whole number from 0 to ${MAX_HINTS}`,
 };
 
 /**
@@ -135,15 +139,17 @@ function readEntry(e) {
 
 /**
  * Stored text -> { state, problem, reasons, keep }. Entries and fields beyond the bounds are left out
- * (named in problem; reasons maps each such exercise id to why). keep is true when the text may be good data this version cannot read (too large, or a
+ * (named in problem; reasons maps each such exercise id to why). keep is true when the text may be good
+ * data this version cannot read (too large, or a
  * newer version): it must not be overwritten.
  */
 function parseStored(text) {
   const none = new Map();
   if (typeof text !== 'string' || !text) return { state: emptyState(), problem: null, reasons: none, keep: false };
   const unreadable = (why, keep = false) => ({ state: emptyState(), problem: why, reasons: none, keep });
-  if (text.length > PROGRESS_LIMITS.textChars) {
-    return unreadable(`the saved progress is ${plural(text.length, 'character')} long, more than the ${PROGRESS_LIMITS.textChars.toLocaleString('en-US')} this version reads`, true);
+  if (text.length > P.textChars) {
+    const size = plural(text.length, 'character');
+    return unreadable(`the saved progress is ${size} long, more than the ${fmt(P.textChars)} this version reads`, true);
   }
   const shape = shapeProblem(text);
   if (shape) return unreadable(`the saved progress is not ffn-lab progress (${shape})`);
@@ -153,9 +159,13 @@ function parseStored(text) {
   } catch {
     return unreadable('the saved progress is not JSON');
   }
-  if (!isRecord(raw) || raw.format !== FORMAT || !isRecord(raw.exercises)) return unreadable('the saved progress is not ffn-lab progress');
+  if (!isRecord(raw) || raw.format !== FORMAT || !isRecord(raw.exercises)) {
+    return unreadable('the saved progress is not ffn-lab progress');
+  }
   if (raw.version !== VERSION) {
-    return unreadable(`the saved progress is version ${String(raw.version).slice(0, 20)}; this is version ${VERSION}`, typeof raw.version === 'number' && raw.version > VERSION);
+    const newer = typeof raw.version === 'number' && raw.version > VERSION;
+    const v = String(raw.version).slice(0, 20);
+    return unreadable(`the saved progress is version ${v}; this is version ${VERSION}`, newer);
   }
   const state = emptyState();
   const ids = Object.keys(raw.exercises);
@@ -166,9 +176,9 @@ function parseStored(text) {
   let n = 0;
   for (let i = 0; i < ids.length; i++) {
     const id = ids[i];
-    if (n >= PROGRESS_LIMITS.exercises) {
+    if (n >= P.exercises) {
       more += ids.length - i;
-      leave(`entries beyond the first ${PROGRESS_LIMITS.exercises} exercises`);
+      leave(`entries beyond the first ${P.exercises} exercises`);
       break;
     }
     if (!ID.test(id)) {
@@ -185,7 +195,8 @@ function parseStored(text) {
       reasons.set(id, problems.join('; '));
     }
   }
-  const problem = left.length ? `some saved progress could not be read and was left out: ${left.join(', ')}${more ? `, and ${more} more` : ''}` : null;
+  const named = `${left.join(', ')}${more ? `, and ${more} more` : ''}`;
+  const problem = left.length ? `some saved progress could not be read and was left out: ${named}` : null;
   return { state, problem, reasons, keep: false };
 }
 
@@ -225,7 +236,9 @@ function readStored(backend, key, text) {
  */
 export function createProgressStore({ storage, key = DEFAULT_STORAGE_KEY } = {}) {
   if (typeof key !== 'string' || !key) throw new TypeError('createProgressStore: key must be a non-empty string');
-  if (key.length > PROGRESS_LIMITS.keyChars) throw new RangeError(`createProgressStore: key must be at most ${PROGRESS_LIMITS.keyChars} characters; got ${key.length}`);
+  if (key.length > P.keyChars) {
+    throw new RangeError(`createProgressStore: key must be at most ${P.keyChars} characters; got ${fmt(key.length)}`);
+  }
   let backend = storage || browserStorage() || shared;
   let persistent = backend !== shared;
   let problem = null;
@@ -250,8 +263,9 @@ export function createProgressStore({ storage, key = DEFAULT_STORAGE_KEY } = {})
   };
   const write = (state) => {
     const text = JSON.stringify(state);
-    if (text.length > PROGRESS_LIMITS.textChars) {
-      throw new RangeError(`the progress would be ${plural(text.length, 'character')} long, more than ${PROGRESS_LIMITS.textChars.toLocaleString('en-US')}`);
+    if (text.length > P.textChars) {
+      const size = plural(text.length, 'character');
+      throw new RangeError(`the progress would be ${size} long, more than ${fmt(P.textChars)}`);
     }
     try {
       backend.setItem(key, text);
@@ -272,7 +286,7 @@ export function createProgressStore({ storage, key = DEFAULT_STORAGE_KEY } = {})
     get problem() {
       return problem;
     },
-    /** Why this exercise's saved progress was not (all) read at the last read: the whole text's problem, or its own; else null. */
+    /** Why this exercise's saved progress was not (all) read: the whole text's problem, or its own; else null. */
     problemWith(id) {
       return reasons.get(id) ?? (problem && !reasons.size ? problem : null);
     },
@@ -282,12 +296,12 @@ export function createProgressStore({ storage, key = DEFAULT_STORAGE_KEY } = {})
       const exercises = read().exercises;
       return Object.hasOwn(exercises, id) ? exercises[id] : {};
     },
-    /** Apply a patch; fields it gets wrong are ignored (a code beyond the bounds is not saved), and so is a 101st exercise. */
+    /** Apply a patch; wrong fields are ignored (a code beyond the bounds is not saved), as is a 101st exercise. */
     update(id, patch) {
       const state = read();
       const known = Object.hasOwn(state.exercises, id);
       const before = known ? state.exercises[id] : {};
-      if (!known && Object.keys(state.exercises).length >= PROGRESS_LIMITS.exercises) return before; // full: not saved
+      if (!known && Object.keys(state.exercises).length >= P.exercises) return before; // full: not saved
       const next = { ...before, ...readEntry(patch).entry };
       if (isRecord(patch) && patch.solutionShown === false) delete next.solutionShown;
       state.exercises[id] = next;
@@ -317,9 +331,13 @@ export function createProgressStore({ storage, key = DEFAULT_STORAGE_KEY } = {})
      */
     importJSON(text, { replace = false } = {}) {
       store.lastImport = null;
-      if (typeof text !== 'string') throw new TypeError(`importJSON: the progress must be JSON text (a string); got ${text === null ? 'null' : typeof text}`);
-      if (text.length > PROGRESS_LIMITS.textChars) {
-        throw new RangeError(`importJSON: the text is ${plural(text.length, 'character')} long; progress is at most ${PROGRESS_LIMITS.textChars.toLocaleString('en-US')}`);
+      if (typeof text !== 'string') {
+        const got = text === null ? 'null' : typeof text;
+        throw new TypeError(`importJSON: the progress must be JSON text (a string); got ${got}`);
+      }
+      if (text.length > P.textChars) {
+        const size = plural(text.length, 'character');
+        throw new RangeError(`importJSON: the text is ${size} long; progress is at most ${fmt(P.textChars)}`);
       }
       const shape = shapeProblem(text);
       if (shape) throw new TypeError(`importJSON: not an ffn-lab progress export (${shape})`);
@@ -329,27 +347,54 @@ export function createProgressStore({ storage, key = DEFAULT_STORAGE_KEY } = {})
       } catch {
         throw new TypeError('importJSON: the text is not JSON');
       }
-      if (!isRecord(raw) || raw.format !== FORMAT) throw new TypeError(`importJSON: not an ffn-lab progress export (format should be "${FORMAT}")`);
-      if (raw.version !== VERSION) throw new RangeError(`importJSON: progress version ${String(raw.version).slice(0, 20)} is not supported (this is version ${VERSION})`);
-      if (!isRecord(raw.exercises)) throw new TypeError('importJSON: "exercises" must be an object mapping exercise ids to progress');
+      if (!isRecord(raw) || raw.format !== FORMAT) {
+        throw new TypeError(`importJSON: not an ffn-lab progress export (format should be "${FORMAT}")`);
+      }
+      if (raw.version !== VERSION) {
+        const v = String(raw.version).slice(0, 20);
+        throw new RangeError(`importJSON: progress version ${v} is not supported (this is version ${VERSION})`);
+      }
+      if (!isRecord(raw.exercises)) {
+        throw new TypeError('importJSON: "exercises" must be an object mapping exercise ids to progress');
+      }
       const ids = Object.keys(raw.exercises); // at most 1,000: shapeProblem counted them
-      if (ids.length > PROGRESS_LIMITS.exercises) throw new RangeError(`importJSON: the file has ${plural(ids.length, 'exercise')}; at most ${PROGRESS_LIMITS.exercises}`);
+      if (ids.length > P.exercises) {
+        const n = plural(ids.length, 'exercise');
+        throw new RangeError(`importJSON: the file has ${n}; at most ${P.exercises}`);
+      }
       const accepted = Object.create(null);
       const skipped = [];
       for (const id of ids) {
-        const { entry, problems } = ID.test(id) ? readEntry(raw.exercises[id]) : { entry: null, problems: [`the id is not 1 to ${PROGRESS_LIMITS.idChars} letters, digits, _ or -`] };
+        const badId = { entry: null, problems: [`the id is not 1 to ${P.idChars} letters, digits, _ or -`] };
+        const { entry, problems } = ID.test(id) ? readEntry(raw.exercises[id]) : badId;
         if (entry && !problems.length) accepted[id] = entry;
-        else skipped.push({ id: ID.test(id) ? id : quote(id), reason: entry ? problems.join('; ') : problems[0] || 'it holds no progress' });
+        else {
+          const reason = entry ? problems.join('; ') : problems[0] || 'it holds no progress';
+          skipped.push({ id: ID.test(id) ? id : quote(id), reason });
+        }
       }
       const count = Object.keys(accepted).length;
       const unchanged = 'nothing was changed';
-      if (skipped.length && !count) throw new RangeError(`importJSON: no entry could be imported (${skipped[0].id}: ${skipped[0].reason}); ${unchanged}`);
-      if (replace && skipped.length) throw new RangeError(`importJSON: cannot replace all progress, ${plural(skipped.length, 'entry', 'entries')} could not be imported (${skipped[0].id}: ${skipped[0].reason}); ${unchanged}`);
-      if (replace && !count) throw new RangeError(`importJSON: the file holds no progress, and replacing with it would erase everything (use reset() for that); ${unchanged}`);
+      const first = skipped.length ? `${skipped[0].id}: ${skipped[0].reason}` : '';
+      if (skipped.length && !count) {
+        throw new RangeError(`importJSON: no entry could be imported (${first}); ${unchanged}`);
+      }
+      if (replace && skipped.length) {
+        const n = plural(skipped.length, 'entry', 'entries');
+        const why = `cannot replace all progress, ${n} could not be imported (${first})`;
+        throw new RangeError(`importJSON: ${why}; ${unchanged}`);
+      }
+      if (replace && !count) {
+        const why = 'the file holds no progress, and replacing with it would erase everything (use reset() for that)';
+        throw new RangeError(`importJSON: ${why}; ${unchanged}`);
+      }
       const state = replace ? emptyState() : read();
       Object.assign(state.exercises, accepted);
       const total = Object.keys(state.exercises).length;
-      if (total > PROGRESS_LIMITS.exercises) throw new RangeError(`importJSON: the progress would hold ${total} exercises, more than ${PROGRESS_LIMITS.exercises}; ${unchanged}`);
+      if (total > P.exercises) {
+        const why = `the progress would hold ${total} exercises, more than ${P.exercises}`;
+        throw new RangeError(`importJSON: ${why}; ${unchanged}`);
+      }
       try {
         write(state);
       } catch (e) {

@@ -184,7 +184,11 @@ const slice = (s, from, to) => apply(stringSlice, s, [from, to]);
 const indexOf = (s, what, from) => apply(stringIndexOf, s, [what, from]);
 const exec = (re, s) => apply(regexpExec, re, [s]);
 /** Append to an array without [[Set]] (which would reach a setter learner code put on Array.prototype). */
-const append = (list, value) => defineProperty(list, list.length, { __proto__: null, value, writable: true, enumerable: true, configurable: true });
+const append = (list, value) => defineProperty(list, list.length, data(value));
+/** A null-prototype data descriptor: an inherited `get` or `value` (learner setters) cannot change what it says. */
+function data(value) {
+  return { __proto__: null, value, writable: true, enumerable: true, configurable: true };
+}
 /** Cut a string to `max` characters plus an ellipsis. */
 const cut = (s, max) => (s.length > max ? slice(s, 0, max) + '…' : s);
 
@@ -296,7 +300,8 @@ function describeError(err, source) {
       }
     } else {
       name = 'thrown value';
-      message = `your code threw ${typeof err === 'string' ? jsonStringify(cut(err, 1000)) : StringCtor(err)} (throw an Error to get a line number)`;
+      const what = typeof err === 'string' ? jsonStringify(cut(err, 1000)) : StringCtor(err);
+      message = `your code threw ${what} (throw an Error to get a line number)`;
     }
   } catch {
     message = 'your code threw an object that could not be read';
@@ -552,7 +557,9 @@ function serialize(value, { maxNumbers, maxDepth, maxKeys }) {
     const here = { v, up };
     if (isArray(v)) {
       const n = v.length;
-      if (typeof n !== 'number' || !(n <= maxNumbers)) refuse(`the result is an array of ${StringCtor(n)} items, more than ${maxNumbers}`);
+      if (typeof n !== 'number' || !(n <= maxNumbers)) {
+        refuse(`the result is an array of ${StringCtor(n)} items, more than ${maxNumbers}`);
+      }
       const items = [];
       for (let i = 0; i < n; i++) append(items, visit(v[i], depth + 1, `${path}[${i}]`, here));
       return { k: 'array', items };
@@ -564,7 +571,7 @@ function serialize(value, { maxNumbers, maxDepth, maxKeys }) {
       const key = keys[i];
       if (key.length > 64) refuse('the result object has a key longer than 64 characters');
       const value = visit(v[key], depth + 1, `${path}.${key}`, here);
-      defineProperty(entries, key, { __proto__: null, value, writable: true, enumerable: true, configurable: true });
+      defineProperty(entries, key, data(value));
     }
     return { k: 'object', entries };
   };
@@ -600,9 +607,12 @@ function callOne(fns, call, source, limits) {
     read = serialize(out, limits);
   } catch (err) {
     const e = describeError(err, source);
-    return { ok: false, error: { name: e.name, message: `reading your result threw: ${e.message}`, line: e.line, column: e.column } };
+    const message = `reading your result threw: ${e.message}`;
+    return { ok: false, error: { name: e.name, message, line: e.line, column: e.column } };
   }
-  if (read.refusal !== null) return { ok: false, refused: true, error: { name: 'Refused', message: read.refusal, line: null, column: null } };
+  if (read.refusal !== null) {
+    return { ok: false, refused: true, error: { name: 'Refused', message: read.refusal, line: null, column: null } };
+  }
   return { ok: true, value: read.wire };
 }
 
@@ -632,7 +642,9 @@ function run(msg) {
   if (imp.refuse) {
     done({
       name: 'Refused',
-      message: 'import is not available in exercises (no modules or network); remove it (the word is fine only in comments and in \'...\' or "..." strings)',
+      message:
+        'import is not available in exercises (no modules or network); remove it ' +
+        '(the word is fine only in comments and in \'...\' or "..." strings)',
       line: imp.refuse.line,
       column: imp.refuse.column,
     });
@@ -681,7 +693,8 @@ function run(msg) {
     return;
   }
   if (fns === null || typeof fns !== 'object') {
-    done({ name: 'Refused', message: 'your code closes the exercise wrapper early (an unmatched } or ))', line: null, column: null });
+    const message = 'your code closes the exercise wrapper early (an unmatched } or ))';
+    done({ name: 'Refused', message, line: null, column: null });
     return;
   }
 
@@ -699,7 +712,8 @@ onFirstMessage((msg) => {
     run(msg);
   } catch {
     try {
-      post({ type: 'done', nonce, compileError: { name: 'InternalError', message: SANDBOX_FAILED, line: null, column: null }, logs: [] });
+      const compileError = { name: 'InternalError', message: SANDBOX_FAILED, line: null, column: null };
+      post({ type: 'done', nonce, compileError, logs: [] });
     } catch {
       // nothing else to do; the page times out
     }
