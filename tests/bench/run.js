@@ -114,4 +114,6 @@ if (engines) {
 }
 // Course sites (tests/bench/sites.js): bytes to ready and Run-to-verdict per site; inline vs file sandbox frame.
 if (browser && !actOnly) await (await import('./sites.js')).runSitesBench({ quick, log });
+// The course page and the embed pages (tests/bench/pages.js): the first second, and Runs against the floor.
+if (browser && !actOnly) await (await import('./pages.js')).runPagesBench({ quick, log });
 if (printed.length) console.log(`\nbench: saved to ${saveRun(`${config}${actOnly ? '-act' : ''}${quick ? '-quick' : ''}`, printed)}`);

@@ -10,7 +10,7 @@ import { fmtNum } from './compare.js';
 import { styleShadow } from '../shadow-style.js';
 import { themeCss } from '../components/styles.js';
 import { ready as loadKernels } from '../index.js';
-import { warmSandbox } from './frame-host.js';
+import { prepareNear } from './prepare.js';
 import { translator, langOf, watchLanguage, msg, isMessage } from '../i18n/index.js';
 
 // The four elements share one theme (web/components/styles.js: --ffn-font, --ffn-fg, --ffn-bg, --ffn-surface,
@@ -110,6 +110,7 @@ const Base = globalThis.HTMLElement ?? class {};
 /* Attributes and properties a page sets are checked here: out of range is clamped, nonsense refused, with a notice
    in the element (part="notice"); never a throw or a hang. */
 export const TIMEOUT_RANGE = Object.freeze({ min: 100, max: 60_000 }); // ms
+const RUNNING_UI_MS = 150; // a run shows "Running…" (and its Stop button) only once it has taken this long
 /** A value quoted in a notice: JSON, cut at 40 characters (then with its length, in the reader's language). */
 const quoteAttr = (s) => (s.length > 40
   ? msg('exercise.quoted', { text: JSON.stringify(`${s.slice(0, 40)}…`), n: s.length })
@@ -535,10 +536,11 @@ export class FfnExerciseElement extends Base {
     if (saved.solutionShown) this._revealSolution(false);
 
     runBtn.addEventListener('click', () => this.run());
-    // The sandbox frame opens while the learner reads or types, not when they press Run.
-    const warm = () => warmSandbox();
-    root.addEventListener('focusin', warm, { once: true });
-    root.addEventListener('pointerover', warm, { once: true });
+    // The first Run is prepared while the learner reads or types: a grading of the reference solution, unseen,
+    // opens the sandbox, leaves the next run's worker started and the grader's code compiled (prepare.js).
+    const api = () => this._api || undefined;
+    const kernels = () => (api() ? api().ready() : loadKernels());
+    prepareNear(this, root, kernels, () => gradeExercise(ex.id, ex.solution, { api: api() }));
     this._whenReady(ex);
     stopBtn.addEventListener('click', () => this._running && this._running.abort());
     hintBtn.addEventListener('click', () => this._revealHint(true));
@@ -728,13 +730,16 @@ export class FfnExerciseElement extends Base {
     this._saveCode();
     const controller = new AbortController();
     this._running = controller;
-    u.runBtn.disabled = true;
-    u.runBtn.textContent = this._t('exercise.running');
-    u.stopBtn.hidden = false;
-    const running = this._t('exercise.runningTests');
-    const summary = el(this.ownerDocument, 'p', { className: 'summary', part: 'summary', textContent: running });
-    u.announce.replaceChildren(summary);
-    u.details.replaceChildren();
+    // Most runs end within this time: "Running…" then does not flash, nor relayout the page in the middle of the run.
+    const running = setTimeout(() => {
+      if (this._running !== controller) return;
+      u.runBtn.disabled = true;
+      u.runBtn.textContent = this._t('exercise.running');
+      u.stopBtn.hidden = false;
+      const summary = { className: 'summary', part: 'summary', textContent: this._t('exercise.runningTests') };
+      u.announce.replaceChildren(el(this.ownerDocument, 'p', summary));
+      u.details.replaceChildren();
+    }, RUNNING_UI_MS);
     this._emit('ffn-exercise-run', { exercise: ex.id });
     let report;
     try {
@@ -744,6 +749,7 @@ export class FfnExerciseElement extends Base {
       report = null;
       this._showSetupProblem(kernelProblem(e));
     } finally {
+      clearTimeout(running);
       this._running = null;
       if (this._ex === ex) {
         u.runBtn.disabled = false;

@@ -300,7 +300,7 @@ function watch(frame) {
   if (frame.pinger) return;
   frame.pinger = setInterval(() => {
     if (frame.dead) return;
-    if (frame.runs.size === 0) {
+    if (![...frame.runs.values()].some((r) => r.active)) { // a spare waiting for its run is not watched
       clearInterval(frame.pinger);
       frame.pinger = null;
       frame.ping = null;
@@ -323,11 +323,13 @@ function watch(frame) {
 /**
  * Start one run's worker in the page's sandbox frame (opened on first use, reused while it lives).
  * Resolves to the run handle runner.js drives: onMessage, onFailure, post, terminate() -> Promise<boolean>
- * (true: the frame stopped the worker; false: the frame was dead or silent and has been removed).
- * A failure passed to onFailure has .frameDied set when the frame's process went away; a rejection
- * has .setup set when the site's setup keeps the sandbox from starting (the message names the fix).
+ * (true: the frame stopped the worker; false: the frame was dead or silent and has been removed), usable()
+ * (its frame is alive and in the page) and claim(). A failure passed to onFailure has .frameDied set when the
+ * frame's process went away; a rejection has .setup set when the site's setup keeps the sandbox from starting
+ * (the message names the fix). options.idle: a worker started ahead of its run (runner.js's spare), whose
+ * frame is watched from its first message on rather than at once (an idle page pings nothing).
  */
-export async function startFrameRun(workerUrl) {
+export async function startFrameRun(workerUrl, { idle = false } = {}) {
   const url = workerUrl ? new URL(workerUrl, globalThis.location.href).href : null;
   const frame = await liveFrame(url);
   if (frame.dead) {
@@ -349,10 +351,11 @@ export async function startFrameRun(workerUrl) {
     },
     onFailed: (message) => failure(new Error(message)),
     onStopped: () => ack(true),
+    active: !idle,
   };
   frame.runs.set(id, run);
   frame.port.postMessage({ type: 'start', id }, [ch.port2]);
-  watch(frame);
+  if (run.active) watch(frame);
   return {
     onMessage(fn) {
       ch.port1.onmessage = (ev) => fn(ev.data);
@@ -361,7 +364,15 @@ export async function startFrameRun(workerUrl) {
     onFailure(fn) {
       failure = fn;
     },
-    post: (m) => ch.port1.postMessage(m),
+    post: (m) => {
+      if (!run.active) {
+        run.active = true;
+        watch(frame);
+      }
+      ch.port1.postMessage(m);
+    },
+    usable: () => !frame.dead && frame.iframe.isConnected,
+    claim: () => {},
     terminate() {
       if (stopped) return stopped;
       ch.port1.onmessage = null;

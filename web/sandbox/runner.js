@@ -18,10 +18,10 @@ function makeNonce() {
   return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
-async function spawn(workerUrl) {
+async function spawn(workerUrl, idle = false) {
   // Browsers: never a worker of the page itself. A worker that exhausts its heap takes its whole
   // renderer process down, so it runs in the sandbox frame's process, and only that one dies.
-  if (IS_BROWSER) return startFrameRun(workerUrl);
+  if (IS_BROWSER) return early(await startFrameRun(workerUrl, { idle }));
   const { Worker: NodeWorker } = await nodeBuiltin('node:worker_threads');
   // not new URL('./worker.js', import.meta.url): bundlers would emit worker.js as an asset for this Node-only path
   const w = new NodeWorker(workerUrl || new URL(NODE_WORKER, HERE), {
@@ -32,7 +32,7 @@ async function spawn(workerUrl) {
     stdout: true, // learner output never reaches the host's console
     stderr: true,
   });
-  return {
+  const handle = early({
     onMessage(fn) {
       w.on('message', fn);
       w.on('messageerror', () => fn({ type: 'messageerror' }));
@@ -46,7 +46,91 @@ async function spawn(workerUrl) {
       w.terminate().catch(() => {});
       return Promise.resolve(true);
     },
+    usable: () => true,
+    claim: () => w.ref(),
+  });
+  if (idle) w.unref(); // a spare never keeps the process alive (after the listeners, which ref its port)
+  return handle;
+}
+
+/**
+ * A worker handle that keeps what happens before its run listens: the worker's 'ready' and its first failure,
+ * handed to the run's listeners in listen(). Nothing else a worker says before the run is of use (every run
+ * message carries the run's nonce, which the worker learns only from the run).
+ */
+function early(handle) {
+  let ready = null;
+  let failure = null;
+  let onMessage = null;
+  let onFailure = null;
+  handle.onMessage((m) => {
+    if (onMessage) onMessage(m);
+    else if (!ready && isRecord(m) && m.type === 'ready') ready = m;
+  });
+  handle.onFailure((e) => {
+    if (onFailure) onFailure(e);
+    else failure ??= e;
+  });
+  return {
+    post: handle.post,
+    terminate: handle.terminate,
+    usable: () => failure === null && handle.usable(),
+    claim: handle.claim,
+    listen(messageFn, failureFn) {
+      onMessage = messageFn;
+      onFailure = failureFn;
+      if (failure) failureFn(failure);
+      else if (ready) messageFn(ready);
+    },
   };
+}
+
+/*
+ * The next run's worker, started before it is needed (prepareSandbox(), and by every run for the next one): a
+ * fresh worker that has never run learner code. It is used by exactly one run: take() empties the slot before
+ * it hands the worker over, that run terminates it when it ends, and worker.js reads one run message only.
+ * One spare at a time, for the worker the latest run used (the package's own unless a workerUrl was given).
+ */
+let spare = null; // { key, worker: Promise<handle> }
+
+function startSpare(workerUrl) {
+  const key = workerUrl ? String(workerUrl) : '';
+  if (spare && spare.key === key) return spare.worker;
+  if (spare) spare.worker.then((w) => w.terminate(), () => {});
+  const worker = spawn(workerUrl, true);
+  worker.catch(() => {}); // a spare that cannot start is never used: the next run spawns its own and reports why
+  spare = { key, worker };
+  return worker;
+}
+
+/** The spare for workerUrl if there is a usable one (the slot is emptied first), else a fresh worker. */
+async function take(workerUrl) {
+  const s = spare;
+  if (s && s.key === (workerUrl ? String(workerUrl) : '')) {
+    spare = null;
+    const w = await s.worker.catch(() => null);
+    if (w && w.usable()) {
+      w.claim();
+      return w;
+    }
+    if (w) w.terminate();
+  }
+  return spawn(workerUrl);
+}
+
+/**
+ * Prepare the next run now: browsers load the sandbox's sources, open its frame and start the run's worker
+ * there; Node starts the worker thread. Resolves once the worker is started (never rejects: a setup problem
+ * is reported by the run).
+ */
+export function prepareSandbox() {
+  return startSpare(null).then(() => {}, () => {});
+}
+
+/** End the prepared worker, if any (the next run starts its own). */
+export function dropSpare() {
+  if (spare) spare.worker.then((w) => w.terminate(), () => {});
+  spare = null;
 }
 
 /*
@@ -260,11 +344,14 @@ async function runOnce(options = {}) {
   if (signal && signal.aborted) return { ...base, status: 'aborted' };
   let w;
   try {
-    w = await spawn(workerUrl);
+    w = await take(workerUrl);
   } catch (e) {
     if (e && e.setup) return { ...base, status: 'setup', setup: String(e.message) };
     return { ...base, status: 'crashed', crash: String((e && e.message) || e), retry: !!(e && e.frameDied) };
   }
+  // The next run's worker: in Node it starts now, beside this run (a grading loop overlaps them); in a page once
+  // this run has ended, where starting it alongside made the run itself 25 % slower (the same frame process).
+  if (!IS_BROWSER) startSpare(workerUrl);
   return new Promise((resolve) => {
     let settled = false;
     let stopping = false; // the timeout fired: waiting for the sandbox to confirm the worker is gone
@@ -277,6 +364,7 @@ async function runOnce(options = {}) {
       clearTimeout(timer);
       if (signal) signal.removeEventListener('abort', onAbort);
       w.terminate();
+      if (IS_BROWSER) setTimeout(() => startSpare(workerUrl), 0);
       resolve({ ...base, lastIndex, ms: started ? Date.now() - started : 0, ...res });
     };
     const onAbort = () => {
@@ -287,11 +375,11 @@ async function runOnce(options = {}) {
       signal.addEventListener('abort', onAbort);
     }
     timer = setTimeout(() => finish({ status: 'crashed', crash: 'the exercise worker did not start' }), STARTUP_MS);
-    w.onFailure((err) => {
+    const onFailure = (err) => {
       if (stopping) return; // terminate() reports a dead sandbox itself
       finish({ status: 'crashed', crash: err.message, retry: !!err.frameDied && !started });
-    });
-    w.onMessage((m) => {
+    };
+    w.listen((m) => {
       if (settled || stopping || !isRecord(m)) return;
       if (m.type === 'ready') {
         clearTimeout(timer);
@@ -318,6 +406,6 @@ async function runOnce(options = {}) {
           logs: cleanLogs(m.logs),
         });
       }
-    });
+    }, onFailure);
   });
 }

@@ -1,0 +1,340 @@
+// The page section of npm run bench -- --browser (or node tests/bench/pages.js [--quick] [--root DIR]): the course page and the embed pages as web/serve.js serves them (bytes, request chain, wasm compile, time to ready), the first and later Runs against the floor in the same page, and gradeExercise in a Node loop against Node's floor.
+import { execFileSync } from 'node:child_process';
+import { readFileSync, existsSync } from 'node:fs';
+import { join, resolve, dirname } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { gzipSync, brotliCompressSync } from 'node:zlib';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const repo = resolve(here, '../..');
+
+const ELEMENTS = ['ffn-memory-widget', 'ffn-activation-plot', 'ffn-param-calculator', 'ffn-exercise'];
+// Each page, and where to run an exercise in it.
+export const PAGES = [
+  { name: 'course', path: 'web/', exercise: '#ex-gelu' },
+  { name: 'embed exercise', path: 'web/embed/exercise.html?exercise=gelu', exercise: 'ffn-exercise' },
+  { name: 'embed memory', path: 'web/embed/memory-widget.html' },
+  { name: 'embed plot', path: 'web/embed/activation-plot.html' },
+  { name: 'embed calculator', path: 'web/embed/param-calculator.html' },
+];
+// A slow connection for the "throttled" column: every request waits a round trip, bytes come at 10 Mbit/s.
+const THROTTLE = { offline: false, latency: 40, downloadThroughput: 1.25e6, uploadThroughput: 0.5e6 };
+
+// In every page before its scripts: ffn-ready times, Run/result times, long tasks, and wasm compiles.
+const RECORDER = `(() => {
+  const now = () => performance.now();
+  window.__b = { ready: [], runs: [], long: [], compiles: [] };
+  new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__b.long.push({ at: e.startTime, ms: e.duration }); })
+    .observe({ entryTypes: ['longtask'] });
+  document.addEventListener('ffn-ready', (e) => {
+    const box = e.target.getBoundingClientRect();
+    window.__b.ready.push({ at: now(), name: e.target.id || e.target.localName, inView: box.top < innerHeight });
+  }, true);
+  document.addEventListener('ffn-exercise-run', () => window.__b.runs.push({ start: now() }), true);
+  document.addEventListener('ffn-exercise-result', (e) => {
+    const r = window.__b.runs.at(-1);
+    if (r) Object.assign(r, { end: now(), passed: e.detail.report.passed });
+  }, true);
+  for (const name of ['compile', 'compileStreaming', 'instantiate', 'instantiateStreaming']) {
+    const real = WebAssembly[name];
+    WebAssembly[name] = function (...args) {
+      // instantiate(module) only instantiates: it compiles nothing
+      if (name === 'instantiate' && args[0] instanceof WebAssembly.Module) return real.apply(this, args);
+      const c = { name, start: now() };
+      window.__b.compiles.push(c);
+      const p = real.apply(this, args);
+      p.then(() => { c.end = now(); }, () => { c.end = now(); c.failed = true; });
+      return p;
+    };
+  }
+})();`;
+
+// The floor's frame, in a page: a sandboxed frame already loaded, then floor() times one fresh bare worker and one
+// message each way (tests/bench/floor-frame.html).
+async function openFloor(page) {
+  await page.evaluate(async () => {
+    const f = document.createElement('iframe');
+    f.sandbox = 'allow-scripts';
+    f.src = '/tests/bench/floor-frame.html';
+    f.hidden = true;
+    document.body.append(f);
+    await new Promise((ok) => { f.onload = ok; });
+    const ch = new MessageChannel();
+    f.contentWindow.postMessage('floor-init', '*', [ch.port2]);
+    await new Promise((ok) => { ch.port1.onmessage = ok; });
+    window.__floor = async () => {
+      const c = new MessageChannel();
+      const t0 = performance.now();
+      ch.port1.postMessage(null, [c.port2]);
+      c.port1.postMessage('ping');
+      await new Promise((ok) => { c.port1.onmessage = ok; });
+      return performance.now() - t0;
+    };
+  });
+}
+
+const med = (xs) => {
+  const s = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
+  if (!s.length) return NaN;
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+const pad = (v, n) => String(v).padStart(n);
+const fix = (v, d = 0) => (Number.isFinite(v) ? v.toFixed(d) : '-');
+
+/** Request depth from CDP's initiators: the document is 0, what a request at depth d starts is d + 1. */
+function chainDepths(reqs, docUrl) {
+  const byUrl = new Map();
+  for (const r of reqs) if (!byUrl.has(r.url)) byUrl.set(r.url, r);
+  const depth = (r, seen = new Set()) => {
+    if (r.url === docUrl || r.type === 'Document') return 0;
+    if (seen.has(r)) return NaN;
+    seen.add(r);
+    const from = r.initiator.url || r.initiator.stack?.callFrames?.[0]?.url
+      || r.initiator.stack?.parent?.callFrames?.[0]?.url;
+    const parent = from && byUrl.get(from);
+    return parent ? depth(parent, seen) + 1 : 1;
+  };
+  for (const r of reqs) r.depth = depth(r);
+}
+
+/** One load of a page: what it fetched until every element was ready, and how its wasm compiled. */
+async function loadPage(context, base, root, spec, { throttle = false } = {}) {
+  const page = await context.newPage();
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('Network.enable');
+  if (throttle) await cdp.send('Network.emulateNetworkConditions', THROTTLE);
+  const reqs = new Map();
+  cdp.on('Network.requestWillBeSent', (e) => {
+    if (!/^https?:/.test(e.request.url)) return;
+    reqs.set(e.requestId, { url: e.request.url, initiator: e.initiator, type: e.type, sent: e.timestamp });
+  });
+  cdp.on('Network.loadingFinished', (e) => {
+    const r = reqs.get(e.requestId);
+    if (r) Object.assign(r, { bytes: e.encodedDataLength, end: e.timestamp });
+  });
+  await page.addInitScript(RECORDER);
+  const url = base + spec.path;
+  await page.goto(url);
+  const want = await page.evaluate((names) => names.reduce((n, s) => n + document.querySelectorAll(s).length, 0), ELEMENTS);
+  await page.waitForFunction((n) => window.__b.ready.length >= n, want, { timeout: 60000 });
+  const b = await page.evaluate(() => ({
+    ...window.__b,
+    resources: performance.getEntriesByType('resource').map((e) => ({ url: e.name, type: e.initiatorType, end: e.responseEnd })),
+  }));
+  const readyAt = Math.max(...b.ready.map((r) => r.at));
+  await page.waitForTimeout(200); // loadingFinished events of the last loads
+  // everything that finished before the last element was ready (CDP's clock: seconds since its own origin)
+  const list = [...reqs.values()];
+  chainDepths(list, url);
+  const docSent = list.find((r) => r.url === url)?.sent ?? 0;
+  // the document's request is sent right at the page's time origin (within a millisecond)
+  const before = list.filter((r) => r.end !== undefined && (r.end - docSent) * 1000 <= readyAt + 5);
+  const code = before.filter((r) => /\/web\/.*\.(js|wasm)(\?|$)/.test(new URL(r.url).pathname));
+  const sized = (r, f) => {
+    const file = join(root, decodeURIComponent(new URL(r.url).pathname));
+    return existsSync(file) ? f(readFileSync(file)).length : 0;
+  };
+  const modules = b.resources.filter((e) => /\.js(\?|$)/.test(e.url) && e.end <= readyAt);
+  const compile = b.compiles.filter((c) => !c.failed).sort((x, y) => x.start - y.start)[0];
+  const inView = b.ready.filter((r) => r.inView).map((r) => r.at);
+  const out = {
+    page,
+    cdp,
+    readyAt,
+    firstInView: inView.length ? Math.max(...inView) : NaN,
+    requests: before.length,
+    sent: before.reduce((s, r) => s + (r.bytes || 0), 0),
+    gz: code.reduce((s, r) => s + sized(r, (x) => gzipSync(x)), 0),
+    br: code.reduce((s, r) => s + sized(r, (x) => brotliCompressSync(x)), 0),
+    depth: Math.max(...before.map((r) => r.depth)),
+    deepest: before.sort((x, y) => y.depth - x.depth)[0]?.url.replace(base, '/'),
+    lastModule: modules.length ? Math.max(...modules.map((e) => e.end)) : NaN,
+    compileStart: compile ? compile.start : NaN,
+    compileEnd: compile ? compile.end : NaN,
+    compileHow: compile ? compile.name : '-',
+    reqs,
+  };
+  return out;
+}
+
+/** Runs in a loaded page: the first Run (prepared: the exercise scrolled into view, the code typed, 1 s), then
+ * pairs of (floor, later Run). Resolves to { floors, first, later: [{ run, floor }], longest }. */
+async function runsIn(load, spec, solution, { pairs, atOnce }) {
+  const { page } = load;
+  await openFloor(page);
+  const floors = [];
+  for (let i = 0; i < 3; i++) floors.push(await page.evaluate(() => window.__floor()));
+  const ex = page.locator(spec.exercise).first();
+  const one = async (how) => {
+    const n = await page.evaluate(() => window.__b.runs.length);
+    if (how === 'click') await ex.locator('button.run').click();
+    else await ex.evaluate((el) => { el.run(); });
+    await page.waitForFunction((k) => window.__b.runs.length > k && window.__b.runs.at(-1).end, n, { timeout: 60000 });
+    const r = await page.evaluate(() => window.__b.runs.at(-1));
+    if (!r.passed) throw new Error(`${spec.name}: the solution did not pass`);
+    return r.end - r.start;
+  };
+  const t0 = await page.evaluate(() => performance.now());
+  let first;
+  if (atOnce) {
+    await ex.evaluate((el, code) => { el.code = code; }, solution);
+    first = await one('call');
+  } else {
+    await ex.scrollIntoViewIfNeeded();
+    await ex.locator('textarea.code').fill(solution);
+    await page.waitForTimeout(1000);
+    first = await one('click');
+  }
+  const longest = Math.max(0, ...(await page.evaluate(() => window.__b.long)).filter((l) => l.at >= t0).map((l) => l.ms));
+  const later = [];
+  for (let i = 0; i < pairs; i++) {
+    await page.waitForTimeout(200);
+    const floor = await page.evaluate(() => window.__floor());
+    await page.waitForTimeout(200);
+    later.push({ floor, run: await one('click') });
+  }
+  return { floors, first, later, longest };
+}
+
+/** Node: gradeExercise over a list of sources in a loop against the floor (a fresh worker_thread, one message each
+ * way), in interleaved blocks. */
+async function nodeLoop(root, { rounds, per }) {
+  const { Worker } = await import('node:worker_threads');
+  const { gradeExercise, exercises } = await import(pathToFileURL(join(root, 'web/sandbox/index.js')).href);
+  const { variantSources } = await import(pathToFileURL(join(repo, 'tests/sandbox-variants.js')).href);
+  const sources = [
+    ...exercises.map((e) => [e.id, e.solution]),
+    ...Object.values(variantSources).map((v) => [v.exercise, v.source]),
+  ];
+  const floor = async () => {
+    const w = new Worker('const { parentPort } = require("node:worker_threads");'
+      + 'parentPort.once("message", (m) => parentPort.postMessage(m));', { eval: true });
+    w.postMessage(1);
+    await new Promise((ok) => w.once('message', ok));
+    w.terminate();
+  };
+  let k = 0;
+  const grade = async () => {
+    const [id, src] = sources[k++ % sources.length];
+    await gradeExercise(id, src);
+  };
+  for (let i = 0; i < 3; i++) {
+    await floor();
+    await grade();
+  }
+  const f = [];
+  const g = [];
+  for (let r = 0; r < rounds; r++) {
+    for (const [list, fn] of r % 2 ? [[f, floor], [g, grade]] : [[g, grade], [f, floor]]) {
+      const t = performance.now();
+      for (let i = 0; i < per; i++) await fn();
+      list.push((performance.now() - t) / per);
+    }
+  }
+  return { grade: med(g), floor: med(f), ratio: med(g.map((x, i) => x / f[i])), solutions: rounds * per, kinds: sources.length };
+}
+
+/** Print the pages section through log; `root` is the checkout whose pages and server are measured. */
+export async function runPagesBench({ quick = false, log = console.log, root = repo } = {}) {
+  const { startServer } = await import(pathToFileURL(join(root, 'web/serve.js')).href);
+  const { launchBrowser } = await import(pathToFileURL(join(repo, 'tests/helpers/browser.js')).href);
+  const { exercises } = await import(pathToFileURL(join(root, 'web/sandbox/index.js')).href);
+  const solution = exercises.find((e) => e.id === 'gelu').solution;
+  const loads = quick ? 2 : 6;
+  const pairs = quick ? 3 : 6;
+  const server = await startServer({ root, port: 0 });
+  const b = await launchBrowser();
+  const rows = new Map(PAGES.map((p) => [p.name, { loads: [], slow: [], runs: [], atOnce: [] }]));
+  try {
+    const probe = await b.newPage();
+    const version = await probe.evaluate(() => navigator.userAgent.match(/Chrome\/[\d.]+/)?.[0]);
+    await probe.close();
+    const when = `${new Date().toISOString().slice(0, 16)}Z${quick ? ' (--quick)' : ''}`;
+    for (let i = 0; i < loads; i++) {
+      // interleaved: every page once per round, the order turned around every other round
+      for (const spec of i % 2 ? [...PAGES].reverse() : PAGES) {
+        const row = rows.get(spec.name);
+        const l = await loadPage(b.context, server.url, root, spec);
+        if (spec.exercise) {
+          const r = await runsIn(l, spec, solution, { pairs, atOnce: false });
+          row.runs.push(r);
+        }
+        await l.page.close();
+        row.loads.push(l);
+        const s = await loadPage(b.context, server.url, root, spec, { throttle: true });
+        await s.page.close();
+        row.slow.push(s);
+        if (spec.exercise) {
+          const a = await loadPage(b.context, server.url, root, spec);
+          row.atOnce.push(await runsIn(a, spec, solution, { pairs: 0, atOnce: true }));
+          await a.page.close();
+        }
+      }
+    }
+    const rev = (() => {
+      try {
+        const git = (...a) => execFileSync('git', ['-C', root, ...a], { encoding: 'utf8' }).trim();
+        return `${git('rev-parse', '--short', 'HEAD')}${git('status', '--porcelain', '--', 'web').length ? '+changes' : ''}`;
+      } catch {
+        return 'not a git checkout';
+      }
+    })();
+    log(`\n# ffn-lab pages (${rev}), headless ${version}, ${when}, served by web/serve.js; ${loads} loads per page,`
+      + ' interleaved');
+    log('# ready: ms from navigation until every element fired ffn-ready (in view: those in the first screen);');
+    log(`# throttled: the same with ${THROTTLE.latency} ms per request and ${THROTTLE.downloadThroughput * 8 / 1e6} Mbit/s;`);
+    log('# sent: bytes transferred until ready; code gz/br: its ffn-lab JS and wasm compressed (gzip -6, brotli -11);');
+    log('# chain: the longest chain of requests each started by the one before (the page is 0);');
+    log('# wasm: when its compile started and ended, and when the last module before ready had loaded (ms)');
+    log('page                ready  in view  throttled  requests  sent KiB  code gz KiB  br KiB  chain'
+      + '  wasm start  end  last module  via');
+    for (const spec of PAGES) {
+      const { loads: ls, slow } = rows.get(spec.name);
+      const m = (k, list = ls) => med(list.map((x) => x[k]));
+      log(`${spec.name.padEnd(18)}${pad(fix(m('readyAt')), 7)}${pad(fix(m('firstInView')), 9)}`
+        + `${pad(fix(m('readyAt', slow)), 11)}${pad(m('requests'), 10)}${pad(fix(m('sent') / 1024), 10)}`
+        + `${pad(fix(m('gz') / 1024, 1), 13)}${pad(fix(m('br') / 1024, 1), 8)}${pad(Math.max(...ls.map((x) => x.depth)), 7)}`
+        + `${pad(fix(m('compileStart')), 12)}${pad(fix(m('compileEnd')), 5)}${pad(fix(m('lastModule')), 13)}`
+        + `  ${ls[0].compileHow}`);
+    }
+    const deepest = PAGES.map((p) => `${p.name}: ${rows.get(p.name).loads[0].deepest}`).join('; ');
+    log(`# deepest request: ${deepest}`);
+    log('\n# Run tests -> verdict (ffn-exercise-run to ffn-exercise-result) against the floor in the same page: a');
+    log('# sandboxed frame already loaded, a fresh bare worker, one message each way (tests/bench/floor-frame.html).');
+    log('# first: scrolled into view, code typed, Run 1 s later; at once: run() as soon as the page is ready;');
+    log(`# later: ${pairs} more Runs per load, each paired with a floor; ratios are medians of per-load (per-pair) ratios;`);
+    log('# longest task: the longest main-thread task from the scroll to the first verdict');
+    log('page              floor ms  first ms  first/floor  later ms  later/floor  at once ms  at once/floor'
+      + '  longest task ms');
+    for (const spec of PAGES.filter((p) => p.exercise)) {
+      const { runs, atOnce } = rows.get(spec.name);
+      const fl = runs.map((r) => med(r.floors.concat(r.later.map((x) => x.floor))));
+      const later = runs.flatMap((r) => r.later);
+      const aFl = atOnce.map((r) => med(r.floors));
+      log(`${spec.name.padEnd(16)}${pad(fix(med(fl), 1), 10)}${pad(fix(med(runs.map((r) => r.first)), 1), 10)}`
+        + `${pad(fix(med(runs.map((r, i) => r.first / fl[i])), 2), 13)}${pad(fix(med(later.map((x) => x.run)), 1), 10)}`
+        + `${pad(fix(med(later.map((x) => x.run / x.floor)), 2), 13)}${pad(fix(med(atOnce.map((r) => r.first)), 1), 12)}`
+        + `${pad(fix(med(atOnce.map((r, i) => r.first / aFl[i])), 2), 15)}`
+        + `${pad(fix(Math.max(...runs.map((r) => r.longest))), 17)}`);
+    }
+  } finally {
+    await b.close();
+    await server.close();
+  }
+  const n = await nodeLoop(root, { rounds: quick ? 4 : 10, per: 10 });
+  log(`\n# Node ${process.versions.node}: gradeExercise in a loop over ${n.kinds} sources (the six solutions and the`);
+  log('# wrong ones of tests/sandbox-variants.js), in blocks of 10 interleaved with blocks of 10 floors');
+  log('# (a fresh worker_thread, one message each way); ratio: median of the blocks\' ratios');
+  log('solutions  per solution ms  floor ms  ratio');
+  log(`${pad(n.solutions, 9)}${pad(fix(n.grade, 1), 17)}${pad(fix(n.floor, 1), 10)}${pad(fix(n.ratio, 2), 7)}`);
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
+  const { saveRun } = await import('./results.js');
+  const quick = process.argv.includes('--quick');
+  const at = process.argv.indexOf('--root');
+  const root = at > 0 ? resolve(process.argv[at + 1]) : repo;
+  const printed = [];
+  await runPagesBench({ quick, root, log: (s = '') => { console.log(s); printed.push(s); } });
+  if (root === repo) console.log(`\nbench: saved to ${saveRun(`pages${quick ? '-quick' : ''}`, printed)}`);
+}
