@@ -1,4 +1,7 @@
 // Page-side checking of outputs: values from the worker's wire format, shapes and types, atol + rtol*|ref|.
+import { CAPS, MAX_ITEMS, clip, fmtNum, fmtShape, listKeys } from './report-bounds.js';
+
+export { fmtNum, fmtShape };
 
 /*
  * Expected values are specs, one per return kind of the exercise format:
@@ -9,25 +12,17 @@
  *   { kind: 'object', entries: { key: spec } }
  */
 
-export const fmtShape = (shape) => `[${shape.join(',')}]`;
-
 /** Whether two shapes (arrays of sizes) are equal. */
 export const sameShape = (a, b) => a.length === b.length && a.every((s, i) => s === b[i]);
 
+/** The number of entries a shape holds: 0 if any size is 0 (even after sizes whose product overflows). */
 function product(shape) {
   let n = 1;
-  for (const s of shape) n *= s;
+  for (const s of shape) {
+    if (s === 0) return 0;
+    n *= s;
+  }
   return n;
-}
-
-export function fmtNum(v) {
-  if (typeof v !== 'number') return String(v);
-  if (Number.isNaN(v)) return 'NaN';
-  if (!Number.isFinite(v)) return v > 0 ? 'Infinity' : '-Infinity';
-  if (Number.isInteger(v) && Math.abs(v) < 1e15) return v.toLocaleString('en-US');
-  const a = Math.abs(v);
-  if (a !== 0 && (a < 1e-3 || a >= 1e6)) return v.toExponential(4).replace(/\.?0+e/, 'e');
-  return String(Number(v.toPrecision(7)));
 }
 
 /** Spec constructors. */
@@ -41,93 +36,168 @@ export const expect = {
 
 /* ---------------- wire format -> checked values ---------------- */
 
+/*
+ * The page reads results the worker sent (runner.js has checked them against the wire format and the limits)
+ * and values computed on the page (toWire). Either way each walk here checks a declared length against
+ * MAX_ITEMS before reading an item, reads own fields only, and builds its text from capped pieces
+ * (report-bounds.js), so its work and text are bounded whatever the value is.
+ */
+const own = (o, key) => Object.prototype.hasOwnProperty.call(o, key);
+const isNode = (w) => w !== null && typeof w === 'object';
+const MAX_RANK = 64; // nesting levels read as a tensor's dimensions (the wire allows far fewer)
+
+/** The declared length of an array or typed array in the wire, or -1. */
+function lengthOf(list) {
+  if (Array.isArray(list) || ArrayBuffer.isView(list)) return list.length;
+  return -1;
+}
+
 function describeWire(w) {
-  if (!w || typeof w !== 'object') return 'nothing';
+  if (!isNode(w)) return 'nothing';
   switch (w.k) {
     case 'number':
       return `the number ${fmtNum(w.v)}`;
     case 'typed':
-      return `a ${w.type} of length ${w.data.length}`;
+      return `a ${clip(w.type, CAPS.key) || 'typed array'} of length ${fmtNum(lengthOf(w.data))}`;
     case 'array':
-      return `an array of length ${w.items.length}`;
+      return `an array of length ${fmtNum(lengthOf(w.items))}`;
     case 'object':
-      return `an object with keys {${Object.keys(w.entries).join(', ')}}`;
+      return isNode(w.entries) ? `an object with keys {${listKeys(Object.keys(w.entries))}}` : 'a malformed object';
     case 'bad':
-      return String(w.what);
+      return clip(w.what, CAPS.what) || 'an unreadable value';
     default:
       return 'an unknown value';
   }
 }
 
+const tooMany = (n) => ({ problem: `returned ${fmtNum(n)} numbers, more than the ${fmtNum(MAX_ITEMS)} read` });
+
 function nestedToTensor(w) {
   // A nested array of numbers (or of typed arrays at the last level) -> { data, shape } or a problem string.
   const shape = [];
   let cur = w;
-  while (cur && cur.k === 'array') {
-    shape.push(cur.items.length);
-    if (cur.items.length === 0) break;
+  while (isNode(cur) && cur.k === 'array' && Array.isArray(cur.items)) {
+    if (shape.length === MAX_RANK) return { problem: `returned an array nested deeper than ${MAX_RANK} levels` };
+    const n = cur.items.length;
+    if (n > MAX_ITEMS) return tooMany(n);
+    shape.push(n);
+    if (n === 0) break;
     cur = cur.items[0];
   }
-  if (cur && cur.k === 'typed') shape.push(cur.data.length);
-  const out = [];
+  if (isNode(cur) && cur.k === 'typed' && lengthOf(cur.data) >= 0) shape.push(cur.data.length);
+  const total = product(shape);
+  if (total > MAX_ITEMS) return tooMany(total);
+  // Every array is checked against the shape before its items are read, so the walk reads at most `total`
+  // numbers and one node per array on the way to them.
+  const out = new Float64Array(total);
+  let at = 0;
   const walk = (node, depth) => {
+    if (!isNode(node)) throw new Error('it has a hole or nothing where a value was expected');
     if (depth === shape.length) {
-      if (node.k !== 'number') throw new Error(`found ${describeWire(node)} where a number was expected`);
-      out.push(node.v);
+      if (node.k !== 'number' || typeof node.v !== 'number') {
+        throw new Error(`found ${describeWire(node)} where a number was expected`);
+      }
+      out[at++] = node.v;
       return;
     }
     if (node.k === 'typed' && depth === shape.length - 1) {
-      if (node.data.length !== shape[depth]) throw new Error('the nested array is ragged');
-      for (const v of node.data) out.push(v);
+      if (lengthOf(node.data) !== shape[depth]) throw new Error('the nested array is ragged');
+      for (let i = 0; i < shape[depth]; i++) out[at++] = +node.data[i];
       return;
     }
-    if (node.k !== 'array' || node.items.length !== shape[depth]) throw new Error('the nested array is ragged');
-    for (const item of node.items) walk(item, depth + 1);
+    if (node.k !== 'array' || lengthOf(node.items) !== shape[depth]) throw new Error('the nested array is ragged');
+    for (let i = 0; i < shape[depth]; i++) walk(node.items[i], depth + 1);
   };
   try {
     walk(w, 0);
   } catch (e) {
-    return { problem: `returned ${describeWire(w)}, but ${e.message}` };
+    return { problem: `returned ${describeWire(w)}, but ${clip(e.message, CAPS.what)}` };
   }
-  return { data: Float64Array.from(out), shape };
+  return { data: out, shape };
 }
 
-/** Accept {data, shape}, a nested array, or a typed array; return { data, shape } or { problem }. */
-export function wireToTensor(w) {
-  if (!w || typeof w !== 'object') return { problem: 'returned nothing' };
-  if (w.k === 'typed') return { data: w.data, shape: [w.data.length], flat: true };
+/** The sizes of a shape in the wire (non-negative integers), or null. */
+function sizesOf(s) {
+  if (!isNode(s)) return null;
+  const n = s.k === 'array' ? lengthOf(s.items) : s.k === 'typed' ? lengthOf(s.data) : -1;
+  if (n < 0 || n > MAX_ITEMS) return null;
+  const sizes = new Array(n);
+  for (let i = 0; i < n; i++) {
+    const v = s.k === 'typed' ? s.data[i] : isNode(s.items[i]) && s.items[i].k === 'number' ? s.items[i].v : NaN;
+    if (!(Number.isInteger(v) && v >= 0)) return null;
+    sizes[i] = v;
+  }
+  return sizes;
+}
+
+/** The numbers of a tensor's flat data in the wire, as a Float64Array, or a problem. */
+function flatData(d) {
+  const bad = { problem: `returned a tensor whose data is ${describeWire(d)}, not a flat list of numbers` };
+  if (!isNode(d)) return bad;
+  const n = d.k === 'typed' ? lengthOf(d.data) : d.k === 'array' ? lengthOf(d.items) : -1;
+  if (n < 0) return bad;
+  if (n > MAX_ITEMS) return tooMany(n);
+  if (d.k === 'typed') return { data: d.data instanceof Float64Array ? d.data : Float64Array.from(d.data) };
+  const data = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const item = d.items[i];
+    if (!isNode(item) || item.k !== 'number' || typeof item.v !== 'number') return bad;
+    data[i] = item.v;
+  }
+  return { data };
+}
+
+function readTensor(w) {
+  if (w.k === 'typed') {
+    const d = flatData(w);
+    return d.problem ? d : { data: d.data, shape: [d.data.length], flat: true };
+  }
   if (w.k === 'array') return nestedToTensor(w);
-  if (w.k === 'object' && w.entries.data && w.entries.shape) {
+  if (w.k === 'object' && isNode(w.entries) && own(w.entries, 'data') && own(w.entries, 'shape')) {
     const s = w.entries.shape;
-    let shape;
-    if (s.k === 'array' && s.items.every((i) => i.k === 'number' && Number.isInteger(i.v) && i.v >= 0))
-      shape = s.items.map((i) => i.v);
-    else if (s.k === 'typed' && Array.from(s.data).every((v) => Number.isInteger(v) && v >= 0))
-      shape = Array.from(s.data);
-    else return { problem: `returned a tensor whose shape is ${describeWire(s)}, not a list of sizes` };
-    const d = w.entries.data;
-    let data;
-    if (d.k === 'typed') data = d.data;
-    else if (d.k === 'array' && d.items.every((i) => i.k === 'number')) data = Float64Array.from(d.items, (i) => i.v);
-    else return { problem: `returned a tensor whose data is ${describeWire(d)}, not a flat list of numbers` };
-    if (product(shape) !== data.length) {
+    const shape = sizesOf(s);
+    if (!shape) return { problem: `returned a tensor whose shape is ${describeWire(s)}, not a list of sizes` };
+    const d = flatData(w.entries.data);
+    if (d.problem) return d;
+    if (product(shape) !== d.data.length) {
       return {
         problem:
-          `returned a tensor with shape ${fmtShape(shape)} (${product(shape)} numbers) ` +
-          `but ${data.length} numbers in data`,
+          `returned a tensor with shape ${fmtShape(shape)} (${fmtNum(product(shape))} numbers) ` +
+          `but ${fmtNum(d.data.length)} numbers in data`,
       };
     }
-    return { data, shape };
+    return { data: d.data, shape };
   }
   return { problem: `returned ${describeWire(w)}; expected a tensor {data, shape} or a nested array` };
+}
+
+// One reading per wire value: the diagnosis compares the same output with every variant.
+const tensors = new WeakMap();
+
+/**
+ * Accept {data, shape}, a nested array, or a typed array; return { data, shape } or { problem }. The result is
+ * shared by every caller for the same wire value: read it, never change it.
+ */
+export function wireToTensor(w) {
+  if (!isNode(w)) return { problem: 'returned nothing' };
+  let t = tensors.get(w);
+  if (!t) {
+    try {
+      t = readTensor(w);
+    } catch {
+      t = { problem: 'returned a value that could not be read' }; // a getter that throws, a revoked proxy
+    }
+    tensors.set(w, t);
+  }
+  return t;
 }
 
 /* ---------------- comparison ---------------- */
 
 function multiIndex(flat, shape) {
-  const idx = [];
+  const idx = new Array(shape.length);
   for (let a = shape.length - 1; a >= 0; a--) {
-    idx.unshift(flat % shape[a]);
+    idx[a] = flat % shape[a];
     flat = Math.floor(flat / shape[a]);
   }
   return idx;
@@ -158,7 +228,7 @@ function compareArrays(got, exp, shape, tol, exact) {
   return res;
 }
 
-const keysOf = (spec) => Object.keys(spec.entries).join(', ');
+const keysOf = (spec) => listKeys(Object.keys(spec.entries));
 
 /** Levenshtein distance, for short keys only. */
 function editDistance(a, b) {
@@ -173,35 +243,60 @@ function editDistance(a, b) {
   return prev[b.length];
 }
 
-const MAX_KEYS_SHOWN = 12;
-const shortKey = (k) => (k.length > 40 ? `${k.slice(0, 40)}…` : k);
-const listKeys = (keys) =>
-  keys.slice(0, MAX_KEYS_SHOWN).map(shortKey).join(', ') +
-  (keys.length > MAX_KEYS_SHOWN ? `, … (${keys.length} keys)` : '');
+const SPARE_KEYS = 32; // returned keys considered as spellings of the missing ones
+const LOOKALIKE_CHARS = 64; // longer keys are never a spelling of an expected key
 
 /**
  * What an object result with missing keys gets told: the keys expected, the keys it has, and for each missing
  * key a returned one that looks like a spelling of it (dW_gate → dWGate, dwgate → dWGate, dWGat → dWGate).
+ * At most SPARE_KEYS returned keys of at most LOOKALIKE_CHARS are compared, and every list is capped.
  */
 export function keysProblem(expected, got) {
   const norm = (k) => k.toLowerCase().replace(/[_\-\s]/g, '');
-  const spare = got.filter((k) => !expected.includes(k)).slice(0, 32);
+  const wanted = new Set(expected);
+  const spare = [];
+  for (const k of got) {
+    if (spare.length === SPARE_KEYS) break;
+    if (k.length <= LOOKALIKE_CHARS && !wanted.has(k)) spare.push(k); // a long key is never hashed
+  }
+  const missing = expected.filter((k) => !got.includes(k));
   const renames = [];
-  for (const key of expected.filter((k) => !got.includes(k))) {
+  for (const key of missing) {
     const like =
-      spare.find((s) => norm(s) === norm(key)) ?? spare.find((s) => s.length <= 64 && editDistance(s, key) <= 2);
+      spare.find((s) => norm(s) === norm(key)) ?? spare.find((s) => editDistance(s, key) <= 2);
     if (like !== undefined) {
-      renames.push(`${shortKey(like)} → ${key}`);
+      renames.push(`${clip(like, CAPS.key)} → ${clip(key, CAPS.key)}`);
       spare.splice(spare.indexOf(like), 1);
     }
   }
-  const missing = expected.filter((k) => !got.includes(k));
   const head = `expected keys ${listKeys(expected)}; got ${got.length ? listKeys(got) : 'no keys'}`;
-  return renames.length ? `${head}: rename ${renames.join(', ')}` : `${head}: ${listKeys(missing)} missing`;
+  const more = renames.length > CAPS.keys ? ', …' : '';
+  const text = renames.length
+    ? `${head}: rename ${renames.slice(0, CAPS.keys).join(', ')}${more}`
+    : `${head}: ${listKeys(missing)} missing`;
+  return clip(text, CAPS.problem);
 }
 
-/** Compare a wire value with a spec. Returns { pass, maxError?, mismatch?, problem?, key? }. */
+/**
+ * Compare a wire value with a spec. Returns { pass, maxError?, mismatch?, problem?, key? }; a problem is at most
+ * CAPS.problem characters. A value that cannot be read (a getter that throws) is a problem, not an exception.
+ */
 export function compareValue(w, spec, tol) {
+  if (!SPEC_KINDS.has(spec.kind)) throw new Error(`compareValue: unknown spec kind ${clip(spec.kind, CAPS.key)}`);
+  let res;
+  try {
+    res = compareKind(w, spec, tol);
+  } catch {
+    res = { pass: false, problem: 'returned a value that could not be read' };
+  }
+  if (res.problem) res.problem = clip(res.problem, CAPS.problem);
+  return res;
+}
+
+const SPEC_KINDS = new Set(['tensor', 'integers', 'integer', 'number', 'object']);
+const isNumberNode = (w) => isNode(w) && w.k === 'number' && typeof w.v === 'number';
+
+function compareKind(w, spec, tol) {
   switch (spec.kind) {
     case 'tensor':
     case 'integers': {
@@ -226,19 +321,18 @@ export function compareValue(w, spec, tol) {
       return compareArrays(t.data, spec.data, spec.shape, tol, spec.kind === 'integers');
     }
     case 'integer': {
-      if (!w || w.k !== 'number')
-        return { pass: false, problem: `returned ${describeWire(w)}; expected a whole number` };
+      if (!isNumberNode(w)) return { pass: false, problem: `returned ${describeWire(w)}; expected a whole number` };
       const ok = w.v === spec.value;
       const res = { pass: ok, maxError: Number.isFinite(w.v) ? Math.abs(w.v - spec.value) : Infinity };
       if (!ok) res.mismatch = { index: [], flatIndex: 0, got: w.v, expected: spec.value };
       return res;
     }
     case 'number': {
-      if (!w || w.k !== 'number') return { pass: false, problem: `returned ${describeWire(w)}; expected a number` };
+      if (!isNumberNode(w)) return { pass: false, problem: `returned ${describeWire(w)}; expected a number` };
       return compareArrays([w.v], [spec.value], [], tol, false);
     }
     case 'object': {
-      if (!w || w.k !== 'object')
+      if (!isNode(w) || w.k !== 'object' || !isNode(w.entries))
         return {
           pass: false,
           problem: `returned ${describeWire(w)}; expected an object with keys {${keysOf(spec)}}`,
@@ -248,9 +342,9 @@ export function compareValue(w, spec, tol) {
       let first = null;
       let maxError = 0;
       for (const [key, sub] of Object.entries(spec.entries)) {
-        const r = Object.prototype.hasOwnProperty.call(w.entries, key)
+        const r = own(w.entries, key)
           ? compareValue(w.entries[key], sub, tol)
-          : { pass: false, problem: `the key "${key}" is missing` };
+          : { pass: false, problem: `the key "${clip(key, CAPS.key)}" is missing` };
         parts[key] = r;
         if (r.maxError !== undefined) maxError = Math.max(maxError, r.maxError);
         if (!r.pass) {
@@ -260,13 +354,13 @@ export function compareValue(w, spec, tol) {
       }
       const res = { pass, maxError, parts };
       const expected = Object.keys(spec.entries);
-      const missing = expected.filter((k) => !Object.prototype.hasOwnProperty.call(w.entries, k));
+      const missing = expected.filter((k) => !own(w.entries, k));
       if (missing.length) {
         res.missingKeys = missing;
         res.problem = keysProblem(expected, Object.keys(w.entries));
       } else if (first) {
         res.key = first.key;
-        if (first.problem) res.problem = `${first.key}: ${first.problem}`;
+        if (first.problem) res.problem = `${clip(first.key, CAPS.key)}: ${first.problem}`;
         if (first.mismatch) res.mismatch = first.mismatch;
       }
       return res;
@@ -280,12 +374,22 @@ export function compareValue(w, spec, tol) {
 export function toWire(v, depth = 0) {
   if (typeof v === 'number') return { k: 'number', v };
   if (depth > 8) return { k: 'bad', what: 'a value nested too deep' };
-  if (ArrayBuffer.isView(v) && !(v instanceof DataView))
-    return { k: 'typed', type: v.constructor.name, data: Float64Array.from(v) };
-  if (Array.isArray(v)) return { k: 'array', items: v.map((x) => toWire(x, depth + 1)) };
+  if (ArrayBuffer.isView(v) && !(v instanceof DataView)) {
+    if (v.length > MAX_ITEMS) return { k: 'bad', what: `a typed array of ${fmtNum(v.length)} numbers` };
+    return { k: 'typed', type: clip(v.constructor.name, CAPS.key), data: Float64Array.from(v) };
+  }
+  if (Array.isArray(v)) {
+    if (v.length > MAX_ITEMS) return { k: 'bad', what: `an array of ${fmtNum(v.length)} items` };
+    const items = new Array(v.length);
+    for (let i = 0; i < v.length; i++) items[i] = toWire(v[i], depth + 1); // a hole is undefined
+    return { k: 'array', items };
+  }
   if (v && typeof v === 'object') {
     const entries = {};
-    for (const key of Object.keys(v)) entries[key] = toWire(v[key], depth + 1);
+    for (const key of Object.keys(v)) {
+      // defined, not assigned: a key "__proto__" is an entry like any other
+      Object.defineProperty(entries, key, { value: toWire(v[key], depth + 1), enumerable: true, writable: true });
+    }
     return { k: 'object', entries };
   }
   return { k: 'bad', what: v === undefined ? 'undefined' : v === null ? 'null' : `a ${typeof v}` };
