@@ -1,12 +1,128 @@
 // Page-side grading of hostile results (issue 18): texts cut where they are made; bounded report size and time.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { compareValue, keysProblem, expect as spec } from '../web/sandbox/compare.js';
-import { makeRng } from '../web/sandbox/exercises/index.js';
+import { gradeExercise, defineExercise, exercises } from 'ffn-lab/sandbox';
+import * as api from 'ffn-lab';
+import { compareValue, keysProblem, toWire, expect as spec } from '../web/sandbox/compare.js';
+import { reportRun, gradeValues } from '../web/sandbox/grade.js';
+import { resolveExercise, generateTests, makeRng } from '../web/sandbox/exercises/index.js';
+
+await api.ready();
 
 // The bounds web/sandbox/README.md states ("Bounds of a grading report"), written out here, not imported. A cap is
 // the characters kept: a text cut short has one more, the final '…'.
+const REPORT_JSON = 200_000; // JSON.stringify(report).length, whatever the learner wrote
+const TEST_MESSAGE = 1_200;
 const PROBLEM = 600;
+const ERROR_NAME = 100;
+const ERROR_MESSAGE = 1_000;
+const DIAGNOSIS = 2_000;
+const LOG_LINE = 2_000;
+const LOGS = 20_000;
+const TIMEOUT = 2_000; // gradeExercise's default
+
+const FNS = Object.fromEntries(exercises.map((e) => [e.id, Object.keys(e.functions)]));
+const everyFunction = (id, body) => FNS[id].map((f) => `function ${f}(x) {\n  ${body}\n}`).join('\n');
+
+/** Every field of a report within its bound; returns the report's JSON length. */
+function assertBounded(r, what) {
+  const json = JSON.stringify(r);
+  assert.ok(json.length < REPORT_JSON, `${what}: a report of ${json.length} JSON characters`);
+  for (const t of r.tests) {
+    if (t.message) assert.ok(t.message.length <= TEST_MESSAGE + 1, `${what}: a test message of ${t.message.length}`);
+    if (t.problem) assert.ok(t.problem.length <= PROBLEM + 1, `${what}: a problem of ${t.problem.length}`);
+    if (t.error) {
+      assert.ok(t.error.name.length <= ERROR_NAME + 1, `${what}: an error name of ${t.error.name.length}`);
+      assert.ok(t.error.message.length <= ERROR_MESSAGE + 1, `${what}: an error message of ${t.error.message.length}`);
+    }
+  }
+  for (const d of r.diagnoses) assert.ok(d.message.length <= DIAGNOSIS + 1, `${what}: a diagnosis of ${d.message.length}`);
+  assert.ok(r.summary.length <= TEST_MESSAGE + 400, `${what}: a summary of ${r.summary.length}`);
+  let logChars = 0;
+  for (const l of r.logs) {
+    assert.ok(l.text.length <= LOG_LINE + 1, `${what}: a log line of ${l.text.length}`);
+    logChars += l.text.length;
+  }
+  assert.ok(logChars <= LOGS, `${what}: ${logChars} characters of logs`);
+  // Control characters and lone surrogates would be escaped as \uXXXX (six characters each).
+  assert.doesNotMatch(json, /\\u00[01][0-9a-f]|\\ud[89a-f]/i, `${what}: an escaped control character or surrogate`);
+  return json.length;
+}
+
+/** gradeExercise on hostile source: resolves (never rejects) within its timeout plus 1 s, with a bounded report. */
+async function gradeHostile(id, source, what) {
+  const t0 = performance.now();
+  const r = await gradeExercise(id, source, { timeout: TIMEOUT });
+  const ms = performance.now() - t0;
+  assert.equal(r.passed, false, `${what}: passed`);
+  assertBounded(r, what);
+  assert.ok(ms <= TIMEOUT + 1000, `${what}: grading took ${ms.toFixed(0)} ms`);
+  return r;
+}
+
+// A 199,990-dimension shape: 0 and then 1e20s, so that it holds no numbers and stays within every wire limit.
+// The shape as a Float64Array crosses the wire as one typed array: the page-side stages are what costs.
+const HUGE_SHAPE =
+  'const s = new Float64Array(199990).fill(1e20); s[0] = 0;\n  return { data: new Float64Array(0), shape: s }';
+const HUGE_SHAPE_ARRAY = 'return { data: [], shape: [0, ...Array(199989).fill(1e20)] }';
+
+test(
+  "the issue's example: a 199,990-size shape from every function gives a bounded report in the timeout + 1 s, " +
+    'saying what came back',
+  { timeout: 300_000 },
+  async () => {
+    for (const { id } of exercises) {
+      const r = await gradeHostile(id, everyFunction(id, HUGE_SHAPE), `${id}, 199,990-dimension shape`);
+      // Tensor results say which shape came back, capped; others say that an object came back.
+      const shaped = r.tests.filter((t) => /^returned shape/.test(t.message || ''));
+      if (['gelu', 'ffn', 'swiglu'].includes(id)) assert.ok(shaped.length > 0, id);
+      for (const t of shaped) {
+        assert.match(
+          t.message,
+          /^returned shape \[0,1e\+20,1e\+20,1e\+20,1e\+20,1e\+20,1e\+20,1e\+20,… \(199,990 sizes\)\], expected \[/,
+        );
+      }
+    }
+    // The same shape as a plain array (the issue's own form): its cost on the wire is runner.js's; the text is ours.
+    const r = await gradeExercise('gelu', everyFunction('gelu', HUGE_SHAPE_ARRAY), { timeout: TIMEOUT });
+    assertBounded(r, 'gelu, 199,990-dimension plain-array shape');
+    const t = r.tests.find((q) => q.status === 'fail');
+    if (t)
+      assert.match(
+        t.message,
+        /^returned shape \[0,1e\+20,1e\+20,1e\+20,1e\+20,1e\+20,1e\+20,1e\+20,… \(199,990 sizes\)\], expected \[/,
+      );
+  },
+);
+
+test(
+  'maximal and hostile results (200,000 numbers, 32 wide keys, control characters, lone surrogates, long logs) ' +
+    'give bounded reports in the timeout + 1 s',
+  { timeout: 600_000 },
+  async () => {
+    const bodies = {
+      'a nested array of 199,999 numbers': 'return [new Float64Array(199999).fill(1e300)]',
+      'a flat Float64Array of 199,999 NaN': 'return new Float64Array(199999).fill(NaN)',
+      '32 keys of 62 characters, each a 6,000-dimension shape':
+        'const o = {};\n  for (let i = 0; i < 32; i++) { const s = new Float64Array(6000).fill(1e20); s[0] = 0; ' +
+        'o["k" + "x".repeat(59) + String(i).padStart(2, "0")] = { data: new Float64Array(0), shape: s } }\n  return o',
+      'an error of 100,000 control characters': 'throw new Error("\\u0001".repeat(1e5))',
+      'an error of 100,000 quotes named with 10,000 backslashes':
+        'const e = new Error("\\"".repeat(1e5)); e.name = "\\\\".repeat(1e4); throw e',
+      'an error of lone surrogates': 'throw new Error("\\ud800".repeat(1e5))',
+      '300 log lines of control characters':
+        'for (let i = 0; i < 300; i++) console.log("\\u0001".repeat(3000));\n  return 1',
+    };
+    const sizes = {};
+    for (const { id } of exercises) {
+      for (const [what, body] of Object.entries(bodies)) {
+        const r = await gradeHostile(id, everyFunction(id, body), `${id}, ${what}`);
+        sizes[what] = Math.max(sizes[what] || 0, JSON.stringify(r).length);
+      }
+    }
+    console.log('largest report per attack (JSON characters):', sizes);
+  },
+);
 
 /* ---------------- property test: the comparison and its messages ---------------- */
 
@@ -212,3 +328,167 @@ test('property: key-rename suggestions with many or long keys are bounded, quick
   );
   assert.match(keysProblem(expected, ['dw_gate', ...many]), /rename dw_gate → dWGate/);
 });
+
+/* ---------------- property test: diagnosis and report on hostile results ---------------- */
+
+const hostileErrors = (r) => ({
+  name: r.pick(['E'.repeat(1e5), '\u0000'.repeat(5e3), 'TypeError']),
+  message: r.pick(LONG_TEXTS()),
+  line: r.pick([3, -1, 2 ** 60, 1.5, NaN]),
+  column: null,
+});
+
+test(
+  'property: diagnosis and report of generated hostile results: bounded reports, each within 1 s, no rejection',
+  { timeout: 600_000 },
+  async () => {
+    const r = rng(1818);
+    let slowest = 0;
+    for (const ex of exercises) {
+      const exercise = resolveExercise(ex.id);
+      const tests = generateTests(exercise, 1, api);
+      for (let round = 0; round < 8; round++) {
+        const legal = round < 4;
+        const results = tests.map(() => {
+          const p = r.next();
+          if (p < 0.15) return { ok: false, error: hostileErrors(r) };
+          if (p < 0.2) return null;
+          return { ok: true, value: hostileWire(r, legal) };
+        });
+        const run = {
+          status: r.pick(['done', 'done', 'timeout', 'crashed']),
+          crash: r.pick(LONG_TEXTS()),
+          compileError: null,
+          lastIndex: r.int(0, tests.length - 1),
+          results,
+          logs: Array.from({ length: 300 }, () => ({
+            level: r.pick(['log', 'evil', null]),
+            text: r.pick(LONG_TEXTS()),
+          })),
+          ms: 1,
+        };
+        const t0 = performance.now();
+        const rep = await reportRun(exercise, tests, run, { api });
+        const ms = performance.now() - t0;
+        slowest = Math.max(slowest, ms);
+        assertBounded(rep, `${ex.id}, round ${round}`);
+        assert.ok(ms < 1000, `${ex.id}, round ${round}: ${ms.toFixed(0)} ms`);
+      }
+    }
+    console.log(`slowest report: ${slowest.toFixed(0)} ms`);
+  },
+);
+
+test('a compile error of control characters, and a sandbox crash message, are cut and shown as symbols', async () => {
+  const exercise = resolveExercise('gelu');
+  const tests = generateTests(exercise, 1, api);
+  const compiled = await reportRun(
+    exercise,
+    tests,
+    {
+      status: 'done',
+      compileError: { name: 'SyntaxError', message: '\u0007'.repeat(1e5), line: 1, column: 1 },
+      results: tests.map(() => null),
+      logs: [],
+    },
+    { api },
+  );
+  assertBounded(compiled, 'compile error');
+  assert.match(compiled.summary, /^Your code has a syntax error: ␇␇␇/);
+  const crashed = await reportRun(
+    exercise,
+    tests,
+    { status: 'crashed', crash: 'x'.repeat(1e6), compileError: null, results: tests.map(() => null), logs: [] },
+    { api },
+  );
+  assertBounded(crashed, 'crash');
+});
+
+/* ---------------- an author's exercise with many or large tests ---------------- */
+
+const relu = (z) => (z > 0 ? z : 0);
+const SWEEP = 199_000; // inputs in one test, within the wire's 200,000 numbers per result
+
+const sweep = defineExercise({
+  id: 'hardening-relu-sweep',
+  title: 'ReLU over a sweep',
+  level: 'Test',
+  prompt: '<p>Write <code>reluAll(x)</code>.</p>',
+  functions: { reluAll: { params: ['x (n)'], returns: 'tensor' } },
+  starter: 'function reluAll(x) {}',
+  solution: 'function reluAll(x) { return map(x, (z) => Math.max(0, z)) }',
+  hints: ['max(0, z)'],
+  tests: (g) => [
+    {
+      name: 'a sweep of 199,000 inputs in [-2, 3]',
+      fn: 'reluAll',
+      args: [{ data: Float64Array.from({ length: SWEEP }, (_, i) => -2 + (5 * i) / (SWEEP - 1)), shape: [SWEEP] }],
+    },
+    {
+      name: 'a sweep of 199,000 inputs in [-1, 1.5]',
+      fn: 'reluAll',
+      args: [{ data: Float64Array.from({ length: SWEEP }, (_, i) => -1 + (2.5 * i) / (SWEEP - 1)), shape: [SWEEP] }],
+    },
+    ...Array.from({ length: 198 }, (_, i) => ({
+      name: `random vector ${i}`,
+      fn: 'reluAll',
+      args: [g.rand([7], -3, 3)],
+    })),
+  ],
+  reference: { reluAll: ([x]) => ({ data: Float64Array.from(x.data, relu), shape: x.shape }) },
+  variants: [
+    {
+      id: 'identity',
+      fn: 'reluAll',
+      title: 'No clamp',
+      message: 'You returned x itself.',
+      compute: ([x]) => ({ data: Float64Array.from(x.data), shape: x.shape }),
+    },
+  ],
+});
+
+test(
+  "an author's exercise: a direction over 398,000 inputs (no stack overflow), and 200 failing tests' texts " +
+    'within the report bound',
+  { timeout: 300_000 },
+  async () => {
+    // Wrong for negative inputs only (-1 instead of 0): about 160,000 wrong inputs, more right ones.
+    const r = await gradeHostile(sweep.id, 'function reluAll(x) { return map(x, (z) => (z < 0 ? -1 : z)) }', 'sweep');
+    const d = r.diagnoses.find((q) => q.id === 'direction');
+    assert.ok(d, JSON.stringify(r.diagnoses));
+    assert.match(d.message, /^It is wrong only for inputs at or below -7\.5\d*e-6 \(every larger x is right\)/);
+    // 200 tests (the README's bound) that each throw 5,000 quotes, after 200 log lines of quotes: the tests' texts
+    // share one budget, the logs another.
+    const q = await gradeHostile(
+      sweep.id,
+      'for (let i = 0; i < 200; i++) console.log("\\"".repeat(2000));\n' +
+        'function reluAll(x) { const e = new Error("\\"".repeat(5000)); e.name = "\\\\".repeat(200); throw e }',
+      'quotes',
+    );
+    assert.equal(q.tests.length, 200);
+    assert.ok(q.tests.every((t) => t.status === 'error' && t.message.length > 0));
+    console.log(`200 throwing tests: a report of ${JSON.stringify(q).length} JSON characters`);
+  },
+);
+
+test(
+  'grading page values (checkExercise) with sparse arrays, prototype keys and huge declared lengths is bounded',
+  { timeout: 120_000 },
+  async () => {
+    const exercise = resolveExercise('swiglu-backward');
+    const tests = generateTests(exercise, 1, api);
+    const sparse = [];
+    sparse.length = 2 ** 32 - 1;
+    const proto = JSON.parse('{"__proto__": [1, 2], "constructor": 3, "dX": {"data": [1], "shape": [1]}}');
+    const values = tests.map(
+      (t, i) => [sparse, proto, { dX: sparse, dWGate: proto, dWUp: [[1, , 3]], dWDown: new Float32Array(5) }][i % 3],
+    );
+    const t0 = performance.now();
+    const { outcomes, diagnoses } = await gradeValues(exercise, tests, values, api);
+    assert.ok(performance.now() - t0 < 2000, `${(performance.now() - t0).toFixed(0)} ms`);
+    assert.ok(outcomes.every((o) => !o.pass && (!o.problem || o.problem.length <= PROBLEM + 1)));
+    for (const d of diagnoses) assert.ok(d.message.length <= DIAGNOSIS + 1);
+    assert.equal(toWire(sparse).k, 'bad');
+    assert.deepEqual(Object.keys(toWire(proto).entries), ['__proto__', 'constructor', 'dX']);
+  },
+);

@@ -242,7 +242,7 @@ export async function checkExercise(what, options = {}) {
       }
     }
 
-    exercise.variants.forEach((v, i) => {
+    for (const [i, v] of exercise.variants.entries()) {
       const field = `variants[${i}] (${quote(v.id)})`;
       const values = tests.map((t) => {
         if (t.fn !== v.fn) return specValue(t.expected);
@@ -252,16 +252,16 @@ export async function checkExercise(what, options = {}) {
           return specValue(t.expected); // no evidence on this test
         }
       });
-      const { outcomes, diagnoses } = gradeValues(exercise, tests, values, api);
+      const { outcomes, diagnoses } = await gradeValues(exercise, tests, values, api);
       if (outcomes.every((o) => o.pass)) {
         add(field, seed, 'passes every hidden test: add a test on which this mistake shows');
-        return;
+        continue;
       }
       const ids = diagnoses.map((d) => d.id);
       if (ids.length !== 1 || ids[0] !== v.id) {
         add(field, seed, `fails, but is diagnosed as ${ids.length ? ids.join(' + ') : 'nothing'}, not as itself`);
       }
-    });
+    }
   }
   return finish();
 }

@@ -1,6 +1,7 @@
 // The diagnosis stage of grading: which known mistake explains a function's failing tests, or where they go wrong.
 import { compareValue, specsAgree, sameShape, wireToTensor, closeEnough, fmtNum } from './compare.js';
 import { variantSpecs } from './exercises/index.js';
+import { CAPS, clip, fmtShape, slicer } from './report-bounds.js';
 
 const components = (spec) => (spec.kind === 'object' ? Object.keys(spec.entries) : [null]);
 const part = (spec, key) => (key === null ? spec : spec.entries[key]);
@@ -9,7 +10,11 @@ const isTensor = (v) => v !== null && typeof v === 'object' && Array.isArray(v.s
 
 function wirePart(w, key) {
   if (key === null) return w;
-  return w && w.k === 'object' && Object.prototype.hasOwnProperty.call(w.entries, key) ? w.entries[key] : undefined;
+  try {
+    return w && w.k === 'object' && Object.prototype.hasOwnProperty.call(w.entries, key) ? w.entries[key] : undefined;
+  } catch {
+    return undefined; // unreadable: no evidence (compare.js reported it)
+  }
 }
 
 /** Whether the learner's output matched the reference on one component, from the comparison already made. */
@@ -25,71 +30,86 @@ function componentPassed(outcome, key) {
  * transposed output) that explains every failing output; else a direction from what the failing tests share,
  * after the variant that explains most of them if it explains more than half. tests: the hidden tests (with
  * expected specs); outcomes: the compare stage's, one per test, holding the learner's value and comparison.
+ * Resolves to the diagnoses, each message at most CAPS.diagnosis characters. The work is cut into slices
+ * (`slice`, from report-bounds.js): the event loop gets a turn between functions and between variants.
  */
-export function diagnose(exercise, tests, outcomes, api) {
+export async function diagnose(exercise, tests, outcomes, api, slice = slicer()) {
   const tol = exercise.tolerance;
   const found = [];
   const named = new Set();
   const add = (d) => {
     if (d.id !== 'direction' && named.has(d.id)) return;
     named.add(d.id);
-    found.push(d);
+    found.push({ ...d, message: clip(d.message, CAPS.diagnosis) });
   };
   for (const fn of exercise.functionNames) {
-    const idxs = tests.map((t, i) => (t.fn === fn ? i : -1)).filter((i) => i >= 0);
-    const failing = idxs.filter((i) => outcomes[i].status === 'fail' && outcomes[i].value);
-    // Tests that threw are no evidence for a variant, but they count for where the code goes wrong.
-    const broken = idxs.filter((i) => outcomes[i].status === 'fail' || outcomes[i].status === 'error');
-    if (!broken.length) continue;
-    const names = (list) => list.map((i) => tests[i].name);
-    const counts = (explained) => ({ explained, failing: failing.length });
-    if (!failing.length) {
-      const where = direction(exercise, fn, tests, outcomes, idxs, broken, [], exercise.tolerance);
-      if (where) add({ ...where, tests: names(broken), failing: broken.length });
-      continue;
+    await slice();
+    try {
+      await diagnoseFunction({ exercise, tests, outcomes, api, slice, add, tol }, fn);
+    } catch {
+      // A value no checked wire carries (a getter, a proxy) made a step throw: nothing is said about fn.
     }
-
-    const keys = keysDiagnosis(fn, outcomes, failing);
-    if (keys) {
-      add({ ...keys, tests: names(failing), ...counts(failing.length) });
-      continue;
-    }
-    const scored = exercise.variants
-      .filter((v) => v.fn === fn)
-      .map((v) => scoreVariant(v, variantSpecs(exercise, v, tests, api), tests, outcomes, idxs, tol));
-    const full = scored.find((s) => !s.contradicted && s.explained.length === failing.length);
-    if (full) {
-      const v = full.variant;
-      add({ id: v.id, fn, title: v.title, message: v.message, tests: names(failing), ...counts(failing.length) });
-      continue;
-    }
-    const generic = genericDiagnosis(fn, failing, tests, outcomes, tol);
-    if (generic) {
-      add({ ...generic, ...counts(failing.length) });
-      continue;
-    }
-    const best = scored
-      .filter((s) => !s.contradicted && s.explained.length >= 2 && 2 * s.explained.length > failing.length)
-      .sort((a, b) => b.explained.length - a.explained.length)[0];
-    if (best) {
-      const v = best.variant;
-      const k = best.explained.length;
-      add({
-        id: v.id,
-        fn,
-        title: v.title,
-        message:
-          `${v.message} (This explains ${k} of the ${failing.length} failing tests of ${fn}; ` +
-          'the others fail for another reason.)',
-        tests: names(best.explained),
-        partial: true,
-        ...counts(k),
-      });
-    }
-    const where = direction(exercise, fn, tests, outcomes, idxs, broken, failing, tol);
-    if (where) add({ ...where, tests: names(broken), failing: broken.length });
   }
   return found;
+}
+
+/** The diagnoses of one function, passed to `add` in the order diagnose() describes. */
+async function diagnoseFunction({ exercise, tests, outcomes, api, slice, add, tol }, fn) {
+  const idxs = tests.map((t, i) => (t.fn === fn ? i : -1)).filter((i) => i >= 0);
+  const failing = idxs.filter((i) => outcomes[i].status === 'fail' && outcomes[i].value);
+  // Tests that threw are no evidence for a variant, but they count for where the code goes wrong.
+  const broken = idxs.filter((i) => outcomes[i].status === 'fail' || outcomes[i].status === 'error');
+  if (!broken.length) return;
+  const names = (list) => list.map((i) => tests[i].name);
+  const counts = (explained) => ({ explained, failing: failing.length });
+  if (!failing.length) {
+    const where = direction(exercise, fn, tests, outcomes, idxs, broken, [], exercise.tolerance);
+    if (where) add({ ...where, tests: names(broken), failing: broken.length });
+    return;
+  }
+
+  const keys = keysDiagnosis(fn, outcomes, failing);
+  if (keys) {
+    add({ ...keys, tests: names(failing), ...counts(failing.length) });
+    return;
+  }
+  const scored = [];
+  for (const v of exercise.variants) {
+    if (v.fn !== fn) continue;
+    await slice();
+    scored.push(scoreVariant(v, variantSpecs(exercise, v, tests, api), tests, outcomes, idxs, tol));
+  }
+  const full = scored.find((s) => !s.contradicted && s.explained.length === failing.length);
+  if (full) {
+    const v = full.variant;
+    add({ id: v.id, fn, title: v.title, message: v.message, tests: names(failing), ...counts(failing.length) });
+    return;
+  }
+  const generic = genericDiagnosis(fn, failing, tests, outcomes, tol);
+  if (generic) {
+    add({ ...generic, ...counts(failing.length) });
+    return;
+  }
+  const best = scored
+    .filter((s) => !s.contradicted && s.explained.length >= 2 && 2 * s.explained.length > failing.length)
+    .sort((a, b) => b.explained.length - a.explained.length)[0];
+  if (best) {
+    const v = best.variant;
+    const k = best.explained.length;
+    add({
+      id: v.id,
+      fn,
+      title: v.title,
+      message:
+        `${v.message} (This explains ${k} of the ${failing.length} failing tests of ${fn}; ` +
+        'the others fail for another reason.)',
+      tests: names(best.explained),
+      partial: true,
+      ...counts(k),
+    });
+  }
+  const where = direction(exercise, fn, tests, outcomes, idxs, broken, failing, tol);
+  if (where) add({ ...where, tests: names(broken), failing: broken.length });
 }
 
 /** Which failing tests a variant explains, and whether a test the learner passed contradicts it. */
@@ -173,8 +193,8 @@ function genericDiagnosis(fn, failing, tests, outcomes, tol) {
       fn,
       title: 'Output transposed',
       message:
-        `Your ${field(p)}output holds the right numbers in transposed layout: shape [${p[0].shape}] instead of ` +
-        `[${p[1].shape}]. Check the order of the factors in your last matmul.`,
+        `Your ${field(p)}output holds the right numbers in transposed layout: shape ${fmtShape(p[0].shape)} ` +
+        `instead of ${fmtShape(p[1].shape)}. Check the order of the factors in your last matmul.`,
       tests: testsOf(),
     };
   }
@@ -236,6 +256,18 @@ function blowsUp(test, outcome) {
   });
 }
 
+function maxOf(list, f = (v) => v) {
+  let m = -Infinity;
+  for (const v of list) m = Math.max(m, f(v));
+  return m;
+}
+
+function minOf(list, f = (v) => v) {
+  let m = Infinity;
+  for (const v of list) m = Math.min(m, f(v));
+  return m;
+}
+
 /** For an elementwise function (an argument shaped like the output): the inputs where the output is wrong. */
 function inputRange(spec, tests, outcomes, idxs, tol) {
   const p = spec.params.findIndex((_, k) =>
@@ -264,16 +296,17 @@ function inputRange(spec, tests, outcomes, idxs, tol) {
   // Say it only with evidence on the right side: several distinct inputs, at least as many as the wrong ones.
   if (!b.length || b.length !== bad.length || new Set(g).size < 3 || g.length < b.length) return null;
   const hint = (t) => (Math.abs(t) >= 20 ? ': look for exp or tanh overflowing for large |z|' : '');
-  const maxBad = Math.max(...b);
-  const minBad = Math.min(...b);
-  if (maxBad < Math.min(...g)) {
+  // Loops, not Math.max(...list): a spread of some 100,000 values overflows the stack.
+  const maxBad = maxOf(b);
+  const minBad = minOf(b);
+  if (maxBad < minOf(g)) {
     return `It is wrong only for inputs at or below ${fmtNum(maxBad)} (every larger ${name} is right)${hint(maxBad)}.`;
   }
-  if (minBad > Math.max(...g)) {
+  if (minBad > maxOf(g)) {
     return `It is wrong only for inputs at or above ${fmtNum(minBad)} (every smaller ${name} is right)${hint(minBad)}.`;
   }
-  const small = Math.min(...b.map(Math.abs));
-  if (small > Math.max(...g.map(Math.abs))) {
+  const small = minOf(b, Math.abs);
+  if (small > maxOf(g, Math.abs)) {
     const smaller = `every smaller ${name} is right`;
     return `It is wrong only for inputs of magnitude ${fmtNum(small)} or more (${smaller})${hint(small)}.`;
   }

@@ -3,6 +3,7 @@ import * as defaultApi from '../index.js'; // the wasm bytes inlined: nothing fo
 import { compareValue, toWire, fmtNum, fmtShape } from './compare.js';
 import { resolveExercise, generateTests, validateValues } from './exercises/index.js';
 import { diagnose } from './diagnose.js';
+import { CAPS, clip, slicer, textBudget } from './report-bounds.js';
 import { runLearnerCode, DEFAULT_TIMEOUT_MS, DEFAULT_LIMITS } from './runner.js';
 
 const MAX_SOURCE_CHARS = 100000;
@@ -97,9 +98,12 @@ function purityNotes(exercise, run) {
     const fn = p.call.fn;
     const name = exercise.functions[fn].params[p.arg]?.name ?? `argument ${p.arg + 1}`;
     notes.push(
-      `${fn} changes its argument ${name} in place: called again with the same ${name} it gave a different result. ` +
-        'The functions are meant to be pure: leave the inputs as they are and build new tensors for the results ' +
-        '(map, add, zeros and the other toolkit functions return fresh ones).',
+      clip(
+        `${fn} changes its argument ${name} in place: called again with the same ${name} it gave a different ` +
+          'result. The functions are meant to be pure: leave the inputs as they are and build new tensors for ' +
+          'the results (map, add, zeros and the other toolkit functions return fresh ones).',
+        CAPS.note,
+      ),
     );
   }
   return notes;
@@ -107,44 +111,53 @@ function purityNotes(exercise, run) {
 
 /* ---------------- stage 2: compare every test ---------------- */
 
-/** The report's form of an error in learner code (runner.js has already bounded its fields). */
-function learnerError(e) {
+/** The report's form of an error in learner code, its texts cut (by `take`, default: to their caps). */
+function learnerError(e, take = clip) {
+  const pos = (v) => (Number.isSafeInteger(v) && v > 0 ? v : null);
   return {
-    name: String(e.name || 'Error'),
-    message: String(e.message || ''),
-    line: e.line ?? null,
-    column: e.column ?? null,
+    name: take(e.name, CAPS.errorName) || 'Error',
+    message: take(e.message, CAPS.errorMessage),
+    line: pos(e.line),
+    column: pos(e.column),
   };
 }
 
 /**
  * One outcome per test from the run's results: its status, and for a returned value the comparison with the
- * expected spec (kept, with the value, as non-enumerable fields for the diagnosis stage).
+ * expected spec (kept, with the value, as non-enumerable fields for the diagnosis stage). The event loop gets
+ * a turn between tests (`slice`), so one task never compares more than about SLICE_MS worth of results.
  */
-function compareStage(tests, run, tol) {
-  return tests.map((t, i) => {
-    const r = run.results[i];
-    const o = { name: t.name, fn: t.fn, pass: false, status: 'not-run' };
-    if (run.compileError) return o;
-    if (!r) {
-      if (run.status === 'timeout' && i === run.lastIndex) o.status = 'timeout';
-      return o;
-    }
-    if (!r.ok) {
-      o.status = r.refused ? 'refused' : 'error';
-      o.error = learnerError(r.error || {});
-      return o;
-    }
-    const c = compareValue(r.value, t.expected, tol);
-    o.pass = c.pass;
-    o.status = c.pass ? 'pass' : 'fail';
-    if (c.maxError !== undefined) o.maxError = c.maxError;
-    if (c.problem) o.problem = c.problem;
-    if (c.mismatch) o.mismatch = { key: c.key ?? null, ...c.mismatch };
-    Object.defineProperty(o, 'value', { value: r.value, enumerable: false });
-    Object.defineProperty(o, 'comparison', { value: c, enumerable: false });
+async function compareStage(tests, run, tol, slice) {
+  const outcomes = [];
+  for (let i = 0; i < tests.length; i++) {
+    await slice();
+    outcomes.push(compareOne(tests[i], run, i, tol));
+  }
+  return outcomes;
+}
+
+function compareOne(t, run, i, tol) {
+  const r = run.results[i];
+  const o = { name: t.name, fn: t.fn, pass: false, status: 'not-run' };
+  if (run.compileError) return o;
+  if (!r) {
+    if (run.status === 'timeout' && i === run.lastIndex) o.status = 'timeout';
     return o;
-  });
+  }
+  if (!r.ok) {
+    o.status = r.refused ? 'refused' : 'error';
+    o.error = learnerError(r.error || {});
+    return o;
+  }
+  const c = compareValue(r.value, t.expected, tol);
+  o.pass = c.pass;
+  o.status = c.pass ? 'pass' : 'fail';
+  if (c.maxError !== undefined) o.maxError = c.maxError;
+  if (c.problem) o.problem = c.problem;
+  if (c.mismatch) o.mismatch = { key: c.key ?? null, ...c.mismatch };
+  Object.defineProperty(o, 'value', { value: r.value, enumerable: false });
+  Object.defineProperty(o, 'comparison', { value: c, enumerable: false });
+  return o;
 }
 
 /* ---------------- stage 4: build the report ---------------- */
@@ -166,11 +179,11 @@ function testMessage(o, expected, timeout) {
   if (o.problem) return o.problem;
   if (!o.mismatch) return '';
   const m = o.mismatch;
-  const key = m.key ? `${m.key}: ` : '';
+  const key = m.key ? `${clip(m.key, CAPS.key)}: ` : '';
   const spec = m.key && expected.kind === 'object' ? expected.entries[m.key] : expected;
   if (spec.kind === 'integers' && spec.shape.length === 1) {
     // Indices as indices: "2nd strongest: got memory 4, expected memory 1 (memory 4 belongs 3rd)".
-    const item = spec.item ? `${spec.item} ` : '';
+    const item = spec.item ? `${clip(spec.item, CAPS.key)} ` : '';
     const at = Number.isInteger(m.got) ? Array.prototype.indexOf.call(spec.data, m.got) : -1;
     const where =
       at >= 0 ? `${item}${m.got} belongs ${ordinal(at + 1)}` : `${item}${fmtNum(m.got)} should not be there`;
@@ -202,7 +215,7 @@ function runSummary(run, tests, timeout) {
         : err.name === 'SyntaxError'
           ? 'Your code has a syntax error'
           : 'Your code could not run';
-    return { status: 'error', error: err, message: `${what}: ${err.message}${locationText(err)}` };
+    return { status: 'error', error: err, message: clip(`${what}: ${err.message}${locationText(err)}`, CAPS.message) };
   }
   if (run.status === 'timeout') {
     const t = tests[run.lastIndex];
@@ -219,15 +232,36 @@ function runSummary(run, tests, timeout) {
     return {
       status: 'crashed',
       message:
-        `The sandbox stopped unexpectedly (${run.crash}). ` +
+        `The sandbox stopped unexpectedly (${clip(run.crash, CAPS.errorMessage)}). ` +
         'If your code allocates very large arrays, make them smaller.',
     };
   }
   return { status: 'done', message: '' };
 }
 
+/** Console lines, each at most CAPS.log characters and CAPS.logs in all (runner.js bounds them too). */
+function boundedLogs(logs) {
+  const out = [];
+  let left = CAPS.logs;
+  for (const entry of logs) {
+    if (left <= 0 || out.length === 200) break;
+    const l = entry && typeof entry === 'object' ? entry : {};
+    // A line cut to what is left of the total keeps room for its '…'; counted as runner.js counts them.
+    const text = clip(l.text, left < CAPS.log ? left - 1 : CAPS.log);
+    left -= text.length;
+    out.push({ level: ['log', 'info', 'warn', 'error', 'debug'].includes(l.level) ? l.level : 'log', text });
+  }
+  return out;
+}
+
+/*
+ * The report. Every text in it that comes from the learner's code or result is cut at its source (compare.js,
+ * diagnose.js, report-bounds.js) and again here to its field's cap; the tests' texts together share a budget
+ * of CAPS.tests JSON characters, after which each gets CAPS.floor: see web/sandbox/README.md for the bounds.
+ */
 function buildReport(base, tests, outcomes, summary, { logs = [], ms = 0, diagnoses = [], notes = [], timeout }) {
   const list = outcomes || tests.map((t) => ({ name: t.name, fn: t.fn, pass: false, status: 'not-run' }));
+  const take = textBudget();
   const passedCount = list.filter((o) => o.pass).length;
   const passed = summary.status === 'done' && passedCount === list.length;
   let text;
@@ -243,12 +277,16 @@ function buildReport(base, tests, outcomes, summary, { logs = [], ms = 0, diagno
     error: summary.error ?? null,
     tests: list.map((o, i) => {
       const out = { ...o };
-      if (!o.pass && o.status !== 'not-run') out.message = testMessage(o, tests[i].expected, timeout);
+      if (o.error) out.error = learnerError(o.error, take);
+      if (o.problem) out.problem = take(o.problem, CAPS.problem);
+      if (!o.pass && o.status !== 'not-run') {
+        out.message = take(testMessage(out, tests[i].expected, timeout), CAPS.message);
+      }
       return out;
     }),
     diagnoses,
     notes,
-    logs: logs.map((l) => ({ level: String(l.level), text: String(l.text) })),
+    logs: boundedLogs(logs),
     durationMs: ms,
   };
 }
@@ -276,14 +314,7 @@ export async function gradeExercise(id, source, options = {}) {
   validateValues(exercise, api); // a definition's value checks, once (throws naming the field)
   const seed = options.seed ?? 1;
   const tests = generateTests(exercise, seed, api);
-  const base = {
-    exercise: exercise.id,
-    title: exercise.title,
-    seed,
-    tolerance: { ...exercise.tolerance },
-    timeoutMs: timeout,
-    total: tests.length,
-  };
+  const base = reportBase(exercise, tests, seed, timeout);
   if (source.length > MAX_SOURCE_CHARS) {
     const refused = {
       status: 'refused',
@@ -292,20 +323,45 @@ export async function gradeExercise(id, source, options = {}) {
     return buildReport(base, tests, null, refused, { timeout });
   }
   const run = await runStage(exercise, tests, source, options, timeout);
-  const outcomes = compareStage(tests, run, exercise.tolerance);
-  const diagnoses = run.compileError ? [] : diagnose(exercise, tests, outcomes, api);
-  const notes = purityNotes(exercise, run);
-  const summary = runSummary(run, tests, timeout);
-  return buildReport(base, tests, outcomes, summary, { logs: run.logs || [], ms: run.ms, diagnoses, notes, timeout });
+  return reportRun(exercise, tests, run, { base, api, timeout });
+}
+
+function reportBase(exercise, tests, seed, timeout) {
+  return {
+    exercise: exercise.id,
+    title: exercise.title,
+    seed,
+    tolerance: { ...exercise.tolerance },
+    timeoutMs: timeout,
+    total: tests.length,
+  };
 }
 
 /**
- * Grade values computed on the page as if a learner had returned them (one per test, in order): the compare,
- * diagnose and report stages without a worker. checkExercise uses it to see how each variant is diagnosed.
+ * Stages 3 to 5 on a finished run (what runner.js resolves to, with stage 2's `probes` or none): compare,
+ * diagnose, report. gradeExercise ends with it; the hardening tests call it with results that no checked
+ * wire would carry (sparse arrays, getters), so that these stages are bounded on their own.
  */
-export function gradeValues(exercise, tests, values, api) {
+export async function reportRun(exercise, tests, run, { base, api = defaultApi, timeout = DEFAULT_TIMEOUT_MS } = {}) {
+  const slice = slicer();
+  const outcomes = await compareStage(tests, run, exercise.tolerance, slice);
+  const diagnoses = run.compileError ? [] : await diagnose(exercise, tests, outcomes, api, slice);
+  await slice();
+  const notes = purityNotes(exercise, run);
+  const summary = runSummary(run, tests, timeout);
+  const head = base ?? reportBase(exercise, tests, null, timeout);
+  const logs = Array.isArray(run.logs) ? run.logs : [];
+  return buildReport(head, tests, outcomes, summary, { logs, ms: run.ms, diagnoses, notes, timeout });
+}
+
+/**
+ * Grade values computed on the page as if a learner had returned them (one per test, in order): the compare
+ * and diagnose stages without a worker. checkExercise uses it to see how each variant is diagnosed.
+ */
+export async function gradeValues(exercise, tests, values, api) {
   const run = { status: 'done', compileError: null, results: values.map((v) => ({ ok: true, value: toWire(v) })) };
-  const outcomes = compareStage(tests, run, exercise.tolerance);
-  const diagnoses = diagnose(exercise, tests, outcomes, api);
+  const slice = slicer();
+  const outcomes = await compareStage(tests, run, exercise.tolerance, slice);
+  const diagnoses = await diagnose(exercise, tests, outcomes, api, slice);
   return { outcomes, diagnoses };
 }
