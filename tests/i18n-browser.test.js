@@ -272,3 +272,38 @@ test(
     await page.evaluate(() => document.getElementById('slot').replaceChildren());
   },
 );
+
+test(
+  'browser, French page: saved progress that cannot be read, a refused import and a refused code are said in French',
+  { skip: skip || false },
+  async () => {
+    const sel = '#slot ffn-exercise';
+    await page.evaluate(() => {
+      const progress = {
+        format: 'ffn-lab-sandbox-progress',
+        version: 1,
+        exercises: { 'relu-carre': { code: 7, status: 'passed' } },
+      };
+      localStorage.setItem('i18n-test-storage', JSON.stringify(progress));
+      window.__mount({ storageKey: 'i18n-test-storage' });
+    });
+    await page.waitForFunction((s) => document.querySelector(s)?.shadowRoot.querySelector('button.run'), sel);
+    await page.evaluate((s) => {
+      const e = document.querySelector(s);
+      e.code = 'x\n'.repeat(6000);
+      const r = e.shadowRoot;
+      r.querySelector('details.progress').open = true;
+      r.querySelector('.progress-json').value = '{ pas du JSON';
+      r.querySelector('[part~="import-button"]').click();
+    }, sel);
+    const texts = await noEnglish('exercise, progress problems', sel, [
+      'Votre progression enregistrée pour cet exercice n’a pas pu être chargée en entier',
+      'le code doit être une chaîne de caractères, pas un nombre',
+      'le code n’a pas été remplacé',
+      'le code a plus de 5 000 lignes',
+      'Échec de l’importation : le texte n’est pas du JSON',
+    ]);
+    assert.ok(texts.length > 20);
+    await page.evaluate(() => document.getElementById('slot').replaceChildren());
+  },
+);

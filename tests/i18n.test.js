@@ -62,6 +62,10 @@ const SAME = new Set([
   'errors.factsAttr',
   'errors.distractorsAttr',
   'memory.colBar',
+  'storage.entry',
+  'storage.types.undefined',
+  'storage.types.null',
+  'storage.comma',
   'exercise.valueKinds.symbol',
   'exercise.cancel',
 ]);

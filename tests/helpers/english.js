@@ -13,16 +13,23 @@ export function collectShownText(selector) {
   const SKIP = new Set(['CODE', 'PRE', 'KBD', 'TEXTAREA', 'STYLE', 'SCRIPT']);
   const ATTRS = ['aria-label', 'aria-valuetext', 'title', 'placeholder', 'alt', 'data-label'];
   const walk = (node) => {
-    if (node.nodeType === 3) {
-      if (node.data.trim()) out.push(node.data);
-      return;
-    }
     if (node.nodeType === 1) {
       if (SKIP.has(node.tagName.toUpperCase()) || node.classList.contains('cm-content')) return;
       for (const a of ATTRS) if (node.getAttribute(a)) out.push(node.getAttribute(a));
       if (node.shadowRoot) walk(node.shadowRoot);
     }
-    for (const c of node.childNodes) walk(c);
+    // adjacent text nodes read as one text (a message is appended in pieces)
+    let run = '';
+    for (const c of node.childNodes) {
+      if (c.nodeType === 3) {
+        run += c.data;
+        continue;
+      }
+      if (run.trim()) out.push(run);
+      run = '';
+      walk(c);
+    }
+    if (run.trim()) out.push(run);
   };
   for (const el of document.querySelectorAll(selector)) walk(el);
   return out;
@@ -92,6 +99,7 @@ export function findEnglish(texts) {
     for (const p of ENGLISH_PHRASES) if (text.includes(p)) found.add(`phrase "${p}" in "${text.slice(0, 120)}"`);
     // code in a message stays as it is: an object's fields ({ key, value }) and quoted values ("Tokyo>Japan")
     for (const raw of text.replace(/\{[^{}]*\}|"[^"]*"/g, ' ').split(/\s+/)) {
+      if (/\p{L}\(/u.test(raw)) continue; // a call: reset(), map(x
       const token = raw.replace(/^[^\p{L}]+|[^\p{L}]+$/gu, '');
       if (!token || /[\d_.\-/=>@:#]/.test(token) || /\p{Ll}\p{Lu}/u.test(token)) continue;
       for (const w of token.split(/['’]/)) {

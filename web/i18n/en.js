@@ -68,6 +68,70 @@ export default {
       + '{entry}, whose wasm is inlined.',
   },
 
+  /* saved and imported progress (storage.js): why some of it could not be read, imported or kept */
+  storage: {
+    nested: 'it is nested deeper than {depth} levels',
+    wide: 'it has an object or list of more than {n} entries at depth {depth}',
+    codeType: 'code must be a string, not {type}',
+    types: {
+      number: 'number', object: 'object', boolean: 'boolean', undefined: 'undefined', null: 'null', bigint: 'bigint',
+      symbol: 'symbol', function: 'function',
+    },
+    codeChars: { one: 'code is {n} character, more than {max}', other: 'code is {n} characters, more than {max}' },
+    codeLines: 'code has more than {max} lines',
+    status: 'status must be "passed" or "attempted"',
+    passedAt: 'passedAt must be a date string of at most {max} characters',
+    solutionShown: 'solutionShown must be true or false',
+    hintsShown: 'hintsShown must be a whole number from 0 to {max}',
+    notObject: 'it is not an object',
+    savedTooLong: {
+      one: 'the saved progress is {n} character long, more than the {max} this version reads',
+      other: 'the saved progress is {n} characters long, more than the {max} this version reads',
+    },
+    savedShape: 'the saved progress is not ffn-lab progress ({why})',
+    savedNotJson: 'the saved progress is not JSON',
+    savedNotProgress: 'the saved progress is not ffn-lab progress',
+    savedVersion: 'the saved progress is version {v}; this is version {current}',
+    beyond: 'entries beyond the first {max} exercises',
+    invalidId: 'an entry with the invalid id {id}',
+    entry: '{id} ({problems})',
+    partOf: 'part of {id} ({problems})',
+    leftOut: 'some saved progress could not be read and was left out: {named}{more}',
+    andMore: ', and {n} more',
+    comma: ', ',
+    wouldBe: {
+      one: 'the progress would be {n} character long, more than {max}',
+      other: 'the progress would be {n} characters long, more than {max}',
+    },
+    importType: 'importJSON: the progress must be JSON text (a string); got {type}',
+    importTooLong: {
+      one: 'importJSON: the text is {n} character long; progress is at most {max}',
+      other: 'importJSON: the text is {n} characters long; progress is at most {max}',
+    },
+    importShape: 'importJSON: not an ffn-lab progress export ({why})',
+    importNotJson: 'importJSON: the text is not JSON',
+    importFormat: 'importJSON: not an ffn-lab progress export (format should be "{format}")',
+    importVersion: 'importJSON: progress version {v} is not supported (this is version {current})',
+    importExercises: 'importJSON: "exercises" must be an object mapping exercise ids to progress',
+    importCount: {
+      one: 'importJSON: the file has {n} exercise; at most {max}',
+      other: 'importJSON: the file has {n} exercises; at most {max}',
+    },
+    badId: 'the id is not 1 to {max} letters, digits, _ or -',
+    noProgress: 'it holds no progress',
+    first: '{id}: {reason}',
+    noEntry: 'importJSON: no entry could be imported ({first}); nothing was changed',
+    cannotReplace: {
+      one: 'importJSON: cannot replace all progress, {n} entry could not be imported ({first}); nothing was changed',
+      other: 'importJSON: cannot replace all progress, {n} entries could not be imported ({first}); nothing was '
+        + 'changed',
+    },
+    replaceEmpty: 'importJSON: the file holds no progress, and replacing with it would erase everything (use reset() '
+      + 'for that); nothing was changed',
+    wouldHold: 'importJSON: the progress would hold {total} exercises, more than {max}; nothing was changed',
+    writeFailed: 'importJSON: {message}; nothing was changed',
+  },
+
   /* the "Your progress" panel of <ffn-exercise> */
   progress: {
     title: 'Your progress',

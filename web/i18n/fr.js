@@ -71,6 +71,73 @@ const table = {
       + 'depuis l’entrée par défaut {entry}, dont le wasm est intégré.',
   },
 
+  storage: {
+    nested: 'il est imbriqué sur plus de {depth} niveaux',
+    wide: 'il contient un objet ou une liste de plus de {n} éléments au niveau {depth}',
+    codeType: 'le code doit être une chaîne de caractères, pas {type}',
+    types: {
+      number: 'un nombre', object: 'un objet', boolean: 'un booléen', undefined: 'undefined', null: 'null',
+      bigint: 'un BigInt', symbol: 'un Symbol', function: 'une fonction',
+    },
+    codeChars: {
+      one: 'le code fait {n} caractère, plus que {max}',
+      other: 'le code fait {n} caractères, plus que {max}',
+    },
+    codeLines: 'le code a plus de {max} lignes',
+    status: 'status doit valoir "passed" ou "attempted"',
+    passedAt: 'passedAt doit être une date d’au plus {max} caractères',
+    solutionShown: 'solutionShown doit valoir true ou false',
+    hintsShown: 'hintsShown doit être un nombre entier de 0 à {max}',
+    notObject: 'ce n’est pas un objet',
+    savedTooLong: {
+      one: 'la progression enregistrée fait {n} caractère, plus que les {max} que cette version lit',
+      other: 'la progression enregistrée fait {n} caractères, plus que les {max} que cette version lit',
+    },
+    savedShape: 'la progression enregistrée n’est pas une progression ffn-lab ({why})',
+    savedNotJson: 'la progression enregistrée n’est pas du JSON',
+    savedNotProgress: 'la progression enregistrée n’est pas une progression ffn-lab',
+    savedVersion: 'la progression enregistrée est en version {v} ; cette version-ci est la {current}',
+    beyond: 'les entrées au-delà des {max} premiers exercices',
+    invalidId: 'une entrée à l’id invalide {id}',
+    entry: '{id} ({problems})',
+    partOf: 'une partie de {id} ({problems})',
+    leftOut: 'une partie de la progression enregistrée n’a pas pu être lue et a été laissée de côté : {named}{more}',
+    andMore: ', et {n} de plus',
+    comma: ', ',
+    wouldBe: {
+      one: 'la progression ferait {n} caractère, plus que {max}',
+      other: 'la progression ferait {n} caractères, plus que {max}',
+    },
+    importType: 'la progression doit être un texte JSON (une chaîne) ; reçu : {type}',
+    importTooLong: {
+      one: 'le texte fait {n} caractère ; une progression en fait au plus {max}',
+      other: 'le texte fait {n} caractères ; une progression en fait au plus {max}',
+    },
+    importShape: 'ce n’est pas une exportation de progression ffn-lab ({why})',
+    importNotJson: 'le texte n’est pas du JSON',
+    importFormat: 'ce n’est pas une exportation de progression ffn-lab (format attendu : "{format}")',
+    importVersion: 'la version {v} de la progression n’est pas prise en charge (cette version-ci est la {current})',
+    importExercises: '"exercises" doit être un objet qui associe les id des exercices à leur progression',
+    importCount: {
+      one: 'le fichier contient {n} exercice ; au plus {max}',
+      other: 'le fichier contient {n} exercices ; au plus {max}',
+    },
+    badId: 'l’id n’est pas fait de 1 à {max} lettres, chiffres, _ ou -',
+    noProgress: 'elle ne contient aucune progression',
+    first: '{id} : {reason}',
+    noEntry: 'aucune entrée n’a pu être importée ({first}) ; rien n’a été modifié',
+    cannotReplace: {
+      one: 'impossible de remplacer toute la progression : {n} entrée n’a pas pu être importée ({first}) ; rien n’a '
+        + 'été modifié',
+      other: 'impossible de remplacer toute la progression : {n} entrées n’ont pas pu être importées ({first}) ; '
+        + 'rien n’a été modifié',
+    },
+    replaceEmpty: 'le fichier ne contient aucune progression, et remplacer par lui effacerait tout (utilisez reset() '
+      + 'pour cela) ; rien n’a été modifié',
+    wouldHold: 'la progression contiendrait {total} exercices, plus que {max} ; rien n’a été modifié',
+    writeFailed: '{message} ; rien n’a été modifié',
+  },
+
   progress: {
     title: 'Votre progression',
     saved: 'Votre code et vos résultats sont enregistrés dans ce navigateur. Pour les retrouver dans un autre '

@@ -13,13 +13,14 @@ export type StringsNode = StringTemplate | { [key: string]: StringsNode };
 
 /**
  * A locale table, or part of one: namespaces of keys (web/i18n/en.js lists every key with its English text).
- * exercise and progress: <ffn-exercise>; memory, plot, calculator: the widgets; errors: refused attributes;
- * numbers: Infinity.
+ * exercise, progress and storage: <ffn-exercise> and its saved progress; memory, plot, calculator: the widgets;
+ * errors: refused attributes; numbers: Infinity.
  */
 export interface StringsTable {
   numbers?: { [key: string]: StringsNode };
   exercise?: { [key: string]: StringsNode };
   progress?: { [key: string]: StringsNode };
+  storage?: { [key: string]: StringsNode };
   memory?: { [key: string]: StringsNode };
   plot?: { [key: string]: StringsNode };
   calculator?: { [key: string]: StringsNode };

@@ -3,9 +3,10 @@ import en from './en.js';
 import fr from './fr.js';
 
 /*
- * A table is a nested object of namespaces (exercise, progress, memory, plot, calculator, errors, numbers) whose
- * leaves are templates: '{name}' is replaced by a parameter; a leaf { one, other } (also zero, two, few, many) is
- * picked by Intl.PluralRules on the parameter n; a leaf may also be a function (params, locale) -> string.
+ * A table is a nested object of namespaces (exercise, progress, storage, memory, plot, calculator, errors,
+ * numbers) whose leaves are templates: '{name}' is replaced by a parameter; a leaf { one, other } (also zero, two,
+ * few, many) is picked by Intl.PluralRules on the parameter n; a leaf may also be a function (params, locale) ->
+ * string.
  * defineStrings(lang, table) adds a locale or overrides some keys of one; a key a table lacks falls back to the
  * built-in table of its language, then to English.
  */
@@ -187,6 +188,7 @@ function makeTranslator(table, locale, lang) {
     if (typeof p === 'number') return num(p);
     if (p === undefined || p === null) return '';
     if (p instanceof Message) return t(p.key, p.params);
+    if (p instanceof Joined) return p.items.map((x) => String(show(x))).join(t(p.sep));
     if (Array.isArray(p)) return p.map((x) => String(show(x))).join(t('errors.listSep'));
     return p;
   };
@@ -245,6 +247,22 @@ class Message {
   toString() {
     return translator('en').t(this.key, this.params);
   }
+}
+
+/** Items shown one after the other, separated by the text of the key `sep` (a parameter of a message). */
+class Joined {
+  constructor(items, sep) {
+    this.items = items;
+    this.sep = sep;
+  }
+  toString() {
+    return this.items.map(String).join(translator('en').t(this.sep));
+  }
+}
+
+/** joined(items, sepKey): a message parameter showing the items separated by the text of sepKey ('; ', ', '). */
+export function joined(items, sep = 'errors.listSep') {
+  return new Joined(items, sep);
 }
 
 /** Whether v is a message made by msg(). */

@@ -3,7 +3,9 @@ import { gradeExercise } from './grade.js';
 import { DEFAULT_TIMEOUT_MS } from './runner.js';
 import { getExercise, onExerciseDefined, definedExerciseIds, exerciseText } from './exercises/index.js';
 import { renderPromptHtml } from './prompt-html.js';
-import { createProgressStore, memoryStorage, codeProblem, DEFAULT_STORAGE_KEY, PROGRESS_LIMITS } from './storage.js';
+import {
+  createProgressStore, memoryStorage, codeProblemMessage, DEFAULT_STORAGE_KEY, PROGRESS_LIMITS,
+} from './storage.js';
 import { textareaEditor } from './editor.js';
 import { toolkitNames } from './toolkit.js';
 import { fmtNum } from './compare.js';
@@ -167,6 +169,17 @@ function kernelProblem(e) {
   return msg('exercise.kernelsFailed', { error: code(error), fix });
 }
 
+/** A message shown with its first letter in upper case (a reason that starts a sentence). */
+class Capitalized {
+  constructor(message) {
+    this.message = message;
+  }
+  toString() {
+    const s = String(this.message);
+    return s && s[0].toUpperCase() + s.slice(1);
+  }
+}
+
 /** Text to be shown as code (in a <code> element) inside a message. */
 class Code {
   constructor(text) {
@@ -227,10 +240,14 @@ export class FfnExerciseElement extends Base {
   _nodes(m) {
     const doc = this.ownerDocument;
     if (m instanceof Code) return [el(doc, 'code', { textContent: m.text })];
+    if (m instanceof Capitalized) {
+      const s = this._tr.t(m.message.key, m.message.params);
+      return [s && s[0].toUpperCase() + s.slice(1)];
+    }
     if (!isMessage(m)) return [String(m ?? '')];
     const params = {};
     for (const [k, v] of Object.entries(m.params)) {
-      if (v instanceof Code || isMessage(v)) {
+      if (v instanceof Code || v instanceof Capitalized || isMessage(v)) {
         const frag = doc.createDocumentFragment();
         frag.append(...this._nodes(v));
         params[k] = frag;
@@ -333,7 +350,7 @@ export class FfnExerciseElement extends Base {
   /** Replace the code: a string within the progress bounds (100,000 characters, 5,000 lines); else a notice. */
   set code(v) {
     if (!this._editor) return;
-    const why = codeProblem(v);
+    const why = codeProblemMessage(v);
     if (why) {
       this._notice('code', msg('exercise.codeRefused', { why }));
       return;
@@ -446,9 +463,9 @@ export class FfnExerciseElement extends Base {
     this._store = createProgressStore(key ? { storage: this._storage || undefined, key } : { storage: this._memory });
     const saved = this._store.get(ex.id);
     // Saved progress this version could not read: all of it, or this exercise's.
-    const problem = this._store.problemWith(ex.id);
-    this._notice('progress', problem && (this._store.problem === problem
-      ? msg('progress.problem', { problem: `${problem[0].toUpperCase()}${problem.slice(1)}` })
+    const problem = this._store.problemMessageWith(ex.id);
+    this._notice('progress', problem && (this._store.problemMessage === problem
+      ? msg('progress.problem', { problem: new Capitalized(problem) })
       : msg('progress.notAllLoaded', { problem })));
     this._notice('timeout', readTimeout(this.getAttribute('timeout')).notice);
     const id = (s) => `${this._uid}-${s}`;
@@ -581,12 +598,13 @@ export class FfnExerciseElement extends Base {
         this._emit('ffn-exercise-progress-imported', { exercise: this._ex.id, count: n });
         const again = this.shadowRoot.querySelector('.progress');
         again.open = true;
-        const list = skipped.slice(0, 3).map((s) => `${s.id}: ${s.reason}`).join('; ')
-          + (skipped.length > 3 ? '; …' : '');
+        const reason = (s) => this._tr.t('storage.first', { id: s.id, reason: s.reasonMessage ?? s.reason });
+        const list = skipped.slice(0, 3).map(reason).join(this._t('errors.listSep'))
+          + (skipped.length > 3 ? `${this._t('errors.listSep')}…` : '');
         const left = skipped.length ? t('skipped', { n: skipped.length, list }) : '';
         again.querySelector('[role="status"]').textContent = t('imported', { n }) + left + t('afterReload');
       } catch (e) {
-        status.textContent = t('importFailed', { message: e.message });
+        status.textContent = t('importFailed', { message: e.i18n ? msg(e.i18n.key, e.i18n.params) : e.message });
       }
     });
     return el(doc, 'details', { className: 'progress', part: 'progress' }, [

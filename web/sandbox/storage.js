@@ -1,4 +1,5 @@
 // Learner progress (code and status per exercise) under one versioned, namespaced key, with export/import, reset and a pluggable adapter.
+import { msg, joined, localizedError } from '../i18n/index.js';
 
 export const DEFAULT_STORAGE_KEY = 'ffn-lab:sandbox:v1';
 const FORMAT = 'ffn-lab-sandbox-progress';
@@ -24,7 +25,14 @@ const P = PROGRESS_LIMITS;
 const ID = /^[\w-]{1,64}$/;
 const MAX_HINTS = 100; // the element shows at most the exercise's own hints
 const MAX_DATE_CHARS = 40;
-const PASSED_AT = `passedAt must be a date string of at most ${MAX_DATE_CHARS} characters`;
+
+/*
+ * Every reason and error here is a message of the locale tables (web/i18n, namespace storage): the public fields
+ * (problem, problemWith, lastImport's reason, codeProblem, errors' message) are its English text, and the element
+ * shows the message itself (problemMessage, reasonMessage, codeProblemMessage, error.i18n) in its language.
+ */
+const say = (key, params) => msg(`storage.${key}`, params);
+const fail = (Ctor, key, params) => localizedError(Ctor, `storage.${key}`, params);
 
 /** An in-memory adapter with the Storage interface; also the fallback when localStorage is blocked. */
 export function memoryStorage() {
@@ -55,7 +63,6 @@ function browserStorage() {
 /** A plain object as JSON.parse makes it (not an array). */
 const isRecord = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 const fmt = (n) => n.toLocaleString('en-US');
-const plural = (n, one, many = `${one}s`) => `${fmt(n)} ${n === 1 ? one : many}`;
 const quote = (s) => JSON.stringify(s.length > 40 ? `${s.slice(0, 40)}…` : s);
 
 // exercises is a null-prototype map, so ids such as __proto__ or constructor are plain keys.
@@ -82,12 +89,12 @@ function shapeProblem(text) {
       }
     } else if (c === 123 || c === 91) {
       depth += 1;
-      if (depth > P.depth) return `it is nested deeper than ${P.depth} levels`;
+      if (depth > P.depth) return say('nested', { depth: String(P.depth) });
       commas[depth] = 0;
     } else if (c === 125 || c === 93) {
       depth -= 1;
     } else if (c === 44 && depth > 0 && ++commas[depth] >= P.members[depth - 1]) {
-      return `it has an object or list of more than ${P.members[depth - 1]} entries at depth ${depth}`;
+      return say('wide', { n: String(P.members[depth - 1]), depth: String(depth) });
     }
   }
   return null;
@@ -100,23 +107,30 @@ function countLines(s, stop) {
   return n;
 }
 
-/** Why a code string breaks the bounds, or null. Characters are checked before lines are counted. */
-export function codeProblem(code) {
-  if (typeof code !== 'string') return `code must be a string, not ${code === null ? 'null' : typeof code}`;
+/** Why a code string breaks the bounds (a message), or null. Characters are checked before lines are counted. */
+export function codeProblemMessage(code) {
+  if (typeof code !== 'string') return say('codeType', { type: say(`types.${code === null ? 'null' : typeof code}`) });
   const { codeChars, codeLines } = PROGRESS_LIMITS;
-  if (code.length > codeChars) return `code is ${plural(code.length, 'character')}, more than ${fmt(codeChars)}`;
-  if (countLines(code, codeLines) > codeLines) return `code has more than ${fmt(codeLines)} lines`;
+  if (code.length > codeChars) return say('codeChars', { n: code.length, max: codeChars });
+  if (countLines(code, codeLines) > codeLines) return say('codeLines', { max: codeLines });
   return null;
 }
 
-/** Each field of a progress entry: null when `v` is valid, else why not. */
+/** Why a code string breaks the bounds, in English, or null. */
+export function codeProblem(code) {
+  const why = codeProblemMessage(code);
+  return why && String(why);
+}
+
+/** Each field of a progress entry: null when `v` is valid, else why not (a message). */
 const FIELDS = {
-  code: codeProblem,
-  status: (v) => (v === 'passed' || v === 'attempted' ? null : 'status must be "passed" or "attempted"'),
-  passedAt: (v) => (typeof v === 'string' && v.length <= MAX_DATE_CHARS ? null : PASSED_AT),
-  solutionShown: (v) => (typeof v === 'boolean' ? null : 'solutionShown must be true or false'),
+  code: codeProblemMessage,
+  status: (v) => (v === 'passed' || v === 'attempted' ? null : say('status')),
+  passedAt: (v) =>
+    typeof v === 'string' && v.length <= MAX_DATE_CHARS ? null : say('passedAt', { max: String(MAX_DATE_CHARS) }),
+  solutionShown: (v) => (typeof v === 'boolean' ? null : say('solutionShown')),
   hintsShown: (v) =>
-    Number.isInteger(v) && v >= 0 && v <= MAX_HINTS ? null : `hintsShown must be a whole number from 0 to ${MAX_HINTS}`,
+    Number.isInteger(v) && v >= 0 && v <= MAX_HINTS ? null : say('hintsShown', { max: String(MAX_HINTS) }),
 };
 
 /**
@@ -124,7 +138,7 @@ const FIELDS = {
  * none), problems says why each other field was left out.
  */
 function readEntry(e) {
-  if (!isRecord(e)) return { entry: null, problems: ['it is not an object'] };
+  if (!isRecord(e)) return { entry: null, problems: [say('notObject')] };
   const entry = {};
   const problems = [];
   for (const name of Object.keys(FIELDS)) {
@@ -139,7 +153,7 @@ function readEntry(e) {
 
 /**
  * Stored text -> { state, problem, reasons, keep }. Entries and fields beyond the bounds are left out
- * (named in problem; reasons maps each such exercise id to why). keep is true when the text may be good
+ * (named in problem; reasons maps each such exercise id to why; both messages). keep is true when the text may be good
  * data this version cannot read (too large, or a
  * newer version): it must not be overwritten.
  */
@@ -147,25 +161,22 @@ function parseStored(text) {
   const none = new Map();
   if (typeof text !== 'string' || !text) return { state: emptyState(), problem: null, reasons: none, keep: false };
   const unreadable = (why, keep = false) => ({ state: emptyState(), problem: why, reasons: none, keep });
-  if (text.length > P.textChars) {
-    const size = plural(text.length, 'character');
-    return unreadable(`the saved progress is ${size} long, more than the ${fmt(P.textChars)} this version reads`, true);
-  }
+  if (text.length > P.textChars) return unreadable(say('savedTooLong', { n: text.length, max: P.textChars }), true);
   const shape = shapeProblem(text);
-  if (shape) return unreadable(`the saved progress is not ffn-lab progress (${shape})`);
+  if (shape) return unreadable(say('savedShape', { why: shape }));
   let raw;
   try {
     raw = JSON.parse(text);
   } catch {
-    return unreadable('the saved progress is not JSON');
+    return unreadable(say('savedNotJson'));
   }
   if (!isRecord(raw) || raw.format !== FORMAT || !isRecord(raw.exercises)) {
-    return unreadable('the saved progress is not ffn-lab progress');
+    return unreadable(say('savedNotProgress'));
   }
   if (raw.version !== VERSION) {
     const newer = typeof raw.version === 'number' && raw.version > VERSION;
     const v = String(raw.version).slice(0, 20);
-    return unreadable(`the saved progress is version ${v}; this is version ${VERSION}`, newer);
+    return unreadable(say('savedVersion', { v, current: String(VERSION) }), newer);
   }
   const state = emptyState();
   const ids = Object.keys(raw.exercises);
@@ -178,11 +189,11 @@ function parseStored(text) {
     const id = ids[i];
     if (n >= P.exercises) {
       more += ids.length - i;
-      leave(`entries beyond the first ${P.exercises} exercises`);
+      leave(say('beyond', { max: String(P.exercises) }));
       break;
     }
     if (!ID.test(id)) {
-      leave(`an entry with the invalid id ${quote(id)}`);
+      leave(say('invalidId', { id: quote(id) }));
       continue;
     }
     const { entry, problems } = readEntry(raw.exercises[id]);
@@ -191,12 +202,12 @@ function parseStored(text) {
       n += 1;
     }
     if (problems.length) {
-      leave(`${entry ? 'part of ' : ''}${id} (${problems.join('; ')})`);
-      reasons.set(id, problems.join('; '));
+      leave(say(entry ? 'partOf' : 'entry', { id, problems: joined(problems) }));
+      reasons.set(id, joined(problems));
     }
   }
-  const named = `${left.join(', ')}${more ? `, and ${more} more` : ''}`;
-  const problem = left.length ? `some saved progress could not be read and was left out: ${named}` : null;
+  const named = joined(left, 'storage.comma');
+  const problem = left.length ? say('leftOut', { named, more: more ? say('andMore', { n: String(more) }) : '' }) : null;
   return { state, problem, reasons, keep: false };
 }
 
@@ -263,10 +274,7 @@ export function createProgressStore({ storage, key = DEFAULT_STORAGE_KEY } = {})
   };
   const write = (state) => {
     const text = JSON.stringify(state);
-    if (text.length > P.textChars) {
-      const size = plural(text.length, 'character');
-      throw new RangeError(`the progress would be ${size} long, more than ${fmt(P.textChars)}`);
-    }
+    if (text.length > P.textChars) throw fail(RangeError, 'wouldBe', { n: text.length, max: P.textChars });
     try {
       backend.setItem(key, text);
     } catch {
@@ -284,13 +292,22 @@ export function createProgressStore({ storage, key = DEFAULT_STORAGE_KEY } = {})
     },
     /** Why saved progress (or part of it) could not be read at the last read, or null. */
     get problem() {
+      return problem && String(problem);
+    },
+    /** The same as a message of the locale tables (shown in the reader's language), or null. */
+    get problemMessage() {
       return problem;
     },
     /** Why this exercise's saved progress was not (all) read: the whole text's problem, or its own; else null. */
     problemWith(id) {
+      const why = store.problemMessageWith(id);
+      return why && String(why);
+    },
+    /** The same as a message of the locale tables, or null. */
+    problemMessageWith(id) {
       return reasons.get(id) ?? (problem && !reasons.size ? problem : null);
     },
-    /** What the last importJSON did: { imported, skipped: [{ id, reason }] }, or null. */
+    /** What the last importJSON did: { imported, skipped: [{ id, reason }] } (and each reasonMessage), or null. */
     lastImport: null,
     get(id) {
       const exercises = read().exercises;
@@ -332,73 +349,50 @@ export function createProgressStore({ storage, key = DEFAULT_STORAGE_KEY } = {})
     importJSON(text, { replace = false } = {}) {
       store.lastImport = null;
       if (typeof text !== 'string') {
-        const got = text === null ? 'null' : typeof text;
-        throw new TypeError(`importJSON: the progress must be JSON text (a string); got ${got}`);
+        throw fail(TypeError, 'importType', { type: say(`types.${text === null ? 'null' : typeof text}`) });
       }
-      if (text.length > P.textChars) {
-        const size = plural(text.length, 'character');
-        throw new RangeError(`importJSON: the text is ${size} long; progress is at most ${fmt(P.textChars)}`);
-      }
+      if (text.length > P.textChars) throw fail(RangeError, 'importTooLong', { n: text.length, max: P.textChars });
       const shape = shapeProblem(text);
-      if (shape) throw new TypeError(`importJSON: not an ffn-lab progress export (${shape})`);
+      if (shape) throw fail(TypeError, 'importShape', { why: shape });
       let raw;
       try {
         raw = JSON.parse(text);
       } catch {
-        throw new TypeError('importJSON: the text is not JSON');
+        throw fail(TypeError, 'importNotJson');
       }
-      if (!isRecord(raw) || raw.format !== FORMAT) {
-        throw new TypeError(`importJSON: not an ffn-lab progress export (format should be "${FORMAT}")`);
-      }
+      if (!isRecord(raw) || raw.format !== FORMAT) throw fail(TypeError, 'importFormat', { format: FORMAT });
       if (raw.version !== VERSION) {
-        const v = String(raw.version).slice(0, 20);
-        throw new RangeError(`importJSON: progress version ${v} is not supported (this is version ${VERSION})`);
+        throw fail(RangeError, 'importVersion', { v: String(raw.version).slice(0, 20), current: String(VERSION) });
       }
-      if (!isRecord(raw.exercises)) {
-        throw new TypeError('importJSON: "exercises" must be an object mapping exercise ids to progress');
-      }
+      if (!isRecord(raw.exercises)) throw fail(TypeError, 'importExercises');
       const ids = Object.keys(raw.exercises); // at most 1,000: shapeProblem counted them
-      if (ids.length > P.exercises) {
-        const n = plural(ids.length, 'exercise');
-        throw new RangeError(`importJSON: the file has ${n}; at most ${P.exercises}`);
-      }
+      if (ids.length > P.exercises) throw fail(RangeError, 'importCount', { n: ids.length, max: String(P.exercises) });
       const accepted = Object.create(null);
       const skipped = [];
       for (const id of ids) {
-        const badId = { entry: null, problems: [`the id is not 1 to ${P.idChars} letters, digits, _ or -`] };
+        const badId = { entry: null, problems: [say('badId', { max: String(P.idChars) })] };
         const { entry, problems } = ID.test(id) ? readEntry(raw.exercises[id]) : badId;
         if (entry && !problems.length) accepted[id] = entry;
         else {
-          const reason = entry ? problems.join('; ') : problems[0] || 'it holds no progress';
-          skipped.push({ id: ID.test(id) ? id : quote(id), reason });
+          const reasonMessage = entry ? joined(problems) : problems[0] || say('noProgress');
+          const skip = { id: ID.test(id) ? id : quote(id), reason: String(reasonMessage) };
+          Object.defineProperty(skip, 'reasonMessage', { value: reasonMessage }); // for the element, in its language
+          skipped.push(skip);
         }
       }
       const count = Object.keys(accepted).length;
-      const unchanged = 'nothing was changed';
-      const first = skipped.length ? `${skipped[0].id}: ${skipped[0].reason}` : '';
-      if (skipped.length && !count) {
-        throw new RangeError(`importJSON: no entry could be imported (${first}); ${unchanged}`);
-      }
-      if (replace && skipped.length) {
-        const n = plural(skipped.length, 'entry', 'entries');
-        const why = `cannot replace all progress, ${n} could not be imported (${first})`;
-        throw new RangeError(`importJSON: ${why}; ${unchanged}`);
-      }
-      if (replace && !count) {
-        const why = 'the file holds no progress, and replacing with it would erase everything (use reset() for that)';
-        throw new RangeError(`importJSON: ${why}; ${unchanged}`);
-      }
+      const first = skipped.length ? say('first', { id: skipped[0].id, reason: skipped[0].reasonMessage }) : '';
+      if (skipped.length && !count) throw fail(RangeError, 'noEntry', { first });
+      if (replace && skipped.length) throw fail(RangeError, 'cannotReplace', { n: skipped.length, first });
+      if (replace && !count) throw fail(RangeError, 'replaceEmpty');
       const state = replace ? emptyState() : read();
       Object.assign(state.exercises, accepted);
       const total = Object.keys(state.exercises).length;
-      if (total > P.exercises) {
-        const why = `the progress would hold ${total} exercises, more than ${P.exercises}`;
-        throw new RangeError(`importJSON: ${why}; ${unchanged}`);
-      }
+      if (total > P.exercises) throw fail(RangeError, 'wouldHold', { total: String(total), max: String(P.exercises) });
       try {
         write(state);
       } catch (e) {
-        throw new RangeError(`importJSON: ${e.message}; ${unchanged}`);
+        throw fail(RangeError, 'writeFailed', { message: e.i18n ? msg(e.i18n.key, e.i18n.params) : e.message });
       }
       store.lastImport = { imported: count, skipped };
       return count;
