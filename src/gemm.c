@@ -1,4 +1,4 @@
-/* Packed GEMM: weights packed once into 8-wide panels, 4x8 f32x4 microkernels, fused bias/activation/gate epilogues, resident FFN layers. */
+/* Packed GEMM: weights packed once in 8-wide panels, 4x8 microkernels, fused epilogues, resident FFN layers. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>

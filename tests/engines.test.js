@@ -1,4 +1,4 @@
-// The public API in JavaScriptCore (jsc, Safari's engine) and SpiderMonkey (gjs, Firefox's engine): bit-identical to V8 on ffn.wasm, with the GEMM microkernel ready() selects in each.
+// The public API in JavaScriptCore (jsc, Safari's) and SpiderMonkey (gjs, Firefox's): bit-identical to V8 on ffn.wasm.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -12,7 +12,10 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 const RUN = join(HERE, 'engines', 'run.mjs');
 
 const ENGINES = [
-  { name: 'JavaScriptCore', cmd: 'jsc', args: ['-m', RUN], pkg: 'libjavascriptcoregtk-4.0-bin', gemmKernel: 'prebroadcast' },
+  {
+    name: 'JavaScriptCore', cmd: 'jsc', args: ['-m', RUN], pkg: 'libjavascriptcoregtk-4.0-bin',
+    gemmKernel: 'prebroadcast',
+  },
   { name: 'SpiderMonkey', cmd: 'gjs', args: ['-m', RUN], pkg: 'gjs', gemmKernel: 'splat' },
 ];
 
@@ -76,7 +79,9 @@ test('the battery is not vacuous in V8: refusals are RangeError/TypeError naming
 });
 
 for (const engine of ENGINES) {
-  test(`${engine.name} (${engine.cmd}): ready() selects the ${engine.gemmKernel} GEMM microkernel; every call bit-identical to V8 on ffn.wasm, the same refusals, the heap flat`, { skip: skipReason(engine) }, async () => {
+  const title = `${engine.name} (${engine.cmd}): ready() selects the ${engine.gemmKernel} GEMM microkernel; every call `
+    + 'bit-identical to V8 on ffn.wasm, the same refusals, the heap flat';
+  test(title, { skip: skipReason(engine) }, async () => {
     const [got, want] = await Promise.all([runEngine(engine), inV8()]);
     assert.equal(got.build, 'simd128');
     assert.equal(got.gemmKernel, engine.gemmKernel);

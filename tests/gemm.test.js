@@ -1,4 +1,4 @@
-// The packed GEMM kernels (src/gemm.c) on the raw wasm exports, on each microkernel: against the scalar C reference, a float64 reference and the unfused composition, on every edge shape.
+// The packed GEMM (src/gemm.c), raw exports, each microkernel: vs the scalar C reference, float64, unfused forms.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
@@ -115,12 +115,13 @@ function kernelTest(name, fn) {
   }
 }
 
-test('gemm_select_kernel selects either microkernel, only reports on any other code, and the selected one packs A its own way', () => {
+test('gemm_select_kernel selects either microkernel, only reports on any other code, and the selected one packs A '
+  + 'its own way', () => {
   const h = heap();
   try {
     assert.equal(ex.gemm_select_kernel(-1), 0, 'the splat microkernel is the default');
     assert.equal(ex.gemm_select_kernel(1), 1);
-    for (const other of [-1, 2, 99]) assert.equal(ex.gemm_select_kernel(other), 1, `code ${other} changed the selection`);
+    for (const other of [-1, 2, 99]) assert.equal(ex.gemm_select_kernel(other), 1, `code ${other} changed it`);
     // the scratch after a call holds the last packed A strip: 4 floats per k (rows 0..3), or each of them 4 times
     const [M, K, N] = [4, 3, 8];
     const A = Float32Array.from({ length: M * K }, (_, i) => i + 1), B = new Float32Array(K * N).fill(1);
@@ -131,7 +132,9 @@ test('gemm_select_kernel selects either microkernel, only reports on any other c
       ex.gemm_pack(pBp, h.put(B), K, N);
       assert.equal(ex.gemm_forward(h.alloc(M * N), h.put(A), pBp, 0, M, K, N, 0, pW), 0);
       const strip = h.get((pW + 63) & -64, 4 * K * lanes);
-      const want = new Float32Array(4 * K * lanes).map((_, i) => A[(Math.floor(i / lanes) % 4) * K + Math.floor(i / (4 * lanes))]);
+      // strip float i: row (i / lanes) % 4, k = i / (4 lanes)
+      const at = (i) => (((i / lanes) | 0) % 4) * K + ((i / 4 / lanes) | 0);
+      const want = new Float32Array(4 * K * lanes).map((_, i) => A[at(i)]);
       assertEqualBits(strip, want, `packed A strip, ${KERNELS[code]}`);
     }
   } finally {
@@ -185,7 +188,8 @@ kernelTest('gemm_forward across row blocks, panel groups and the GEMV path (no b
   }
 });
 
-kernelTest('operands and scratch at every 4-byte offset within a cache line give the same bits (the GEMM aligns its scratch itself)', () => {
+kernelTest('operands and scratch at every 4-byte offset within a cache line give the same bits '
+  + '(the GEMM aligns its scratch itself)', () => {
   const r = rng(19);
   const [M, K, N] = [9, 37, 19];
   const h = heap();
@@ -222,7 +226,8 @@ kernelTest('operands and scratch at every 4-byte offset within a cache line give
   }
 });
 
-kernelTest('the fused bias + activation epilogue equals the unfused act_forward(A @ B + b) for every activation', () => {
+kernelTest('the fused bias + activation epilogue equals the unfused act_forward(A @ B + b) for every activation',
+  () => {
   const r = rng(13);
   for (const act of ACTS)
     for (const [M, K, N] of [[1, 9, 13], [5, 17, 70], [8, 8, 8], [13, 33, 9], [2, 3, 131], [6, 1100, 20]]) {
@@ -357,7 +362,8 @@ kernelTest('ffn_packed_forward and gated_packed_forward match ffn_ref / gated_ff
   }
 });
 
-kernelTest('gemm_ex: transposed operands read in place and accumulation, bit-equal to matmul_ref on explicit transposes', () => {
+kernelTest('gemm_ex: transposed operands read in place and accumulation, bit-equal to matmul_ref on explicit '
+  + 'transposes', () => {
   const r = rng(17);
   const T = (a, rows, cols) => {
     const t = new Float32Array(a.length);
@@ -404,7 +410,8 @@ kernelTest('gemm_ex: transposed operands read in place and accumulation, bit-equ
   }
 });
 
-kernelTest('swiglu_backward (on gemm_ex): gradients match float64, central finite differences and the scalar reference', () => {
+kernelTest('swiglu_backward (on gemm_ex): gradients match float64, central finite differences and the scalar '
+  + 'reference', () => {
   const r = rng(18);
   for (const [N, d, dff] of [[1, 4, 8], [3, 5, 7], [9, 16, 33], [130, 12, 20], [0, 3, 4]]) {
     const h = heap();

@@ -124,7 +124,9 @@ function declaredMaxBytes(bytes) {
 
 async function load(src) {
   const { module, bytes } = await resolveSource(src);
-  const record = { exports: null, memory: null, maxBytes: DEFAULT_MAX_WASM_BYTES, growths: 0, simd: 'simd128', gemmKernel: 'splat' };
+  const record = {
+    exports: null, memory: null, maxBytes: DEFAULT_MAX_WASM_BYTES, growths: 0, simd: 'simd128', gemmKernel: 'splat',
+  };
   const imports = {
     env: {
       // The heap moved: every Float32Array view is stale. We never keep views, so we only count the event.
@@ -151,7 +153,8 @@ async function load(src) {
   record.memory = ex.memory;
   record.simd = typeof ex.ffn_simd_level === 'function' && ex.ffn_simd_level() === 2 ? 'relaxed' : 'simd128';
   if (typeof ex.gemm_select_kernel === 'function') {
-    record.gemmKernel = GEMM_KERNELS[ex.gemm_select_kernel(GEMM_KERNELS.indexOf(isJavaScriptCore() ? 'prebroadcast' : 'splat'))];
+    const kernel = isJavaScriptCore() ? 'prebroadcast' : 'splat';
+    record.gemmKernel = GEMM_KERNELS[ex.gemm_select_kernel(GEMM_KERNELS.indexOf(kernel))];
   }
   const declared = declaredMaxBytes(bytes);
   if (declared != null) record.maxBytes = declared;

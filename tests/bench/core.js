@@ -136,7 +136,7 @@ export function bothKernels(raw, run) {
     }
   };
   const a = new Uint32Array(Float32Array.from(run()).buffer), b = new Uint32Array(Float32Array.from(otherRun()).buffer);
-  if (a.length !== b.length || a.some((v, i) => v !== b[i])) throw new Error('bench: the two GEMM microkernels give different bits');
+  if (a.length !== b.length || a.some((v, i) => v !== b[i])) throw new Error('bench: the two microkernels differ');
   return { otherRun, chosen: GEMM_KERNELS[chosen], other: GEMM_KERNELS[other] };
 }
 
@@ -350,7 +350,8 @@ export async function runBench({ ffn, raw, tf, probe, maddProbe = null, ort: ort
     const pk = peakFlops / sp / 1e9;
     peaks.push(pk);
     peakRates.push(...rowPeaks);
-    rowsOut.push({ M, K, N, g1, g2, s1, pk, ratio, ofPeak, outPeak, kernPeak, otherPeak, peakSpread: spread(rowPeaks), maxRelErr: Math.max(e1, e2) });
+    const peakSpread = spread(rowPeaks), maxRelErr = Math.max(e1, e2);
+    rowsOut.push({ M, K, N, g1, g2, s1, pk, ratio, ofPeak, outPeak, kernPeak, otherPeak, peakSpread, maxRelErr });
     layer.dispose(); // already disposed for M > 1 (before the kernel-alone run): dispose() is idempotent
     wt.dispose();
   }
@@ -366,19 +367,33 @@ export async function runBench({ ffn, raw, tf, probe, maddProbe = null, ort: ort
   log('');
   const other = kernels ? kernels.other : 'other';
   // right-aligned columns: [title, width]
-  const cols = [['ffn-lab GFLOPS', 16], ['XNNPACK GFLOPS', 16], ['ratio', 7], ['of peak: kernel', 17], ['out', 6], ['fresh', 7], [`(${other})`, 16], ['peak spread', 13]];
+  const cols = [
+    ['ffn-lab GFLOPS', 16], ['XNNPACK GFLOPS', 16], ['ratio', 7], ['of peak: kernel', 17], ['out', 6], ['fresh', 7],
+    [`(${other})`, 16], ['peak spread', 13],
+  ];
   const row = (cells) => cells.map((c, i) => pad(c, cols[i][1])).join('');
   log(`GEMM  ${padEnd('M x K x N', 17)}${row(cols.map((c) => c[0]))}`);
-  log(`(ffn-lab: createLinear().forward(X), copies in/out and a fresh result array, vs tf.matMul + dataSync; ratios and of-peak: medians of back-to-back rounds;`);
-  log(' of peak, the targets: kernel, gemm_forward alone with X, Y in wasm memory, and out, forward(X, { out }) into a reused array;');
-  log(` reported, not a target: fresh, forward(X) as timed against XNNPACK; (${other}): the kernel alone on the microkernel ready() did not select (${kernels ? kernels.chosen : '-'} selected);`);
+  log('(ffn-lab: createLinear().forward(X), copies in/out and a fresh result array, vs tf.matMul + dataSync;');
+  log(' ratios and of-peak: medians of back-to-back rounds; of peak, the targets: kernel, gemm_forward alone');
+  log(' with X, Y in wasm memory, and out, forward(X, { out }) into a reused array; reported, not a target:');
+  log(` fresh, forward(X) as timed against XNNPACK; (${other}): the kernel alone on the microkernel ready()`);
+  log(` did not select (${kernels ? kernels.chosen : '-'} selected);`);
   log(' peak spread: (max - min) / median of the peak loop\'s rounds in the row\'s comparisons)');
   const f2 = (v) => (v == null ? '-' : v.toFixed(2));
-  for (const { M, K, N, g1, g2, s1, pk, ratio, ofPeak, outPeak, kernPeak, otherPeak, peakSpread, maxRelErr } of rowsOut) {
-    const ofMadd = madd && results.build === 'relaxed' && M > 1 ? `  (of the madd peak: kernel ${(kernPeak / madd.vsMulAdd).toFixed(2)}, out ${(outPeak / madd.vsMulAdd).toFixed(2)})` : '';
-    const gemv = M === 1 ? `  (${((K * N * 4) / s1 / 1e9).toFixed(1)} GB/s of weights; stream ${streamGBs.toFixed(1)})` : '';
-    log(`      ${padEnd(`${M} x ${K} x ${N}`, 17)}${row([g1.toFixed(1), g2.toFixed(1), ratio.toFixed(2) + 'x', f2(kernPeak), f2(outPeak), ofPeak.toFixed(2), f2(otherPeak), (100 * peakSpread).toFixed(0) + ' %'])}${gemv}${ofMadd}`);
-    results.gemm.push({ M, K, N, ffnlab: g1, xnnpack: g2, ratio, peak: pk, ofPeak, outOfPeak: outPeak, kernelOfPeak: kernPeak, otherKernelOfPeak: otherPeak, peakSpread, maxRelErr });
+  for (const w of rowsOut) {
+    const { M, K, N, g1, g2, s1, ratio, ofPeak, outPeak, kernPeak, otherPeak, peakSpread } = w;
+    const inMadd = (v) => (v / madd.vsMulAdd).toFixed(2);
+    const relaxed = madd && results.build === 'relaxed' && M > 1;
+    const ofMadd = relaxed ? `  (of the madd peak: kernel ${inMadd(kernPeak)}, out ${inMadd(outPeak)})` : '';
+    const gbs = ((K * N * 4) / s1 / 1e9).toFixed(1);
+    const gemv = M === 1 ? `  (${gbs} GB/s of weights; stream ${streamGBs.toFixed(1)})` : '';
+    const cells = [g1.toFixed(1), g2.toFixed(1), ratio.toFixed(2) + 'x', f2(kernPeak), f2(outPeak), ofPeak.toFixed(2)];
+    cells.push(f2(otherPeak), (100 * peakSpread).toFixed(0) + ' %');
+    log(`      ${padEnd(`${M} x ${K} x ${N}`, 17)}${row(cells)}${gemv}${ofMadd}`);
+    results.gemm.push({
+      M, K, N, ffnlab: g1, xnnpack: g2, ratio, peak: w.pk, ofPeak, outOfPeak: outPeak, kernelOfPeak: kernPeak,
+      otherKernelOfPeak: otherPeak, peakSpread, maxRelErr: w.maxRelErr,
+    });
   }
   results.kernels = kernels && { selected: kernels.chosen, other: kernels.other };
   results.peakLoad = peakLoad(peakRates);
@@ -563,8 +578,14 @@ export async function runBench({ ffn, raw, tf, probe, maddProbe = null, ort: ort
   log(`  GEMM >= 1.0x XNNPACK on every shape: min ${minRatio.toFixed(2)}x ${yes(minRatio >= 1)}`);
   log(`  GEMM >= 1.15x at M = 64: ${m64.ratio.toFixed(2)}x ${yes(m64.ratio >= 1.15)}`);
   const least = (key) => Math.min(...big.map((r) => r[key]));
-  const maddNote = results.build === 'relaxed' && results.madd ? ` (ffn-relaxed.wasm, of the madd peak: kernel alone min ${(least('kernelOfPeak') / results.madd.vsMulAdd).toFixed(2)}, out min ${(least('outOfPeak') / results.madd.vsMulAdd).toFixed(2)})` : '';
-  log(`  >= 0.85 of the mul+add peak for M >= 128: kernel alone min ${least('kernelOfPeak').toFixed(2)} ${yes(least('kernelOfPeak') >= 0.85)}; forward(X, { out }) min ${least('outOfPeak').toFixed(2)} ${yes(least('outOfPeak') >= 0.85)}${maddNote}`);
+  const inMadd = (key) => (least(key) / results.madd.vsMulAdd).toFixed(2);
+  const maddNote = results.build === 'relaxed' && results.madd
+    ? ` (ffn-relaxed.wasm, of the madd peak: kernel alone min ${inMadd('kernelOfPeak')}, `
+      + `out min ${inMadd('outOfPeak')})`
+    : '';
+  const [kMin, oMin] = [least('kernelOfPeak'), least('outOfPeak')];
+  log(`  >= 0.85 of the mul+add peak for M >= 128: kernel alone min ${kMin.toFixed(2)} ${yes(kMin >= 0.85)}; `
+    + `forward(X, { out }) min ${oMin.toFixed(2)} ${yes(oMin >= 0.85)}${maddNote}`);
   log(`  (reported, not a target: forward(X) with a fresh result array min ${least('ofPeak').toFixed(2)})`);
   log(`  GEMV >= 1.0x XNNPACK: ${gemv.map((r) => r.ratio.toFixed(2) + 'x').join(', ')} ${yes(gemv.every((r) => r.ratio >= 1))}`);
   log(`  SwiGLU forward >= 1.1x: ${fwd.speedup.toFixed(2)}x ${yes(fwd.speedup >= 1.1)}; swigluBackward >= 3x tfjs ops: ${bwd.speedup.toFixed(2)}x ${yes(bwd.speedup >= 3)}`);

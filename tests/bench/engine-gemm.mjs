@@ -1,4 +1,4 @@
-// The GEMM against this engine's own mul+add peak loop, run in jsc, gjs or node by tests/bench/engines.js: both microkernels, alone and through forward(), interleaved; prints one JSON line.
+// The GEMM against this engine's peak loop, both microkernels (run in jsc, gjs or node by engines.js): one JSON line.
 // Usage: <engine> engine-gemm.mjs <probe.wasm path> [quick]   (jsc: jsc -m engine-gemm.mjs -- <args>)
 import { engineShims } from '../engines/shims.mjs';
 
@@ -6,7 +6,8 @@ const { print, args, readBytes } = await engineShims();
 try {
   // after the shims: gjs has no performance.now until they run
   const { interleaved, pairedRatio } = await import('./ort.js');
-  const { randomArray, checkGemm, rawGemm, bestChains, benchOpts, bothKernels, GEMM_SHAPES } = await import('./core.js');
+  const core = await import('./core.js');
+  const { randomArray, checkGemm, rawGemm, bestChains, benchOpts, bothKernels, GEMM_SHAPES } = core;
   const ffn = await import('../../web/index.js');
   const { wasm, isJavaScriptCore } = await import('../../web/runtime.js');
   const [probePath, mode] = args;
@@ -22,7 +23,8 @@ try {
   for (let i = 0; i < n; i++) isJavaScriptCore();
   const chooseUs = ((performance.now() - t1) / n) * 1e3;
   const raw = wasm('bench').exports;
-  const { instance } = await WebAssembly.instantiate(readBytes(probePath), { env: { emscripten_notify_memory_growth() {} } });
+  const imports = { env: { emscripten_notify_memory_growth() {} } };
+  const { instance } = await WebAssembly.instantiate(readBytes(probePath), imports);
   const probe = instance.exports;
   probe._initialize?.();
   const opts = benchOpts(quick);
@@ -62,7 +64,9 @@ try {
       layer.dispose();
     }
   }
-  print('ENGINE-BENCH ' + JSON.stringify({ build: ffn.wasmInfo().simd, kernels: names, isJavaScriptCore: isJavaScriptCore(), readyMs, firstChooseUs, chooseUs, peakCh, rows, peakRates, quick }));
+  const build = ffn.wasmInfo().simd;
+  const result = { build, kernels: names, readyMs, firstChooseUs, chooseUs, peakCh, rows, peakRates, quick };
+  print('ENGINE-BENCH ' + JSON.stringify(result));
 } catch (e) {
   print('ENGINE-BENCH-ERROR ' + String(e && e.stack ? `${e.message}\n${e.stack}` : e));
 }

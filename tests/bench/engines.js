@@ -1,4 +1,4 @@
-// npm run bench -- --engines: the GEMM in JavaScriptCore (jsc), SpiderMonkey (gjs) and V8 (node), each against its own mul+add peak loop (engine-gemm.mjs in a child process per engine), both microkernels, interleaved rounds.
+// npm run bench -- --engines: the GEMM in jsc, gjs and node against each one's own peak loop (engine-gemm.mjs).
 import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,24 +13,35 @@ const SCRIPT = join(here, 'engine-gemm.mjs');
 /** A Debian package's version, or '?' (for the engines' names in the report). */
 function debVersion(pkg) {
   try {
-    return execFileSync('dpkg-query', ['-W', '-f=${Version}', pkg], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).split(/[-+]/)[0] || '?';
+    const opts = { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] };
+    return execFileSync('dpkg-query', ['-W', '-f=${Version}', pkg], opts).split(/[-+]/)[0] || '?';
   } catch {
     return '?';
   }
 }
 
 const ENGINES = [
-  { name: 'JavaScriptCore', cmd: 'jsc', args: (a) => ['-m', SCRIPT, '--', ...a], version: () => `jsc, WebKitGTK ${debVersion('libjavascriptcoregtk-4.0-18')}`, target: true },
-  { name: 'SpiderMonkey', cmd: 'gjs', args: (a) => ['-m', SCRIPT, ...a], version: () => `gjs ${debVersion('gjs')}, mozjs ${debVersion('libmozjs-102-0')}` },
-  { name: 'V8', cmd: process.execPath, args: (a) => [SCRIPT, ...a], version: () => `node ${process.versions.node}, V8 ${process.versions.v8}` },
+  {
+    name: 'JavaScriptCore', cmd: 'jsc', args: (a) => ['-m', SCRIPT, '--', ...a], target: true,
+    version: () => `jsc, WebKitGTK ${debVersion('libjavascriptcoregtk-4.0-18')}`,
+  },
+  {
+    name: 'SpiderMonkey', cmd: 'gjs', args: (a) => ['-m', SCRIPT, ...a],
+    version: () => `gjs ${debVersion('gjs')}, mozjs ${debVersion('libmozjs-102-0')}`,
+  },
+  {
+    name: 'V8', cmd: process.execPath, args: (a) => [SCRIPT, ...a],
+    version: () => `node ${process.versions.node}, V8 ${process.versions.v8}`,
+  },
 ];
 
 function run(cmd, args) {
   return new Promise((done, fail) => {
     execFile(cmd, args, { timeout: 20 * 60000, maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
       const line = stdout.split('\n').find((l) => l.startsWith('ENGINE-BENCH'));
-      if (!line) return fail(new Error(`${cmd} printed no result (${err?.message ?? 'exit 0'})\n${stdout.slice(-2000)}\n${stderr.slice(-2000)}`));
-      if (line.startsWith('ENGINE-BENCH-ERROR')) return fail(new Error(`${cmd}: ${stdout.slice(stdout.indexOf('ENGINE-BENCH-ERROR'))}`));
+      const tail = `${stdout.slice(-2000)}\n${stderr.slice(-2000)}`;
+      if (!line) return fail(new Error(`${cmd} printed no result (${err?.message ?? 'exit 0'})\n${tail}`));
+      if (line.startsWith('ENGINE-BENCH-ERROR')) return fail(new Error(`${cmd}: ${line.slice(19)}\n${tail}`));
       done(JSON.parse(line.slice('ENGINE-BENCH '.length)));
     });
   });
@@ -39,7 +50,7 @@ function run(cmd, args) {
 const pad = (s, n) => String(s).padStart(n);
 const padEnd = (s, n) => String(s).padEnd(n);
 
-/** Runs engine-gemm.mjs in each engine found on PATH (one after the other), prints a table per engine and the targets. */
+/** Runs engine-gemm.mjs in each engine on PATH, one after the other; prints a table per engine and the targets. */
 export async function runEngines({ probeBytes, quick = false, log = console.log, env = '' }) {
   const dir = mkdtempSync(join(tmpdir(), 'ffn-engines-'));
   const results = [];
@@ -47,9 +58,10 @@ export async function runEngines({ probeBytes, quick = false, log = console.log,
     const probe = join(dir, 'probe.wasm');
     writeFileSync(probe, probeBytes);
     log(`# ffn-lab GEMM in other engines ${quick ? '(--quick) ' : ''}${env}`);
-    log('Each engine runs tests/bench/engine-gemm.mjs: per shape one interleaved run of the kernel alone (gemm_forward, X and Y in wasm memory)');
-    log('and forward(X, { out }) on both microkernels, forward(X) with a fresh array, and the engine\'s own mul+add peak loop; of peak:');
-    log('medians of the round-by-round ratios to that peak loop. Targets: kernel and out; fresh is reported, not a target.');
+    log('Each engine runs tests/bench/engine-gemm.mjs: per shape one interleaved run of the kernel alone');
+    log('(gemm_forward, X and Y in wasm memory) and forward(X, { out }) on both microkernels, forward(X) with a fresh');
+    log('array, and the engine\'s own mul+add peak loop; of peak: medians of the round-by-round ratios to that loop.');
+    log('Targets: kernel and out; fresh is reported. selected/other: the other kernel\'s time / the selected one\'s.');
     for (const e of ENGINES) {
       if (!onPath(e.cmd)) {
         log('');
@@ -63,12 +75,17 @@ export async function runEngines({ probeBytes, quick = false, log = console.log,
       r.load = peakLoad(r.peakRates);
       results.push(r);
       log('');
-      log(`${e.name} (${r.version}), ffn.wasm build ${r.build}: ready() ${r.readyMs.toFixed(1)} ms, selected the ${r.kernels.selected} microkernel (the choice: ${r.firstChooseUs.toFixed(0)} us on its first call, ${r.chooseUs.toFixed(2)} us warm); peak loop ${r.peakCh} chains`);
+      const choice = `${r.firstChooseUs.toFixed(0)} us on its first call, ${r.chooseUs.toFixed(2)} us warm`;
+      log(`${e.name} (${r.version}), build ${r.build}: ready() ${r.readyMs.toFixed(1)} ms, selected the `
+        + `${r.kernels.selected} microkernel (the choice: ${choice}); peak loop ${r.peakCh} chains`);
       log(`${' '.repeat(39)}of peak (selected)     ${padEnd(r.kernels.other, 14)}selected/  peak`);
       log(`GEMM  M x K x N        GFLOPS   peak   kernel    out  fresh    kernel    out     other    spread`);
       for (const w of r.rows) {
         const sp = (Math.max(...w.peakRounds) - Math.min(...w.peakRounds)) / w.peak;
-        log(`      ${padEnd(`${w.M} x ${w.K} x ${w.N}`, 18)}${pad(w.gflops.toFixed(1), 6)}${pad(w.peak.toFixed(1), 7)}${pad(w.kernel.toFixed(2), 9)}${pad(w.out.toFixed(2), 7)}${pad(w.fresh.toFixed(2), 7)}${pad(w.otherKernel.toFixed(2), 10)}${pad(w.otherOut.toFixed(2), 7)}${pad(w.selectedVsOther.toFixed(2) + 'x', 10)}${pad((100 * sp).toFixed(0) + ' %', 10)}`);
+        const cells = [[w.gflops.toFixed(1), 6], [w.peak.toFixed(1), 7], [w.kernel.toFixed(2), 9],
+          [w.out.toFixed(2), 7], [w.fresh.toFixed(2), 7], [w.otherKernel.toFixed(2), 10], [w.otherOut.toFixed(2), 7],
+          [w.selectedVsOther.toFixed(2) + 'x', 10], [(100 * sp).toFixed(0) + ' %', 10]];
+        log(`      ${padEnd(`${w.M} x ${w.K} x ${w.N}`, 18)}${cells.map(([v, n]) => pad(v, n)).join('')}`);
       }
       peakLoadLines(r.load).forEach((l) => log(l));
     }
@@ -79,9 +96,15 @@ export async function runEngines({ probeBytes, quick = false, log = console.log,
       const least = (k) => Math.min(...big.map((w) => w[k]));
       const vs = big.map((w) => w.selectedVsOther);
       const met = (v) => (v >= 0.85 ? 'met' : 'NOT met');
-      const host = `; host ${hostVerdict(r.load)}`;
-      const goal = r.target ? `>= 0.85 of its peak loop for M >= 128: kernel alone min ${least('kernel').toFixed(2)} ${met(least('kernel'))}, forward(X, { out }) min ${least('out').toFixed(2)} ${met(least('out'))}` : `of its peak loop for M >= 128 (reported): kernel alone min ${least('kernel').toFixed(2)}, forward(X, { out }) min ${least('out').toFixed(2)}`;
-      log(`  ${r.engine} ${goal}; fresh array min ${least('fresh').toFixed(2)} (reported); ${r.kernels.selected} against ${r.kernels.other}, kernel alone: ${Math.min(...vs).toFixed(2)}x..${Math.max(...vs).toFixed(2)}x${host}`);
+      const host = `; host: ${hostVerdict(r.load)}`;
+      const [k, o] = [least('kernel'), least('out')];
+      const mins = r.target
+        ? `kernel alone min ${k.toFixed(2)} ${met(k)}, forward(X, { out }) min ${o.toFixed(2)} ${met(o)}`
+        : `kernel alone min ${k.toFixed(2)}, forward(X, { out }) min ${o.toFixed(2)}`;
+      const goal = r.target ? `>= 0.85 of its peak loop for M >= 128: ${mins}` : `of its peak loop, M >= 128: ${mins}`;
+      const range = `${Math.min(...vs).toFixed(2)}x..${Math.max(...vs).toFixed(2)}x`;
+      log(`  ${r.engine} ${goal}; fresh array min ${least('fresh').toFixed(2)} (reported); `
+        + `${r.kernels.selected} against ${r.kernels.other}, kernel alone: ${range}${host}`);
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });

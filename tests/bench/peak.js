@@ -1,8 +1,8 @@
-// The peak loop as its own load gauge: its spread over a bench run, and whether it moved more than 10 % between the run's first and last rounds; either beyond 10 % marks the run as taken on a loaded host.
+// The peak loop as the bench's own load gauge: its spread over a run, and how far it moved from first to last rounds.
 
 import { median } from './ort.js';
 
-/** How far the peak may move between the first and last rounds of a run, or spread over it, before the run is marked. */
+/** How far the peak may move between a run's first and last rounds, or spread over it, before the run is marked. */
 export const MOVE_LIMIT = 0.1;
 export const SPREAD_LIMIT = 0.1;
 /** Rounds at each end of the run whose median is compared. */
@@ -29,21 +29,31 @@ export function peakLoad(rates) {
   const moved = last / first - 1;
   const spreadV = (p90 - p10) / med;
   const why = [];
-  if (Math.abs(moved) > MOVE_LIMIT) why.push(`the peak loop moved ${(100 * moved).toFixed(1)} % between the first and last rounds (limit ${100 * MOVE_LIMIT} %)`);
-  if (spreadV > SPREAD_LIMIT) why.push(`its 10th-90th percentile spread is ${(100 * spreadV).toFixed(1)} % (limit ${100 * SPREAD_LIMIT} %)`);
-  return { rounds: rates.length, median: med, p10, p90, spread: spreadV, first, last, moved, loaded: why.length > 0, why: why.join('; ') };
+  const pc = (v) => (100 * v).toFixed(1);
+  if (Math.abs(moved) > MOVE_LIMIT) {
+    why.push(`the peak loop moved ${pc(moved)} % between the first and last rounds (limit ${pc(MOVE_LIMIT)} %)`);
+  }
+  if (spreadV > SPREAD_LIMIT) {
+    why.push(`its 10th-90th percentile spread is ${pc(spreadV)} % (limit ${pc(SPREAD_LIMIT)} %)`);
+  }
+  const loaded = why.length > 0;
+  const rounds = rates.length;
+  return { rounds, median: med, p10, p90, spread: spreadV, first, last, moved, loaded, why: why.join('; ') };
 }
 
 /** The one-line verdict for a targets list. */
 export function hostVerdict(p) {
-  return p.loaded ? `LOADED HOST (${p.why}): the readings of this run do not count` : `steady (the peak loop moved ${(100 * p.moved).toFixed(1)} %, spread ${(100 * p.spread).toFixed(1)} %)`;
+  if (p.loaded) return `LOADED (${p.why}): the readings of this run do not count`;
+  return `steady (the peak loop moved ${(100 * p.moved).toFixed(1)} %, spread ${(100 * p.spread).toFixed(1)} %)`;
 }
 
 /** The lines a bench prints for peakLoad(rates) (unit: the rates' unit, e.g. 'GFLOPS'). */
 export function peakLoadLines(p, unit = 'GFLOPS') {
   const pct = (v) => `${(100 * v).toFixed(1)} %`;
   const lines = [
-    `peak loop over this run: median ${p.median.toFixed(1)} ${unit} in ${p.rounds} rounds, 10th-90th percentile ${p.p10.toFixed(1)}..${p.p90.toFixed(1)} (spread ${pct(p.spread)}); first ${Math.min(END_ROUNDS, p.rounds)} rounds ${p.first.toFixed(1)}, last ${p.last.toFixed(1)}: moved ${p.moved >= 0 ? '+' : ''}${pct(p.moved)}`,
+    `peak loop over this run: median ${p.median.toFixed(1)} ${unit} in ${p.rounds} rounds, 10th-90th percentile `
+      + `${p.p10.toFixed(1)}..${p.p90.toFixed(1)} (spread ${pct(p.spread)}); first ${Math.min(END_ROUNDS, p.rounds)} `
+      + `rounds ${p.first.toFixed(1)}, last ${p.last.toFixed(1)}: moved ${p.moved >= 0 ? '+' : ''}${pct(p.moved)}`,
   ];
   if (p.loaded) lines.push(`LOADED HOST: ${p.why}; this run's readings do not count`);
   return lines;

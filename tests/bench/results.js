@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 
 const DIR = join(dirname(fileURLToPath(import.meta.url)), 'results');
 
-/** Writes the lines a run printed to a new dated file named after config (e.g. 'node20', 'chromium156', 'engines'); returns its path. */
+/** Writes a run's printed lines to a new dated file named after config (e.g. 'node20', 'engines'); returns its path. */
 export function saveRun(config, lines, date = new Date()) {
   mkdirSync(DIR, { recursive: true });
   const stamp = date.toISOString().slice(0, 16).replace('T', '-').replace(':', '');

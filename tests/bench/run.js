@@ -1,4 +1,5 @@
-// npm run bench: ffn-lab (the build ready() picks) vs XNNPACK (tfjs-wasm 4.22) and onnxruntime-web 1.30 (1 thread, SIMD) in Node, or with --browser in headless Chromium, or with --engines the GEMM in jsc, gjs and node against their own peak loops; --quick for a short run, --no-ort without onnxruntime-web. Each run's output also goes to tests/bench/results/ (README.md there).
+// npm run bench: ffn-lab vs XNNPACK and onnxruntime-web in Node, --browser in Chromium, --engines in jsc, gjs and node.
+// --quick for a short run, --no-ort without onnxruntime-web, --act-only the activations; method: README.md here.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir, cpus } from 'node:os';
@@ -116,4 +117,7 @@ if (engines) {
 if (browser && !actOnly) await (await import('./sites.js')).runSitesBench({ quick, log });
 // The course page and the embed pages (tests/bench/pages.js): the first second, and Runs against the floor.
 if (browser && !actOnly) await (await import('./pages.js')).runPagesBench({ quick, log });
-if (printed.length) console.log(`\nbench: saved to ${saveRun(`${config}${actOnly ? '-act' : ''}${quick ? '-quick' : ''}`, printed)}`);
+if (printed.length) {
+  const name = `${config}${actOnly ? '-act' : ''}${quick ? '-quick' : ''}`;
+  console.log(`\nbench: saved to ${saveRun(name, printed)}`);
+}

@@ -1,4 +1,4 @@
-// What a harness needs in jsc (JavaScriptCore), gjs (SpiderMonkey) and node alike: print, the command line, file bytes, and in gjs atob, performance.now and the async WebAssembly API.
+// What a harness needs alike in jsc, gjs and node: print, the command line, file bytes; in gjs also atob and more.
 
 /**
  * Fills what gjs embeds without (atob, performance.now, WebAssembly.instantiate: Firefox has all three) and
@@ -31,5 +31,6 @@ export async function engineShims() {
   }
   if (gjs) return { print, args: [...globalThis.ARGV], readBytes: (p) => GLib.file_get_contents(p)[1] };
   // jsc: readFile(path, 'binary') and the arguments after `--`
-  return { print, args: [...(globalThis.arguments ?? [])], readBytes: (p) => new Uint8Array(globalThis.readFile(p, 'binary')) };
+  const readBytes = (p) => new Uint8Array(globalThis.readFile(p, 'binary'));
+  return { print, args: [...(globalThis.arguments ?? [])], readBytes };
 }

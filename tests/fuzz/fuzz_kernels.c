@@ -1055,7 +1055,8 @@ static void do_gemm_gated(In *in) {
     set_pattern(work, nw, 1);
     other_kernel();
     if (gemm_gated_forward(H2, A, Bp, M, K, N, a, work) != FFN_OK) failmsg("gemm_gated_forward: valid call not FFN_OK");
-    same_floats("gemm_gated_forward: result depends on prior contents of H or work, or on the microkernel", H1, H2, MN * 4);
+    same_floats("gemm_gated_forward: result depends on prior contents of H or work, or on the microkernel", H1, H2,
+                MN * 4);
     for (long i = 0; i < MN; i++) {
       TV A_ = act_tv(G[i], a), P;
       P.v = A_.v * Uu[i].v;
@@ -1166,7 +1167,8 @@ static void do_gemm_ex(In *in) {
     int st = gemm_ex(C, A, tA, B, tB, M, K, N, acc);
     if (st != FFN_OK) failmsg("gemm_ex: valid call not FFN_OK");
   }
-  same_floats("gemm_ex: result depends on prior contents of C (not accumulating), on the microkernel or differs between runs", C1, C2, MN * 4);
+  same_floats("gemm_ex: result depends on prior contents of C (not accumulating), on the microkernel or differs "
+              "between runs", C1, C2, MN * 4);
   for (long i = 0; i < MN; i++) check_tv("gemm_ex", i, C1[i], R[i], strict);
   untouched("gemm_ex: A modified", A, MK, A0);
   untouched("gemm_ex: B modified", B, KN, B0);

@@ -1,4 +1,4 @@
-/* Packed GEMM (gemm.c) vs the scalar references on edge shapes with each microkernel, run natively under ASan/UBSan by tests/native.test.js: catches any out-of-bounds pack or store. */
+/* Packed GEMM (gemm.c) vs the scalar references on edge shapes with each microkernel, natively under ASan/UBSan. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
