@@ -4,6 +4,7 @@
 #include <stddef.h>
 
 #include "ffn.h"
+#include "internal.h"
 #include "simd.h"
 
 /* ---- double-lane building blocks --------------------------------------- */
@@ -56,7 +57,7 @@ static inline f64x2 gelu_tanh_arg_d(f64x2 x) {
 }
 
 /* derivative, one double pair */
-static inline f64x2 grad_d(f64x2 x, int act) {
+static inline f64x2 grad_act_d(f64x2 x, int act) {
   f64x2 e, s, xc = clamp_d(x);
   switch (act) {
     case FFN_ACT_SIGMOID: /* s (1 - s) */
@@ -83,7 +84,7 @@ static inline f64x2 grad_d(f64x2 x, int act) {
 
 /* ---- f32x4 lanes: forward kernels ---------------------------------------- */
 
-static inline f32x4 nan_pass(f32x4 x, f32x4 y) { return f32x4_select(f32x4_isnan(x), x, y); }
+static inline f32x4 nan_pass_f(f32x4 x, f32x4 y) { return f32x4_select(f32x4_isnan(x), x, y); }
 
 #define SHIFT_F 12582912.0f /* 1.5 * 2^23: adding it rounds to an integer kept in low bits */
 #define LOG2E_F 1.44269504088896341f       /* 1/ln 2 */
@@ -109,21 +110,21 @@ static inline f32x4 em1_tail_f(f32x4 r) {
 static inline f32x4 em1_f(f32x4 r) { return f32x4_add(r, em1_tail_f(r)); } /* e^r - 1 */
 
 /* x sigmoid(u) given z = -|u| = n ln2 + r (r as floats, p64 = 2^(n+64)) and the sign of u (that
-   of x); sigmoid(u) alone is num / sigmoid_den with num = 1 or P. With P = 2^n:
+   of x); sigmoid(u) alone is num / sigmoid_den_f with num = 1 or P. With P = 2^n:
    u >= 0: x / (1 + P e^r) = x / ((1 + P) + P (e^r - 1));
    u < 0: x P / (P + e^-r) = x P / ((1 + P) + (e^-r - 1)).
    One polynomial (at r or -r), one rounded sum (1 + P kept exact by its Fast2Sum error), one
    division; x P is formed as (x 2^(n+64)) 2^-64, exact unless it is subnormal. */
-static inline f32x4 sigmoid_den(f32x4 r, f32x4 P, f32x4 sgn, m32x4 neg) {
+static inline f32x4 sigmoid_den_f(f32x4 r, f32x4 P, f32x4 sgn, m32x4 neg) {
   f32x4 one = f32x4_splat(1.0f);
   f32x4 em = em1_f(f32x4_xorsign(r, sgn));
   f32x4 A = f32x4_add(one, P), A_lo = f32x4_add(f32x4_sub(one, A), P);
   return f32x4_add(A, f32x4_add(f32x4_mul(f32x4_select(neg, one, P), em), A_lo));
 }
-static inline f32x4 times_sigmoid(f32x4 x, f32x4 r, f32x4 p64, f32x4 sgn) {
+static inline f32x4 times_sigmoid_f(f32x4 x, f32x4 r, f32x4 p64, f32x4 sgn) {
   m32x4 neg = f32x4_lt(sgn, f32x4_splat(0.0f));
   f32x4 m64 = f32x4_splat(TWO_M64_F);
-  f32x4 den = sigmoid_den(r, f32x4_mul(p64, m64), sgn, neg);
+  f32x4 den = sigmoid_den_f(r, f32x4_mul(p64, m64), sgn, neg);
   return f32x4_div(f32x4_select(neg, f32x4_mul(f32x4_mul(x, p64), m64), x), den);
 }
 
@@ -136,21 +137,21 @@ static inline f32x4 reduce_f(f32x4 z, f32x4 *p64) {
                    f32x4_mul(nf, f32x4_splat(LN2_LO_F)));
 }
 
-static inline f32x4 fwd_sigmoid(f32x4 x) { /* NaN propagates through den */
+static inline f32x4 fwd_sigmoid_f(f32x4 x) { /* NaN propagates through den */
   m32x4 neg = f32x4_lt(x, f32x4_splat(0.0f));
   f32x4 p64, r = reduce_f(f32x4_pmax(f32x4_negabs(x), f32x4_splat(Z_MIN)), &p64);
   f32x4 P = f32x4_mul(p64, f32x4_splat(TWO_M64_F)); /* 0 below 2^-150: so is the result */
-  return f32x4_div(f32x4_select(neg, P, f32x4_splat(1.0f)), sigmoid_den(r, P, x, neg));
+  return f32x4_div(f32x4_select(neg, P, f32x4_splat(1.0f)), sigmoid_den_f(r, P, x, neg));
 }
 
-static inline f32x4 fwd_silu(f32x4 x) {
+static inline f32x4 fwd_silu_f(f32x4 x) {
   f32x4 xc = f32x4_pmax(x, f32x4_splat(Z_MIN)); /* -inf -> Z_MIN: the product underflows to -0 */
   f32x4 p64, r = reduce_f(f32x4_pmax(f32x4_negabs(x), f32x4_splat(Z_MIN)), &p64);
-  return times_sigmoid(xc, r, p64, x);
+  return times_sigmoid_f(xc, r, p64, x);
 }
 
 /* x sigmoid(1.702 x): u = 1.702 |x| kept exact as zh + zm + zl (x split into 12-bit halves) */
-static inline f32x4 fwd_gelu_sigmoid(f32x4 x) {
+static inline f32x4 fwd_gelu_sigmoid_f(f32x4 x) {
   const float kh = 1.7021484375f; /* 1.702 to 11 bits: kh times a 12-bit half of x is exact */
   const float kl = -1.484375e-4f; /* 1.702 - kh */
   f32x4 xc = f32x4_pmax(x, f32x4_splat(-76.0f));
@@ -165,13 +166,13 @@ static inline f32x4 fwd_gelu_sigmoid(f32x4 x) {
   f32x4 big = f32x4_sub(f32x4_neg(zh), f32x4_mul(nf, f32x4_splat(LN2_HI_F)));
   f32x4 small = f32x4_add(f32x4_add(zm, zl), f32x4_mul(nf, f32x4_splat(LN2_LO_F)));
   f32x4 r = f32x4_sub(big, small);
-  return times_sigmoid(xc, r, f32x4_shl23_add(kf, EXP_BIAS64), x);
+  return times_sigmoid_f(xc, r, f32x4_shl23_add(kf, EXP_BIAS64), x);
 }
 
 /* x sigmoid(2u), 2u = 2 sqrt(2/pi) (x + 0.044715 x^3) (the 1 + tanh(u) form), for |x| <= 11
    (beyond, the result is x or -0). S = 2u / ln2 (odd in x) is a cubic in double; with m = round(S),
    t = m - S and rho = t ln2, -|2u| = -|m| ln2 + rho for either sign of x, so rho is the argument
-   times_sigmoid wants (e^rho, no sign flip) and 2^-|m| is P. */
+   times_sigmoid_f wants (e^rho, no sign flip) and 2^-|m| is P. */
 static inline f64x2 gelu_tanh_s_d(f64x2 X) {
   const double c1 = 2.0 * SQRT_2_OVER_PI * 1.4426950408889634074, c3 = c1 * GELU_TANH_A;
   return f64x2_mul(X, f64x2_add(f64x2_splat(c1), f64x2_mul(f64x2_splat(c3), f64x2_mul(X, X))));
@@ -185,7 +186,7 @@ static inline f32x4 gelu_tanh_reduce_d(f64x2 slo, f64x2 shi, f32x4 *m) {
   *m = f64x2_low_words(kl, kh);
   return f64x2_demote_pair(tl, th);
 }
-static inline f32x4 fwd_gelu_tanh(f32x4 x) { /* NaN propagates (through xc) */
+static inline f32x4 fwd_gelu_tanh_f(f32x4 x) { /* NaN propagates (through xc) */
   f32x4 one = f32x4_splat(1.0f), m64 = f32x4_splat(TWO_M64_F);
   f32x4 xc = f32x4_pmax(x, f32x4_splat(-11.0f)), X = f32x4_pmin(xc, f32x4_splat(11.0f));
   f32x4 m, t = gelu_tanh_reduce_d(gelu_tanh_s_d(f32x4_promote_lo(X)),
@@ -193,9 +194,9 @@ static inline f32x4 fwd_gelu_tanh(f32x4 x) { /* NaN propagates (through xc) */
   f32x4 p64 = f32x4_sub_shl23_abs(EXP_BIAS64, m); /* 2^(64 - |m|) */
   f32x4 P = f32x4_mul(p64, m64);
   f32x4 em = em1_f(f32x4_mul(t, f32x4_splat(LN2_F)));
-  /* times_sigmoid(xc, rho, p64, x) with its em1(+-r) = em1(rho), and since P <= 1 its two selects
+  /* times_sigmoid_f(xc, rho, p64, x) with its em1(+-r) = em1(rho), and since P <= 1 its two selects
      as maxima: select(neg, 1, P) = max(P, 1 or 0), select(neg, x P, x) = max(x, x P): the same
-     values. The denominator 1 + P + (P or 1) em adds the small terms first, without times_sigmoid's
+     values. The denominator 1 + P + (P or 1) em adds the small terms first, without times_sigmoid_f's
      Fast2Sum (three operations fewer; at most 1.99 ulp over every float, 1.85 with it). */
   m32x4 neg = f32x4_lt(x, f32x4_splat(0.0f));
   f32x4 den = f32x4_add(f32x4_add(f32x4_mul(f32x4_pmax(P, f32x4_and_mask(neg, one)), em), P), one);
@@ -225,7 +226,7 @@ static inline void gelu_prep_d(f64x2 a, f64x2 *t, f64x2 *y, f64x2 *inv) {
 typedef struct {
   f64x2 a[2], k[2], r[2], em_tail[2], y[2], T[2], inv[2];
 } gelu_parts;
-static inline gelu_parts gelu_parts_of(f32x4 x) {
+static inline gelu_parts gelu_parts_f(f32x4 x) {
   gelu_parts p;
   f32x4 a = f32x4_pmin(f32x4_abs(x), f32x4_splat(15.0f));
   p.a[0] = f32x4_promote_lo(a), p.a[1] = f32x4_promote_hi(a);
@@ -257,7 +258,7 @@ static const float gelu_t_den[5] = {8.243975e-03f, 8.137431e-02f, 3.6683622e-01f
 #define SHIFT_64TH 196608.0f               /* 1.5 * 2^17: adding it rounds to a multiple of 2^-6 */
 #define LN2X2_HI_F 1.38629150390625f       /* 2 ln 2 with 16 significant bits: n*LN2X2_HI_F exact */
 #define LN2X2_LO_F 2.85721364061883446e-6f /* 2 ln 2 - LN2X2_HI_F */
-static inline f32x4 fwd_gelu(f32x4 x) {    /* NaN propagates; -0 -> -0, -inf -> -0 */
+static inline f32x4 fwd_gelu_f(f32x4 x) {    /* NaN propagates; -0 -> -0, -inf -> -0 */
   f32x4 one = f32x4_splat(1.0f);
   f32x4 a = f32x4_pmin(f32x4_abs(x), f32x4_splat(15.0f));
   f32x4 ah = f32x4_sub(f32x4_add(a, f32x4_splat(SHIFT_64TH)), f32x4_splat(SHIFT_64TH));
@@ -292,7 +293,7 @@ static inline f32x4 fwd_gelu(f32x4 x) {    /* NaN propagates; -0 -> -0, -inf -> 
 }
 
 /* GELU' = Phi(x) + x phi(x) = 1 - G B (x >= 0) or G B (x < 0), with G = e^{-a^2/2} and
-   B = Q/G - a/sqrt(2 pi), Q/G = g(y)/(2(a + K)) (gelu_parts_of, above). For x < 0, B has a root at
+   B = Q/G - a/sqrt(2 pi), Q/G = g(y)/(2(a + K)) (gelu_parts_f, above). For x < 0, B has a root at
    a0 = 0.7518 (GELU's minimum): within |a - a0| < 0.3, B = d h(d), d = a - a0, h a degree-7
    polynomial (relative error 4.3e-11; src/fit); elsewhere the cancellation in B is at most 2x. */
 static const double gelu_grad_h[8] = {/* h(d), highest degree first */
@@ -302,7 +303,7 @@ static const double gelu_grad_h[8] = {/* h(d), highest degree first */
                                       0.08475636961021298,    -0.5724061752030023};
 #define GELU_A0_HI 0.7517915246935645
 #define GELU_A0_LO -1.4956759177009883e-17
-static inline f64x2 gelu_grad_d(f64x2 x, f64x2 a, f64x2 k, f64x2 r, f64x2 em_tail, f64x2 y, f64x2 T,
+static inline f64x2 grad_gelu_d(f64x2 x, f64x2 a, f64x2 k, f64x2 r, f64x2 em_tail, f64x2 y, f64x2 T,
                                 f64x2 inv) {
   f64x2 e = f64x2_add(f64x2_splat(1.0), f64x2_add(r, em_tail)); /* e^r */
   f64x2 G = f64x2_mul(e, f64x2_shl52_add(k, (int64_t)1023 << 52));
@@ -318,52 +319,52 @@ static inline f64x2 gelu_grad_d(f64x2 x, f64x2 a, f64x2 k, f64x2 r, f64x2 em_tai
   return f64x2_select(neg, gb, f64x2_sub(f64x2_splat(1.0), gb));
 }
 static inline f32x4 grad_gelu_f(f32x4 x) { /* NaN propagates */
-  gelu_parts p = gelu_parts_of(x);
-  return f64x2_demote_pair(gelu_grad_d(f32x4_promote_lo(x), p.a[0], p.k[0], p.r[0], p.em_tail[0],
+  gelu_parts p = gelu_parts_f(x);
+  return f64x2_demote_pair(grad_gelu_d(f32x4_promote_lo(x), p.a[0], p.k[0], p.r[0], p.em_tail[0],
                                        p.y[0], p.T[0], p.inv[0]),
-                           gelu_grad_d(f32x4_promote_hi(x), p.a[1], p.k[1], p.r[1], p.em_tail[1],
+                           grad_gelu_d(f32x4_promote_hi(x), p.a[1], p.k[1], p.r[1], p.em_tail[1],
                                        p.y[1], p.T[1], p.inv[1]));
 }
 
-static inline f32x4 fwd_relu(f32x4 x) { /* x <= 0 -> +0 (also for -0); NaN stays NaN */
+static inline f32x4 fwd_relu_f(f32x4 x) { /* x <= 0 -> +0 (also for -0); NaN stays NaN */
   return f32x4_select(f32x4_le(x, f32x4_splat(0.0f)), f32x4_splat(0.0f), x);
 }
-static inline f32x4 fwd_relu2(f32x4 x) {
-  f32x4 r = fwd_relu(x);
+static inline f32x4 fwd_relu2_f(f32x4 x) {
+  f32x4 r = fwd_relu_f(x);
   return f32x4_mul(r, r);
 }
-static inline f32x4 fwd_identity(f32x4 x) { return x; }
+static inline f32x4 fwd_identity_f(f32x4 x) { return x; }
 
-static inline f32x4 fwd4(f32x4 x, int act) {
+static inline f32x4 fwd_act_f(f32x4 x, int act) {
   switch (act) {
     case FFN_ACT_IDENTITY:
       return x;
     case FFN_ACT_RELU:
-      return fwd_relu(x);
+      return fwd_relu_f(x);
     case FFN_ACT_RELU2:
-      return fwd_relu2(x);
+      return fwd_relu2_f(x);
     case FFN_ACT_SIGMOID:
-      return fwd_sigmoid(x);
+      return fwd_sigmoid_f(x);
     case FFN_ACT_SILU:
-      return fwd_silu(x);
+      return fwd_silu_f(x);
     case FFN_ACT_GELU_TANH:
-      return fwd_gelu_tanh(x);
+      return fwd_gelu_tanh_f(x);
     case FFN_ACT_GELU_SIGMOID:
-      return fwd_gelu_sigmoid(x);
+      return fwd_gelu_sigmoid_f(x);
     default:
-      return fwd_gelu(x);
+      return fwd_gelu_f(x);
   }
 }
 
 /* ---- f32x4 lanes: derivatives (double lanes) -------------------------------- */
 
-static inline f32x4 grad4(f32x4 x, int act) {
+static inline f32x4 grad_act_f(f32x4 x, int act) {
   f32x4 zero = f32x4_splat(0.0f), one = f32x4_splat(1.0f);
   switch (act) {
     case FFN_ACT_IDENTITY:
-      return nan_pass(x, one);
+      return nan_pass_f(x, one);
     case FFN_ACT_RELU: /* relu'(0) = 0, as PyTorch */
-      return nan_pass(x, f32x4_select(f32x4_gt(x, zero), one, zero));
+      return nan_pass_f(x, f32x4_select(f32x4_gt(x, zero), one, zero));
     case FFN_ACT_RELU2: {
       f32x4 r = f32x4_select(f32x4_le(x, zero), zero, x);
       return f32x4_add(r, r);
@@ -372,8 +373,8 @@ static inline f32x4 grad4(f32x4 x, int act) {
       return grad_gelu_f(x);
     default: {
       f32x4 y =
-          f64x2_demote_pair(grad_d(f32x4_promote_lo(x), act), grad_d(f32x4_promote_hi(x), act));
-      return nan_pass(x, y);
+          f64x2_demote_pair(grad_act_d(f32x4_promote_lo(x), act), grad_act_d(f32x4_promote_hi(x), act));
+      return nan_pass_f(x, y);
     }
   }
 }
@@ -418,26 +419,29 @@ static inline f32x4 grad4(f32x4 x, int act) {
   f32x4_store(d + 20, fn(a5));
 #define BODY4(fn) f32x4_store(d, fn(f32x4_load(s)));
 #define GRAD_OF(act) \
-  static inline f32x4 grad_##act(f32x4 x) { return grad4(x, FFN_ACT_##act); }
+  static inline f32x4 grad_act_##act##_f(f32x4 x) { return grad_act_f(x, FFN_ACT_##act); }
 #define ACT_LOOPS_W(act, fwd, W, BODY)   \
   GRAD_OF(act)                           \
   MAP_LOOP(fwd_loop_##act, fwd, W, BODY) \
-  MAP_LOOP(grad_loop_##act, grad_##act, 4, BODY4)
+  MAP_LOOP(grad_loop_##act, grad_act_##act##_f, 4, BODY4)
 #define ACT_LOOPS(act, fwd) ACT_LOOPS_W(act, fwd, 16, BODY16)
-ACT_LOOPS(IDENTITY, fwd_identity)
-ACT_LOOPS(RELU, fwd_relu)
-ACT_LOOPS(RELU2, fwd_relu2)
-ACT_LOOPS(SIGMOID, fwd_sigmoid)
-ACT_LOOPS(SILU, fwd_silu)
-ACT_LOOPS(GELU, fwd_gelu)
-ACT_LOOPS_W(GELU_TANH, fwd_gelu_tanh, 24, BODY24)
-ACT_LOOPS(GELU_SIGMOID, fwd_gelu_sigmoid)
+ACT_LOOPS(IDENTITY, fwd_identity_f)
+ACT_LOOPS(RELU, fwd_relu_f)
+ACT_LOOPS(RELU2, fwd_relu2_f)
+ACT_LOOPS(SIGMOID, fwd_sigmoid_f)
+ACT_LOOPS(SILU, fwd_silu_f)
+ACT_LOOPS(GELU, fwd_gelu_f)
+ACT_LOOPS_W(GELU_TANH, fwd_gelu_tanh_f, 24, BODY24)
+ACT_LOOPS(GELU_SIGMOID, fwd_gelu_sigmoid_f)
 
 typedef void (*map_fn)(float *, const float *, size_t);
-#define ACT_TABLE(kind)                                                                     \
-  {                                                                                         \
-    kind##_loop_IDENTITY, kind##_loop_RELU, kind##_loop_RELU2, kind##_loop_SIGMOID,         \
-        kind##_loop_SILU, kind##_loop_GELU, kind##_loop_GELU_TANH, kind##_loop_GELU_SIGMOID \
+/* The loops by activation code: designated initializers, so the table does not depend on the enum's order. */
+#define ACT_TABLE(kind)                                                                                 \
+  {                                                                                                     \
+    [FFN_ACT_IDENTITY] = kind##_loop_IDENTITY, [FFN_ACT_RELU] = kind##_loop_RELU,                       \
+    [FFN_ACT_RELU2] = kind##_loop_RELU2, [FFN_ACT_SIGMOID] = kind##_loop_SIGMOID,                       \
+    [FFN_ACT_SILU] = kind##_loop_SILU, [FFN_ACT_GELU] = kind##_loop_GELU,                               \
+    [FFN_ACT_GELU_TANH] = kind##_loop_GELU_TANH, [FFN_ACT_GELU_SIGMOID] = kind##_loop_GELU_SIGMOID      \
   }
 static const map_fn fwd_loops[FFN_ACT_COUNT] = ACT_TABLE(fwd);
 static const map_fn grad_loops[FFN_ACT_COUNT] = ACT_TABLE(grad);
@@ -458,14 +462,14 @@ static void map_times(map_fn f, float *z, const float *a, const float *b, size_t
 
 /* x (n) -> y (n) = phi(x). y may alias x. */
 FFN_API int act_forward(float *y, const float *x, int n, int act) {
-  if (n < 0 || act < 0 || act >= FFN_ACT_COUNT) return FFN_EINVAL;
+  if (n < 0 || bad_act(act)) return FFN_EINVAL;
   if (n > 0 && !(act == FFN_ACT_IDENTITY && y == x)) fwd_loops[act](y, x, (size_t)n);
   return FFN_OK;
 }
 
 /* x (n) -> g (n) = phi'(x). g may alias x. */
 FFN_API int act_grad(float *g, const float *x, int n, int act) {
-  if (n < 0 || act < 0 || act >= FFN_ACT_COUNT) return FFN_EINVAL;
+  if (n < 0 || bad_act(act)) return FFN_EINVAL;
   if (n > 0) grad_loops[act](g, x, (size_t)n);
   return FFN_OK;
 }
@@ -473,14 +477,14 @@ FFN_API int act_grad(float *g, const float *x, int n, int act) {
 /* dy (n), x (n) -> dx (n) = dy * phi'(x), phi'(x) rounded to float first (so dx == dy *
    act_grad(x)). dx may alias dy or x. */
 FFN_API int act_backward(float *dx, const float *dy, const float *x, int n, int act) {
-  if (n < 0 || act < 0 || act >= FFN_ACT_COUNT) return FFN_EINVAL;
+  if (n < 0 || bad_act(act)) return FFN_EINVAL;
   if (n > 0) map_times(grad_loops[act], dx, x, dy, (size_t)n);
   return FFN_OK;
 }
 
 /* h (n) = phi(g) * u, phi(g) rounded to float first; used by the gated FFN (h may alias g or u) */
 void ffn_gate_mul(float *h, const float *g, const float *u, size_t n, int act) {
-  if (n > 0 && act >= 0 && act < FFN_ACT_COUNT) map_times(fwd_loops[act], h, g, u, n);
+  if (n > 0 && !bad_act(act)) map_times(fwd_loops[act], h, g, u, n);
 }
 
 /* In place over rows of the SwiGLU backward: given G, U and dH (each n),
@@ -500,7 +504,7 @@ void ffn_swiglu_gate_grads(float *G, float *U, const float *dH, size_t n) {
       memcpy(bh, dH + i, m * sizeof(float));
       g = f32x4_load(bg), u = f32x4_load(bu), dh = f32x4_load(bh);
     }
-    f32x4 a = fwd4(g, FFN_ACT_SILU), da = grad4(g, FFN_ACT_SILU);
+    f32x4 a = fwd_act_f(g, FFN_ACT_SILU), da = grad_act_f(g, FFN_ACT_SILU);
     f32x4 dg = f32x4_mul(f32x4_mul(dh, u), da), du = f32x4_mul(dh, a);
     if (m == 4) {
       f32x4_store(G + i, dg), f32x4_store(U + i, du);

@@ -1,4 +1,4 @@
-/* Closed-form counts (parameters, LLaMA hidden width, FLOPs) and heap accounting; no SIMD here. */
+/* Closed-form counts (parameters, LLaMA hidden width, FLOPs) and what the module reports of itself (heap, SIMD). */
 #include <math.h>
 
 #include "ffn.h"
@@ -44,5 +44,17 @@ FFN_API double ffn_heap_in_use(void) {
   return (double)(unsigned)mi.uordblks;
 #else
   return 0.0;
+#endif
+}
+
+/* the SIMD this file was compiled for, as every kernel file is: 0 none (native), 1 128-bit wasm SIMD,
+   2 also relaxed SIMD */
+FFN_API int ffn_simd_level(void) {
+#if defined(__wasm_relaxed_simd__)
+  return 2;
+#elif defined(__wasm_simd128__)
+  return 1;
+#else
+  return 0;
 #endif
 }

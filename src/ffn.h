@@ -28,57 +28,46 @@ enum ffn_act {
 /* Status codes returned by kernels that validate their arguments. */
 enum ffn_status {
   FFN_OK = 0,
-  FFN_EINVAL = -1 /* a size is negative or an activation code is unknown */
+  FFN_EINVAL = -1, /* a size is negative or an activation code is unknown */
+  FFN_ENOMEM = -2  /* a kernel's own scratch allocation failed (gemm_ex and the products that run on it) */
 };
 
-/* ---- matmul ------------------------------------------------------------ */
+/* ---- matmul (src/kernels.c) ---------------------------------------------------------------------------- */
 /* A (M,K) @ B (K,N) -> C (M,N). C must not alias A or B. Large products run on the packed GEMM
    (gemm_ex): FFN_ENOMEM if its packing buffer cannot be allocated; the same holds for ffn_forward
    and gated_ffn_forward. */
 FFN_API int matmul_forward(float *C, const float *A, const float *B, int M, int K, int N);
-FFN_API int matmul_ref(float *C, const float *A, const float *B, int M, int K, int N);
 
-/* ---- activations ------------------------------------------------------- */
+/* ---- activations (src/activations.c) ------------------------------------------------------------------- */
 /* x (n) -> y (n) = phi(x). y may alias x. */
 FFN_API int act_forward(float *y, const float *x, int n, int act);
-FFN_API int act_ref(float *y, const float *x, int n, int act);
 /* x (n) -> g (n) = phi'(x). g may alias x. */
 FFN_API int act_grad(float *g, const float *x, int n, int act);
-FFN_API int act_grad_ref(float *g, const float *x, int n, int act);
 /* dy (n), x (n) -> dx (n) = dy * phi'(x). dx may alias dy or x. */
 FFN_API int act_backward(float *dx, const float *dy, const float *x, int n, int act);
 
-/* ---- classic FFN ------------------------------------------------------- */
+/* ---- classic FFN (src/kernels.c) ----------------------------------------------------------------------- */
 /* X (T,d) @ W1 (d,dff) + b1 (dff) -> H (T,dff); phi(H) @ W2 (dff,d) + b2 (d) -> Y (T,d).
    b1 and b2 may be NULL (no bias). work: T*dff floats, caller-owned. */
 FFN_API int ffn_forward(float *Y, const float *X, const float *W1, const float *b1,
                         const float *W2, const float *b2, int T, int d, int dff, int act,
                         float *work);
-FFN_API int ffn_ref(float *Y, const float *X, const float *W1, const float *b1,
-                    const float *W2, const float *b2, int T, int d, int dff, int act,
-                    float *work);
 
-/* ---- gated FFN --------------------------------------------------------- */
+/* ---- gated FFN (src/kernels.c) ------------------------------------------------------------------------- */
 /* X (T,d) @ Wg (d,dff) -> G; X @ Wu (d,dff) -> U; (phi(G) * U) (T,dff) @ Wd (dff,d) -> Y (T,d).
    No biases. work: 2*T*dff floats, caller-owned. */
 FFN_API int gated_ffn_forward(float *Y, const float *X, const float *Wg, const float *Wu,
                               const float *Wd, int T, int d, int dff, int act, float *work);
-FFN_API int gated_ffn_ref(float *Y, const float *X, const float *Wg, const float *Wu,
-                          const float *Wd, int T, int d, int dff, int act, float *work);
 
-/* ---- SwiGLU backward --------------------------------------------------- */
+/* ---- SwiGLU backward (src/backward.c) ------------------------------------------------------------------ */
 /* dY (N,d), X (N,d), Wg (d,dff), Wu (d,dff), Wd (dff,d)
    -> dX (N,d), dWg (d,dff), dWu (d,dff), dWd (dff,d).
    Recomputes G, U, A = silu(G), H = A*U. work: 3*N*dff floats, caller-owned. */
 FFN_API int swiglu_backward(float *dX, float *dWg, float *dWu, float *dWd, const float *dY,
                             const float *X, const float *Wg, const float *Wu, const float *Wd,
                             int N, int d, int dff, float *work);
-FFN_API int swiglu_backward_ref(float *dX, float *dWg, float *dWu, float *dWd,
-                                const float *dY, const float *X, const float *Wg,
-                                const float *Wu, const float *Wd, int N, int d, int dff,
-                                float *work);
 
-/* ---- key-value memories ------------------------------------------------ */
+/* ---- key-value memories (src/kernels.c) ---------------------------------------------------------------- */
 /* x (d) @ W1 (d,dff) + b1 (dff) -> coef (dff) = relu(.);
    top (k) = indices of the k largest coef, largest first, ties by lower index;
    partial (d) = sum over i in top of coef_i * W2[i,:] with W2 (dff,d). b1 may be NULL.
@@ -86,11 +75,8 @@ FFN_API int swiglu_backward_ref(float *dX, float *dWg, float *dWu, float *dWd,
 FFN_API int ffn_memories(float *coef, int32_t *top, float *partial, const float *x,
                          const float *W1, const float *b1, const float *W2, int d, int dff,
                          int k);
-FFN_API int ffn_memories_ref(float *coef, int32_t *top, float *partial, const float *x,
-                             const float *W1, const float *b1, const float *W2, int d,
-                             int dff, int k);
 
-/* ---- counts (doubles: exact integers up to 2^53) ----------------------- */
+/* ---- counts (src/counts.c; doubles: exact integers up to 2^53) ----------------------------------------- */
 /* 2 d dff (+ dff + d) ungated; 3 d dff (+ 2 dff + d) gated. */
 FFN_API double ffn_param_count(double d, double dff, int bias, int gated);
 /* int(2*(4d)/3), times multiplier and int again if multiplier > 0, rounded up to multiple_of. */
@@ -98,14 +84,14 @@ FFN_API double llama_hidden_dim(double d, double multiple_of, double ffn_dim_mul
 /* forward FLOPs per token: 2 per weight, 4 d dff ungated, 6 d dff gated. */
 FFN_API double ffn_flops(double d, double dff, int gated);
 
-/* ---- heap accounting (for leak tests) ---------------------------------- */
-/* Bytes currently handed out by malloc. */
+/* ---- the module itself (src/counts.c) ------------------------------------------------------------------ */
+/* Bytes currently handed out by malloc (for leak tests). */
 FFN_API double ffn_heap_in_use(void);
 /* The SIMD the kernels were built for: 0 none (native), 1 128-bit wasm SIMD (ffn.wasm), 2 also relaxed
    SIMD (ffn-relaxed.wasm, fused multiply-add in the GEMM). */
 FFN_API int ffn_simd_level(void);
 
-/* ---- fast kernels: packed GEMM and resident layers (src/gemm.c) -------- */
+/* ---- fast kernels: packed GEMM (src/gemm.c) and resident layers (src/layers.c) ------------------------ */
 /* Weights are packed once into 8-column panels (gemm_pack) and stay in wasm memory; each call packs
    its A rows into a caller-owned scratch buffer (work). Sizes are in floats; negative sizes -> -1. */
 FFN_API double gemm_packed_size(int K, int N);
@@ -140,8 +126,33 @@ FFN_API int gated_packed_forward(float *Y, const float *X, const float *Wgu, con
 /* op(A) (M,K) @ op(B) (K,N) -> C (M,N), or C += it when accumulate. op(A) = A stored (M,K), or A^T
    with A stored (K,M) if transA; op(B) = B stored (K,N), or B^T with B stored (N,K) if transB.
    Packs op(B) per call into its own buffer; FFN_ENOMEM if that allocation fails. */
-#define FFN_ENOMEM (-2)
 FFN_API int gemm_ex(float *C, const float *A, int transA, const float *B, int transB, int M, int K,
                     int N, int accumulate);
+
+/* ---- scalar references (src/ref.c) ---------------------------------------------------------------------- */
+/* Plain C compiled without SIMD, each with the contract of the kernel named above it, against which the tests
+   check that kernel. */
+/* matmul_forward */
+FFN_API int matmul_ref(float *C, const float *A, const float *B, int M, int K, int N);
+/* act_forward */
+FFN_API int act_ref(float *y, const float *x, int n, int act);
+/* act_grad */
+FFN_API int act_grad_ref(float *g, const float *x, int n, int act);
+/* ffn_forward */
+FFN_API int ffn_ref(float *Y, const float *X, const float *W1, const float *b1,
+                    const float *W2, const float *b2, int T, int d, int dff, int act,
+                    float *work);
+/* gated_ffn_forward */
+FFN_API int gated_ffn_ref(float *Y, const float *X, const float *Wg, const float *Wu,
+                          const float *Wd, int T, int d, int dff, int act, float *work);
+/* swiglu_backward */
+FFN_API int swiglu_backward_ref(float *dX, float *dWg, float *dWu, float *dWd,
+                                const float *dY, const float *X, const float *Wg,
+                                const float *Wu, const float *Wd, int N, int d, int dff,
+                                float *work);
+/* ffn_memories */
+FFN_API int ffn_memories_ref(float *coef, int32_t *top, float *partial, const float *x,
+                             const float *W1, const float *b1, const float *W2, int d,
+                             int dff, int k);
 
 #endif

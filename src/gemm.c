@@ -1,15 +1,12 @@
-/* Packed GEMM: weights packed once in 8-wide panels, 4x8 microkernels, fused epilogues, resident FFN layers. */
+/* Packed GEMM: B packed once in 8-wide panels, A per call, 4x8 microkernels, read-ahead, fused epilogues. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ffn.h"
+#include "internal.h"
 #include "simd.h"
-
-/* defined in activations.c */
-void ffn_gate_mul(float *h, const float *g, const float *u, size_t n, int act);
-void ffn_swiglu_gate_grads(float *G, float *U, const float *dH, size_t n);
 
 #define MR 4          /* rows of A per microkernel tile */
 #define NR 8          /* columns of a packed panel: two f32x4 */
@@ -19,9 +16,6 @@ void ffn_swiglu_gate_grads(float *G, float *U, const float *dH, size_t n);
 #define A_BUDGET 131072 /* floats of packed A kept hot in L2 (512 KB): sets the row block mc */
 #ifndef KC
 #define KC 768 /* largest K block: a 4 x 768 A strip and a 768 x 8 panel block (36 KB) fit in L1 */
-#endif
-#ifndef FFN_ROWS
-#define FFN_ROWS 128 /* token rows per block in the fused FFN layers (hidden block stays in L2) */
 #endif
 
 /* Keeps clang from hoisting all the A broadcasts of a k step up front (V8 would spill them). */
@@ -33,25 +27,7 @@ void ffn_swiglu_gate_grads(float *G, float *U, const float *dH, size_t n);
 #define SPLAT_LOAD(p) f32x4_splat(*(p))
 #endif
 
-static inline int imin(int a, int b) { return a < b ? a : b; }
-/* p + n, but p itself when n == 0 (p may then be NULL: no NULL + 0) */
-static inline float *fskip(float *p, size_t n) { return n ? p + n : p; }
 static inline int panels(int N) { return (N + NR - 1) / NR; }
-/* Scratch blocks start on a 64-byte cache line (malloc gives only 8-byte alignment): no f32x4 load or
-   store of a packed strip, panel or output tile then splits a line. ALIGN_SLACK floats cover the shift. */
-#define ALIGN_SLACK 16
-static inline float *align64(float *p) { return (float *)(((uintptr_t)p + 63) & ~(uintptr_t)63); }
-static inline size_t round16(size_t n) { return (n + 15) & ~(size_t)15; }
-
-FFN_API int ffn_simd_level(void) {
-#if defined(__wasm_relaxed_simd__)
-  return 2;
-#elif defined(__wasm_simd128__)
-  return 1;
-#else
-  return 0;
-#endif
-}
 
 /* The microkernel of every packed product (gemm_select_kernel; the loader picks one per engine). */
 static int kernel = FFN_GEMM_SPLAT;
@@ -414,7 +390,7 @@ static void gemm_run(float *C, const float *A, int transA, int lda, const float 
    work: gemm_work_size(M,K) floats. C must not alias A. */
 FFN_API int gemm_forward(float *C, const float *A, const float *Bp, const float *bias, int M, int K,
                          int N, int act, float *work) {
-  if (M < 0 || K < 0 || N < 0 || act < 0 || act >= FFN_ACT_COUNT) return FFN_EINVAL;
+  if (M < 0 || K < 0 || N < 0 || bad_act(act)) return FFN_EINVAL;
   if (M == 0 || N == 0) return FFN_OK;
   gemm_run(C, A, 0, K, Bp, bias, M, K, N, act, 0, work);
   return FFN_OK;
@@ -455,13 +431,12 @@ FFN_API int gemm_ex(float *C, const float *A, int transA, const float *B, int tr
   return FFN_OK;
 }
 
-
 /* A (M,K) @ Wg (K,N) -> G, A @ Wu (K,N) -> U, H (M,N) = act(G) * U, with Wg, Wu given packed by
    gemm_gated_pack: one pass over A computes the G and U tiles together; G and U never reach memory
    beyond an L1 tile. work: gemm_work_size(M,K) floats. H must not alias A. */
 FFN_API int gemm_gated_forward(float *H, const float *A, const float *Bp, int M, int K, int N, int act,
                                float *work) {
-  if (M < 0 || K < 0 || N < 0 || act < 0 || act >= FFN_ACT_COUNT) return FFN_EINVAL;
+  if (M < 0 || K < 0 || N < 0 || bad_act(act)) return FFN_EINVAL;
   if (M == 0 || N == 0) return FFN_OK;
   if (M == 1) { /* GEMV over the interleaved panels: each gives 4 gate and 4 up columns */
     float t[NC], g[NC / 2], u[NC / 2];
@@ -506,75 +481,4 @@ FFN_API int gemm_gated_forward(float *H, const float *A, const float *Bp, int M,
     }
   }
   return FFN_OK;
-}
-
-/* ---- resident FFN layers ----------------------------------------------------------------------- */
-
-/* Scratch floats for ffn_packed_forward / gated_packed_forward with T tokens. Negative sizes -> -1. */
-FFN_API double ffn_packed_work_size(int T, int d, int dff) {
-  if (T < 0 || d < 0 || dff < 0) return -1;
-  int tb = imin(T, FFN_ROWS);
-  double w1 = gemm_work_size(tb, d), w2 = gemm_work_size(tb, dff);
-  return (double)round16((size_t)tb * dff) + ALIGN_SLACK + (w1 > w2 ? w1 : w2);
-}
-
-/* X (T,d) @ W1 (d,dff) + b1 -> act -> H (T,dff) @ W2 (dff,d) + b2 -> Y (T,d), W1 and W2 packed by
-   gemm_pack; b1, b2 may be NULL. Runs FFN_ROWS tokens at a time so the hidden block stays in cache.
-   work: ffn_packed_work_size(T,d,dff) floats. Y must not alias X. */
-FFN_API int ffn_packed_forward(float *Y, const float *X, const float *W1p, const float *b1,
-                               const float *W2p, const float *b2, int T, int d, int dff, int act,
-                               float *work) {
-  if (T < 0 || d < 0 || dff < 0 || act < 0 || act >= FFN_ACT_COUNT) return FFN_EINVAL;
-  int tb = imin(T, FFN_ROWS);
-  /* hidden block, then the GEMM scratch (align64(NULL) is NULL: T = 0 may pass no work) */
-  float *Hb = align64(work), *w = fskip(Hb, round16((size_t)tb * dff));
-  for (int t0 = 0; t0 < T; t0 += tb) {
-    int rows = imin(tb, T - t0);
-    gemm_forward(Hb, X + (size_t)t0 * d, W1p, b1, rows, d, dff, act, w);
-    gemm_forward(Y + (size_t)t0 * d, Hb, W2p, b2, rows, dff, d, FFN_ACT_IDENTITY, w);
-  }
-  return FFN_OK;
-}
-
-/* X (T,d) @ (Wg, Wu) (d,dff) -> H = act(X Wg) * (X Wu) (T,dff) @ Wd (dff,d) -> Y (T,d), Wg and Wu
-   packed together by gemm_gated_pack, Wd by gemm_pack. work: ffn_packed_work_size(T,d,dff) floats.
-   Y must not alias X. */
-FFN_API int gated_packed_forward(float *Y, const float *X, const float *Wgu, const float *Wdp, int T,
-                                 int d, int dff, int act, float *work) {
-  if (T < 0 || d < 0 || dff < 0 || act < 0 || act >= FFN_ACT_COUNT) return FFN_EINVAL;
-  int tb = imin(T, FFN_ROWS);
-  /* hidden block, then the GEMM scratch (align64(NULL) is NULL: T = 0 may pass no work) */
-  float *Hb = align64(work), *w = fskip(Hb, round16((size_t)tb * dff));
-  for (int t0 = 0; t0 < T; t0 += tb) {
-    int rows = imin(tb, T - t0);
-    gemm_gated_forward(Hb, X + (size_t)t0 * d, Wgu, rows, d, dff, act, w);
-    gemm_forward(Y + (size_t)t0 * d, Hb, Wdp, NULL, rows, dff, d, FFN_ACT_IDENTITY, w);
-  }
-  return FFN_OK;
-}
-
-/* ---- SwiGLU backward on the packed GEMM ---------------------------------------------------------- */
-
-/* dY (N,d), X (N,d), Wg (d,dff), Wu (d,dff), Wd (dff,d) -> dX (N,d), dWg (d,dff), dWu (d,dff),
-   dWd (dff,d), with every product on gemm_ex (transposes read in place). work: 3*N*dff floats
-   holding G, U and H = silu(G)*U (later dH). FFN_ENOMEM if a packing buffer cannot be allocated. */
-FFN_API int swiglu_backward(float *dX, float *dWg, float *dWu, float *dWd, const float *dY,
-                            const float *X, const float *Wg, const float *Wu, const float *Wd,
-                            int N, int d, int dff, float *work) {
-  if (N < 0 || d < 0 || dff < 0) return FFN_EINVAL;
-  size_t n = (size_t)N * dff;
-  float *G = work, *U = fskip(work, n), *H = fskip(work, 2 * n);
-  int st = gemm_ex(G, X, 0, Wg, 0, N, d, dff, 0);                 /* G = X Wg        (N,dff) */
-  if (st == FFN_OK) st = gemm_ex(U, X, 0, Wu, 0, N, d, dff, 0);   /* U = X Wu        (N,dff) */
-  if (st != FFN_OK) return st;
-  ffn_gate_mul(H, G, U, n, FFN_ACT_SILU);                          /* H = silu(G) U */
-  st = gemm_ex(dWd, H, 1, dY, 0, dff, N, d, 0);                    /* dWd = H^T dY    (dff,d) */
-  if (st == FFN_OK) st = gemm_ex(H, dY, 0, Wd, 1, N, d, dff, 0);  /* dH = dY Wd^T    (N,dff) */
-  if (st != FFN_OK) return st;
-  ffn_swiglu_gate_grads(G, U, H, n);                               /* G <- dG, U <- dU */
-  st = gemm_ex(dWg, X, 1, G, 0, d, N, dff, 0);                     /* dWg = X^T dG    (d,dff) */
-  if (st == FFN_OK) st = gemm_ex(dWu, X, 1, U, 0, d, N, dff, 0);  /* dWu = X^T dU    (d,dff) */
-  if (st == FFN_OK) st = gemm_ex(dX, G, 0, Wg, 1, N, dff, d, 0);  /* dX = dG Wg^T    (N,d) */
-  if (st == FFN_OK) st = gemm_ex(dX, U, 0, Wu, 1, N, dff, d, 1);  /*    + dU Wu^T */
-  return st;
 }

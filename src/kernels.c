@@ -1,12 +1,10 @@
-/* f32x4 matrix kernels: matmul, classic and gated FFN, SwiGLU backward, key-value memories. */
+/* f32x4 matrix kernels: matmul, classic and gated FFN, key-value memories. */
 #include <stddef.h>
 #include <string.h>
 
 #include "ffn.h"
+#include "internal.h"
 #include "simd.h"
-
-/* defined in activations.c */
-void ffn_gate_mul(float *h, const float *g, const float *u, size_t n, int act);
 
 /* ---- building blocks ---------------------------------------------------- */
 
@@ -17,9 +15,6 @@ static inline void zero(float *p, size_t n) {
 
 /* mm_nn stays out of line (one copy for its two call sites) to keep the module small */
 #define NOINLINE __attribute__((noinline))
-
-/* p + n, without forming NULL + 0 (undefined behaviour in C) when a buffer is empty */
-static inline float *skip(float *p, size_t n) { return n ? p + n : p; }
 
 /* c (n) += a * b (n) */
 static inline void axpy(float *c, float a, const float *b, size_t n) {
@@ -72,8 +67,6 @@ static int mm(float *C, const float *A, const float *B, const float *bias, size_
   }
   return FFN_OK;
 }
-
-static int bad_act(int act) { return act < 0 || act >= FFN_ACT_COUNT; }
 
 /* ---- exported kernels --------------------------------------------------- */
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "ffn.h"
+#include "internal.h"
 
 #define SQRT_2_OVER_PI 0.79788456080286535588
 #define INV_SQRT_2PI 0.39894228040143267794
@@ -32,7 +33,7 @@ static double tanh_arg2(double x) { /* 2u, with 1 + tanh(u) = 2 sigmoid(2u) */
   return 2.0 * SQRT_2_OVER_PI * (x + GELU_TANH_A * x * x * x);
 }
 
-static float act1(float xf, int act) {
+static float fwd_act(float xf, int act) {
   double x = xf;
   if (xf != xf) return xf;
   switch (act) {
@@ -54,7 +55,7 @@ static float act1(float xf, int act) {
   }
 }
 
-static float grad1(float xf, int act) {
+static float grad_act(float xf, int act) {
   double x = xf;
   if (xf != xf) return xf;
   switch (act) {
@@ -85,15 +86,15 @@ static float grad1(float xf, int act) {
 
 /* x (n) -> y (n) = phi(x) */
 FFN_API int act_ref(float *y, const float *x, int n, int act) {
-  if (n < 0 || act < 0 || act >= FFN_ACT_COUNT) return FFN_EINVAL;
-  for (int i = 0; i < n; i++) y[i] = act1(x[i], act);
+  if (n < 0 || bad_act(act)) return FFN_EINVAL;
+  for (int i = 0; i < n; i++) y[i] = fwd_act(x[i], act);
   return FFN_OK;
 }
 
 /* x (n) -> g (n) = phi'(x) */
 FFN_API int act_grad_ref(float *g, const float *x, int n, int act) {
-  if (n < 0 || act < 0 || act >= FFN_ACT_COUNT) return FFN_EINVAL;
-  for (int i = 0; i < n; i++) g[i] = grad1(x[i], act);
+  if (n < 0 || bad_act(act)) return FFN_EINVAL;
+  for (int i = 0; i < n; i++) g[i] = grad_act(x[i], act);
   return FFN_OK;
 }
 
@@ -119,10 +120,10 @@ FFN_API int matmul_ref(float *C, const float *A, const float *B, int M, int K, i
 /* X (T,d) @ W1 (d,dff) + b1 -> H (T,dff) in work; phi(H) @ W2 (dff,d) + b2 -> Y (T,d) */
 FFN_API int ffn_ref(float *Y, const float *X, const float *W1, const float *b1, const float *W2,
                     const float *b2, int T, int d, int dff, int act, float *work) {
-  if (T < 0 || d < 0 || dff < 0 || act < 0 || act >= FFN_ACT_COUNT) return FFN_EINVAL;
+  if (T < 0 || d < 0 || dff < 0 || bad_act(act)) return FFN_EINVAL;
   size_t t = (size_t)T, D = (size_t)d, F = (size_t)dff;
   mm(work, X, W1, b1, t, D, F);
-  for (size_t i = 0; i < t * F; i++) work[i] = act1(work[i], act);
+  for (size_t i = 0; i < t * F; i++) work[i] = fwd_act(work[i], act);
   mm(Y, work, W2, b2, t, F, D);
   return FFN_OK;
 }
@@ -130,12 +131,12 @@ FFN_API int ffn_ref(float *Y, const float *X, const float *W1, const float *b1, 
 /* X (T,d) @ Wg -> G, X @ Wu -> U (T,dff); (phi(G) * U) @ Wd (dff,d) -> Y (T,d) */
 FFN_API int gated_ffn_ref(float *Y, const float *X, const float *Wg, const float *Wu,
                           const float *Wd, int T, int d, int dff, int act, float *work) {
-  if (T < 0 || d < 0 || dff < 0 || act < 0 || act >= FFN_ACT_COUNT) return FFN_EINVAL;
+  if (T < 0 || d < 0 || dff < 0 || bad_act(act)) return FFN_EINVAL;
   size_t t = (size_t)T, D = (size_t)d, F = (size_t)dff;
-  float *G = work, *U = (t * F != 0) ? work + t * F : work;
+  float *G = work, *U = skip(work, t * F);
   mm(G, X, Wg, NULL, t, D, F);
   mm(U, X, Wu, NULL, t, D, F);
-  for (size_t i = 0; i < t * F; i++) U[i] = act1(G[i], act) * U[i];
+  for (size_t i = 0; i < t * F; i++) U[i] = fwd_act(G[i], act) * U[i];
   mm(Y, U, Wd, NULL, t, F, D);
   return FFN_OK;
 }
@@ -148,10 +149,10 @@ FFN_API int swiglu_backward_ref(float *dX, float *dWg, float *dWu, float *dWd, c
   if (N < 0 || d < 0 || dff < 0) return FFN_EINVAL;
   size_t n = (size_t)N, D = (size_t)d, F = (size_t)dff;
   size_t nf = n * F;
-  float *G = work, *U = nf ? work + nf : work, *H = nf ? work + 2 * nf : work;
+  float *G = work, *U = skip(work, nf), *H = skip(work, 2 * nf);
   mm(G, X, Wg, NULL, n, D, F);
   mm(U, X, Wu, NULL, n, D, F);
-  for (size_t i = 0; i < n * F; i++) H[i] = act1(G[i], FFN_ACT_SILU) * U[i];
+  for (size_t i = 0; i < n * F; i++) H[i] = fwd_act(G[i], FFN_ACT_SILU) * U[i];
   for (size_t j = 0; j < F; j++) /* dWd = H^T dY */
     for (size_t c = 0; c < D; c++) {
       float acc = 0.0f;
@@ -166,8 +167,8 @@ FFN_API int swiglu_backward_ref(float *dX, float *dWg, float *dWu, float *dWd, c
     }
   for (size_t i = 0; i < n * F; i++) { /* G <- dG = dH U silu'(G); U <- dU = dH silu(G) */
     float g = G[i], u = U[i], dh = H[i];
-    G[i] = dh * u * grad1(g, FFN_ACT_SILU);
-    U[i] = dh * act1(g, FFN_ACT_SILU);
+    G[i] = dh * u * grad_act(g, FFN_ACT_SILU);
+    U[i] = dh * fwd_act(g, FFN_ACT_SILU);
   }
   for (size_t c = 0; c < D; c++) /* dWg = X^T dG, dWu = X^T dU */
     for (size_t j = 0; j < F; j++) {
@@ -192,7 +193,7 @@ FFN_API int swiglu_backward_ref(float *dX, float *dWg, float *dWu, float *dWd, c
 }
 
 /* does memory i rank before memory j? larger coef, NaN above all numbers, ties by lower index */
-static int before(const float *c, int i, int j) {
+static int ranks_before(const float *c, int i, int j) {
   float a = c[i], b = c[j];
   if (a != a || b != b) return (a != a && b != b) ? i < j : a != a;
   return a > b || (a == b && i < j);
@@ -205,12 +206,12 @@ FFN_API int ffn_memories_ref(float *coef, int32_t *top, float *partial, const fl
                              int k) {
   if (d < 0 || dff < 0 || k < 0 || k > dff) return FFN_EINVAL;
   mm(coef, x, W1, b1, 1, (size_t)d, (size_t)dff);
-  for (int i = 0; i < dff; i++) coef[i] = act1(coef[i], FFN_ACT_RELU);
+  for (int i = 0; i < dff; i++) coef[i] = fwd_act(coef[i], FFN_ACT_RELU);
   int prev = -1;
   for (int r = 0; r < k; r++) {
     int best = -1;
     for (int i = 0; i < dff; i++)
-      if ((prev < 0 || before(coef, prev, i)) && (best < 0 || before(coef, i, best))) best = i;
+      if ((prev < 0 || ranks_before(coef, prev, i)) && (best < 0 || ranks_before(coef, i, best))) best = i;
     top[r] = best;
     prev = best;
   }
