@@ -13,15 +13,14 @@
    z = n ln2 + r with |r| <= ln2/2, exp(r) by its Taylor polynomial to degree 12
    (truncation below 2e-16 relative), then scaled by 2^n built in the exponent bits. */
 static inline f64x2 exp_d(f64x2 z) {
-  const double shifter = 6755399441055744.0;     /* 1.5 * 2^52: adding it rounds to an integer */
-  const double log2e = 1.4426950408889634074;    /* 1/ln 2 */
-  const double ln2_hi = 0.693147180369123816490; /* ln 2 with 32 significant bits: n*ln2_hi exact */
+  const double shifter = 6755399441055744.0;        /* 1.5 * 2^52: adding it rounds to an integer */
+  const double log2e = 1.4426950408889634074;       /* 1/ln 2 */
+  const double ln2_hi = 0.693147180369123816490;    /* ln 2 with 32 significant bits: n*ln2_hi exact */
   const double ln2_lo = 1.90821492927058770002e-10; /* ln 2 - ln2_hi */
   z = f64x2_clamp(z, -708.0, 708.0);
   f64x2 kd = f64x2_add(f64x2_mul(z, f64x2_splat(log2e)), f64x2_splat(shifter));
   f64x2 n = f64x2_sub(kd, f64x2_splat(shifter));
-  f64x2 r =
-      f64x2_sub(f64x2_sub(z, f64x2_mul(n, f64x2_splat(ln2_hi))), f64x2_mul(n, f64x2_splat(ln2_lo)));
+  f64x2 r = f64x2_sub(f64x2_sub(z, f64x2_mul(n, f64x2_splat(ln2_hi))), f64x2_mul(n, f64x2_splat(ln2_lo)));
   /* Horner on 1 + r + r^2/2! + ... + r^12/12! */
   f64x2 p = f64x2_splat(1.0 / 479001600.0);
   static const double inv_fact[12] = {
@@ -68,9 +67,8 @@ static inline f64x2 grad_act_d(f64x2 x, int act) {
       return f64x2_add(s, f64x2_mul(xc, f64x2_mul(s, f64x2_mul(e, s))));
     case FFN_ACT_GELU_TANH: { /* d/dx x s(2u) = s + x (2u)' s (1 - s) */
       f64x2 x2 = f64x2_mul(xc, xc);
-      f64x2 du =
-          f64x2_mul(f64x2_splat(2.0 * SQRT_2_OVER_PI),
-                    f64x2_add(f64x2_splat(1.0), f64x2_mul(f64x2_splat(3.0 * GELU_TANH_A), x2)));
+      f64x2 du = f64x2_mul(f64x2_splat(2.0 * SQRT_2_OVER_PI),
+                           f64x2_add(f64x2_splat(1.0), f64x2_mul(f64x2_splat(3.0 * GELU_TANH_A), x2)));
       s = sigmoid_d(gelu_tanh_arg_d(xc), &e);
       return f64x2_add(s, f64x2_mul(f64x2_mul(xc, du), f64x2_mul(s, f64x2_mul(e, s))));
     }
@@ -86,7 +84,7 @@ static inline f64x2 grad_act_d(f64x2 x, int act) {
 
 static inline f32x4 nan_pass_f(f32x4 x, f32x4 y) { return f32x4_select(f32x4_isnan(x), x, y); }
 
-#define SHIFT_F 12582912.0f /* 1.5 * 2^23: adding it rounds to an integer kept in low bits */
+#define SHIFT_F 12582912.0f                /* 1.5 * 2^23: adding it rounds to an integer kept in low bits */
 #define LOG2E_F 1.44269504088896341f       /* 1/ln 2 */
 #define LN2_HI_F 0.693359375f              /* ln 2 with 9 significant bits: n*LN2_HI_F exact */
 #define LN2_LO_F -2.12194440e-4f           /* ln 2 - LN2_HI_F */
@@ -133,8 +131,7 @@ static inline f32x4 reduce_f(f32x4 z, f32x4 *p64) {
   f32x4 kf = f32x4_add(f32x4_mul(z, f32x4_splat(LOG2E_F)), f32x4_splat(SHIFT_F));
   f32x4 nf = f32x4_sub(kf, f32x4_splat(SHIFT_F));
   *p64 = f32x4_shl23_add(kf, EXP_BIAS64);
-  return f32x4_sub(f32x4_sub(z, f32x4_mul(nf, f32x4_splat(LN2_HI_F))),
-                   f32x4_mul(nf, f32x4_splat(LN2_LO_F)));
+  return f32x4_sub(f32x4_sub(z, f32x4_mul(nf, f32x4_splat(LN2_HI_F))), f32x4_mul(nf, f32x4_splat(LN2_LO_F)));
 }
 
 static inline f32x4 fwd_sigmoid_f(f32x4 x) { /* NaN propagates through den */
@@ -189,8 +186,7 @@ static inline f32x4 gelu_tanh_reduce_d(f64x2 slo, f64x2 shi, f32x4 *m) {
 static inline f32x4 fwd_gelu_tanh_f(f32x4 x) { /* NaN propagates (through xc) */
   f32x4 one = f32x4_splat(1.0f), m64 = f32x4_splat(TWO_M64_F);
   f32x4 xc = f32x4_pmax(x, f32x4_splat(-11.0f)), X = f32x4_pmin(xc, f32x4_splat(11.0f));
-  f32x4 m, t = gelu_tanh_reduce_d(gelu_tanh_s_d(f32x4_promote_lo(X)),
-                                  gelu_tanh_s_d(f32x4_promote_hi(X)), &m);
+  f32x4 m, t = gelu_tanh_reduce_d(gelu_tanh_s_d(f32x4_promote_lo(X)), gelu_tanh_s_d(f32x4_promote_hi(X)), &m);
   f32x4 p64 = f32x4_sub_shl23_abs(EXP_BIAS64, m); /* 2^(64 - |m|) */
   f32x4 P = f32x4_mul(p64, m64);
   f32x4 em = em1_f(f32x4_mul(t, f32x4_splat(LN2_F)));
@@ -208,9 +204,8 @@ static inline f32x4 fwd_gelu_tanh_f(f32x4 x) { /* NaN propagates (through xc) */
    error 9.9e-9 over a <= 15; src/fit). a^2, the reduction, y and 1/(a+K) in double; the exp and g
    polynomials in floats (their last two terms of g in double). */
 static const float gelu_g_tail[8] = {/* 0.5 g(y) = c0 + y (c1 + y T(y)): T's c9 .. c2, halved */
-                                     1.08692926e-04f, 4.183224e-04f,  -4.950392e-04f,
-                                     -3.172828e-03f,  6.4937267e-03f, 1.7405821e-02f,
-                                     -1.1605317e-01f, 3.154251e-01f};
+                                     1.08692926e-04f, 4.183224e-04f,  -4.950392e-04f,  -3.172828e-03f,
+                                     6.4937267e-03f,  1.7405821e-02f, -1.1605317e-01f, 3.154251e-01f};
 #define GELU_C0 0.7444160721124123  /* 0.5 c0 */
 #define GELU_C1 -0.5655617407294252 /* 0.5 c1 */
 #define GELU_K 3.5
@@ -250,23 +245,20 @@ static inline gelu_parts gelu_parts_f(f32x4 x) {
    -a^2/2 = n ln2 + r; H = 2 + 2.25 ah is exact and D = H + rest; q = a / D to 10 bits, its
    residual a - q H - q rest nearly exact, so a Q = 2^n e^r (q + dq) is rounded once at the end
    (max error measured: README "Numerics"). */
-static const float gelu_t_num[5] = {2.1154087e-03f, 4.4074846e-03f, -4.823686e-02f, -3.006304e-01f,
-                                    -6.542303e-01f};
-static const float gelu_t_den[5] = {8.243975e-03f, 8.137431e-02f, 3.6683622e-01f, 8.771554e-01f,
-                                    1.0f};
+static const float gelu_t_num[5] = {2.1154087e-03f, 4.4074846e-03f, -4.823686e-02f, -3.006304e-01f, -6.542303e-01f};
+static const float gelu_t_den[5] = {8.243975e-03f, 8.137431e-02f, 3.6683622e-01f, 8.771554e-01f, 1.0f};
 #define GELU_D1 2.25f                      /* the linear term of D kept exact (2 bits) */
 #define SHIFT_64TH 196608.0f               /* 1.5 * 2^17: adding it rounds to a multiple of 2^-6 */
 #define LN2X2_HI_F 1.38629150390625f       /* 2 ln 2 with 16 significant bits: n*LN2X2_HI_F exact */
 #define LN2X2_LO_F 2.85721364061883446e-6f /* 2 ln 2 - LN2X2_HI_F */
-static inline f32x4 fwd_gelu_f(f32x4 x) {    /* NaN propagates; -0 -> -0, -inf -> -0 */
+static inline f32x4 fwd_gelu_f(f32x4 x) {  /* NaN propagates; -0 -> -0, -inf -> -0 */
   f32x4 one = f32x4_splat(1.0f);
   f32x4 a = f32x4_pmin(f32x4_abs(x), f32x4_splat(15.0f));
   f32x4 ah = f32x4_sub(f32x4_add(a, f32x4_splat(SHIFT_64TH)), f32x4_splat(SHIFT_64TH));
   f32x4 al = f32x4_sub(a, ah);
   f32x4 u = f32x4_mul(ah, ah), ul = f32x4_mul(al, f32x4_add(a, ah)); /* a^2 = u + ul */
   /* -a^2/2 = n ln2 + r: kf holds n in its low bits; u + n (2 ln2)_hi exact */
-  f32x4 kf =
-      f32x4_add(f32x4_mul(f32x4_add(u, ul), f32x4_splat(-0.5f * LOG2E_F)), f32x4_splat(SHIFT_F));
+  f32x4 kf = f32x4_add(f32x4_mul(f32x4_add(u, ul), f32x4_splat(-0.5f * LOG2E_F)), f32x4_splat(SHIFT_F));
   f32x4 nf = f32x4_sub(kf, f32x4_splat(SHIFT_F));
   f32x4 r = f32x4_mul(f32x4_add(f32x4_add(u, f32x4_mul(nf, f32x4_splat(LN2X2_HI_F))),
                                 f32x4_add(ul, f32x4_mul(nf, f32x4_splat(LN2X2_LO_F)))),
@@ -297,18 +289,15 @@ static inline f32x4 fwd_gelu_f(f32x4 x) {    /* NaN propagates; -0 -> -0, -inf -
    a0 = 0.7518 (GELU's minimum): within |a - a0| < 0.3, B = d h(d), d = a - a0, h a degree-7
    polynomial (relative error 4.3e-11; src/fit); elsewhere the cancellation in B is at most 2x. */
 static const double gelu_grad_h[8] = {/* h(d), highest degree first */
-                                      0.00016816582950484796, -0.0005596241976545725,
-                                      0.0017383748730724453,  -0.005163655134280873,
-                                      0.01431366411237903,    -0.03658160023863951,
+                                      0.00016816582950484796, -0.0005596241976545725, 0.0017383748730724453,
+                                      -0.005163655134280873,  0.01431366411237903,    -0.03658160023863951,
                                       0.08475636961021298,    -0.5724061752030023};
 #define GELU_A0_HI 0.7517915246935645
 #define GELU_A0_LO -1.4956759177009883e-17
-static inline f64x2 grad_gelu_d(f64x2 x, f64x2 a, f64x2 k, f64x2 r, f64x2 em_tail, f64x2 y, f64x2 T,
-                                f64x2 inv) {
+static inline f64x2 grad_gelu_d(f64x2 x, f64x2 a, f64x2 k, f64x2 r, f64x2 em_tail, f64x2 y, f64x2 T, f64x2 inv) {
   f64x2 e = f64x2_add(f64x2_splat(1.0), f64x2_add(r, em_tail)); /* e^r */
   f64x2 G = f64x2_mul(e, f64x2_shl52_add(k, (int64_t)1023 << 52));
-  f64x2 g = f64x2_add(f64x2_splat(GELU_C0),
-                      f64x2_mul(y, f64x2_add(f64x2_splat(GELU_C1), f64x2_mul(y, T))));
+  f64x2 g = f64x2_add(f64x2_splat(GELU_C0), f64x2_mul(y, f64x2_add(f64x2_splat(GELU_C1), f64x2_mul(y, T))));
   f64x2 b_far = f64x2_sub(f64x2_mul(g, inv), f64x2_mul(a, f64x2_splat(INV_SQRT_2PI)));
   f64x2 d = f64x2_sub(f64x2_sub(a, f64x2_splat(GELU_A0_HI)), f64x2_splat(GELU_A0_LO));
   f64x2 h = f64x2_splat(gelu_grad_h[0]);
@@ -320,10 +309,9 @@ static inline f64x2 grad_gelu_d(f64x2 x, f64x2 a, f64x2 k, f64x2 r, f64x2 em_tai
 }
 static inline f32x4 grad_gelu_f(f32x4 x) { /* NaN propagates */
   gelu_parts p = gelu_parts_f(x);
-  return f64x2_demote_pair(grad_gelu_d(f32x4_promote_lo(x), p.a[0], p.k[0], p.r[0], p.em_tail[0],
-                                       p.y[0], p.T[0], p.inv[0]),
-                           grad_gelu_d(f32x4_promote_hi(x), p.a[1], p.k[1], p.r[1], p.em_tail[1],
-                                       p.y[1], p.T[1], p.inv[1]));
+  return f64x2_demote_pair(
+      grad_gelu_d(f32x4_promote_lo(x), p.a[0], p.k[0], p.r[0], p.em_tail[0], p.y[0], p.T[0], p.inv[0]),
+      grad_gelu_d(f32x4_promote_hi(x), p.a[1], p.k[1], p.r[1], p.em_tail[1], p.y[1], p.T[1], p.inv[1]));
 }
 
 static inline f32x4 fwd_relu_f(f32x4 x) { /* x <= 0 -> +0 (also for -0); NaN stays NaN */
@@ -372,8 +360,7 @@ static inline f32x4 grad_act_f(f32x4 x, int act) {
     case FFN_ACT_GELU:
       return grad_gelu_f(x);
     default: {
-      f32x4 y =
-          f64x2_demote_pair(grad_act_d(f32x4_promote_lo(x), act), grad_act_d(f32x4_promote_hi(x), act));
+      f32x4 y = f64x2_demote_pair(grad_act_d(f32x4_promote_lo(x), act), grad_act_d(f32x4_promote_hi(x), act));
       return nan_pass_f(x, y);
     }
   }
@@ -436,12 +423,11 @@ ACT_LOOPS(GELU_SIGMOID, fwd_gelu_sigmoid_f)
 
 typedef void (*map_fn)(float *, const float *, size_t);
 /* The loops by activation code: designated initializers, so the table does not depend on the enum's order. */
-#define ACT_TABLE(kind)                                                                                 \
-  {                                                                                                     \
-    [FFN_ACT_IDENTITY] = kind##_loop_IDENTITY, [FFN_ACT_RELU] = kind##_loop_RELU,                       \
-    [FFN_ACT_RELU2] = kind##_loop_RELU2, [FFN_ACT_SIGMOID] = kind##_loop_SIGMOID,                       \
-    [FFN_ACT_SILU] = kind##_loop_SILU, [FFN_ACT_GELU] = kind##_loop_GELU,                               \
-    [FFN_ACT_GELU_TANH] = kind##_loop_GELU_TANH, [FFN_ACT_GELU_SIGMOID] = kind##_loop_GELU_SIGMOID      \
+#define ACT_TABLE(kind)                                                                                                \
+  {                                                                                                                    \
+    [FFN_ACT_IDENTITY] = kind##_loop_IDENTITY, [FFN_ACT_RELU] = kind##_loop_RELU, [FFN_ACT_RELU2] = kind##_loop_RELU2, \
+    [FFN_ACT_SIGMOID] = kind##_loop_SIGMOID, [FFN_ACT_SILU] = kind##_loop_SILU, [FFN_ACT_GELU] = kind##_loop_GELU,     \
+    [FFN_ACT_GELU_TANH] = kind##_loop_GELU_TANH, [FFN_ACT_GELU_SIGMOID] = kind##_loop_GELU_SIGMOID                     \
   }
 static const map_fn fwd_loops[FFN_ACT_COUNT] = ACT_TABLE(fwd);
 static const map_fn grad_loops[FFN_ACT_COUNT] = ACT_TABLE(grad);
@@ -454,8 +440,7 @@ static void map_times(map_fn f, float *z, const float *a, const float *b, size_t
   for (size_t i0 = 0; i0 < n; i0 += CHUNK) {
     size_t m = n - i0 < CHUNK ? n - i0 : CHUNK, i = 0;
     f(buf, a + i0, m);
-    for (; i + 4 <= m; i += 4)
-      f32x4_store(z + i0 + i, f32x4_mul(f32x4_load(buf + i), f32x4_load(b + i0 + i)));
+    for (; i + 4 <= m; i += 4) f32x4_store(z + i0 + i, f32x4_mul(f32x4_load(buf + i), f32x4_load(b + i0 + i)));
     for (; i < m; i++) z[i0 + i] = buf[i] * b[i0 + i];
   }
 }

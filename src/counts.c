@@ -23,8 +23,7 @@ FFN_API double ffn_param_count(double d, double dff, int bias, int gated) {
    rounded up to a multiple of multiple_of (>= 1). multiplier <= 0 means none.
    Returns FFN_EINVAL (-1) for a bad size or a NaN/infinite multiplier. */
 FFN_API double llama_hidden_dim(double d, double multiple_of, double ffn_dim_multiplier) {
-  if (bad_size(d) || bad_size(multiple_of) || multiple_of < 1.0 || !isfinite(ffn_dim_multiplier))
-    return FFN_EINVAL;
+  if (bad_size(d) || bad_size(multiple_of) || multiple_of < 1.0 || !isfinite(ffn_dim_multiplier)) return FFN_EINVAL;
   double h = floor(2.0 * (4.0 * d) / 3.0); /* Python's int() truncates; the value is >= 0 */
   if (ffn_dim_multiplier > 0.0) h = floor(ffn_dim_multiplier * h);
   return multiple_of * floor((h + multiple_of - 1.0) / multiple_of);

@@ -16,10 +16,10 @@
 enum ffn_act {
   FFN_ACT_IDENTITY = 0,
   FFN_ACT_RELU = 1,
-  FFN_ACT_RELU2 = 2,        /* squared ReLU */
+  FFN_ACT_RELU2 = 2, /* squared ReLU */
   FFN_ACT_SIGMOID = 3,
   FFN_ACT_SILU = 4,
-  FFN_ACT_GELU = 5,         /* exact, x * Phi(x) through erfc */
+  FFN_ACT_GELU = 5, /* exact, x * Phi(x) through erfc */
   FFN_ACT_GELU_TANH = 6,
   FFN_ACT_GELU_SIGMOID = 7, /* x * sigmoid(1.702 x) */
   FFN_ACT_COUNT = 8
@@ -49,32 +49,29 @@ FFN_API int act_backward(float *dx, const float *dy, const float *x, int n, int 
 /* ---- classic FFN (src/kernels.c) ----------------------------------------------------------------------- */
 /* X (T,d) @ W1 (d,dff) + b1 (dff) -> H (T,dff); phi(H) @ W2 (dff,d) + b2 (d) -> Y (T,d).
    b1 and b2 may be NULL (no bias). work: T*dff floats, caller-owned. */
-FFN_API int ffn_forward(float *Y, const float *X, const float *W1, const float *b1,
-                        const float *W2, const float *b2, int T, int d, int dff, int act,
-                        float *work);
+FFN_API int ffn_forward(float *Y, const float *X, const float *W1, const float *b1, const float *W2, const float *b2,
+                        int T, int d, int dff, int act, float *work);
 
 /* ---- gated FFN (src/kernels.c) ------------------------------------------------------------------------- */
 /* X (T,d) @ Wg (d,dff) -> G; X @ Wu (d,dff) -> U; (phi(G) * U) (T,dff) @ Wd (dff,d) -> Y (T,d).
    No biases. work: 2*T*dff floats, caller-owned. */
-FFN_API int gated_ffn_forward(float *Y, const float *X, const float *Wg, const float *Wu,
-                              const float *Wd, int T, int d, int dff, int act, float *work);
+FFN_API int gated_ffn_forward(float *Y, const float *X, const float *Wg, const float *Wu, const float *Wd, int T, int d,
+                              int dff, int act, float *work);
 
 /* ---- SwiGLU backward (src/backward.c) ------------------------------------------------------------------ */
 /* dY (N,d), X (N,d), Wg (d,dff), Wu (d,dff), Wd (dff,d)
    -> dX (N,d), dWg (d,dff), dWu (d,dff), dWd (dff,d).
    Recomputes G, U, A = silu(G), H = A*U. work: 3*N*dff floats, caller-owned. */
-FFN_API int swiglu_backward(float *dX, float *dWg, float *dWu, float *dWd, const float *dY,
-                            const float *X, const float *Wg, const float *Wu, const float *Wd,
-                            int N, int d, int dff, float *work);
+FFN_API int swiglu_backward(float *dX, float *dWg, float *dWu, float *dWd, const float *dY, const float *X,
+                            const float *Wg, const float *Wu, const float *Wd, int N, int d, int dff, float *work);
 
 /* ---- key-value memories (src/kernels.c) ---------------------------------------------------------------- */
 /* x (d) @ W1 (d,dff) + b1 (dff) -> coef (dff) = relu(.);
    top (k) = indices of the k largest coef, largest first, ties by lower index;
    partial (d) = sum over i in top of coef_i * W2[i,:] with W2 (dff,d). b1 may be NULL.
    Requires 0 <= k <= dff. */
-FFN_API int ffn_memories(float *coef, int32_t *top, float *partial, const float *x,
-                         const float *W1, const float *b1, const float *W2, int d, int dff,
-                         int k);
+FFN_API int ffn_memories(float *coef, int32_t *top, float *partial, const float *x, const float *W1, const float *b1,
+                         const float *W2, int d, int dff, int k);
 
 /* ---- counts (src/counts.c; doubles: exact integers up to 2^53) ----------------------------------------- */
 /* 2 d dff (+ dff + d) ungated; 3 d dff (+ 2 dff + d) gated. */
@@ -109,25 +106,23 @@ FFN_API int gemm_select_kernel(int kernel);
 /* Scratch floats for gemm_forward / gemm_gated_forward with A (M,K), enough for either microkernel. */
 FFN_API double gemm_work_size(int M, int K);
 /* A (M,K) @ B (K,N) + bias (N) -> act -> C (M,N); B packed; bias may be NULL; C must not alias A. */
-FFN_API int gemm_forward(float *C, const float *A, const float *Bp, const float *bias, int M, int K,
-                         int N, int act, float *work);
+FFN_API int gemm_forward(float *C, const float *A, const float *Bp, const float *bias, int M, int K, int N, int act,
+                         float *work);
 /* A (M,K) @ Wg (K,N) -> G, A @ Wu (K,N) -> U, H (M,N) = act(G) * U; Wg, Wu packed together. */
-FFN_API int gemm_gated_forward(float *H, const float *A, const float *Bp, int M, int K, int N, int act,
-                               float *work);
+FFN_API int gemm_gated_forward(float *H, const float *A, const float *Bp, int M, int K, int N, int act, float *work);
 /* Scratch floats for ffn_packed_forward / gated_packed_forward with T tokens. */
 FFN_API double ffn_packed_work_size(int T, int d, int dff);
 /* X (T,d) @ W1 (d,dff) + b1 -> act -> @ W2 (dff,d) + b2 -> Y (T,d); W1, W2 packed; b1, b2 may be NULL. */
-FFN_API int ffn_packed_forward(float *Y, const float *X, const float *W1p, const float *b1,
-                               const float *W2p, const float *b2, int T, int d, int dff, int act,
-                               float *work);
+FFN_API int ffn_packed_forward(float *Y, const float *X, const float *W1p, const float *b1, const float *W2p,
+                               const float *b2, int T, int d, int dff, int act, float *work);
 /* X (T,d) -> act(X Wg) * (X Wu) (T,dff) @ Wd (dff,d) -> Y (T,d); Wgu from gemm_gated_pack, Wd packed. */
-FFN_API int gated_packed_forward(float *Y, const float *X, const float *Wgu, const float *Wdp, int T,
-                                 int d, int dff, int act, float *work);
+FFN_API int gated_packed_forward(float *Y, const float *X, const float *Wgu, const float *Wdp, int T, int d, int dff,
+                                 int act, float *work);
 /* op(A) (M,K) @ op(B) (K,N) -> C (M,N), or C += it when accumulate. op(A) = A stored (M,K), or A^T
    with A stored (K,M) if transA; op(B) = B stored (K,N), or B^T with B stored (N,K) if transB.
    Packs op(B) per call into its own buffer; FFN_ENOMEM if that allocation fails. */
-FFN_API int gemm_ex(float *C, const float *A, int transA, const float *B, int transB, int M, int K,
-                    int N, int accumulate);
+FFN_API int gemm_ex(float *C, const float *A, int transA, const float *B, int transB, int M, int K, int N,
+                    int accumulate);
 
 /* ---- scalar references (src/ref.c) ---------------------------------------------------------------------- */
 /* Plain C compiled without SIMD, each with the contract of the kernel named above it, against which the tests
@@ -139,20 +134,16 @@ FFN_API int act_ref(float *y, const float *x, int n, int act);
 /* act_grad */
 FFN_API int act_grad_ref(float *g, const float *x, int n, int act);
 /* ffn_forward */
-FFN_API int ffn_ref(float *Y, const float *X, const float *W1, const float *b1,
-                    const float *W2, const float *b2, int T, int d, int dff, int act,
-                    float *work);
+FFN_API int ffn_ref(float *Y, const float *X, const float *W1, const float *b1, const float *W2, const float *b2, int T,
+                    int d, int dff, int act, float *work);
 /* gated_ffn_forward */
-FFN_API int gated_ffn_ref(float *Y, const float *X, const float *Wg, const float *Wu,
-                          const float *Wd, int T, int d, int dff, int act, float *work);
+FFN_API int gated_ffn_ref(float *Y, const float *X, const float *Wg, const float *Wu, const float *Wd, int T, int d,
+                          int dff, int act, float *work);
 /* swiglu_backward */
-FFN_API int swiglu_backward_ref(float *dX, float *dWg, float *dWu, float *dWd,
-                                const float *dY, const float *X, const float *Wg,
-                                const float *Wu, const float *Wd, int N, int d, int dff,
-                                float *work);
+FFN_API int swiglu_backward_ref(float *dX, float *dWg, float *dWu, float *dWd, const float *dY, const float *X,
+                                const float *Wg, const float *Wu, const float *Wd, int N, int d, int dff, float *work);
 /* ffn_memories */
-FFN_API int ffn_memories_ref(float *coef, int32_t *top, float *partial, const float *x,
-                             const float *W1, const float *b1, const float *W2, int d,
-                             int dff, int k);
+FFN_API int ffn_memories_ref(float *coef, int32_t *top, float *partial, const float *x, const float *W1,
+                             const float *b1, const float *W2, int d, int dff, int k);
 
 #endif

@@ -8,8 +8,8 @@
 #include "internal.h"
 #include "simd.h"
 
-#define MR 4          /* rows of A per microkernel tile */
-#define NR 8          /* columns of a packed panel: two f32x4 */
+#define MR 4 /* rows of A per microkernel tile */
+#define NR 8 /* columns of a packed panel: two f32x4 */
 #ifndef NC
 #define NC 64 /* columns per epilogue group: 8 panels share one activation call per row */
 #endif
@@ -109,7 +109,7 @@ static inline void put_k(float *dst, int lanes, float a0, float a1, float a2, fl
    each value lanes times (1, or 4 for FFN_GEMM_PREBROADCAST), zero padded. op(A)[i,k] = A[i*lda + k], or
    A[k*lda + i] when transA (A^T read in place). */
 static void pack_a(float *Ap, const float *A, int transA, int lda, int K, int i0, int mr, int lanes) {
-  if (K == 0) return; /* nothing to pack (A may be NULL) */
+  if (K == 0) return;            /* nothing to pack (A may be NULL) */
   size_t w = (size_t)MR * lanes; /* floats per strip row */
   for (int s = 0; s < mr; s += MR) {
     int rows = imin(MR, mr - s);
@@ -174,8 +174,7 @@ FFN_API double gemm_work_size(int M, int K) {
    four lanes (lanes 4, FFN_GEMM_PREBROADCAST), loaded whole. Inlined into each microkernel with a constant
    lanes, so each loop has only its own loads. */
 static inline void ukr_body(const float *Ap, const float *Bp, int K, f32x4 acc[MR][2], int lanes) {
-  f32x4 c00 = f32x4_splat(0.0f), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00,
-        c31 = c00;
+  f32x4 c00 = f32x4_splat(0.0f), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00, c31 = c00;
 #define A_ROW(r) (lanes == 1 ? SPLAT_LOAD(Ap + (r)) : f32x4_load(Ap + 4 * (r)))
   for (int k = 0; k < K; k++, Ap += MR * lanes, Bp += NR) {
     f32x4 b0 = f32x4_load(Bp), b1 = f32x4_load(Bp + 4), a;
@@ -250,8 +249,8 @@ static void gemv_panels(float *out, const float *x, const float *Bp, int K, int 
 
 /* While one panel group computes, the next is read one word per 64-byte line, a few lines after each
    microkernel call, so its first row strip finds it in cache (wasm has no prefetch instruction). */
-#define AHEAD_LINES 12      /* lines read per call at most: more stalls the core on the misses */
-#define AHEAD_MIN_STRIPS 8  /* fewer row strips per group: the reads cost more than they save */
+#define AHEAD_LINES 12     /* lines read per call at most: more stalls the core on the misses */
+#define AHEAD_MIN_STRIPS 8 /* fewer row strips per group: the reads cost more than they save */
 typedef struct {
   const float *base; /* the packed B */
   size_t at;         /* offset of the current segment */
@@ -265,12 +264,12 @@ typedef struct {
 
 /* segs segments of len floats at base + at, base + at + stride, ..., read over a group of strips row
    strips with calls microkernel calls each; nothing when the group has too few strips. */
-static inline ahead_t ahead_start(const float *base, size_t at, size_t stride, size_t len, int segs,
-                                  int strips, int calls) {
+static inline ahead_t ahead_start(const float *base, size_t at, size_t stride, size_t len, int segs, int strips,
+                                  int calls) {
   size_t lines = (size_t)segs * ((len + 15) / 16), steps = (size_t)strips * calls;
   size_t per = steps ? (lines + steps - 1) / steps : 0;
-  ahead_t a = {base, at, stride, len, 0, per < AHEAD_LINES ? per : AHEAD_LINES,
-               len && strips >= AHEAD_MIN_STRIPS ? segs : 0, 0};
+  ahead_t a = {
+      base, at, stride, len, 0, per < AHEAD_LINES ? per : AHEAD_LINES, len && strips >= AHEAD_MIN_STRIPS ? segs : 0, 0};
   return a;
 }
 
@@ -289,8 +288,8 @@ static inline void ahead_keep(const ahead_t *a) { __asm__ volatile("" : : "r"(a-
 /* ---- epilogues ------------------------------------------------------------------------------- */
 
 /* Stores rows x cols of a 4x8 tile (plus bias) into C (ldc); full tiles go straight from registers. */
-static inline void store_tile(float *C, int ldc, f32x4 acc[MR][2], const float *bias, int rows,
-                              int cols, int accumulate) {
+static inline void store_tile(float *C, int ldc, f32x4 acc[MR][2], const float *bias, int rows, int cols,
+                              int accumulate) {
   if (bias) {
     float bb[NR] = {0};
     memcpy(bb, bias, (size_t)cols * sizeof(float));
@@ -300,7 +299,8 @@ static inline void store_tile(float *C, int ldc, f32x4 acc[MR][2], const float *
   if (rows == MR && cols == NR) {
     for (int r = 0; r < MR; r++) {
       float *c = C + (size_t)r * ldc;
-      if (accumulate) acc[r][0] = f32x4_add(f32x4_load(c), acc[r][0]), acc[r][1] = f32x4_add(f32x4_load(c + 4), acc[r][1]);
+      if (accumulate)
+        acc[r][0] = f32x4_add(f32x4_load(c), acc[r][0]), acc[r][1] = f32x4_add(f32x4_load(c + 4), acc[r][1]);
       f32x4_store(c, acc[r][0]);
       f32x4_store(c + 4, acc[r][1]);
     }
@@ -321,8 +321,8 @@ static inline void store_tile(float *C, int ldc, f32x4 acc[MR][2], const float *
 
 /* op(A) (M,K) @ B (K,N) + bias (N) -> act(.) -> C (M,N) (or C += that if accumulate, act identity),
    B packed. op(A) as in pack_a. work: gemm_work_size(M,K) floats. */
-static void gemm_run(float *C, const float *A, int transA, int lda, const float *Bp, const float *bias,
-                     int M, int K, int N, int act, int accumulate, float *work) {
+static void gemm_run(float *C, const float *A, int transA, int lda, const float *Bp, const float *bias, int M, int K,
+                     int N, int act, int accumulate, float *work) {
   if (K == 0) { /* empty sums (A and B may be NULL): C = act(bias), or C unchanged when accumulating */
     if (accumulate) return;
     for (int i = 0; i < M; i++) {
@@ -363,9 +363,9 @@ static void gemm_run(float *C, const float *A, int transA, int lda, const float 
         int nb = imin(NC, N - j0);
         /* the group computed next: the next panels, else the first ones of the next row or K block */
         int jn = j0 + NC < N ? j0 + NC : 0, kn = j0 + NC < N || i0 + mc < M ? k0 : k0 + kb;
-        ahead_t ah = ahead_start(Bp, (size_t)(jn / NR) * K * NR + (size_t)kn * NR, (size_t)K * NR,
-                                 (size_t)imin(kc, K - kn) * NR, panels(imin(NC, N - jn)), (mb + MR - 1) / MR,
-                                 panels(nb));
+        ahead_t ah =
+            ahead_start(Bp, (size_t)(jn / NR) * K * NR + (size_t)kn * NR, (size_t)K * NR, (size_t)imin(kc, K - kn) * NR,
+                        panels(imin(NC, N - jn)), (mb + MR - 1) / MR, panels(nb));
         for (int s = 0; s < mb; s += MR) {
           int rows = imin(MR, mb - s);
           float *Crow = C + (size_t)(i0 + s) * N;
@@ -388,8 +388,8 @@ static void gemm_run(float *C, const float *A, int transA, int lda, const float 
 
 /* A (M,K) @ B (K,N) + bias (N) -> act(.) -> C (M,N), B given packed by gemm_pack. bias may be NULL.
    work: gemm_work_size(M,K) floats. C must not alias A. */
-FFN_API int gemm_forward(float *C, const float *A, const float *Bp, const float *bias, int M, int K,
-                         int N, int act, float *work) {
+FFN_API int gemm_forward(float *C, const float *A, const float *Bp, const float *bias, int M, int K, int N, int act,
+                         float *work) {
   if (M < 0 || K < 0 || N < 0 || bad_act(act)) return FFN_EINVAL;
   if (M == 0 || N == 0) return FFN_OK;
   gemm_run(C, A, 0, K, Bp, bias, M, K, N, act, 0, work);
@@ -417,8 +417,8 @@ static void pack_b(float *Bp, const float *B, int transB, int K, int N) {
    or A^T with A stored (K,M) when transA; op(B) = B stored (K,N), or B^T with B stored (N,K) when
    transB. Transposed operands are read in place by the packing (no transposed copy). Packs op(B)
    into its own buffer per call: returns FFN_ENOMEM if that cannot be allocated. C must not alias. */
-FFN_API int gemm_ex(float *C, const float *A, int transA, const float *B, int transB, int M, int K,
-                    int N, int accumulate) {
+FFN_API int gemm_ex(float *C, const float *A, int transA, const float *B, int transB, int M, int K, int N,
+                    int accumulate) {
   if (M < 0 || K < 0 || N < 0) return FFN_EINVAL;
   if (M == 0 || N == 0) return FFN_OK;
   size_t nb = round16((size_t)panels(N) * NR * K), nw = a_floats(M, K);
@@ -434,8 +434,7 @@ FFN_API int gemm_ex(float *C, const float *A, int transA, const float *B, int tr
 /* A (M,K) @ Wg (K,N) -> G, A @ Wu (K,N) -> U, H (M,N) = act(G) * U, with Wg, Wu given packed by
    gemm_gated_pack: one pass over A computes the G and U tiles together; G and U never reach memory
    beyond an L1 tile. work: gemm_work_size(M,K) floats. H must not alias A. */
-FFN_API int gemm_gated_forward(float *H, const float *A, const float *Bp, int M, int K, int N, int act,
-                               float *work) {
+FFN_API int gemm_gated_forward(float *H, const float *A, const float *Bp, int M, int K, int N, int act, float *work) {
   if (M < 0 || K < 0 || N < 0 || bad_act(act)) return FFN_EINVAL;
   if (M == 0 || N == 0) return FFN_OK;
   if (M == 1) { /* GEMV over the interleaved panels: each gives 4 gate and 4 up columns */
@@ -443,7 +442,8 @@ FFN_API int gemm_gated_forward(float *H, const float *A, const float *Bp, int M,
     for (int j0 = 0; j0 < N; j0 += NC / 2) {
       int nb = imin(NC / 2, N - j0), np = (nb + 3) / 4;
       gemv_panels(t, A, Bp + (size_t)(j0 / 4) * K * NR, K, np);
-      for (int q = 0; q < np; q++) memcpy(g + 4 * q, t + NR * q, 4 * sizeof(float)), memcpy(u + 4 * q, t + NR * q + 4, 4 * sizeof(float));
+      for (int q = 0; q < np; q++)
+        memcpy(g + 4 * q, t + NR * q, 4 * sizeof(float)), memcpy(u + 4 * q, t + NR * q + 4, 4 * sizeof(float));
       ffn_gate_mul(H + j0, g, u, (size_t)nb, act);
     }
     return FFN_OK;
@@ -457,8 +457,8 @@ FFN_API int gemm_gated_forward(float *H, const float *A, const float *Bp, int M,
       int nb = imin(NC / 2, N - j0);
       /* the group computed next (as in gemm_run): one contiguous run of panels */
       int jn = j0 + NC / 2 < N ? j0 + NC / 2 : 0, more = j0 + NC / 2 < N || i0 + mc < M;
-      ahead_t ah = ahead_start(Bp, (size_t)(jn / 4) * K * NR, 0, (size_t)(imin(NC / 2, N - jn) + 3) / 4 * K * NR,
-                               more, (mb + MR - 1) / MR, (nb + 3) / 4);
+      ahead_t ah = ahead_start(Bp, (size_t)(jn / 4) * K * NR, 0, (size_t)(imin(NC / 2, N - jn) + 3) / 4 * K * NR, more,
+                               (mb + MR - 1) / MR, (nb + 3) / 4);
       for (int s = 0; s < mb; s += MR) {
         int rows = imin(MR, mb - s);
         float *Hrow = H + (size_t)(i0 + s) * N;

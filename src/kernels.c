@@ -20,15 +20,13 @@ static inline void zero(float *p, size_t n) {
 static inline void axpy(float *c, float a, const float *b, size_t n) {
   f32x4 va = f32x4_splat(a);
   size_t j = 0;
-  for (; j + 4 <= n; j += 4)
-    f32x4_store(c + j, f32x4_add(f32x4_load(c + j), f32x4_mul(va, f32x4_load(b + j))));
+  for (; j + 4 <= n; j += 4) f32x4_store(c + j, f32x4_add(f32x4_load(c + j), f32x4_mul(va, f32x4_load(b + j))));
   for (; j < n; j++) c[j] += a * b[j];
 }
 
 /* A (M,K) @ B (K,N) [+ bias (N)] -> C (M,N), i-k-j order: each C[i,j] sums its K products in
    order k = 0..K-1 in float, then adds the bias, exactly as the scalar reference does. */
-static NOINLINE void mm_nn(float *C, const float *A, const float *B, const float *bias, size_t M,
-                           size_t K, size_t N) {
+static NOINLINE void mm_nn(float *C, const float *A, const float *B, const float *bias, size_t M, size_t K, size_t N) {
   if (N == 0) return; /* nothing to write: A and B need not be read */
   for (size_t i = 0; i < M; i++) {
     float *c = C + i * N;
@@ -36,8 +34,7 @@ static NOINLINE void mm_nn(float *C, const float *A, const float *B, const float
     for (size_t k = 0; k < K; k++) axpy(c, A[i * K + k], B + k * N, N);
     if (bias) {
       size_t j = 0;
-      for (; j + 4 <= N; j += 4)
-        f32x4_store(c + j, f32x4_add(f32x4_load(c + j), f32x4_load(bias + j)));
+      for (; j + 4 <= N; j += 4) f32x4_store(c + j, f32x4_add(f32x4_load(c + j), f32x4_load(bias + j)));
       for (; j < N; j++) c[j] += bias[j];
     }
   }
@@ -51,8 +48,7 @@ static NOINLINE void mm_nn(float *C, const float *A, const float *B, const float
 
 /* A (M,K) @ B (K,N) [+ bias (N)] -> C (M,N) on whichever kernel suits the size; FFN_ENOMEM if the
    GEMM's packing buffer cannot be allocated (C is then unspecified). */
-static int mm(float *C, const float *A, const float *B, const float *bias, size_t M, size_t K,
-              size_t N) {
+static int mm(float *C, const float *A, const float *B, const float *bias, size_t M, size_t K, size_t N) {
   if (M < GEMM_MIN_ROWS || M * K * N < GEMM_MIN_WORK) {
     mm_nn(C, A, B, bias, M, K, N);
     return FFN_OK;
@@ -78,8 +74,8 @@ FFN_API int matmul_forward(float *C, const float *A, const float *B, int M, int 
 
 /* X (T,d) @ W1 (d,dff) + b1 (dff) -> H (T,dff) in work; phi(H) @ W2 (dff,d) + b2 (d) -> Y (T,d).
    b1, b2 may be NULL. work: T*dff floats. */
-FFN_API int ffn_forward(float *Y, const float *X, const float *W1, const float *b1, const float *W2,
-                        const float *b2, int T, int d, int dff, int act, float *work) {
+FFN_API int ffn_forward(float *Y, const float *X, const float *W1, const float *b1, const float *W2, const float *b2,
+                        int T, int d, int dff, int act, float *work) {
   if (T < 0 || d < 0 || dff < 0 || bad_act(act)) return FFN_EINVAL;
   size_t t = (size_t)T, D = (size_t)d, F = (size_t)dff;
   int st = mm(work, X, W1, b1, t, D, F);
@@ -90,8 +86,8 @@ FFN_API int ffn_forward(float *Y, const float *X, const float *W1, const float *
 
 /* X (T,d) @ Wg (d,dff) -> G, X @ Wu (d,dff) -> U; (phi(G) * U) (T,dff) @ Wd (dff,d) -> Y (T,d).
    No biases. work: 2*T*dff floats (G, then U overwritten by phi(G)*U in one fused pass). */
-FFN_API int gated_ffn_forward(float *Y, const float *X, const float *Wg, const float *Wu,
-                              const float *Wd, int T, int d, int dff, int act, float *work) {
+FFN_API int gated_ffn_forward(float *Y, const float *X, const float *Wg, const float *Wu, const float *Wd, int T, int d,
+                              int dff, int act, float *work) {
   if (T < 0 || d < 0 || dff < 0 || bad_act(act)) return FFN_EINVAL;
   size_t t = (size_t)T, D = (size_t)d, F = (size_t)dff;
   float *G = work, *U = skip(work, t * F);
@@ -128,8 +124,8 @@ static void sift_down(int32_t *h, size_t len, size_t r, const float *c) {
 /* x (d) @ W1 (d,dff) + b1 (dff) -> coef (dff) = relu(.); top (k): the k largest coef, largest
    first, ties by lower index; partial (d) = sum over top, in that order, of coef_i W2[i,:]
    with W2 (dff,d). b1 may be NULL. Requires 0 <= k <= dff. */
-FFN_API int ffn_memories(float *coef, int32_t *top, float *partial, const float *x, const float *W1,
-                         const float *b1, const float *W2, int d, int dff, int k) {
+FFN_API int ffn_memories(float *coef, int32_t *top, float *partial, const float *x, const float *W1, const float *b1,
+                         const float *W2, int d, int dff, int k) {
   if (d < 0 || dff < 0 || k < 0 || k > dff) return FFN_EINVAL;
   size_t D = (size_t)d, F = (size_t)dff, K = (size_t)k;
   mm_nn(coef, x, W1, b1, 1, D, F);

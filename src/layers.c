@@ -19,9 +19,8 @@ FFN_API double ffn_packed_work_size(int T, int d, int dff) {
 /* X (T,d) @ W1 (d,dff) + b1 -> act -> H (T,dff) @ W2 (dff,d) + b2 -> Y (T,d), W1 and W2 packed by
    gemm_pack; b1, b2 may be NULL. Runs FFN_ROWS tokens at a time so the hidden block stays in cache.
    work: ffn_packed_work_size(T,d,dff) floats. Y must not alias X. */
-FFN_API int ffn_packed_forward(float *Y, const float *X, const float *W1p, const float *b1,
-                               const float *W2p, const float *b2, int T, int d, int dff, int act,
-                               float *work) {
+FFN_API int ffn_packed_forward(float *Y, const float *X, const float *W1p, const float *b1, const float *W2p,
+                               const float *b2, int T, int d, int dff, int act, float *work) {
   if (T < 0 || d < 0 || dff < 0 || bad_act(act)) return FFN_EINVAL;
   int tb = imin(T, FFN_ROWS);
   /* hidden block, then the GEMM scratch (align64(NULL) is NULL: T = 0 may pass no work) */
@@ -37,8 +36,8 @@ FFN_API int ffn_packed_forward(float *Y, const float *X, const float *W1p, const
 /* X (T,d) @ (Wg, Wu) (d,dff) -> H = act(X Wg) * (X Wu) (T,dff) @ Wd (dff,d) -> Y (T,d), Wg and Wu
    packed together by gemm_gated_pack, Wd by gemm_pack. work: ffn_packed_work_size(T,d,dff) floats.
    Y must not alias X. */
-FFN_API int gated_packed_forward(float *Y, const float *X, const float *Wgu, const float *Wdp, int T,
-                                 int d, int dff, int act, float *work) {
+FFN_API int gated_packed_forward(float *Y, const float *X, const float *Wgu, const float *Wdp, int T, int d, int dff,
+                                 int act, float *work) {
   if (T < 0 || d < 0 || dff < 0 || bad_act(act)) return FFN_EINVAL;
   int tb = imin(T, FFN_ROWS);
   /* hidden block, then the GEMM scratch (align64(NULL) is NULL: T = 0 may pass no work) */

@@ -37,21 +37,29 @@ static float fwd_act(float xf, int act) {
   double x = xf;
   if (xf != xf) return xf;
   switch (act) {
-    case FFN_ACT_IDENTITY: return xf;
-    case FFN_ACT_RELU: return xf > 0.0f ? xf : 0.0f;
+    case FFN_ACT_IDENTITY:
+      return xf;
+    case FFN_ACT_RELU:
+      return xf > 0.0f ? xf : 0.0f;
     case FFN_ACT_RELU2: {
       float r = xf > 0.0f ? xf : 0.0f;
       return r * r;
     }
-    case FFN_ACT_SIGMOID: return (float)sig(x);
-    default: break;
+    case FFN_ACT_SIGMOID:
+      return (float)sig(x);
+    default:
+      break;
   }
   if (x == -INFINITY) return -0.0f; /* x times a factor that vanishes faster than 1/x */
   switch (act) {
-    case FFN_ACT_SILU: return (float)(x * sig(x));
-    case FFN_ACT_GELU: return (float)(x * cdf(x));
-    case FFN_ACT_GELU_TANH: return (float)(x * sig(tanh_arg2(x)));
-    default: return (float)(x * sig(GELU_SIGMOID_K * x)); /* FFN_ACT_GELU_SIGMOID */
+    case FFN_ACT_SILU:
+      return (float)(x * sig(x));
+    case FFN_ACT_GELU:
+      return (float)(x * cdf(x));
+    case FFN_ACT_GELU_TANH:
+      return (float)(x * sig(tanh_arg2(x)));
+    default:
+      return (float)(x * sig(GELU_SIGMOID_K * x)); /* FFN_ACT_GELU_SIGMOID */
   }
 }
 
@@ -59,19 +67,25 @@ static float grad_act(float xf, int act) {
   double x = xf;
   if (xf != xf) return xf;
   switch (act) {
-    case FFN_ACT_IDENTITY: return 1.0f;
-    case FFN_ACT_RELU: return xf > 0.0f ? 1.0f : 0.0f;
+    case FFN_ACT_IDENTITY:
+      return 1.0f;
+    case FFN_ACT_RELU:
+      return xf > 0.0f ? 1.0f : 0.0f;
     case FFN_ACT_RELU2: {
       float r = xf > 0.0f ? xf : 0.0f;
       return r + r;
     }
-    case FFN_ACT_SIGMOID: return (float)dsig(x);
-    default: break;
+    case FFN_ACT_SIGMOID:
+      return (float)dsig(x);
+    default:
+      break;
   }
   if (isinf(x)) return x > 0 ? 1.0f : 0.0f; /* the limits of the smooth gates */
   switch (act) {
-    case FFN_ACT_SILU: return (float)(sig(x) + x * dsig(x));
-    case FFN_ACT_GELU: return (float)(cdf(x) + x * INV_SQRT_2PI * exp(-0.5 * x * x));
+    case FFN_ACT_SILU:
+      return (float)(sig(x) + x * dsig(x));
+    case FFN_ACT_GELU:
+      return (float)(cdf(x) + x * INV_SQRT_2PI * exp(-0.5 * x * x));
     case FFN_ACT_GELU_TANH: {
       double du = 2.0 * SQRT_2_OVER_PI * (1.0 + 3.0 * GELU_TANH_A * x * x);
       double z = tanh_arg2(x);
@@ -99,8 +113,7 @@ FFN_API int act_grad_ref(float *g, const float *x, int n, int act) {
 }
 
 /* A (M,K) @ B (K,N) [+ bias (N)] -> C (M,N), float accumulation in k order */
-static void mm(float *C, const float *A, const float *B, const float *bias, size_t M, size_t K,
-               size_t N) {
+static void mm(float *C, const float *A, const float *B, const float *bias, size_t M, size_t K, size_t N) {
   for (size_t i = 0; i < M; i++)
     for (size_t j = 0; j < N; j++) {
       float acc = 0.0f;
@@ -118,8 +131,8 @@ FFN_API int matmul_ref(float *C, const float *A, const float *B, int M, int K, i
 }
 
 /* X (T,d) @ W1 (d,dff) + b1 -> H (T,dff) in work; phi(H) @ W2 (dff,d) + b2 -> Y (T,d) */
-FFN_API int ffn_ref(float *Y, const float *X, const float *W1, const float *b1, const float *W2,
-                    const float *b2, int T, int d, int dff, int act, float *work) {
+FFN_API int ffn_ref(float *Y, const float *X, const float *W1, const float *b1, const float *W2, const float *b2, int T,
+                    int d, int dff, int act, float *work) {
   if (T < 0 || d < 0 || dff < 0 || bad_act(act)) return FFN_EINVAL;
   size_t t = (size_t)T, D = (size_t)d, F = (size_t)dff;
   mm(work, X, W1, b1, t, D, F);
@@ -129,8 +142,8 @@ FFN_API int ffn_ref(float *Y, const float *X, const float *W1, const float *b1, 
 }
 
 /* X (T,d) @ Wg -> G, X @ Wu -> U (T,dff); (phi(G) * U) @ Wd (dff,d) -> Y (T,d) */
-FFN_API int gated_ffn_ref(float *Y, const float *X, const float *Wg, const float *Wu,
-                          const float *Wd, int T, int d, int dff, int act, float *work) {
+FFN_API int gated_ffn_ref(float *Y, const float *X, const float *Wg, const float *Wu, const float *Wd, int T, int d,
+                          int dff, int act, float *work) {
   if (T < 0 || d < 0 || dff < 0 || bad_act(act)) return FFN_EINVAL;
   size_t t = (size_t)T, D = (size_t)d, F = (size_t)dff;
   float *G = work, *U = skip(work, t * F);
@@ -143,9 +156,8 @@ FFN_API int gated_ffn_ref(float *Y, const float *X, const float *Wg, const float
 
 /* dY (N,d), X (N,d), Wg (d,dff), Wu (d,dff), Wd (dff,d) -> dX (N,d), dWg, dWu (d,dff), dWd (dff,d).
    work: G, U, H = silu(G) U (later dH), each N*dff. */
-FFN_API int swiglu_backward_ref(float *dX, float *dWg, float *dWu, float *dWd, const float *dY,
-                                const float *X, const float *Wg, const float *Wu, const float *Wd,
-                                int N, int d, int dff, float *work) {
+FFN_API int swiglu_backward_ref(float *dX, float *dWg, float *dWu, float *dWd, const float *dY, const float *X,
+                                const float *Wg, const float *Wu, const float *Wd, int N, int d, int dff, float *work) {
   if (N < 0 || d < 0 || dff < 0) return FFN_EINVAL;
   size_t n = (size_t)N, D = (size_t)d, F = (size_t)dff;
   size_t nf = n * F;
@@ -201,9 +213,8 @@ static int ranks_before(const float *c, int i, int j) {
 
 /* x (d) @ W1 (d,dff) + b1 -> coef (dff) = relu(.); top (k) by repeated selection of the best
    memory ranked after the previous pick; partial (d) = sum over top of coef_i W2[i,:] */
-FFN_API int ffn_memories_ref(float *coef, int32_t *top, float *partial, const float *x,
-                             const float *W1, const float *b1, const float *W2, int d, int dff,
-                             int k) {
+FFN_API int ffn_memories_ref(float *coef, int32_t *top, float *partial, const float *x, const float *W1,
+                             const float *b1, const float *W2, int d, int dff, int k) {
   if (d < 0 || dff < 0 || k < 0 || k > dff) return FFN_EINVAL;
   mm(coef, x, W1, b1, 1, (size_t)d, (size_t)dff);
   for (int i = 0; i < dff; i++) coef[i] = fwd_act(coef[i], FFN_ACT_RELU);

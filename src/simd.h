@@ -71,8 +71,7 @@ static inline f64x2 f32x4_promote_hi(f32x4 v) {
 }
 /* (lo0, lo1, hi0, hi1) rounded to float */
 static inline f32x4 f64x2_demote_pair(f64x2 lo, f64x2 hi) {
-  return wasm_i32x4_shuffle(wasm_f32x4_demote_f64x2_zero(lo), wasm_f32x4_demote_f64x2_zero(hi), 0,
-                            1, 4, 5);
+  return wasm_i32x4_shuffle(wasm_f32x4_demote_f64x2_zero(lo), wasm_f32x4_demote_f64x2_zero(hi), 0, 1, 4, 5);
 }
 
 static inline f64x2 f64x2_splat(double a) { return wasm_f64x2_splat(a); }
@@ -90,9 +89,7 @@ static inline f64x2 f64x2_shl52_add(f64x2 bits, int64_t add) {
   return wasm_i64x2_add(wasm_i64x2_shl(bits, 52), wasm_i64x2_splat(add));
 }
 /* the low 32 bits of each double lane of lo, then of hi, as four 32-bit lanes */
-static inline f32x4 f64x2_low_words(f64x2 lo, f64x2 hi) {
-  return wasm_i32x4_shuffle(lo, hi, 0, 2, 4, 6);
-}
+static inline f32x4 f64x2_low_words(f64x2 lo, f64x2 hi) { return wasm_i32x4_shuffle(lo, hi, 0, 2, 4, 6); }
 
 #else /* portable fallback: the same kernels compile natively (tests under ASan/UBSan) */
 
@@ -116,9 +113,7 @@ static inline m32x4 f32x4_lt(f32x4 a, f32x4 b) { return (m32x4)(a < b); }
 static inline m32x4 f32x4_le(f32x4 a, f32x4 b) { return (m32x4)(a <= b); }
 static inline m32x4 f32x4_gt(f32x4 a, f32x4 b) { return (m32x4)(a > b); }
 static inline m32x4 f32x4_isnan(f32x4 a) { return (m32x4)(a != a); }
-static inline f32x4 f32x4_select(m32x4 m, f32x4 a, f32x4 b) {
-  return (f32x4)((m & (m32x4)a) | (~m & (m32x4)b));
-}
+static inline f32x4 f32x4_select(m32x4 m, f32x4 a, f32x4 b) { return (f32x4)((m & (m32x4)a) | (~m & (m32x4)b)); }
 static inline f32x4 f32x4_div(f32x4 a, f32x4 b) { return a / b; }
 static inline f32x4 f32x4_negabs(f32x4 a) {
   return (f32x4)((m32x4)a | (m32x4){INT32_MIN, INT32_MIN, INT32_MIN, INT32_MIN});
@@ -135,8 +130,7 @@ static inline f32x4 f32x4_pmin(f32x4 a, f32x4 b) { return f32x4_select(f32x4_lt(
 static inline f32x4 f32x4_pmax(f32x4 a, f32x4 b) { return f32x4_select(f32x4_lt(a, b), b, a); }
 static inline f32x4 f32x4_shl23_add(f32x4 bits, int32_t add) {
   typedef uint32_t u32x4 __attribute__((vector_size(16)));
-  u32x4 u =
-      ((u32x4)bits << 23) + (u32x4){(uint32_t)add, (uint32_t)add, (uint32_t)add, (uint32_t)add};
+  u32x4 u = ((u32x4)bits << 23) + (u32x4){(uint32_t)add, (uint32_t)add, (uint32_t)add, (uint32_t)add};
   return (f32x4)u;
 }
 static inline f32x4 f32x4_sub_shl23_abs(int32_t sub, f32x4 bits) {
@@ -161,9 +155,7 @@ static inline f64x2 f64x2_abs(f64x2 a) { return (f64x2)((m64x2)a & (m64x2){INT64
 static inline f64x2 f64x2_neg(f64x2 a) { return -a; }
 static inline m64x2 f64x2_lt(f64x2 a, f64x2 b) { return (m64x2)(a < b); }
 static inline m64x2 f64x2_gt(f64x2 a, f64x2 b) { return (m64x2)(a > b); }
-static inline f64x2 f64x2_select(m64x2 m, f64x2 a, f64x2 b) {
-  return (f64x2)((m & (m64x2)a) | (~m & (m64x2)b));
-}
+static inline f64x2 f64x2_select(m64x2 m, f64x2 a, f64x2 b) { return (f64x2)((m & (m64x2)a) | (~m & (m64x2)b)); }
 static inline f64x2 f64x2_shl52_add(f64x2 bits, int64_t add) {
   /* shift as unsigned: the bits shifted out are meant to be dropped */
   typedef uint64_t u64x2 __attribute__((vector_size(16)));
