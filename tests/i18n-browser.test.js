@@ -201,6 +201,124 @@ test(
 );
 
 test(
+  'browser, French page: <ffn-exercise> verdicts in French: passed, failed, error, timeout, crashed, setup problem',
+  { skip: skip || false, timeout: 120_000 },
+  async () => {
+    const sel = '#slot ffn-exercise';
+    await page.evaluate(() => window.__mount({ storageKey: 'i18n-test-verdicts' }));
+    await page.waitForFunction((s) => document.querySelector(s)?.shadowRoot.querySelector('button.run'), sel);
+    /** Run `code` (with a timeout in ms) to its report; the report's English summary, and what is shown. */
+    const run = (code, timeout = 5000) =>
+      page.evaluate(
+        async ([s, c, ms]) => {
+          const e = document.querySelector(s);
+          Object.assign(e, { timeout: ms, code: c });
+          const r = await e.run();
+          return { status: r.status, summary: r.summary };
+        },
+        [sel, code, timeout],
+      );
+    const fn = (body) => `function reluCarre(x) {\n${body}\n}\n`;
+
+    // passed
+    let r = await run(fn('  return map(x, (z) => (z > 0 ? z * z : 0));'));
+    assert.equal(r.summary, 'All 3 tests passed.');
+    await noEnglish('exercise, passed', sel, ['Les 3 tests sont réussis.', 'réussi', 'Bravo']);
+
+    // failed, told by grading's own diagnosis (a constant factor) and first-mismatch lines, with a note that the
+    // function changed its input in place
+    r = await run(fn('  for (let i = 0; i < x.data.length; i++) x.data[i] = x.data[i] > 0 ? 2 * x.data[i] ** 2 : 0;\n'
+      + '  return x;'));
+    assert.equal(r.status, 'done');
+    assert.match(r.summary, /^0 of 3 tests passed\.$/);
+    await noEnglish('exercise, failed: constant factor, mismatches, impure', sel, [
+      '0 tests réussis sur 3.',
+      'Décalé d’un facteur constant',
+      'Vos valeurs sont 2 fois les valeurs attendues',
+      'premier écart en [',
+      'écart maximal',
+      'modifie son argument x sur place',
+    ]);
+
+    // failed where no known mistake matches: a direction from what the failing inputs share; and a wrong shape
+    await run(fn('  return map(x, (z) => (z > 0 ? (z < 1.5 ? z * z : z) : 0));'));
+    await noEnglish('exercise, failed: a direction', sel, [
+      'Aucune erreur connue ne correspond ; là où reluCarre se trompe',
+      'Elle ne se trompe que pour des entrées supérieures ou égales à',
+    ]);
+    await run(fn('  return { data: Array.from(x.data, (z) => (z > 0 ? z * z : 0)), shape: [x.data.length, 1] };'));
+    await noEnglish('exercise, failed: a wrong shape', sel, ['renvoie la forme [8,1], attendue : [8]']);
+
+    // an error in the learner's code: thrown, then a syntax error (the engine's own message stays as it is)
+    await run(fn('  throw new RangeError("non");'));
+    await noEnglish('exercise, threw', sel, ['RangeError : non (ligne 2, colonne']);
+    r = await run(fn('  return (;'));
+    assert.equal(r.status, 'error');
+    const syntax = await shadow(sel, '.summary');
+    assert.match(syntax.replace(/[\u00a0\u202f]/g, ' '), /^Votre code contient une erreur de syntaxe : /);
+
+    // timeout
+    r = await run(fn('  while (true) {}'), 1000);
+    assert.equal(r.status, 'timeout');
+    await noEnglish('exercise, timeout', sel, [
+      'Votre code a tourné plus de 1 000 ms sur le test',
+      'boucle infinie',
+      'arrêté après 1 000 ms',
+    ]);
+
+    // crashed: the sandbox frame goes away in the middle of a run (as when a framework re-renders the page)
+    await page.evaluate(
+      ([s, c]) => {
+        const e = document.querySelector(s);
+        Object.assign(e, { timeout: 60000, code: c });
+        window.__crashRun = e.run();
+      },
+      [sel, fn('  while (true) {}')],
+    );
+    await page.waitForFunction(
+      (s) => !document.querySelector(s).shadowRoot.querySelector('[part~="stop-button"]').hidden,
+      sel,
+    );
+    r = await page.evaluate(async () => {
+      for (const f of document.querySelectorAll('iframe[sandbox]')) f.remove();
+      const rep = await window.__crashRun;
+      return { status: rep.status, summary: rep.summary };
+    });
+    assert.equal(r.status, 'crashed', r.summary);
+    await noEnglish('exercise, crashed', sel, [
+      'Le bac à sable s’est arrêté brutalement (le cadre du bac à sable a été retiré de la page)',
+    ]);
+
+    // a setup problem of the site: the sandbox frame file the page names is not there (the inline frame, which
+    // holds the next run's worker, is taken out so that the next run opens the named file)
+    await page.evaluate(() => {
+      for (const f of document.querySelectorAll('iframe[sandbox]')) f.remove();
+      const m = document.createElement('meta');
+      m.name = 'ffn-lab-sandbox';
+      m.content = '/nowhere/frame.html';
+      document.head.append(m);
+    });
+    try {
+      r = await run(fn('  return map(x, (z) => (z > 0 ? z * z : 0));'));
+      assert.equal(r.status, 'setup', r.summary);
+      await noEnglish('exercise, the sandbox file is missing', sel, [
+        'Problème d’installation (votre code n’y est pour rien)',
+      ]);
+      // what the site's author must fix, with the URL, is shown as code (technical text, like a console's)
+      const code = await page.evaluate((s) => {
+        const c = document.querySelector(s).shadowRoot.querySelector('[part~="setup-problem"] code');
+        return c && c.textContent;
+      }, sel);
+      assert.match(code, /\/nowhere\/frame\.html answered HTTP 404/);
+    } finally {
+      await page.evaluate(() => document.querySelector('meta[name="ffn-lab-sandbox"]').remove());
+    }
+    await page.evaluate(() => document.getElementById('slot').replaceChildren());
+    assert.deepEqual(pageErrors, []);
+  },
+);
+
+test(
   "browser: the nearest lang picks the table (the element's first); a change re-renders; defineStrings overrides keys",
   { skip: skip || false },
   async () => {

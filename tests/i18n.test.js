@@ -68,6 +68,12 @@ const SAME = new Set([
   'storage.comma',
   'exercise.valueKinds.symbol',
   'exercise.cancel',
+  'report.keyed',
+  'report.sentences',
+  'report.space',
+  'report.comma',
+  'report.feature.equals',
+  'report.nTests',
 ]);
 
 test('the French table has every key of the English one, with the same parameters and plural forms', () => {
@@ -285,4 +291,74 @@ test('translations in a definition are checked like the originals, naming the fi
   assert.equal(exerciseText(ex, 'pt-BR').variants[0].message, 'You returned x.');
   assert.deepEqual(exerciseText(ex, 'fr').hints, ['Multipliez.', 'Par deux.']);
   assert.equal(exerciseText(ex, 'pt').title, 'Double', 'pt-BR is not pt');
+});
+
+/** Every text of a report with the message it was made from (report.said, not enumerable): [english, message]. */
+function saidTexts(report) {
+  const said = report.said;
+  const out = [[report.summary, said.summary]];
+  report.tests.forEach((t, i) => t.message && out.push([t.message, said.tests[i]]));
+  report.notes.forEach((n, i) => out.push([n, said.notes[i]]));
+  // grading's own diagnoses (an exercise's mistakes are the exercise's text, translated by the exercise)
+  for (const d of report.diagnoses) if (d.said) out.push([d.title, d.said.title], [d.message, d.said.message]);
+  return out;
+}
+
+test("a grading report's texts are messages: the report's English, and French with no English left", async () => {
+  const { gradeExercise, exercises } = await import('ffn-lab/sandbox');
+  const sol = (id) => exercises.find((e) => e.id === id).solution;
+  const swap = (src, from, to) => {
+    assert.ok(src.includes(from), from);
+    return src.replace(from, to);
+  };
+  const gelu = sol('gelu');
+  const ffn = sol('ffn');
+  // wrong solutions written as learners write them, one per kind of text grading makes
+  const cases = [
+    ['gelu', 'function gelu(x) {\n  return x;\n}\nfunction geluTanh(x) {\n  return x;\n}\n', /^\d+ of \d+ tests/],
+    ['gelu', swap(gelu, 'Math.tanh(c * (z + 0.044715 * z * z * z))',
+      '(Math.exp(2 * c * (z + 0.044715 * z ** 3)) - 1) / (Math.exp(2 * c * (z + 0.044715 * z ** 3)) + 1)'),
+    /NaN or Infinity/],
+    ['gelu', swap(gelu, 'return map(x, (z) => 0.5 * z', 'return map(x, (z) => 1.5 * z'), /Off by a constant factor/],
+    ['ffn', swap(ffn, 'bias = true, gated = false) {', 'bias, gated = false) {'), /give bias its default/],
+    ['ffn', swap(ffn, 'return add(matmul(H, W2), b2);', 'return transpose(add(matmul(H, W2), b2));'),
+      /transposed layout/],
+    ['swiglu-backward', swap(sol('swiglu-backward'), 'return { dX, dWGate,', 'return { dX, dW_gate: dWGate,'),
+      /expected keys dX, dWGate, dWUp, dWDown; got/],
+    ['gelu', swap(gelu, '(1 + erf(z / Math.SQRT2)));', '(1 + erf(z / Math.SQRT2)));\n  x.data.fill(0);\n  return y;')
+      .replace('return map(x, (z) => 0.5 * z * (1 + erf', 'const y = map(x, (z) => 0.5 * z * (1 + erf'), /in place/],
+    ['gelu', 'function gelu(x) {\n  return {};\n}\n', /returned an object with keys \{\}/],
+    ['gelu', 'function gelu(x) {\n  while (true) {}\n}\n', /ran for more than 500 ms/],
+    ['gelu', 'function gelu(x) {\n  throw new Error(x.shape.length ? "non" : "");\n}\n', /line 2/],
+    ['gelu', 'function gelu(x) {\n  return (;\n}\n', /syntax error/],
+    ['gelu', gelu, /^All \d+ tests passed\.$/],
+  ];
+  const fr = translator('fr');
+  const texts = [];
+  for (const [id, source, expected] of cases) {
+    const report = await gradeExercise(id, source, { timeout: 500 });
+    const all = saidTexts(report);
+    assert.match(all.map(([e]) => e).join('\n'), expected, id);
+    for (const [english, m] of all) {
+      assert.ok(m && typeof m.key === 'string', `no message for ${JSON.stringify(english)}`);
+      assert.equal(String(m).slice(0, english.length - 1), english.replace(/…$/, '').slice(0, english.length - 1));
+      const french = fr.t(m.key, m.params);
+      assert.notEqual(french, english);
+      texts.push(french);
+    }
+  }
+  // Left out of the check: what is not grading's own text: an error's message (the engine's, or the toolkit's,
+  // which runs in the worker: see web/sandbox/README.md), a built-in test's name (the exercise's text), and the
+  // parameter name bias (code).
+  const own = (t) =>
+    t
+      .replace(/[\u00a0\u202f]/g, ' ')
+      .replace(/\w*Error : .*?(?= \(ligne|$)/g, ' ')
+      .replace(/« [^»]* »/g, ' ')
+      .replace(/\bbias\b/g, ' ');
+  assert.deepEqual(findEnglish(texts.map(own)), []);
+  assert.ok(findEnglish(texts).length > 0, 'the check reads what the left-out parts say');
+  // numbers are written the French way: 1 000 ms, a decimal comma
+  assert.ok(texts.some((t) => /plus de 500 ms/.test(t)));
+  assert.ok(texts.some((t) => /\d,\d/.test(t)), 'a decimal comma');
 });

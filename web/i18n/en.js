@@ -4,6 +4,148 @@ export default {
   numbers: {
     infinity: 'Infinity',
     minusInfinity: '-Infinity',
+    ordinal: { one: '{n}st', two: '{n}nd', few: '{n}rd', other: '{n}th' },
+  },
+
+  /*
+   * What a grading report says (web/sandbox/grade.js, compare.js, diagnose.js): verdicts, what is wrong with an
+   * output, and the diagnoses that are not an exercise's own. The report holds the English; <ffn-exercise> shows
+   * the same messages in its language.
+   */
+  report: {
+    allPassed: 'All {n} tests passed.',
+    somePassed: '{k} of {n} tests passed.',
+    setupThrew: 'Your code threw while it was being set up: {message}{where}',
+    syntaxError: 'Your code has a syntax error: {message}{where}',
+    couldNotRun: 'Your code could not run: {message}{where}',
+    atLine: ' (line {line})',
+    atLineColumn: ' (line {line}, column {column})',
+    timeout: 'Your code ran for more than {ms} ms and was stopped. This usually means an infinite loop (a while '
+      + 'whose condition never changes, a for loop whose counter never moves), recursion without a base case, or a '
+      + 'loop over far more elements than the inputs hold.',
+    timeoutOn: 'Your code ran for more than {ms} ms on the test "{name}" and was stopped. This usually means an '
+      + 'infinite loop (a while whose condition never changes, a for loop whose counter never moves), recursion '
+      + 'without a base case, or a loop over far more elements than the inputs hold.',
+    aborted: 'The run was stopped.',
+    setup: 'Setup problem (not your code): {message}',
+    crashed: 'The sandbox stopped unexpectedly ({why}). If your code allocates very large arrays, make them smaller.',
+    crash: {
+      died: 'its process ended, most likely because your code used too much memory',
+      removed: 'the sandbox frame was removed from the page',
+      noStart: 'the exercise worker did not start',
+    },
+    tooLong: 'Your code is {n} characters long; the limit is {max}.',
+    // one test's line
+    stoppedAfter: 'stopped after {ms} ms',
+    threw: '{name}: {message}{where}',
+    mismatch: 'first mismatch: got {got}, expected {expected} (max error {error})',
+    mismatchAt: 'first mismatch at {at}: got {got}, expected {expected} (max error {error})',
+    integerMismatch: 'got {got}, expected {expected}{off}',
+    short: ' ({n} short)',
+    over: ' ({n} over)',
+    indexMismatch: '{at} {order}: got {item}{got}, expected {item}{expected} ({where})',
+    entry: 'entry',
+    belongs: '{item}{v} belongs {at}',
+    notThere: '{item}{v} should not be there',
+    keyed: '{key}: {problem}',
+    // what is wrong with a returned value
+    returnedNothing: 'returned nothing',
+    unreadable: 'returned a value that could not be read',
+    tooMany: 'returned {n} numbers, more than the {max} read',
+    tooDeep: 'returned an array nested deeper than {max} levels',
+    nestedBut: 'returned {what}, but {why}',
+    nested: {
+      hole: 'it has a hole or nothing where a value was expected',
+      notNumber: 'found {what} where a number was expected',
+      ragged: 'the nested array is ragged',
+    },
+    badData: 'returned a tensor whose data is {what}, not a flat list of numbers',
+    badShape: 'returned a tensor whose shape is {what}, not a list of sizes',
+    sizeMismatch: 'returned a tensor with shape {shape} ({n} numbers) but {m} numbers in data',
+    notTensor: 'returned {what}; expected a tensor {data, shape} or a nested array',
+    shape: 'returned shape {got}, expected {expected}',
+    shapeFlat: 'returned shape {got}, expected {expected} (a flat array: wrap it as {data, shape})',
+    notIndex: 'returned {v} at position {i}; expected integer indices',
+    notInteger: 'returned {what}; expected a whole number',
+    notNumber: 'returned {what}; expected a number',
+    notObject: 'returned {what}; expected an object with keys {{keys}}',
+    keyMissing: 'the key "{key}" is missing',
+    keysHead: 'expected keys {expected}; got {got}',
+    noKeys: 'no keys',
+    keysRename: '{head}: rename {renames}',
+    keysMissing: '{head}: {missing} missing',
+    wire: {
+      nothing: 'nothing',
+      number: 'the number {v}',
+      typed: 'a {type} of length {n}',
+      typedArray: 'a typed array of length {n}',
+      array: 'an array of length {n}',
+      object: 'an object with keys {{keys}}',
+      malformed: 'a malformed object',
+      unreadable: 'an unreadable value',
+      unknown: 'an unknown value',
+    },
+    // notes
+    argument: 'argument {n}',
+    impure: '{fn} changes its argument {name} in place: called again with the same {name} it gave a different '
+      + 'result. The functions are meant to be pure: leave the inputs as they are and build new tensors for the '
+      + 'results (map, add, zeros and the other toolkit functions return fresh ones).',
+    // diagnoses that are not an exercise's own mistakes
+    partial: '{message} (This explains {k} of the {n} failing tests of {fn}; the others fail for another reason.)',
+    keys: {
+      title: 'Result keys spelled differently',
+      message: 'Your {fn} returns an object whose keys are not the expected ones ({problem}). Keys must match '
+        + 'exactly: JavaScript is case-sensitive, and this exercise writes them in camelCase.',
+    },
+    transposed: {
+      title: 'Output transposed',
+      plain: 'Your output',
+      keyed: 'Your {key} output',
+      message: '{your} holds the right numbers in transposed layout: shape {got} instead of {expected}. Check the '
+        + 'order of the factors in your last matmul.',
+    },
+    scaled: {
+      title: 'Off by a constant factor',
+      plain: 'Your values',
+      keyed: 'Your {key} values',
+      negatives: 'the negatives of the expected values',
+      times: '{c} times the expected values',
+      message: '{your} are {what}. Look for a missing or extra constant factor (or sign).',
+    },
+    direction: 'No known mistake matches; where {fn} goes wrong',
+    sentences: '{parts}',
+    space: ' ',
+    comma: ', ',
+    andList: '{head} and {last}',
+    blowup: 'Your {fn} returns NaN or Infinity where the expected values are finite ({where}). A formula with exp '
+      + 'or tanh overflows for large |z|: Math.exp(z) is Infinity beyond z ≈ 709, and Infinity / Infinity is NaN. '
+      + 'Write it so that exp only sees arguments that cannot overflow, for example σ(z) = 1 / (1 + e^(−z)) rather '
+      + 'than e^z / (1 + e^z), and tanh with Math.tanh.',
+    theTest: 'the test "{name}"',
+    nTests: { one: '{n} test', other: '{n} tests' },
+    range: {
+      nan: 'It is wrong only where {name} is NaN: NaN should pass through (let it propagate).',
+      overflow: ': look for exp or tanh overflowing for large |z|',
+      below: 'It is wrong only for inputs at or below {v} (every larger {name} is right){hint}.',
+      above: 'It is wrong only for inputs at or above {v} (every smaller {name} is right){hint}.',
+      magnitude: 'It is wrong only for inputs of magnitude {v} or more (every smaller {name} is right){hint}.',
+    },
+    failsOnly: 'It fails only when {text}.',
+    failsOnlyDefault: 'It fails only when {text}: give {name} its default in the signature, {name} = {value}.',
+    feature: {
+      omitted: '{name} is left out',
+      is: '{name} is {v}',
+      equals: '{name} = {v}',
+      rank: '{name} is {n}-D',
+      row: '{name} has a single row',
+      nan: '{name} holds NaN',
+      zero: '{name} is all zeros',
+      big: '{name} has entries of magnitude 100 or more',
+      dim4: '{name} is not a multiple of 4',
+    },
+    fields: '{wrong} in every failing test; {right}.',
+    fieldsWrong: { one: '{keys} is wrong', other: '{keys} are wrong' },
+    fieldsRight: { one: '{keys} is right', other: '{keys} are right' },
   },
 
   /* <ffn-exercise> */

@@ -5,6 +5,147 @@ const table = {
   numbers: {
     infinity: '+∞',
     minusInfinity: '−∞',
+    ordinal: { one: '{n}er', other: '{n}e' },
+  },
+
+  report: {
+    allPassed: 'Les {n} tests sont réussis.',
+    somePassed: '{k} tests réussis sur {n}.',
+    setupThrew: 'Votre code a levé une erreur pendant sa mise en place : {message}{where}',
+    syntaxError: 'Votre code contient une erreur de syntaxe : {message}{where}',
+    couldNotRun: 'Votre code n’a pas pu s’exécuter : {message}{where}',
+    atLine: ' (ligne {line})',
+    atLineColumn: ' (ligne {line}, colonne {column})',
+    timeout: 'Votre code a tourné plus de {ms} ms et a été arrêté. C’est en général une boucle infinie (une boucle '
+      + 'dont la condition ne change jamais, un compteur qui n’avance pas), une récursion sans cas de base, ou une '
+      + 'boucle sur bien plus d’éléments que les entrées n’en contiennent.',
+    timeoutOn: 'Votre code a tourné plus de {ms} ms sur le test « {name} » et a été arrêté. C’est en général une '
+      + 'boucle infinie (une boucle dont la condition ne change jamais, un compteur qui n’avance pas), une récursion '
+      + 'sans cas de base, ou une boucle sur bien plus d’éléments que les entrées n’en contiennent.',
+    aborted: 'L’exécution a été interrompue.',
+    setup: 'Problème d’installation (votre code n’y est pour rien) : {message}',
+    crashed: 'Le bac à sable s’est arrêté brutalement ({why}). Si votre code alloue de très grands tableaux, '
+      + 'réduisez-les.',
+    crash: {
+      died: 'son processus s’est terminé, très probablement parce que votre code a utilisé trop de mémoire',
+      removed: 'le cadre du bac à sable a été retiré de la page',
+      noStart: 'le worker de l’exercice n’a pas démarré',
+    },
+    tooLong: 'Votre code compte {n} caractères ; la limite est de {max}.',
+    stoppedAfter: 'arrêté après {ms} ms',
+    threw: '{name} : {message}{where}',
+    mismatch: 'premier écart : obtenu {got}, attendu {expected} (écart maximal {error})',
+    mismatchAt: 'premier écart en {at} : obtenu {got}, attendu {expected} (écart maximal {error})',
+    integerMismatch: 'obtenu {got}, attendu {expected}{off}',
+    short: ' ({n} de moins)',
+    over: ' ({n} de trop)',
+    indexMismatch: '{order}, {at} rang : obtenu {item}{got}, attendu {item}{expected} ({where})',
+    entry: 'élément',
+    belongs: '{item}{v} est attendu au {at} rang',
+    notThere: '{item}{v} ne devrait pas y figurer',
+    keyed: '{key} : {problem}',
+    returnedNothing: 'ne renvoie rien',
+    unreadable: 'renvoie une valeur illisible',
+    tooMany: 'renvoie {n} nombres, plus que les {max} lus',
+    tooDeep: 'renvoie un tableau imbriqué sur plus de {max} niveaux',
+    nestedBut: 'renvoie {what}, mais {why}',
+    nested: {
+      hole: 'il y a un trou, ou rien, là où une valeur était attendue',
+      notNumber: 'on y trouve {what} là où un nombre était attendu',
+      ragged: 'les lignes du tableau imbriqué sont de longueurs inégales',
+    },
+    badData: 'renvoie un tenseur dont data est {what}, et non une liste plate de nombres',
+    badShape: 'renvoie un tenseur dont shape est {what}, et non une liste de tailles',
+    sizeMismatch: 'renvoie un tenseur de forme {shape} ({n} nombres) mais {m} nombres dans data',
+    notTensor: 'renvoie {what} ; attendu : un tenseur {data, shape} ou un tableau imbriqué',
+    shape: 'renvoie la forme {got}, attendue : {expected}',
+    shapeFlat: 'renvoie la forme {got}, attendue : {expected} (un tableau plat : enveloppez-le dans {data, shape})',
+    notIndex: 'renvoie {v} en position {i} ; des indices entiers étaient attendus',
+    notInteger: 'renvoie {what} ; un nombre entier était attendu',
+    notNumber: 'renvoie {what} ; un nombre était attendu',
+    notObject: 'renvoie {what} ; attendu : un objet de clés {{keys}}',
+    keyMissing: 'la clé « {key} » manque',
+    keysHead: 'clés attendues {expected} ; reçues {got}',
+    noKeys: 'aucune clé',
+    keysRename: '{head} : renommez {renames}',
+    keysMissing: '{head} : il manque {missing}',
+    wire: {
+      nothing: 'rien',
+      number: 'le nombre {v}',
+      typed: 'un {type} de longueur {n}',
+      typedArray: 'un tableau typé de longueur {n}',
+      array: 'un tableau de longueur {n}',
+      object: 'un objet de clés {{keys}}',
+      malformed: 'un objet mal formé',
+      unreadable: 'une valeur illisible',
+      unknown: 'une valeur inconnue',
+    },
+    argument: 'l’argument {n}',
+    impure: '{fn} modifie son argument {name} sur place : rappelée avec le même {name}, elle donne un autre '
+      + 'résultat. Les fonctions doivent être pures : laissez les entrées telles quelles et construisez de nouveaux '
+      + 'tenseurs pour les résultats (map(), add(), zeros() et les autres fonctions de la boîte à outils en '
+      + 'renvoient de neufs).',
+    partial: '{message} (Cela explique {k} des {n} tests échoués de {fn} ; les autres échouent pour une autre '
+      + 'raison.)',
+    keys: {
+      title: 'Clés du résultat mal orthographiées',
+      message: 'Votre {fn} renvoie un objet dont les clés ne sont pas celles attendues ({problem}). Les clés doivent '
+        + 'correspondre exactement : JavaScript distingue majuscules et minuscules, et cet exercice les écrit en '
+        + 'camelCase.',
+    },
+    transposed: {
+      title: 'Sortie transposée',
+      plain: 'Votre sortie',
+      keyed: 'Votre sortie {key}',
+      message: '{your} contient les bons nombres, mais transposés : forme {got} au lieu de {expected}. Vérifiez '
+        + 'l’ordre des facteurs de votre dernier matmul.',
+    },
+    scaled: {
+      title: 'Décalé d’un facteur constant',
+      plain: 'Vos valeurs',
+      keyed: 'Vos valeurs de {key}',
+      negatives: 'les opposées des valeurs attendues',
+      times: '{c} fois les valeurs attendues',
+      message: '{your} sont {what}. Cherchez un facteur constant (ou un signe) oublié ou en trop.',
+    },
+    direction: 'Aucune erreur connue ne correspond ; là où {fn} se trompe',
+    sentences: '{parts}',
+    space: ' ',
+    comma: ', ',
+    andList: '{head} et {last}',
+    blowup: 'Votre {fn} renvoie NaN ou l’infini là où les valeurs attendues sont finies ({where}). Une formule avec '
+      + 'exp ou tanh déborde pour |z| grand : Math.exp(z) vaut Infinity au-delà de z ≈ 709, et Infinity / Infinity '
+      + 'donne NaN. Écrivez-la pour que exp ne reçoive que des arguments qui ne peuvent pas déborder, par exemple '
+      + 'σ(z) = 1 / (1 + e^(−z)) plutôt que e^z / (1 + e^z), et tanh avec Math.tanh.',
+    theTest: 'le test « {name} »',
+    nTests: { one: '{n} test', other: '{n} tests' },
+    range: {
+      nan: 'Elle ne se trompe que là où {name} vaut NaN : NaN doit se propager tel quel.',
+      overflow: ' : cherchez un exp ou un tanh qui déborde pour |z| grand',
+      below: 'Elle ne se trompe que pour des entrées inférieures ou égales à {v} (pour tout {name} plus grand, elle '
+        + 'est juste){hint}.',
+      above: 'Elle ne se trompe que pour des entrées supérieures ou égales à {v} (pour tout {name} plus petit, elle '
+        + 'est juste){hint}.',
+      magnitude: 'Elle ne se trompe que pour des entrées de valeur absolue {v} ou plus (pour tout {name} plus petit '
+        + 'en valeur absolue, elle est juste){hint}.',
+    },
+    failsOnly: 'Elle n’échoue que quand {text}.',
+    failsOnlyDefault: 'Elle n’échoue que quand {text} : donnez à {name} sa valeur par défaut dans la signature, '
+      + '{name} = {value}.',
+    feature: {
+      omitted: '{name} est omis',
+      is: '{name} vaut {v}',
+      equals: '{name} = {v}',
+      rank: '{name} est en {n} D',
+      row: '{name} n’a qu’une ligne',
+      nan: '{name} contient NaN',
+      zero: '{name} ne contient que des zéros',
+      big: '{name} a des valeurs de 100 ou plus en valeur absolue',
+      dim4: '{name} n’est pas un multiple de 4',
+    },
+    fields: '{wrong} dans chaque test échoué ; {right}.',
+    fieldsWrong: { one: '{keys} est faux', other: '{keys} sont faux' },
+    fieldsRight: { one: '{keys} est juste', other: '{keys} sont justes' },
   },
 
   exercise: {

@@ -155,6 +155,7 @@ function lookup(table, key) {
 
 function makeTranslator(table, locale, lang) {
   const plural = new Intl.PluralRules(locale);
+  const ordinalRules = new Intl.PluralRules(locale, { type: 'ordinal' });
   const numberFormats = new Map();
   const nf = (opts) => {
     const k = JSON.stringify(opts);
@@ -169,6 +170,10 @@ function makeTranslator(table, locale, lang) {
     nf({})
       .formatToParts(-1)
       .find((p) => p.type === 'minusSign')?.value ?? '-';
+  const group =
+    nf({})
+      .formatToParts(1e6)
+      .find((p) => p.type === 'group')?.value ?? ',';
   const int = (v) => nf({ maximumFractionDigits: 0 }).format(Math.round(v));
   const num = (v) => (Number.isInteger(v) ? int(v) : nf({ maximumFractionDigits: 6 }).format(v));
   const english = lookup.bind(null, en);
@@ -179,13 +184,16 @@ function makeTranslator(table, locale, lang) {
     if (typeof v === 'function') return v(params || {}, locale);
     if (isLeafObject(v)) {
       const n = params && typeof params.n === 'number' ? params.n : 0;
-      const cat = params && typeof params.n === 'number' ? plural.select(n) : 'other';
+      const rules = params && params[ORDINAL] ? ordinalRules : plural;
+      const cat = params && typeof params.n === 'number' ? rules.select(n) : 'other';
       v = (n === 0 && typeof v.zero === 'string' ? v.zero : v[cat]) ?? v.other;
     }
     return String(v);
   };
   const show = (p) => {
     if (typeof p === 'number') return num(p);
+    if (p instanceof Numeral) return numeral(p);
+    if (p instanceof Ordinal) return t('numbers.ordinal', { n: p.n, [ORDINAL]: true });
     if (p === undefined || p === null) return '';
     if (p instanceof Message) return t(p.key, p.params);
     if (p instanceof Joined) return p.items.map((x) => String(show(x))).join(t(p.sep));
@@ -211,6 +219,13 @@ function makeTranslator(table, locale, lang) {
     });
     if (last < s.length) out.push(s.slice(last));
     return out;
+  };
+  /** A number a report wrote in English (`text`), with this language's integer grouping, decimal mark and minus. */
+  const numeral = ({ v, text }) => {
+    if (typeof v !== 'number' || (decimal === '.' && group === ',')) return text;
+    if (!Number.isFinite(v)) return special(v);
+    if (Number.isInteger(v) && Math.abs(v) < 1e15) return int(v);
+    return text.replace('.', decimal).replace(/-/g, minus);
   };
   const special = (v) => (Number.isNaN(v) ? 'NaN' : v > 0 ? t('numbers.infinity') : t('numbers.minusInfinity'));
   /**
@@ -247,6 +262,41 @@ class Message {
   toString() {
     return translator('en').t(this.key, this.params);
   }
+}
+
+const ORDINAL = Symbol('ordinal');
+
+/** A number as a report writes it in English (text), shown in the reader's language (numeral(v, text)). */
+class Numeral {
+  constructor(v, text) {
+    this.v = v;
+    this.text = String(text);
+    Object.freeze(this);
+  }
+  toString() {
+    return this.text;
+  }
+}
+
+/** numeral(v, text): a message parameter showing the number v, written `text` in English, in the reader's way. */
+export function numeral(v, text = String(v)) {
+  return new Numeral(v, text);
+}
+
+/** A position (1st, 2nd...) in the reader's language (key numbers.ordinal, chosen by the ordinal plural rules). */
+class Ordinal {
+  constructor(n) {
+    this.n = n;
+    Object.freeze(this);
+  }
+  toString() {
+    return translator('en').t('numbers.ordinal', { n: this.n, [ORDINAL]: true });
+  }
+}
+
+/** ordinal(n): a message parameter showing n as a position: "4th" in English, "4e" in French. */
+export function ordinal(n) {
+  return new Ordinal(n);
 }
 
 /** Items shown one after the other, separated by the text of the key `sep` (a parameter of a message). */

@@ -1,5 +1,5 @@
 // Page-side checking of outputs: values from the worker's wire format, shapes and types, atol + rtol*|ref|.
-import { CAPS, MAX_ITEMS, clip, fmtNum, fmtShape, listKeys } from './report-bounds.js';
+import { CAPS, MAX_ITEMS, clip, fmtNum, fmtShape, listKeys, say, num } from './report-bounds.js';
 
 export { fmtNum, fmtShape };
 
@@ -52,32 +52,43 @@ function lengthOf(list) {
   return -1;
 }
 
+/** What a wire value is, for people (a message: report.wire.* in the locale tables). */
 function describeWire(w) {
-  if (!isNode(w)) return 'nothing';
+  if (!isNode(w)) return say('wire.nothing');
   switch (w.k) {
     case 'number':
-      return `the number ${fmtNum(w.v)}`;
-    case 'typed':
-      return `a ${clip(w.type, CAPS.key) || 'typed array'} of length ${fmtNum(lengthOf(w.data))}`;
+      return say('wire.number', { v: num(w.v) });
+    case 'typed': {
+      const type = clip(w.type, CAPS.key);
+      const n = num(lengthOf(w.data));
+      return type ? say('wire.typed', { type, n }) : say('wire.typedArray', { n });
+    }
     case 'array':
-      return `an array of length ${fmtNum(lengthOf(w.items))}`;
+      return say('wire.array', { n: num(lengthOf(w.items)) });
     case 'object':
-      return isNode(w.entries) ? `an object with keys {${listKeys(Object.keys(w.entries))}}` : 'a malformed object';
+      return isNode(w.entries) ? say('wire.object', { keys: listKeys(Object.keys(w.entries)) }) : say('wire.malformed');
     case 'bad':
-      return clip(w.what, CAPS.what) || 'an unreadable value';
+      return clip(w.what, CAPS.what) || say('wire.unreadable');
     default:
-      return 'an unknown value';
+      return say('wire.unknown');
   }
 }
 
-const tooMany = (n) => ({ problem: `returned ${fmtNum(n)} numbers, more than the ${fmtNum(MAX_ITEMS)} read` });
+/** An Error whose message is the English of a message, carrying the message (.said) for the reader's language. */
+function saidError(m) {
+  const e = new Error(String(m));
+  e.said = m;
+  return e;
+}
+
+const tooMany = (n) => ({ problem: say('tooMany', { n: num(n), max: num(MAX_ITEMS) }) });
 
 function nestedToTensor(w) {
   // A nested array of numbers (or of typed arrays at the last level) -> { data, shape } or a problem string.
   const shape = [];
   let cur = w;
   while (isNode(cur) && cur.k === 'array' && Array.isArray(cur.items)) {
-    if (shape.length === MAX_RANK) return { problem: `returned an array nested deeper than ${MAX_RANK} levels` };
+    if (shape.length === MAX_RANK) return { problem: say('tooDeep', { max: MAX_RANK }) };
     const n = cur.items.length;
     if (n > MAX_ITEMS) return tooMany(n);
     shape.push(n);
@@ -92,26 +103,26 @@ function nestedToTensor(w) {
   const out = new Float64Array(total);
   let at = 0;
   const walk = (node, depth) => {
-    if (!isNode(node)) throw new Error('it has a hole or nothing where a value was expected');
+    if (!isNode(node)) throw saidError(say('nested.hole'));
     if (depth === shape.length) {
       if (node.k !== 'number' || typeof node.v !== 'number') {
-        throw new Error(`found ${describeWire(node)} where a number was expected`);
+        throw saidError(say('nested.notNumber', { what: describeWire(node) }));
       }
       out[at++] = node.v;
       return;
     }
     if (node.k === 'typed' && depth === shape.length - 1) {
-      if (lengthOf(node.data) !== shape[depth]) throw new Error('the nested array is ragged');
+      if (lengthOf(node.data) !== shape[depth]) throw saidError(say('nested.ragged'));
       for (let i = 0; i < shape[depth]; i++) out[at++] = +node.data[i];
       return;
     }
-    if (node.k !== 'array' || lengthOf(node.items) !== shape[depth]) throw new Error('the nested array is ragged');
+    if (node.k !== 'array' || lengthOf(node.items) !== shape[depth]) throw saidError(say('nested.ragged'));
     for (let i = 0; i < shape[depth]; i++) walk(node.items[i], depth + 1);
   };
   try {
     walk(w, 0);
   } catch (e) {
-    return { problem: `returned ${describeWire(w)}, but ${clip(e.message, CAPS.what)}` };
+    return { problem: say('nestedBut', { what: describeWire(w), why: e.said ?? clip(e.message, CAPS.what) }) };
   }
   return { data: out, shape };
 }
@@ -132,7 +143,7 @@ function sizesOf(s) {
 
 /** The numbers of a tensor's flat data in the wire, as a Float64Array, or a problem. */
 function flatData(d) {
-  const bad = { problem: `returned a tensor whose data is ${describeWire(d)}, not a flat list of numbers` };
+  const bad = { problem: say('badData', { what: describeWire(d) }) };
   if (!isNode(d)) return bad;
   const n = d.k === 'typed' ? lengthOf(d.data) : d.k === 'array' ? lengthOf(d.items) : -1;
   if (n < 0) return bad;
@@ -156,19 +167,17 @@ function readTensor(w) {
   if (w.k === 'object' && isNode(w.entries) && own(w.entries, 'data') && own(w.entries, 'shape')) {
     const s = w.entries.shape;
     const shape = sizesOf(s);
-    if (!shape) return { problem: `returned a tensor whose shape is ${describeWire(s)}, not a list of sizes` };
+    if (!shape) return { problem: say('badShape', { what: describeWire(s) }) };
     const d = flatData(w.entries.data);
     if (d.problem) return d;
     if (product(shape) !== d.data.length) {
       return {
-        problem:
-          `returned a tensor with shape ${fmtShape(shape)} (${fmtNum(product(shape))} numbers) ` +
-          `but ${fmtNum(d.data.length)} numbers in data`,
+        problem: say('sizeMismatch', { shape: fmtShape(shape), n: num(product(shape)), m: num(d.data.length) }),
       };
     }
     return { data: d.data, shape };
   }
-  return { problem: `returned ${describeWire(w)}; expected a tensor {data, shape} or a nested array` };
+  return { problem: say('notTensor', { what: describeWire(w) }) };
 }
 
 // One reading per wire value: the diagnosis compares the same output with every variant.
@@ -179,13 +188,13 @@ const tensors = new WeakMap();
  * shared by every caller for the same wire value: read it, never change it.
  */
 export function wireToTensor(w) {
-  if (!isNode(w)) return { problem: 'returned nothing' };
+  if (!isNode(w)) return { problem: say('returnedNothing') };
   let t = tensors.get(w);
   if (!t) {
     try {
       t = readTensor(w);
     } catch {
-      t = { problem: 'returned a value that could not be read' }; // a getter that throws, a revoked proxy
+      t = { problem: say('unreadable') }; // a getter that throws, a revoked proxy
     }
     tensors.set(w, t);
   }
@@ -252,6 +261,11 @@ const LOOKALIKE_CHARS = 64; // longer keys are never a spelling of an expected k
  * At most SPARE_KEYS returned keys of at most LOOKALIKE_CHARS are compared, and every list is capped.
  */
 export function keysProblem(expected, got) {
+  return clip(String(keysMessage(expected, got)), CAPS.problem);
+}
+
+/** keysProblem's message (for the reader's language). */
+function keysMessage(expected, got) {
   const norm = (k) => k.toLowerCase().replace(/[_\-\s]/g, '');
   const wanted = new Set(expected);
   const spare = [];
@@ -269,12 +283,11 @@ export function keysProblem(expected, got) {
       spare.splice(spare.indexOf(like), 1);
     }
   }
-  const head = `expected keys ${listKeys(expected)}; got ${got.length ? listKeys(got) : 'no keys'}`;
+  const head = say('keysHead', { expected: listKeys(expected), got: got.length ? listKeys(got) : say('noKeys') });
   const more = renames.length > CAPS.keys ? ', …' : '';
-  const text = renames.length
-    ? `${head}: rename ${renames.slice(0, CAPS.keys).join(', ')}${more}`
-    : `${head}: ${listKeys(missing)} missing`;
-  return clip(text, CAPS.problem);
+  return renames.length
+    ? say('keysRename', { head, renames: renames.slice(0, CAPS.keys).join(', ') + more })
+    : say('keysMissing', { head, missing: listKeys(missing) });
 }
 
 /**
@@ -287,10 +300,19 @@ export function compareValue(w, spec, tol) {
   try {
     res = compareKind(w, spec, tol);
   } catch {
-    res = { pass: false, problem: 'returned a value that could not be read' };
+    res = { pass: false, problem: say('unreadable') };
   }
-  if (res.problem) res.problem = clip(res.problem, CAPS.problem);
+  if (res.problem) {
+    // the English text, cut; the message itself (for the reader's language) as res.said, not enumerable
+    if (typeof res.problem !== 'string') Object.defineProperty(res, 'said', { value: res.problem });
+    res.problem = clip(String(res.problem), CAPS.problem);
+  }
   return res;
+}
+
+function missingKey(key) {
+  const said = say('keyMissing', { key: clip(key, CAPS.key) });
+  return Object.defineProperty({ pass: false, problem: String(said) }, 'said', { value: said });
 }
 
 const SPEC_KINDS = new Set(['tensor', 'integers', 'integer', 'number', 'object']);
@@ -303,40 +325,32 @@ function compareKind(w, spec, tol) {
       const t = wireToTensor(w);
       if (t.problem) return { pass: false, problem: t.problem };
       if (!sameShape(t.shape, spec.shape)) {
-        const flatHint =
-          t.flat && t.data.length === spec.data.length && spec.shape.length > 1
-            ? ' (a flat array: wrap it as {data, shape})'
-            : '';
-        return {
-          pass: false,
-          problem: `returned shape ${fmtShape(t.shape)}, expected ${fmtShape(spec.shape)}${flatHint}`,
-        };
+        const flat = t.flat && t.data.length === spec.data.length && spec.shape.length > 1;
+        const shapes = { got: fmtShape(t.shape), expected: fmtShape(spec.shape) };
+        return { pass: false, problem: say(flat ? 'shapeFlat' : 'shape', shapes) };
       }
       if (spec.kind === 'integers') {
         for (let i = 0; i < t.data.length; i++) {
           if (!Number.isInteger(t.data[i]))
-            return { pass: false, problem: `returned ${fmtNum(t.data[i])} at position ${i}; expected integer indices` };
+            return { pass: false, problem: say('notIndex', { v: num(t.data[i]), i }) };
         }
       }
       return compareArrays(t.data, spec.data, spec.shape, tol, spec.kind === 'integers');
     }
     case 'integer': {
-      if (!isNumberNode(w)) return { pass: false, problem: `returned ${describeWire(w)}; expected a whole number` };
+      if (!isNumberNode(w)) return { pass: false, problem: say('notInteger', { what: describeWire(w) }) };
       const ok = w.v === spec.value;
       const res = { pass: ok, maxError: Number.isFinite(w.v) ? Math.abs(w.v - spec.value) : Infinity };
       if (!ok) res.mismatch = { index: [], flatIndex: 0, got: w.v, expected: spec.value };
       return res;
     }
     case 'number': {
-      if (!isNumberNode(w)) return { pass: false, problem: `returned ${describeWire(w)}; expected a number` };
+      if (!isNumberNode(w)) return { pass: false, problem: say('notNumber', { what: describeWire(w) }) };
       return compareArrays([w.v], [spec.value], [], tol, false);
     }
     case 'object': {
       if (!isNode(w) || w.k !== 'object' || !isNode(w.entries))
-        return {
-          pass: false,
-          problem: `returned ${describeWire(w)}; expected an object with keys {${keysOf(spec)}}`,
-        };
+        return { pass: false, problem: say('notObject', { what: describeWire(w), keys: keysOf(spec) }) };
       const parts = {};
       let pass = true;
       let first = null;
@@ -344,12 +358,12 @@ function compareKind(w, spec, tol) {
       for (const [key, sub] of Object.entries(spec.entries)) {
         const r = own(w.entries, key)
           ? compareValue(w.entries[key], sub, tol)
-          : { pass: false, problem: `the key "${clip(key, CAPS.key)}" is missing` };
+          : missingKey(key);
         parts[key] = r;
         if (r.maxError !== undefined) maxError = Math.max(maxError, r.maxError);
         if (!r.pass) {
           pass = false;
-          if (!first) first = { key, ...r };
+          if (!first) first = { key, ...r, said: r.said };
         }
       }
       const res = { pass, maxError, parts };
@@ -357,10 +371,11 @@ function compareKind(w, spec, tol) {
       const missing = expected.filter((k) => !own(w.entries, k));
       if (missing.length) {
         res.missingKeys = missing;
-        res.problem = keysProblem(expected, Object.keys(w.entries));
+        res.problem = keysMessage(expected, Object.keys(w.entries));
       } else if (first) {
         res.key = first.key;
-        if (first.problem) res.problem = `${clip(first.key, CAPS.key)}: ${first.problem}`;
+        const problem = first.said ?? first.problem;
+        if (first.problem) res.problem = say('keyed', { key: clip(first.key, CAPS.key), problem });
         if (first.mismatch) res.mismatch = first.mismatch;
       }
       return res;
@@ -405,7 +420,7 @@ export function toSpec(value, kind) {
     case 'tensor':
     case 'integers': {
       const t = wireToTensor(toWire(value));
-      if (t.problem) throw new Error(`${t.problem.replace(/^returned/, 'it is')} (declared ${kind.kind})`);
+      if (t.problem) throw new Error(`${String(t.problem).replace(/^returned/, 'it is')} (declared ${kind.kind})`);
       if (kind.kind === 'integers') {
         if (!Array.from(t.data).every(Number.isInteger))
           throw new Error('it has a non-integer entry (declared integers)');

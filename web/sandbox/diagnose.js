@@ -1,11 +1,16 @@
 // The diagnosis stage of grading: which known mistake explains a function's failing tests, or where they go wrong.
-import { compareValue, specsAgree, sameShape, wireToTensor, closeEnough, fmtNum } from './compare.js';
+import { compareValue, specsAgree, sameShape, wireToTensor, closeEnough } from './compare.js';
 import { variantSpecs } from './exercises/index.js';
-import { CAPS, clip, fmtShape, slicer } from './report-bounds.js';
+import { CAPS, clip, fmtShape, slicer, say, num } from './report-bounds.js';
+import { joined, numeral } from '../i18n/index.js';
 
 const components = (spec) => (spec.kind === 'object' ? Object.keys(spec.entries) : [null]);
 const part = (spec, key) => (key === null ? spec : spec.entries[key]);
-const join = (words) => (words.length < 2 ? words.join('') : `${words.slice(0, -1).join(', ')} and ${words.at(-1)}`);
+/** "a", "a and b", "a, b and c" in the reader's language. */
+const andList = (words) =>
+  words.length < 2
+    ? words.join('')
+    : say('andList', { head: joined(words.slice(0, -1), 'report.comma'), last: words.at(-1) });
 const isTensor = (v) => v !== null && typeof v === 'object' && Array.isArray(v.shape) && v.data && 'length' in v.data;
 
 function wirePart(w, key) {
@@ -40,7 +45,12 @@ export async function diagnose(exercise, tests, outcomes, api, slice = slicer())
   const add = (d) => {
     if (d.id !== 'direction' && named.has(d.id)) return;
     named.add(d.id);
-    found.push({ ...d, message: clip(d.message, CAPS.diagnosis) });
+    // English texts; the messages (for the reader's language) as the non-enumerable `said`: { title, message }
+    const out = { ...d, title: String(d.title), message: clip(String(d.message), CAPS.diagnosis) };
+    if (typeof d.title !== 'string' || typeof d.message !== 'string') {
+      Object.defineProperty(out, 'said', { value: { title: d.title, message: d.message } });
+    }
+    found.push(out);
   };
   for (const fn of exercise.functionNames) {
     await slice();
@@ -100,9 +110,7 @@ async function diagnoseFunction({ exercise, tests, outcomes, api, slice, add, to
       id: v.id,
       fn,
       title: v.title,
-      message:
-        `${v.message} (This explains ${k} of the ${failing.length} failing tests of ${fn}; ` +
-        'the others fail for another reason.)',
+      message: say('partial', { message: v.message, k, n: failing.length, fn }),
       tests: names(best.explained),
       partial: true,
       ...counts(k),
@@ -139,14 +147,12 @@ function scoreVariant(variant, specs, tests, outcomes, idxs, tol) {
 /** Every failing test returned an object without some expected keys: say which, and how they are spelled. */
 function keysDiagnosis(fn, outcomes, failing) {
   if (!failing.every((i) => outcomes[i].comparison.missingKeys)) return null;
-  const problem = outcomes[failing[0]].comparison.problem;
+  const c = outcomes[failing[0]].comparison;
   return {
     id: 'wrong-keys',
     fn,
-    title: 'Result keys spelled differently',
-    message:
-      `Your ${fn} returns an object whose keys are not the expected ones (${problem}). Keys must match exactly: ` +
-      'JavaScript is case-sensitive, and this exercise writes them in camelCase.',
+    title: say('keys.title'),
+    message: say('keys.message', { fn, problem: c.said ?? c.problem }),
   };
 }
 
@@ -170,7 +176,8 @@ function genericDiagnosis(fn, failing, tests, outcomes, tol) {
   // Every failing test must be a failing tensor output (a failing count or index list is not explained here).
   const covered = new Set(all.map((p) => p[3]));
   if (!all.length || failing.some((i) => !covered.has(tests[i].name)) || all.some((p) => p[0] === null)) return null;
-  const field = (p) => (p[2] ? `${p[2]} ` : '');
+  // "Your output" / "Your dX output" (or values), a message
+  const your = (p, what) => (p[2] ? say(`${what}.keyed`, { key: p[2] }) : say(`${what}.plain`));
   // Each check says, per failing output, 'yes', 'no' or null (no evidence); it is reported when it explains
   // at least one output and is contradicted by none.
   const decide = (check) => {
@@ -191,10 +198,12 @@ function genericDiagnosis(fn, failing, tests, outcomes, tol) {
     return {
       id: 'generic-transposed',
       fn,
-      title: 'Output transposed',
-      message:
-        `Your ${field(p)}output holds the right numbers in transposed layout: shape ${fmtShape(p[0].shape)} ` +
-        `instead of ${fmtShape(p[1].shape)}. Check the order of the factors in your last matmul.`,
+      title: say('transposed.title'),
+      message: say('transposed.message', {
+        your: your(p, 'transposed'),
+        got: fmtShape(p[0].shape),
+        expected: fmtShape(p[1].shape),
+      }),
       tests: testsOf(),
     };
   }
@@ -219,12 +228,12 @@ function genericDiagnosis(fn, failing, tests, outcomes, tol) {
   });
   if (scaled) {
     const c = Number(factor.toPrecision(4));
-    const what = c === -1 ? 'the negatives of the expected values' : `${c} times the expected values`;
+    const what = c === -1 ? say('scaled.negatives') : say('scaled.times', { c: numeral(c, String(c)) });
     return {
       id: 'generic-scaled',
       fn,
-      title: 'Off by a constant factor',
-      message: `Your ${field(scaled[0])}values are ${what}. Look for a missing or extra constant factor (or sign).`,
+      title: say('scaled.title'),
+      message: say('scaled.message', { your: your(scaled[0], 'scaled'), what }),
       tests: testsOf(),
     };
   }
@@ -232,11 +241,6 @@ function genericDiagnosis(fn, failing, tests, outcomes, tol) {
 }
 
 /* ---------------- a direction, when no mistake is known ---------------- */
-
-const OVERFLOW_ADVICE =
-  'A formula with exp or tanh overflows for large |z|: Math.exp(z) is Infinity beyond z ≈ 709, and ' +
-  'Infinity / Infinity is NaN. Write it so that exp only sees arguments that cannot overflow, for example ' +
-  'σ(z) = 1 / (1 + e^(−z)) rather than e^z / (1 + e^z), and tanh with Math.tanh.';
 
 /** The numbers of a spec component and of the learner's matching output (null when not comparable). */
 function numbers(spec, w) {
@@ -289,26 +293,24 @@ function inputRange(spec, tests, outcomes, idxs, tol) {
   }
   const name = spec.params[p].name;
   if (!bad.length || !good.length) return null;
-  if (bad.every(Number.isNaN))
-    return `It is wrong only where ${name} is NaN: NaN should pass through (let it propagate).`;
+  if (bad.every(Number.isNaN)) return say('range.nan', { name });
   const b = bad.filter((v) => !Number.isNaN(v));
   const g = good.filter((v) => !Number.isNaN(v));
   // Say it only with evidence on the right side: several distinct inputs, at least as many as the wrong ones.
   if (!b.length || b.length !== bad.length || new Set(g).size < 3 || g.length < b.length) return null;
-  const hint = (t) => (Math.abs(t) >= 20 ? ': look for exp or tanh overflowing for large |z|' : '');
+  const hint = (t) => (Math.abs(t) >= 20 ? say('range.overflow') : '');
   // Loops, not Math.max(...list): a spread of some 100,000 values overflows the stack.
   const maxBad = maxOf(b);
   const minBad = minOf(b);
   if (maxBad < minOf(g)) {
-    return `It is wrong only for inputs at or below ${fmtNum(maxBad)} (every larger ${name} is right)${hint(maxBad)}.`;
+    return say('range.below', { v: num(maxBad), name, hint: hint(maxBad) });
   }
   if (minBad > maxOf(g)) {
-    return `It is wrong only for inputs at or above ${fmtNum(minBad)} (every smaller ${name} is right)${hint(minBad)}.`;
+    return say('range.above', { v: num(minBad), name, hint: hint(minBad) });
   }
   const small = minOf(b, Math.abs);
   if (small > maxOf(g, Math.abs)) {
-    const smaller = `every smaller ${name} is right`;
-    return `It is wrong only for inputs of magnitude ${fmtNum(small)} or more (${smaller})${hint(small)}.`;
+    return say('range.magnitude', { v: num(small), name, hint: hint(small) });
   }
   return null;
 }
@@ -340,31 +342,32 @@ function features(spec, args) {
     const left = k >= args.length;
     const v = left ? p.default : args[k];
     if (left && p.hasDefault) {
-      out.push([`omit:${p.name}`, `${p.name} is left out`, 0, p]);
+      out.push([`omit:${p.name}`, say('feature.omitted', { name: p.name }), 0, p]);
     }
-    if (typeof v === 'boolean') out.push([`bool:${p.name}=${v}`, `${p.name} is ${v}`, 1]);
-    if (v === null && !left) out.push([`null:${p.name}`, `${p.name} is null`, 2]);
+    if (typeof v === 'boolean') out.push([`bool:${p.name}=${v}`, say('feature.is', { name: p.name, v: String(v) }), 1]);
+    if (v === null && !left) out.push([`null:${p.name}`, say('feature.is', { name: p.name, v: 'null' }), 2]);
     if (typeof v === 'number') {
       (p.range || []).forEach((bound, end) => {
-        if (value(bound) === v) out.push([`${end ? 'hi' : 'lo'}:${p.name}`, `${p.name} = ${bound}`, 3]);
+        const text = say('feature.equals', { name: p.name, v: bound });
+        if (value(bound) === v) out.push([`${end ? 'hi' : 'lo'}:${p.name}`, text, 3]);
       });
-      out.push([`num:${p.name}=${v}`, `${p.name} = ${fmtNum(v)}`, 9]);
+      out.push([`num:${p.name}=${v}`, say('feature.equals', { name: p.name, v: num(v) }), 9]);
     }
     if (isTensor(v)) {
       const shape = Array.from(v.shape);
-      out.push([`rank:${p.name}=${shape.length}`, `${p.name} is ${shape.length}-D`, 4]);
-      if (shape.length >= 2 && shape.slice(0, -1).every((s) => s === 1))
-        out.push([`row:${p.name}`, `${p.name} has a single row`, 4]);
+      const f = (key, rank) =>
+        out.push([`${key}:${p.name}`, say(`feature.${key}`, { name: p.name, n: shape.length }), rank]);
+      out.push([`rank:${p.name}=${shape.length}`, say('feature.rank', { name: p.name, n: shape.length }), 4]);
+      if (shape.length >= 2 && shape.slice(0, -1).every((s) => s === 1)) f('row', 4);
       const data = Array.from(v.data);
-      if (data.some(Number.isNaN)) out.push([`nan:${p.name}`, `${p.name} holds NaN`, 5]);
-      if (data.length && data.every((x) => x === 0)) out.push([`zero:${p.name}`, `${p.name} is all zeros`, 5]);
-      if (data.some((x) => Math.abs(x) >= 100))
-        out.push([`big:${p.name}`, `${p.name} has entries of magnitude 100 or more`, 6]);
+      if (data.some(Number.isNaN)) f('nan', 5);
+      if (data.length && data.every((x) => x === 0)) f('zero', 5);
+      if (data.some((x) => Math.abs(x) >= 100)) f('big', 6);
     }
   });
   for (const [dim, size] of dims) {
-    if (size % 4 !== 0) out.push([`dim4:${dim}`, `${dim} is not a multiple of 4`, 7]);
-    if (size === 1) out.push([`dim1:${dim}`, `${dim} = 1`, 8]);
+    if (size % 4 !== 0) out.push([`dim4:${dim}`, say('feature.dim4', { name: dim }), 7]);
+    if (size === 1) out.push([`dim1:${dim}`, say('feature.equals', { name: dim, v: 1 }), 8]);
   }
   return out;
 }
@@ -383,12 +386,9 @@ function separatingFeature(spec, tests, failing, passing) {
   if (!shared.length) return null;
   const [, text, , param] = shared.sort((a, b) => a[2] - b[2])[0];
   if (param) {
-    return (
-      `It fails only when ${text}: give ${param.name} its default in the signature, ` +
-      `${param.name} = ${JSON.stringify(param.default)}.`
-    );
+    return say('failsOnlyDefault', { text, name: param.name, value: JSON.stringify(param.default) });
   }
-  return `It fails only when ${text}.`;
+  return say('failsOnly', { text });
 }
 
 /** For object results: which keys are wrong in every failing test and which are right in every one. */
@@ -404,8 +404,10 @@ function fieldPattern(tests, outcomes, failing) {
     else return null;
   }
   if (!wrong.length || !right.length) return null;
-  const be = (list) => (list.length > 1 ? 'are' : 'is');
-  return `${join(wrong)} ${be(wrong)} wrong in every failing test; ${join(right)} ${be(right)} right.`;
+  return say('fields', {
+    wrong: say('fieldsWrong', { n: wrong.length, keys: andList(wrong) }),
+    right: say('fieldsRight', { n: right.length, keys: andList(right) }),
+  });
 }
 
 /** broken: the tests that failed or threw; failing: those among them that returned a wrong value. */
@@ -415,10 +417,9 @@ function direction(exercise, fn, tests, outcomes, idxs, broken, failing, tol) {
   const parts = [];
   const blowups = failing.filter((i) => blowsUp(tests[i], outcomes[i]));
   if (blowups.length) {
-    const where = blowups.length === 1 ? `the test "${tests[blowups[0]].name}"` : `${blowups.length} tests`;
-    parts.push(
-      `Your ${fn} returns NaN or Infinity where the expected values are finite (${where}). ${OVERFLOW_ADVICE}`,
-    );
+    const where =
+      blowups.length === 1 ? say('theTest', { name: tests[blowups[0]].name }) : say('nTests', { n: blowups.length });
+    parts.push(say('blowup', { fn, where }));
   }
   const range = inputRange(spec, tests, outcomes, idxs, tol);
   if (range) parts.push(range);
@@ -429,5 +430,6 @@ function direction(exercise, fn, tests, outcomes, idxs, broken, failing, tol) {
   const fields = failing.length === broken.length ? fieldPattern(tests, outcomes, failing) : null;
   if (fields) parts.push(fields);
   if (!parts.length) return null;
-  return { id: 'direction', fn, title: `No known mistake matches; where ${fn} goes wrong`, message: parts.join(' ') };
+  const message = say('sentences', { parts: joined(parts, 'report.space') });
+  return { id: 'direction', fn, title: say('direction', { fn }), message };
 }

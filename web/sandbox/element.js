@@ -9,6 +9,7 @@ import {
 import { textareaEditor } from './editor.js';
 import { toolkitNames } from './toolkit.js';
 import { fmtNum } from './compare.js';
+import { CAPS, clip } from './report-bounds.js';
 import { styleShadow } from '../shadow-style.js';
 import { themeCss } from '../components/styles.js';
 import { ready as loadKernels } from '../index.js';
@@ -667,7 +668,7 @@ export class FfnExerciseElement extends Base {
   /** Show a setup problem (a message, or the report's text): never the learner's fault, and said so. */
   _showSetupProblem(message) {
     const props = { className: 'summary setup', part: 'summary setup-problem', role: 'alert' };
-    const text = isMessage(message) ? msg('exercise.setupProblem', { message }) : message;
+    const text = isMessage(message) || message instanceof Code ? msg('exercise.setupProblem', { message }) : message;
     const p = el(this.ownerDocument, 'p', props, this._nodes(text));
     this._ui.announce.replaceChildren(p);
     this._ui.details.replaceChildren();
@@ -812,6 +813,22 @@ export class FfnExerciseElement extends Base {
     return { ...d, title: v.title, message };
   }
 
+  /**
+   * A report's text in the element's language: `said` is the message grade.js made it from (report.said), shown
+   * within the same cap; `english` (the report's own text) where there is none.
+   */
+  _said(said, english, cap = CAPS.message) {
+    return isMessage(said) ? clip(this._t(said.key, said.params), cap) : english;
+  }
+
+  /** A diagnosis as shown: an exercise's mistake (translated by the exercise), or one of grading's own messages. */
+  _diagnosisText(d) {
+    const v = this._variantText(d);
+    if (v !== d || !d.said) return v;
+    const message = this._said(d.said.message, d.message, CAPS.diagnosis);
+    return { ...d, title: this._said(d.said.title, d.title), message };
+  }
+
   /** One line of the hidden tests' list: the test's name and what happened. */
   _testLine(t) {
     if (t.pass) {
@@ -830,10 +847,14 @@ export class FfnExerciseElement extends Base {
     const parts = [];
     if (report.status === 'setup') {
       this._editor.markLine(null);
-      this._showSetupProblem(report.summary);
+      const setup = report.said && report.said.setup;
+      this._showSetupProblem(typeof setup === 'string' ? code(setup) : report.summary);
       return;
     }
-    heard.push(el(doc, 'p', { className: `summary ${report.passed ? 'pass' : 'fail'}`, part: 'summary', textContent: report.summary }));
+    const said = report.said || { tests: [], notes: [] };
+    const summary = this._said(said.summary, report.summary);
+    const summaryClass = `summary ${report.passed ? 'pass' : 'fail'}`;
+    heard.push(el(doc, 'p', { className: summaryClass, part: 'summary', textContent: summary }));
     const errLine = report.error && report.error.line;
     this._editor.markLine(errLine || null);
     if (report.error && report.error.line) {
@@ -842,23 +863,25 @@ export class FfnExerciseElement extends Base {
       go.addEventListener('click', () => this._editor.goTo(report.error.line, report.error.column || 1));
       heard.push(el(doc, 'p', {}, [go]));
     }
-    for (const d of report.diagnoses.map((x) => this._variantText(x))) {
+    for (const d of report.diagnoses.map((x) => this._diagnosisText(x))) {
       heard.push(el(doc, 'div', { className: 'diagnosis', part: 'diagnosis' }, [
         el(doc, 'strong', { textContent: this._t('exercise.likelyMistake', { title: d.title }) }),
         el(doc, 'span', { textContent: d.message }),
       ]));
     }
-    for (const note of report.notes || []) {
-      parts.push(el(doc, 'p', { className: 'note', part: 'note', textContent: note }));
+    for (const [i, note] of (report.notes || []).entries()) {
+      const text = this._said(said.notes[i], note, CAPS.note);
+      parts.push(el(doc, 'p', { className: 'note', part: 'note', textContent: text }));
     }
     if (report.status !== 'error') {
       const list = el(doc, 'ul', { className: 'tests', part: 'tests', 'aria-label': this._t('exercise.hiddenTests') });
-      for (const t of report.tests) {
+      for (const [i, t] of report.tests.entries()) {
         const li = el(doc, 'li', { className: t.pass ? 'pass' : t.status, part: t.pass ? 'test test-pass' : 'test test-fail' }, [
           el(doc, 'span', { className: 'mark', 'aria-hidden': 'true', textContent: t.pass ? '✓' : t.status === 'not-run' ? '–' : '✗' }),
           el(doc, 'span', { textContent: this._testLine(t) }),
         ]);
-        if (!t.pass && t.message) li.append(el(doc, 'span', { className: 'detail', textContent: t.message }));
+        const detail = !t.pass && t.message && this._said(said.tests[i], t.message);
+        if (detail) li.append(el(doc, 'span', { className: 'detail', textContent: detail }));
         list.append(li);
       }
       parts.push(list);

@@ -33,7 +33,7 @@ const STOP_MS = 1500; // a stop the frame does not acknowledge in this time ends
 const MARKER = '<title>ffn-lab exercise sandbox</title>';
 
 export const FRAME_DIED = 'its process ended, most likely because your code used too much memory';
-const FRAME_REMOVED = 'the sandbox frame was removed from the page';
+export const FRAME_REMOVED = 'the sandbox frame was removed from the page';
 const FIX_FILE = 'Fix: serve a copy of node_modules/ffn-lab/web/sandbox/frame.html with your site, unchanged, '
   + 'and name its URL in the page: <meta name="ffn-lab-sandbox" content="/path/to/frame.html">.';
 

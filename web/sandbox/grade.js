@@ -1,16 +1,17 @@
 // Headless grading in one pass: tests, run (worker), compare every test, diagnose failures, build the report.
 import * as defaultApi from '../index.js'; // the wasm bytes inlined: nothing for a bundler or server to place
-import { compareValue, toWire, fmtNum, fmtShape } from './compare.js';
+import { compareValue, toWire, fmtShape } from './compare.js';
 import { resolveExercise, generateTests, validateValues } from './exercises/index.js';
 import { diagnose } from './diagnose.js';
-import { CAPS, clip, slicer, textBudget } from './report-bounds.js';
-import { runLearnerCode, DEFAULT_TIMEOUT_MS, DEFAULT_LIMITS } from './runner.js';
+import { CAPS, clip, slicer, textBudget, say, num } from './report-bounds.js';
+import { ordinal, numeral } from '../i18n/index.js';
+
+const plain = (v) => numeral(v, String(v)); // a number written as String() writes it, in English
+import { runLearnerCode, DEFAULT_TIMEOUT_MS, DEFAULT_LIMITS, NO_START } from './runner.js';
+import { FRAME_DIED, FRAME_REMOVED } from './frame-host.js';
 
 const MAX_SOURCE_CHARS = 100000;
 
-const TIMEOUT_ADVICE =
-  'This usually means an infinite loop (a while whose condition never changes, a for loop whose counter never ' +
-  'moves), recursion without a base case, or a loop over far more elements than the inputs hold.';
 
 /* ---------------- stage 1: run ---------------- */
 
@@ -86,7 +87,7 @@ function sameResult(a, b) {
   return same(a.value, b.value);
 }
 
-/** Notes for functions that changed an argument in place (one per argument, from the purity probes). */
+/** Notes (messages) for functions that changed an argument in place (one per argument, from the purity probes). */
 function purityNotes(exercise, run) {
   const notes = [];
   for (const p of run.probes || []) {
@@ -96,15 +97,8 @@ function purityNotes(exercise, run) {
     if (!control || !control.result || !sameResult(control.result, original)) continue; // not deterministic: no claim
     if (sameResult(p.result, original)) continue;
     const fn = p.call.fn;
-    const name = exercise.functions[fn].params[p.arg]?.name ?? `argument ${p.arg + 1}`;
-    notes.push(
-      clip(
-        `${fn} changes its argument ${name} in place: called again with the same ${name} it gave a different ` +
-          'result. The functions are meant to be pure: leave the inputs as they are and build new tensors for ' +
-          'the results (map, add, zeros and the other toolkit functions return fresh ones).',
-        CAPS.note,
-      ),
-    );
+    const name = exercise.functions[fn].params[p.arg]?.name ?? say('argument', { n: p.arg + 1 });
+    notes.push(say('impure', { fn, name }));
   }
   return notes;
 }
@@ -154,6 +148,7 @@ function compareOne(t, run, i, tol) {
   o.status = c.pass ? 'pass' : 'fail';
   if (c.maxError !== undefined) o.maxError = c.maxError;
   if (c.problem) o.problem = c.problem;
+  if (c.said) Object.defineProperty(o, 'said', { value: c.said });
   if (c.mismatch) o.mismatch = { key: c.key ?? null, ...c.mismatch };
   Object.defineProperty(o, 'value', { value: r.value, enumerable: false });
   Object.defineProperty(o, 'comparison', { value: c, enumerable: false });
@@ -163,78 +158,67 @@ function compareOne(t, run, i, tol) {
 /* ---------------- stage 4: build the report ---------------- */
 
 function locationText(e) {
-  return e && e.line ? ` (line ${e.line}${e.column ? `, column ${e.column}` : ''})` : '';
+  if (!e || !e.line) return '';
+  return e.column ? say('atLineColumn', { line: e.line, column: e.column }) : say('atLine', { line: e.line });
 }
 
-const ordinal = (n) => {
-  const tens = n % 100;
-  const suffix = tens >= 11 && tens <= 13 ? 'th' : ['th', 'st', 'nd', 'rd'][n % 10] || 'th';
-  return `${n}${suffix}`;
-};
-
-/** One line for people about a test that did not pass (`expected` is the test's spec). */
+/** One line for people about a test that did not pass (`expected` is the test's spec): a message, or ''. */
 function testMessage(o, expected, timeout) {
-  if (o.status === 'timeout') return `stopped after ${timeout} ms`;
-  if (o.error) return `${o.error.name}: ${o.error.message}${locationText(o.error)}`;
-  if (o.problem) return o.problem;
+  if (o.status === 'timeout') return say('stoppedAfter', { ms: plain(timeout) });
+  if (o.error) return say('threw', { name: o.error.name, message: o.error.message, where: locationText(o.error) });
+  if (o.problem) return o.said ?? o.problem;
   if (!o.mismatch) return '';
   const m = o.mismatch;
-  const key = m.key ? `${clip(m.key, CAPS.key)}: ` : '';
+  const keyed = (text) => (m.key ? say('keyed', { key: clip(m.key, CAPS.key), problem: text }) : text);
   const spec = m.key && expected.kind === 'object' ? expected.entries[m.key] : expected;
+  const got = num(m.got);
+  const want = num(m.expected);
   if (spec.kind === 'integers' && spec.shape.length === 1) {
     // Indices as indices: "2nd strongest: got memory 4, expected memory 1 (memory 4 belongs 3rd)".
     const item = spec.item ? `${clip(spec.item, CAPS.key)} ` : '';
     const at = Number.isInteger(m.got) ? Array.prototype.indexOf.call(spec.data, m.got) : -1;
     const where =
-      at >= 0 ? `${item}${m.got} belongs ${ordinal(at + 1)}` : `${item}${fmtNum(m.got)} should not be there`;
-    return (
-      `${key}${ordinal(m.flatIndex + 1)} ${spec.order || 'entry'}: got ${item}${fmtNum(m.got)}, ` +
-      `expected ${item}${fmtNum(m.expected)} (${where})`
-    );
+      at >= 0 ? say('belongs', { item, v: got, at: ordinal(at + 1) }) : say('notThere', { item, v: got });
+    const order = spec.order ? clip(spec.order, CAPS.key) : say('entry');
+    return keyed(say('indexMismatch', { at: ordinal(m.flatIndex + 1), order, item, got, expected: want, where }));
   }
   if (spec.kind === 'integer') {
     const gap = Math.abs(m.got - m.expected);
-    const off = Number.isFinite(gap) ? ` (${fmtNum(gap)} ${m.got < m.expected ? 'short' : 'over'})` : '';
-    return `${key}got ${fmtNum(m.got)}, expected ${fmtNum(m.expected)}${off}`;
+    const off = Number.isFinite(gap) ? say(m.got < m.expected ? 'short' : 'over', { n: num(gap) }) : '';
+    return keyed(say('integerMismatch', { got, expected: want, off }));
   }
-  const where = m.index.length ? ` at ${fmtShape(m.index)}` : '';
-  return (
-    `${key}first mismatch${where}: got ${fmtNum(m.got)}, expected ${fmtNum(m.expected)} ` +
-    `(max error ${fmtNum(o.maxError)})`
-  );
+  const params = { got, expected: want, error: num(o.maxError) };
+  if (!m.index.length) return keyed(say('mismatch', params));
+  return keyed(say('mismatchAt', { ...params, at: fmtShape(m.index) }));
 }
+
+// The sandbox's own reasons for a crash, said in the reader's language (others are shown as they come).
+const CRASHES = new Map([
+  [FRAME_DIED, say('crash.died')],
+  [FRAME_REMOVED, say('crash.removed')],
+  [NO_START, say('crash.noStart')],
+]);
 
 /** The run's overall status and message. */
 function runSummary(run, tests, timeout) {
   if (run.compileError) {
     const e = run.compileError;
     const err = learnerError(e);
-    const what =
-      e.phase === 'top-level'
-        ? 'Your code threw while it was being set up'
-        : err.name === 'SyntaxError'
-          ? 'Your code has a syntax error'
-          : 'Your code could not run';
-    return { status: 'error', error: err, message: clip(`${what}: ${err.message}${locationText(err)}`, CAPS.message) };
+    const what = e.phase === 'top-level' ? 'setupThrew' : err.name === 'SyntaxError' ? 'syntaxError' : 'couldNotRun';
+    return { status: 'error', error: err, message: say(what, { message: err.message, where: locationText(err) }) };
   }
   if (run.status === 'timeout') {
     const t = tests[run.lastIndex];
-    return {
-      status: 'timeout',
-      message:
-        `Your code ran for more than ${timeout} ms${t ? ` on the test "${t.name}"` : ''} and was stopped. ` +
-        TIMEOUT_ADVICE,
-    };
+    const ms = plain(timeout);
+    return { status: 'timeout', message: t ? say('timeoutOn', { ms, name: t.name }) : say('timeout', { ms }) };
   }
-  if (run.status === 'aborted') return { status: 'aborted', message: 'The run was stopped.' };
-  if (run.status === 'setup') return { status: 'setup', message: `Setup problem (not your code): ${run.setup}` };
+  if (run.status === 'aborted') return { status: 'aborted', message: say('aborted') };
+  if (run.status === 'setup') {
+    return { status: 'setup', message: say('setup', { message: run.setup }), setup: run.setup };
+  }
   if (run.status === 'crashed') {
-    return {
-      status: 'crashed',
-      message:
-        `The sandbox stopped unexpectedly (${clip(run.crash, CAPS.errorMessage)}). ` +
-        'If your code allocates very large arrays, make them smaller.',
-    };
+    const why = CRASHES.get(run.crash) ?? clip(run.crash, CAPS.errorMessage);
+    return { status: 'crashed', message: say('crashed', { why }) };
   }
   return { status: 'done', message: '' };
 }
@@ -265,30 +249,36 @@ function buildReport(base, tests, outcomes, summary, { logs = [], ms = 0, diagno
   const passedCount = list.filter((o) => o.pass).length;
   const passed = summary.status === 'done' && passedCount === list.length;
   let text;
-  if (passed) text = `All ${list.length} tests passed.`;
+  if (passed) text = say('allPassed', { n: list.length });
   else if (summary.status !== 'done') text = summary.message;
-  else text = `${passedCount} of ${list.length} tests passed.`;
-  return {
+  else text = say('somePassed', { k: passedCount, n: list.length });
+  // What each text says as a message (non-enumerable: the report stays plain JSON, its texts English), for
+  // <ffn-exercise> to show in the reader's language: { summary, setup, tests: [message], notes: [message] }.
+  const said = { summary: text, setup: summary.setup ?? null, tests: [], notes };
+  const report = {
     ...base,
     passed,
     passedCount,
     status: summary.status,
-    summary: text,
+    summary: clip(String(text), CAPS.message),
     error: summary.error ?? null,
     tests: list.map((o, i) => {
       const out = { ...o };
       if (o.error) out.error = learnerError(o.error, take);
       if (o.problem) out.problem = take(o.problem, CAPS.problem);
       if (!o.pass && o.status !== 'not-run') {
-        out.message = take(testMessage(out, tests[i].expected, timeout), CAPS.message);
+        const m = testMessage({ ...out, said: o.said }, tests[i].expected, timeout);
+        said.tests[i] = m || null;
+        out.message = take(String(m), CAPS.message);
       }
       return out;
     }),
     diagnoses,
-    notes,
+    notes: notes.map((m) => clip(String(m), CAPS.note)),
     logs: boundedLogs(logs),
     durationMs: ms,
   };
+  return Object.defineProperty(report, 'said', { value: said });
 }
 
 /* ---------------- the pass ---------------- */
@@ -318,7 +308,7 @@ export async function gradeExercise(id, source, options = {}) {
   if (source.length > MAX_SOURCE_CHARS) {
     const refused = {
       status: 'refused',
-      message: `Your code is ${source.length} characters long; the limit is ${MAX_SOURCE_CHARS}.`,
+      message: say('tooLong', { n: plain(source.length), max: plain(MAX_SOURCE_CHARS) }),
     };
     return buildReport(base, tests, null, refused, { timeout });
   }

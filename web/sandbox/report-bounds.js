@@ -1,4 +1,5 @@
 // Bounds on what grading builds from learner results: text cut where it is made, and page work cut into slices.
+import { msg, numeral } from '../i18n/index.js';
 
 /*
  * Caps, in UTF-16 code units, on each piece of text a grading report builds from a learner's result
@@ -65,6 +66,16 @@ export function textBudget(total = CAPS.tests, floor = CAPS.floor) {
     return s;
   };
 }
+
+/*
+ * A report's texts for people are messages of the `report` namespace of the locale tables (web/i18n/en.js):
+ * their String() is the English the report holds, and <ffn-exercise> shows them in the reader's language
+ * (see `said` in grade.js).
+ */
+export const say = (key, params) => msg(`report.${key}`, params);
+
+/** A number as fmtNum writes it, shown with the reader's decimal mark, grouping and minus sign. */
+export const num = (v) => numeral(v, fmtNum(v));
 
 export function fmtNum(v) {
   if (typeof v !== 'number') return clip(v, CAPS.what);

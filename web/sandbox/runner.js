@@ -331,6 +331,9 @@ export async function runLearnerCode(options = {}) {
   return run;
 }
 
+/** The crash reason of a worker that never said it was ready. */
+export const NO_START = 'the exercise worker did not start';
+
 async function runOnce(options = {}) {
   const { source, exports, calls, timeout = DEFAULT_TIMEOUT_MS, signal, workerUrl, onProgress } = options;
   if (!(timeout > 0 && timeout <= MAX_TIMEOUT_MS)) {
@@ -374,7 +377,7 @@ async function runOnce(options = {}) {
       if (signal.aborted) return finish({ status: 'aborted' });
       signal.addEventListener('abort', onAbort);
     }
-    timer = setTimeout(() => finish({ status: 'crashed', crash: 'the exercise worker did not start' }), STARTUP_MS);
+    timer = setTimeout(() => finish({ status: 'crashed', crash: NO_START }), STARTUP_MS);
     const onFailure = (err) => {
       if (stopping) return; // terminate() reports a dead sandbox itself
       finish({ status: 'crashed', crash: err.message, retry: !!err.frameDied && !started });
