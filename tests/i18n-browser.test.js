@@ -25,8 +25,10 @@ async function english(selector) {
 }
 
 /** Check a state: enough text was collected (the check cannot pass on an empty element), and none is English. */
-async function noEnglish(what, selector, mustShow) {
-  const { texts, found } = await english(selector);
+async function noEnglish(what, selector, mustShow, code = []) {
+  const { texts, found: seen } = await english(selector);
+  // identifiers of the exercise (result keys such as partial) are code in every language
+  const found = seen.filter((f) => !code.some((c) => f.startsWith(`word "${c}" in`)));
   const all = texts.join('\n').replace(/[\u00a0\u202f]/g, ' '); // French spacing: no-break spaces
   for (const s of mustShow)
     assert.ok(all.includes(s), `${what}: expected to see ${JSON.stringify(s)} in:\n${all.slice(0, 2000)}`);
@@ -387,6 +389,26 @@ test(
     const diagnosis = (await shadow(sel, '.diagnosis')).replace(/[\u00a0\u202f]/g, ' ');
     assert.match(diagnosis, /^Erreur probable : GELU exacte et GELU tanh interverties/);
     assert.match(diagnosis, /Votre gelu donne l’approximation par tanh/);
+    await page.evaluate(() => document.getElementById('slot').replaceChildren());
+
+    // memories: the hidden tests' names, and an index line with the exercise's own words, in French
+    await page.evaluate(async () => {
+      const { mountExercise } = await import('/web/sandbox/index.js');
+      mountExercise(document.getElementById('slot'), 'memories', { storageKey: 'i18n-test-memories' });
+    });
+    await page.waitForFunction((s) => document.querySelector(s)?.shadowRoot.querySelector('button.run'), sel);
+    const wrongTop = await page.evaluate(async () => {
+      const { exercises } = await import('/web/sandbox/index.js');
+      const src = exercises.find((e) => e.id === 'memories').solution;
+      return src.replace('const top = order.slice(0, k);', 'const top = order.slice(0, k).reverse();');
+    });
+    await page.evaluate(([s, code]) => Object.assign(document.querySelector(s), { code }).run(), [sel, wrongTop]);
+    const shown = (await noEnglish('memories, top in the wrong order', sel, [
+      'ffnMemories : d = 7, dFF = 10, k = 3 : échoué',
+      'ffnMemories : k = 0 (aucune mémoire : top est vide et partial est nul) : réussi',
+      '1er rang (par force décroissante) : obtenu mémoire',
+    ], ['partial'])).join('\n');
+    assert.doesNotMatch(shown, /strongest|memory \d/);
     await page.evaluate(() => document.getElementById('slot').replaceChildren());
   },
 );

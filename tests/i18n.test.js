@@ -212,7 +212,12 @@ test('defineStrings: a page adds a language or overrides keys (object or JSON), 
   assert.equal({}.run, undefined);
 });
 
-test('the six built-in exercises are in French too: title, level, prompt, each hint, example, variant', async () => {
+test('the six built-ins are in French too: title, level, prompt, hints, examples, variants, test names', async () => {
+  const api = await import('ffn-lab');
+  await api.ready();
+  const { generateTests } = await import('../web/sandbox/exercises/index.js');
+  const memories = (await import('ffn-lab/sandbox')).exercises.find((x) => x.id === 'memories');
+  assert.deepEqual({ ...memories.translations.fr.words }, { memory: 'mémoire', strongest: 'par force décroissante' });
   const { exercises } = await import('ffn-lab/sandbox');
   const { exerciseText } = await import('../web/sandbox/exercises/index.js');
   const prose = (html) => html.replace(/<code>[\s\S]*?<\/code>/g, ' ').replace(/<[^>]+>/g, ' ');
@@ -241,6 +246,12 @@ test('the six built-in exercises are in French too: title, level, prompt, each h
       ...f.variants.flatMap((v) => [v.title, v.message]),
     ].map((s) => s.replace(code, ' '));
     assert.deepEqual(findEnglish(texts), [], ex.id);
+    // every hidden test's name, for two seeds, and the words of the reports' index lines
+    const testNames = [1, 9].flatMap((seed) => generateTests(ex, seed, api).map((t) => t.name));
+    const untranslated = testNames.filter((n) => !f.tests[n] || f.tests[n] === n);
+    assert.deepEqual(untranslated, [], `${ex.id}: test names without French`);
+    assert.deepEqual(findEnglish(testNames.map((n) => f.tests[n].replace(code, ' '))), [], `${ex.id}: test names`);
+    assert.ok(findEnglish(testNames).length > 0, `${ex.id}: the check sees English names`);
     assert.ok(
       findEnglish([e.title, e.level, prose(e.prompt), ...e.hints]).length > 5,
       `${ex.id}: the check sees English`,
@@ -274,6 +285,9 @@ test('translations in a definition are checked like the originals, naming the fi
     [{ fr: { variants: [] } }, /translations\.fr\.variants: must be an array with one entry per variant/],
     [{ fr: { variants: [{ title: '' }] } }, /translations\.fr\.variants\[0\]\.title: must be a non-empty string/],
     [{ fr: { title: 7 } }, /translations\.fr\.title: must be a non-empty string/],
+    [{ fr: { tests: ['un'] } }, /translations\.fr\.tests: must be an object of at most 500/],
+    [{ fr: { tests: { one: '' } } }, /translations\.fr\.tests\["one"\]: must be a non-empty string/],
+    [{ fr: { words: { memory: 5 } } }, /translations\.fr\.words\["memory"\]: must be a non-empty string/],
   ];
   for (const [translations, re] of refused) {
     assert.throws(
@@ -291,6 +305,21 @@ test('translations in a definition are checked like the originals, naming the fi
   assert.equal(exerciseText(ex, 'pt-BR').variants[0].message, 'You returned x.');
   assert.deepEqual(exerciseText(ex, 'fr').hints, ['Multipliez.', 'Par deux.']);
   assert.equal(exerciseText(ex, 'pt').title, 'Double', 'pt-BR is not pt');
+  // a test name or a word that names nothing is a typo: checkExercise says so
+  const { checkExercise } = await import('ffn-lab/sandbox');
+  const typo = defineExercise({
+    ...base,
+    id: 'i18n-check-typo',
+    translations: { fr: { tests: { one: 'un', onne: 'un' }, words: { memory: 'mémoire' } } },
+  });
+  const r = await checkExercise(typo, { seeds: [1] });
+  assert.deepEqual(
+    r.problems.filter((p) => p.field.startsWith('translations')).map((p) => `${p.field}: ${p.message}`),
+    [
+      'translations.fr.tests: 1 name(s) no test has, first "onne"',
+      'translations.fr.words: "memory" is no return kind\'s item or order',
+    ],
+  );
 });
 
 /** Every text of a report with the message it was made from (report.said, not enumerable): [english, message]. */

@@ -137,6 +137,35 @@ export const OVERFLOW_LIMIT = 700;
 const TRANSCENDENTAL = /(?<![\w$.])(?<!function\s+)(Math\.exp|Math\.expm1|Math\.tanh|Math\.sinh|Math\.cosh|erf)\s*\(/g;
 
 /** The solution with each exp, tanh or erf call returning NaN when |argument| > limit (null if it has none). */
+/** A translation's test names and words that name nothing the exercise has (a typo is otherwise silent). */
+function translationProblems(exercise, tests) {
+  const names = new Set(tests.map((t) => t.name));
+  const words = new Set();
+  const collect = (kind) => {
+    if (kind.kind === 'object') Object.values(kind.entries).forEach(collect);
+    for (const w of [kind.item, kind.order]) if (typeof w === 'string') words.add(w);
+  };
+  for (const f of Object.values(exercise.functions)) collect(f.returns);
+  const problems = [];
+  for (const [lang, t] of Object.entries(exercise.translations || {})) {
+    const unknown = Object.keys(t.tests || {}).filter((n) => !names.has(n));
+    if (unknown.length) {
+      problems.push({
+        field: `translations.${lang}.tests`,
+        message: `${unknown.length} name(s) no test has, first ${quote(unknown[0])}`,
+      });
+    }
+    const stray = Object.keys(t.words || {}).filter((w) => !words.has(w));
+    if (stray.length) {
+      problems.push({
+        field: `translations.${lang}.words`,
+        message: `${quote(stray[0])} is no return kind's item or order`,
+      });
+    }
+  }
+  return problems;
+}
+
 function probeSolution(source, limit) {
   if (!source.match(TRANSCENDENTAL)) return null;
   const wrap = source.replace(TRANSCENDENTAL, (m, name) => `__ffnProbe(${name})(`);
@@ -223,6 +252,7 @@ export async function checkExercise(what, options = {}) {
     }
 
     for (const p of coverageProblems(exercise, tests)) add(p.field, seed, p.message);
+    for (const p of translationProblems(exercise, tests)) add(p.field, seed, p.message);
     if (probeSolution(exercise.solution, 0) !== null) {
       // Which functions reach exp, tanh or erf at all, and which tests drive them beyond the limit.
       const grade = (limit) =>

@@ -818,7 +818,23 @@ export class FfnExerciseElement extends Base {
    * within the same cap; `english` (the report's own text) where there is none.
    */
   _said(said, english, cap = CAPS.message) {
-    return isMessage(said) ? clip(this._t(said.key, said.params), cap) : english;
+    if (!isMessage(said)) return english;
+    const m = this._exerciseWords(said);
+    return clip(this._t(m.key, m.params), cap);
+  }
+
+  /** A report's message with the exercise's own words in the element's language: test names, item and order. */
+  _exerciseWords(m, depth = 0) {
+    const { tests, words } = this._text;
+    const params = {};
+    for (const [k, v] of Object.entries(m.params)) {
+      if (isMessage(v) && depth < 8) params[k] = this._exerciseWords(v, depth + 1);
+      else if (k === 'name' && typeof v === 'string' && tests[v]) params[k] = tests[v];
+      else if ((k === 'item' || k === 'order') && typeof v === 'string' && words[v.trim()]) {
+        params[k] = v.replace(v.trim(), words[v.trim()]);
+      } else params[k] = v;
+    }
+    return msg(m.key, params);
   }
 
   /** A diagnosis as shown: an exercise's mistake (translated by the exercise), or one of grading's own messages. */
@@ -831,13 +847,14 @@ export class FfnExerciseElement extends Base {
 
   /** One line of the hidden tests' list: the test's name and what happened. */
   _testLine(t) {
+    const name = this._text.tests[t.name] ?? t.name;
     if (t.pass) {
       return t.maxError > 0
-        ? this._t('exercise.testPassedError', { name: t.name, error: this._num(t.maxError) })
-        : this._t('exercise.testPassed', { name: t.name });
+        ? this._t('exercise.testPassedError', { name, error: this._num(t.maxError) })
+        : this._t('exercise.testPassed', { name });
     }
     const key = { 'not-run': 'testNotRun', timeout: 'testTimedOut' }[t.status] || 'testFailed';
-    return this._t(`exercise.${key}`, { name: t.name });
+    return this._t(`exercise.${key}`, { name });
   }
 
   _showReport(report) {

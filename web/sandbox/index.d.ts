@@ -200,6 +200,10 @@ export interface ExerciseTranslation {
   examples?: string[];
   /** { title, message } (or null: the original) for each variant, in the order of the definition's variants. */
   variants?: ({ title?: string; message?: string } | null)[];
+  /** A hidden test's name (as tests(rng) gives it) -> its name in this language. */
+  tests?: Record<string, string>;
+  /** A return kind's item or order word ("memory", "strongest") -> this language's. */
+  words?: Record<string, string>;
 }
 
 /** A parameter as parsed from 'x', 'X (..., d)', 'k in 0..dFF' or 'bias = true'. */

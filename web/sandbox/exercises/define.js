@@ -168,12 +168,15 @@ const KNOWN_FIELDS = new Set([
 ]);
 
 const LANG_TAG = /^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$/;
-const TRANSLATED = ['title', 'level', 'prompt', 'starter', 'hints', 'examples', 'variants'];
+const TRANSLATED = ['title', 'level', 'prompt', 'starter', 'hints', 'examples', 'variants', 'tests', 'words'];
+const MAX_NAMED = 500; // entries of a translation's tests or words
 
 /**
- * translations: { [lang]: { title?, level?, prompt?, starter?, hints?, examples?, variants? } }: the exercise's text
- * in other languages. hints and examples have one entry per original; variants one per variant, in order ({ title,
- * message }, or null to keep the original). Checked like the originals; the prompt through the allow-list.
+ * translations: { [lang]: { title?, level?, prompt?, starter?, hints?, examples?, variants?, tests?, words? } }: the
+ * exercise's text in other languages. hints and examples have one entry per original; variants one per variant, in
+ * order ({ title, message }, or null to keep the original); tests maps a test's name to its name in the language,
+ * words a return kind's item or order word ("memory", "strongest"). Checked like the originals; the prompt
+ * through the allow-list.
  */
 function parseTranslations(def, base, fail) {
   const all = def.translations;
@@ -225,6 +228,18 @@ function parseTranslations(def, base, fail) {
         }),
       );
     }
+    for (const k of ['tests', 'words']) {
+      if (t[k] === undefined) continue;
+      const map = t[k];
+      if (!isPlainObject(map) || Object.keys(map).length > MAX_NAMED) {
+        tfail(k, `must be an object of at most ${MAX_NAMED} { original: translated } strings; got ${describe(map)}`);
+      }
+      const entries = Object.keys(map).map((name) => {
+        if (name.length > 200) tfail(k, `${describe(name)} is longer than 200 characters`);
+        return [name, text(map, name, (n, msg) => tfail(`${k}[${JSON.stringify(n).slice(0, 60)}]`, msg), { max: 200 })];
+      });
+      o[k] = Object.freeze(Object.assign(Object.create(null), Object.fromEntries(entries)));
+    }
     out[lang.toLowerCase()] = Object.freeze(o);
   }
   return Object.freeze(out);
@@ -234,6 +249,8 @@ function parseTranslations(def, base, fail) {
  * An exercise's text in a language: { title, level, prompt, starter, hints, examples, variants: [{ title, message }] },
  * from its translations (the tag, then its primary subtag), the original for whatever they do not give.
  */
+const EMPTY = Object.freeze(Object.create(null));
+
 export function exerciseText(exercise, lang = 'en') {
   const tag = String(lang || '').toLowerCase();
   const all = exercise.translations || {};
@@ -249,6 +266,8 @@ export function exerciseText(exercise, lang = 'en') {
       title: t.variants?.[i]?.title ?? v.title,
       message: t.variants?.[i]?.message ?? v.message,
     })),
+    tests: t.tests ?? EMPTY,
+    words: t.words ?? EMPTY,
   };
 }
 

@@ -62,6 +62,30 @@ de forme quelconque. Renvoyez un tenseur de même forme. La boîte à outils vou
       message: 'Votre geluTanh oublie 0.044715·z³ dans la tanh ; l’argument est √(2/π)·(z + 0.044715·z³).',
     },
   ],
+  // each hidden test's name (the original: the name the exercise gives it)
+  tests: {
+    'gelu: a single number, shape [1]': 'gelu : un seul nombre, forme [1]',
+    'gelu: 7 values in [-4, 4]': 'gelu : 7 valeurs dans [-4, 4]',
+    'gelu: a 3×5 matrix': 'gelu : une matrice 3×5',
+    'gelu: a batch, shape [2,3,5]': 'gelu : un lot, forme [2,3,5]',
+    'gelu: zeros': 'gelu : des zéros',
+    'gelu: large magnitudes (±10, ±50, ±1e4)': 'gelu : grandes valeurs absolues (±10, ±50, ±1e4)',
+    'gelu: beyond exp\'s range, where naive formulas overflow (±300, ±710, ±1000)':
+      'gelu : au-delà du domaine d’exp, où les formules naïves débordent (±300, ±710, ±1000)',
+    'gelu: near the minimum, about -0.170 at z ≈ -0.752': 'gelu : près du minimum, environ -0,170 en z ≈ -0,752',
+    'gelu: NaN passes through': 'gelu : NaN se propage',
+    'geluTanh: a single number, shape [1]': 'geluTanh : un seul nombre, forme [1]',
+    'geluTanh: 7 values in [-4, 4]': 'geluTanh : 7 valeurs dans [-4, 4]',
+    'geluTanh: a 3×5 matrix': 'geluTanh : une matrice 3×5',
+    'geluTanh: a batch, shape [2,3,5]': 'geluTanh : un lot, forme [2,3,5]',
+    'geluTanh: zeros': 'geluTanh : des zéros',
+    'geluTanh: large magnitudes (±10, ±50, ±1e4)': 'geluTanh : grandes valeurs absolues (±10, ±50, ±1e4)',
+    'geluTanh: beyond exp\'s range, where naive formulas overflow (±300, ±710, ±1000)':
+      'geluTanh : au-delà du domaine d’exp, où les formules naïves débordent (±300, ±710, ±1000)',
+    'geluTanh: near the minimum, about -0.170 at z ≈ -0.752':
+      'geluTanh : près du minimum, environ -0,170 en z ≈ -0,752',
+    'geluTanh: NaN passes through': 'geluTanh : NaN se propage',
+  },
 };
 
 export const ffn = {
@@ -125,6 +149,27 @@ forme de <code>X</code>.</p>
         'Pour un FFN à porte, vous avez compté deux matrices de poids. Il en a trois : porte, montée et ' + 'descente.',
     },
   ],
+  // each hidden test's name (the original: the name the exercise gives it)
+  tests: {
+    'ffn: one token, d = 5, dFF = 12': 'ffn : un jeton, d = 5, dFF = 12',
+    'ffn: 4 tokens, d = 7 (not a multiple of 4), dFF = 20': 'ffn : 4 jetons, d = 7 (pas un multiple de 4), dFF = 20',
+    'ffn: a batch of 2×3 tokens, d = 6, dFF = 16': 'ffn : un lot de 2×3 jetons, d = 6, dFF = 16',
+    'ffn: a single vector x of shape [8], dFF = 8': 'ffn : un seul vecteur x de forme [8], dFF = 8',
+    'ffn: zero input (the output is GELU(b1)·W2 + b2)': 'ffn : entrée nulle (la sortie vaut GELU(b1)·W2 + b2)',
+    'ffn: d = 1, dFF = 3': 'ffn : d = 1, dFF = 3',
+    'ffn: pre-activations of ±250 to ±1000 (where a tanh written with exp overflows)':
+      'ffn : pré-activations de ±250 à ±1000 (où un tanh écrit avec exp déborde)',
+    'ffnParamCount: GPT-2 small, d = 768, dFF = 3072 (defaults)':
+      'ffnParamCount : GPT-2 small, d = 768, dFF = 3072 (valeurs par défaut)',
+    'ffnParamCount: the original Transformer, d = 512, dFF = 2048':
+      'ffnParamCount : le Transformer original, d = 512, dFF = 2048',
+    'ffnParamCount: no biases': 'ffnParamCount : sans biais',
+    'ffnParamCount: gated with biases, d = 4096, dFF = 11008':
+      'ffnParamCount : à porte, avec biais, d = 4096, dFF = 11008',
+    'ffnParamCount: gated without biases (LLaMA-7B)': 'ffnParamCount : à porte, sans biais (LLaMA-7B)',
+    'ffnParamCount: small gated with biases, d = 5, dFF = 7':
+      'ffnParamCount : petit, à porte, avec biais, d = 5, dFF = 7',
+  },
 };
 
 export const swiglu = {
@@ -215,6 +260,37 @@ LLaMA 3 8B (d = 4096, multiplicateur 1,3, multiple 1024) obtient 14 336.</p>`,
         'arrondissez vers le haut au multiple.',
     },
   ],
+  // each hidden test's name (the original: the name the exercise gives it)
+  tests: {
+    'swigluFfn: one token, d = 6, dFF = 10': 'swigluFfn : un jeton, d = 6, dFF = 10',
+    'swigluFfn: 5 tokens, d = 7 (not a multiple of 4), dFF = 12':
+      'swigluFfn : 5 jetons, d = 7 (pas un multiple de 4), dFF = 12',
+    'swigluFfn: a batch of 2×3 tokens, d = 5, dFF = 8': 'swigluFfn : un lot de 2×3 jetons, d = 5, dFF = 8',
+    'swigluFfn: a single vector x of shape [9], dFF = 4': 'swigluFfn : un seul vecteur x de forme [9], dFF = 4',
+    'swigluFfn: saturated gates (|X·Wg| up to about 30)': 'swigluFfn : portes saturées (|X·Wg| jusqu’à 30 environ)',
+    'swigluFfn: gates of ±250 to ±1000 (where e^z overflows)': 'swigluFfn : portes de ±250 à ±1000 (où e^z déborde)',
+    'llamaHiddenDim: LLaMA-7B, d = 4096': 'llamaHiddenDim : LLaMA-7B, d = 4096',
+    'llamaHiddenDim: LLaMA-13B, d = 5120': 'llamaHiddenDim : LLaMA-13B, d = 5120',
+    'llamaHiddenDim: LLaMA-65B, d = 8192': 'llamaHiddenDim : LLaMA-65B, d = 8192',
+    'llamaHiddenDim: Shazeer\'s d = 768 with multipleOf 1': 'llamaHiddenDim : le d = 768 de Shazeer, avec multipleOf 1',
+    'llamaHiddenDim: d = 1000 with multipleOf 1 (no rounding)':
+      'llamaHiddenDim : d = 1000 avec multipleOf 1 (sans arrondi)',
+    'llamaHiddenDim: LLaMA 3 8B: d = 4096, multiplier 1.3, multipleOf 1024':
+      'llamaHiddenDim : LLaMA 3 8B : d = 4096, multiplicateur 1,3, multipleOf 1024',
+    'llamaHiddenDim: LLaMA 2 70B: d = 8192, multiplier 1.3, multipleOf 4096':
+      'llamaHiddenDim : LLaMA 2 70B : d = 8192, multiplicateur 1,3, multipleOf 4096',
+    'llamaHiddenDim: multiplier passed as null': 'llamaHiddenDim : multiplicateur passé à null',
+    'llamaHiddenDim: small: d = 10, multipleOf 8': 'llamaHiddenDim : petit : d = 10, multipleOf 8',
+    'llamaHiddenDim: d = 4096, multiplier 1.3, multipleOf 1 (the first integer part changes the result)':
+      'llamaHiddenDim : d = 4096, multiplicateur 1,3, multipleOf 1 (la première partie entière change le résultat)',
+    'llamaHiddenDim: d = 3072, multiplier 1.3, multipleOf 1 (the multiplier\'s integer part changes the result)':
+      'llamaHiddenDim : d = 3072, multiplicateur 1,3, multipleOf 1 (la partie entière après le '
+      + 'multiplicateur change le résultat)',
+    'llamaHiddenDim: d = 3072: 8192 is already a multiple of 256':
+      'llamaHiddenDim : d = 3072 : 8192 est déjà un multiple de 256',
+    'llamaHiddenDim: d = 3072, multiplier 1.5: 12288 is already a multiple of 256':
+      'llamaHiddenDim : d = 3072, multiplicateur 1,5 : 12288 est déjà un multiple de 256',
+  },
 };
 
 export const swigluBackward = {
@@ -281,6 +357,18 @@ branches.</p>`,
         'la sortie) : dWGate = Xᵀ·dG a la forme de Wg, (d, dFF), et dWDown = Hᵀ·dY celle de Wd, (dFF, d).',
     },
   ],
+  // each hidden test's name (the original: the name the exercise gives it)
+  tests: {
+    'swigluBackward: one token, d = 4, dFF = 6': 'swigluBackward : un jeton, d = 4, dFF = 6',
+    'swigluBackward: 3 tokens, d = 5, dFF = 7': 'swigluBackward : 3 jetons, d = 5, dFF = 7',
+    'swigluBackward: 4 tokens, d = 8, dFF = 12': 'swigluBackward : 4 jetons, d = 8, dFF = 12',
+    'swigluBackward: square weights, d = dFF = 4': 'swigluBackward : poids carrés, d = dFF = 4',
+    'swigluBackward: the companion\'s matched width, d = 12, dFF = 32':
+      'swigluBackward : la largeur appariée du texte compagnon, d = 12, dFF = 32',
+    'swigluBackward: zero upstream gradient': 'swigluBackward : gradient amont nul',
+    'swigluBackward: gates of ±250 to ±1000 (where e^z and e^-z overflow)':
+      'swigluBackward : portes de ±250 à ±1000 (où e^z et e^-z débordent)',
+  },
 };
 
 export const memories = {
@@ -338,6 +426,21 @@ de ces seules mémoires, <code>Σ_{i∈top} coefᵢ·vᵢ</code>.</p>`,
         'tri décroissant stable le fait).',
     },
   ],
+  // each hidden test's name (the original: the name the exercise gives it)
+  tests: {
+    'ffnMemories: d = 4, dFF = 6, k = 2': 'ffnMemories : d = 4, dFF = 6, k = 2',
+    'ffnMemories: d = 7, dFF = 10, k = 3': 'ffnMemories : d = 7, dFF = 10, k = 3',
+    'ffnMemories: k = 1': 'ffnMemories : k = 1',
+    'ffnMemories: k = dFF (every memory, zeros included)': 'ffnMemories : k = dFF (toutes les mémoires, zéros compris)',
+    'ffnMemories: k = 0 (no memory: top is empty and partial is zero)':
+      'ffnMemories : k = 0 (aucune mémoire : top est vide et partial est nul)',
+    'ffnMemories: ties among the largest coefficients': 'ffnMemories : ex æquo parmi les plus grands coefficients',
+    'ffnMemories: no memory fires (all coefficients zero)':
+      'ffnMemories : aucune mémoire ne s’active (tous les coefficients sont nuls)',
+    'ffnMemories: a hand-built three-fact memory (query matches fact 2)':
+      'ffnMemories : une mémoire de trois faits construite à la main (la requête correspond au fait 2)',
+  },
+  words: { memory: 'mémoire', strongest: 'par force décroissante' },
 };
 
 export const gqaBudget = {
@@ -411,4 +514,22 @@ n’est pas un nombre entier).</p>`,
         'étape à part.',
     },
   ],
+  // each hidden test's name (the original: the name the exercise gives it)
+  tests: {
+    'gqaBlockCounts: the companion\'s block: d = 4096, 32 heads, 8 KV heads, head 128, hidden 14336':
+      'gqaBlockCounts : le bloc du texte compagnon : d = 4096, 32 têtes, 8 têtes KV, têtes de 128, largeur '
+      + 'cachée 14336',
+    'gqaBlockCounts: multi-head (LLaMA-7B): 32 KV heads, hidden 11008':
+      'gqaBlockCounts : multi-têtes (LLaMA-7B) : 32 têtes KV, largeur cachée 11008',
+    'gqaBlockCounts: multi-query: d = 2048, 16 heads, 1 KV head, hidden 5632':
+      'gqaBlockCounts : multi-requêtes : d = 2048, 16 têtes, 1 tête KV, largeur cachée 5632',
+    'gqaBlockCounts: heads × head size ≠ d: d = 3072, 16 heads of 256, hidden 24576':
+      'gqaBlockCounts : têtes × taille de tête ≠ d : d = 3072, 16 têtes de 256, largeur cachée 24576',
+    'gqaBlockCounts: small: d = 64, 4 heads, 2 KV heads, head 16, hidden 172':
+      'gqaBlockCounts : petit : d = 64, 4 têtes, 2 têtes KV, têtes de 16, largeur cachée 172',
+    'matchedGatedWidth: GPT-2 small, m = 3072': 'matchedGatedWidth : GPT-2 small, m = 3072',
+    'matchedGatedWidth: the companion\'s m = 48': 'matchedGatedWidth : le m = 48 du texte compagnon',
+    'matchedGatedWidth: m = 16384 (not a multiple of 3)': 'matchedGatedWidth : m = 16384 (pas un multiple de 3)',
+    'matchedGatedWidth: m = 100': 'matchedGatedWidth : m = 100',
+  },
 };
