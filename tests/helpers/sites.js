@@ -12,12 +12,15 @@ const FIXTURES = join(ROOT, 'tests/sites');
 // in the repository's node_modules, while each site's ffn-lab comes from its own node_modules.
 const WORK = join(ROOT, 'tests/artifacts/sites');
 
-/** The README's policy for a page with the elements: the first such line under "The CSP a host page should set". */
+/**
+ * The documented policy for a page with the elements: the first such line under "The CSP a host page should set" in
+ * web/sandbox/README.md (its one copy; the top README links to it).
+ */
 export function readmeCsp() {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const readme = readFileSync(join(ROOT, 'web/sandbox/README.md'), 'utf8');
   const section = readme.slice(readme.indexOf('### The CSP a host page should set'));
   const line = /^Content-Security-Policy: (.+)$/m.exec(section);
-  if (!line) throw new Error('README: no Content-Security-Policy line under "The CSP a host page should set"');
+  if (!line) throw new Error('web/sandbox/README.md: no Content-Security-Policy line under its host CSP heading');
   return line[1].trim();
 }
 
