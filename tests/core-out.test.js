@@ -7,7 +7,8 @@ import { assertHeapFlat } from './helpers/heap.js';
 // Only to get a view of the module's own wasm memory (no public function hands one out) and mapChunks' block
 // size (the sizes below straddle its block boundaries): the same module
 // instance that 'ffn-lab' loads, since both resolve to this package's web/runtime.js.
-import { wasm, MAP_CHUNK } from '../web/runtime.js';
+import { wasm } from '../web/runtime.js';
+import { MAP_CHUNK } from '../web/heap.js';
 
 before(() => ffn.ready());
 

@@ -30,7 +30,11 @@ test('npm pack -> offline install -> import ffn-lab by name -> forward pass matc
     const from = join(ROOT, entry);
     if (existsSync(from)) cpSync(from, join(src, entry), { recursive: true, filter: (f) => !f.includes('node_modules') });
   }
-  for (const f of ['ffn.wasm', 'ffn-wasm-inline.js', 'ffn-relaxed.wasm', 'ffn-relaxed-wasm-inline.js', 'sandbox/sandbox-inline.js']) {
+  // every file build.sh writes, so the tarball shows that prepack makes them (web/codes.js is also committed)
+  const built = [
+    'ffn.wasm', 'ffn-wasm-inline.js', 'ffn-relaxed.wasm', 'ffn-relaxed-wasm-inline.js', 'sandbox/sandbox-inline.js', 'codes.js',
+  ];
+  for (const f of built) {
     rmSync(join(src, 'web', f), { force: true });
   }
   const packOut = await run('npm', ['pack', '--json', '--pack-destination', work], src);
@@ -39,7 +43,12 @@ test('npm pack -> offline install -> import ffn-lab by name -> forward pass matc
   assert.ok(start >= 0, `npm pack --json printed no report:\n${packOut}`);
   const info = JSON.parse(packOut.slice(start));
   const files = info[0].files.map((f) => f.path);
-  for (const f of ['package.json', 'web/index.js', 'web/ffn.js', 'web/runtime.js', 'web/index.d.ts', 'web/ffn.wasm', 'web/ffn-wasm-inline.js', 'web/ffn-relaxed.wasm', 'web/ffn-relaxed-wasm-inline.js', 'web/serve.js', 'web/sandbox/sandbox-inline.js']) {
+  const shipped = [
+    'package.json', 'web/index.js', 'web/ffn.js', 'web/runtime.js', 'web/heap.js', 'web/args.js', 'web/codes.js',
+    'web/index.d.ts', 'web/ffn.wasm', 'web/ffn-wasm-inline.js', 'web/ffn-relaxed.wasm', 'web/ffn-relaxed-wasm-inline.js',
+    'web/serve.js', 'web/sandbox/sandbox-inline.js',
+  ];
+  for (const f of shipped) {
     assert.ok(files.includes(f), `tarball ships ${f}`);
   }
   assert.ok(!files.some((f) => f.startsWith('tests/')), 'tests are not shipped');

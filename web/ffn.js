@@ -1,22 +1,10 @@
 // ffn-lab public API (the `ffn-lab/url` entry: ready() loads ffn.wasm by URL); web/index.js re-exports it with inlined bytes.
+import { ready as loadRuntime, wasm } from './runtime.js';
+import { withHeap, mapChunks, outOption, heapStats as runtimeHeapStats } from './heap.js';
 import {
-  ready as loadRuntime,
-  wasm,
-  withHeap,
-  mapChunks,
-  outOption,
-  parseTensor,
-  makeTensor,
-  fmtShape,
-  describe,
-  checkKernelDims,
-  heapStats as runtimeHeapStats,
-  ACT_CODES,
-  ACTIVATIONS,
-  actCode,
-  matrix,
-  vector,
-} from './runtime.js';
+  parseTensor, makeTensor, fmtShape, describe, checkKernelDims, ACTIVATIONS, actCode, matrix, vector,
+} from './args.js';
+import { ACT_CODES } from './codes.js';
 export * from './layers.js';
 
 /** Every activation name accepted by activationGrad, ffn and gatedFfn. */

@@ -1,5 +1,7 @@
 // Resident FFN layers: weights packed once into wasm memory, forward(X) on the packed SIMD GEMM with fused epilogues, dispose() to free.
-import { wasm, parseTensor, fmtShape, describe, actCode, statusError, heapAlloc, matrix, vector, outOption } from './runtime.js';
+import { wasm } from './runtime.js';
+import { statusError, heapAlloc, outOption } from './heap.js';
+import { parseTensor, fmtShape, describe, actCode, matrix, vector } from './args.js';
 
 const FLOAT_BYTES = 4;
 /** Per-layer input/output scratch kept between calls up to this size; larger calls use a per-call block. */
