@@ -38,6 +38,7 @@ export default {
     // one test's line
     stoppedAfter: 'stopped after {ms} ms',
     threw: '{name}: {message}{where}',
+    missingFn: '{fn} is not defined: write function {fn}(...) { ... }',
     mismatch: 'first mismatch: got {got}, expected {expected} (max error {error})',
     mismatchAt: 'first mismatch at {at}: got {got}, expected {expected} (max error {error})',
     integerMismatch: 'got {got}, expected {expected}{off}',

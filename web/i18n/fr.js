@@ -34,6 +34,7 @@ const table = {
     tooLong: 'Votre code compte {n} caractères ; la limite est de {max}.',
     stoppedAfter: 'arrêté après {ms} ms',
     threw: '{name} : {message}{where}',
+    missingFn: '{fn} n’est pas définie : écrivez sa définition, {fn}(...) { ... }',
     mismatch: 'premier écart : obtenu {got}, attendu {expected} (écart maximal {error})',
     mismatchAt: 'premier écart en {at} : obtenu {got}, attendu {expected} (écart maximal {error})',
     integerMismatch: 'obtenu {got}, attendu {expected}{off}',

@@ -141,6 +141,8 @@ function compareOne(t, run, i, tol) {
   if (!r.ok) {
     o.status = r.refused ? 'refused' : 'error';
     o.error = learnerError(r.error || {});
+    // the learner has not written this function: said by the page (in the reader's language), not the worker
+    if (r.missing) Object.defineProperty(o, 'missing', { value: true });
     return o;
   }
   const c = compareValue(r.value, t.expected, tol);
@@ -165,7 +167,10 @@ function locationText(e) {
 /** One line for people about a test that did not pass (`expected` is the test's spec): a message, or ''. */
 function testMessage(o, expected, timeout) {
   if (o.status === 'timeout') return say('stoppedAfter', { ms: plain(timeout) });
-  if (o.error) return say('threw', { name: o.error.name, message: o.error.message, where: locationText(o.error) });
+  if (o.error) {
+    const message = o.missing ? say('missingFn', { fn: o.fn }) : o.error.message;
+    return say('threw', { name: o.error.name, message, where: locationText(o.error) });
+  }
   if (o.problem) return o.said ?? o.problem;
   if (!o.mismatch) return '';
   const m = o.mismatch;
@@ -267,7 +272,7 @@ function buildReport(base, tests, outcomes, summary, { logs = [], ms = 0, diagno
       if (o.error) out.error = learnerError(o.error, take);
       if (o.problem) out.problem = take(o.problem, CAPS.problem);
       if (!o.pass && o.status !== 'not-run') {
-        const m = testMessage({ ...out, said: o.said }, tests[i].expected, timeout);
+        const m = testMessage({ ...out, said: o.said, missing: o.missing }, tests[i].expected, timeout);
         said.tests[i] = m || null;
         out.message = take(String(m), CAPS.message);
       }
