@@ -1,6 +1,5 @@
 // The <ffn-exercise> element class (no registration here): prompt, editor, run/hints/solution, announced results, saved progress.
-import { gradeExercise } from './grade.js';
-import { DEFAULT_TIMEOUT_MS } from './runner.js';
+import { DEFAULT_TIMEOUT_MS } from './report-bounds.js';
 import { getExercise, onExerciseDefined, definedExerciseIds, exerciseText } from './exercises/index.js';
 import { renderPromptHtml } from './prompt-html.js';
 import {
@@ -15,6 +14,14 @@ import { themeCss } from '../components/styles.js';
 import { ready as loadKernels } from '../index.js';
 import { prepareNear } from './prepare.js';
 import { translator, langOf, watchLanguage, msg, isMessage } from '../i18n/index.js';
+
+// The grader (grade.js, and through it the runner, the sandbox frame's host and the diagnosis) is loaded on first
+// use, in a chunk of its own where a bundler splits: the exercise is drawn and ready without it, and prepare.js
+// asks for it ahead of the first Run.
+const grading = () => import('./grade.js').catch((e) => {
+  throw new Error(`could not load ffn-lab's grade.js (${e && e.message}); serve every file your bundler emitted`);
+});
+const gradeExercise = async (...args) => (await grading()).gradeExercise(...args);
 
 // The four elements share one theme (web/components/styles.js: --ffn-font, --ffn-fg, --ffn-bg, --ffn-surface,
 // --ffn-accent...); the exercise adds --ffn-pass and --ffn-fail, and sizes its editor with --ffn-editor-height

@@ -26,6 +26,10 @@ export const CAPS = Object.freeze({
 /** The most items a learner value the page compares may declare (the wire's own limit, runner.js, is lower). */
 export const MAX_ITEMS = 2_000_000;
 
+// A run's time limit when none is given (runner.js; <ffn-exercise timeout>), here so that the element can show it
+// without loading the runner, which comes with the grader on first use.
+export const DEFAULT_TIMEOUT_MS = 2000;
+
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g;
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 const JSON_ESCAPED = /["\\\n\r\t]/g;

@@ -1,5 +1,6 @@
 // Runs learner source in a fresh worker with a hard timeout: in browsers a worker inside the sandbox frame (another process in Chromium, see frame-host.js), in Node worker_threads.
 import { startFrameRun, FRAME_DIED } from './frame-host.js';
+import { DEFAULT_TIMEOUT_MS } from './report-bounds.js';
 
 const IS_BROWSER = typeof window === 'object' && typeof Worker === 'function';
 // Node built-ins are loaded through a variable specifier so browser bundlers leave them alone.
@@ -7,7 +8,7 @@ const nodeBuiltin = (specifier) => import(/* webpackIgnore: true */ /* @vite-ign
 
 
 export const DEFAULT_LIMITS = Object.freeze({ maxNumbers: 200000, maxDepth: 8, maxKeys: 32 });
-export const DEFAULT_TIMEOUT_MS = 2000;
+export { DEFAULT_TIMEOUT_MS };
 const NODE_WORKER = './worker.js';
 const HERE = import.meta.url;
 const STARTUP_MS = 15000; // loading the worker file is not learner time; this only guards a broken install
