@@ -46,7 +46,7 @@ test('npm pack -> offline install -> import ffn-lab by name -> forward pass matc
   const shipped = [
     'package.json', 'web/index.js', 'web/ffn.js', 'web/runtime.js', 'web/heap.js', 'web/args.js', 'web/codes.js',
     'web/index.d.ts', 'web/ffn.wasm', 'web/ffn-wasm-inline.js', 'web/ffn-relaxed.wasm', 'web/ffn-relaxed-wasm-inline.js',
-    'web/serve.js', 'web/sandbox/sandbox-inline.js',
+    'web/serve.js', 'web/sandbox/sandbox-inline.js', 'web/dist/boot.js',
   ];
   for (const f of shipped) {
     assert.ok(files.includes(f), `tarball ships ${f}`);

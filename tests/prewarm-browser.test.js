@@ -50,7 +50,9 @@ test('browser: an exercise in view is prepared after its kernels are ready (fram
       await until('the prepared worker', async () => (await p.workers()) === 1 && (await p.frames()) === 1);
       await p.page.waitForTimeout(500);
       assert.equal(await p.workers(), 1, 'one prepared worker, no more');
-      const long = (await p.page.evaluate(() => window.__t.long)).filter((l) => l.at + l.ms >= readyAt);
+      // the preparation starts in idle time after ffn-ready; the task that fired it (the page's own code, which
+      // finds its kernels already compiled) is the page load's
+      const long = (await p.page.evaluate(() => window.__t.long)).filter((l) => l.at >= readyAt);
       if (!long.length) return;
       seen.push(long);
     } finally {

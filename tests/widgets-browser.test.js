@@ -380,7 +380,7 @@ test('parameter calculator: an author preset (attribute, property, URL) joins th
   const mine = [{
     id: 'mistral7b', label: 'Mistral 7B (mine)', d: 4096, dff: 14336, heads: 32, kvHeads: 8, gated: true, bias: false,
   }];
-  const p = await open('/web/embed/memory-widget.html');
+  const p = await open('/web/embed/param-calculator.html'); // an embed page registers its own element only
   try {
     const r = await p.evaluate(async (presets) => {
       const box = document.createElement('div');

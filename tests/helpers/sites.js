@@ -87,7 +87,7 @@ async function pack() {
   const info = JSON.parse(out.slice(out.search(/^\[\s*\{/m)));
   const files = info[0].files.map((f) => f.path);
   const needed = ['web/sandbox/sandbox-inline.js', 'web/sandbox/frame.html', 'web/ffn-wasm-inline.js',
-    'web/embed/exercise.html', 'web/embed/host.js'];
+    'web/embed/exercise.html', 'web/embed/host.js', 'web/dist/boot.js'];
   for (const f of needed) {
     if (!files.includes(f)) throw new Error(`the tarball lacks ${f} (run bash build.sh first)`);
   }

@@ -1,4 +1,5 @@
-// Standalone embed pages: copy allowed URL query parameters onto the page's one element, register it, and report the page's height to a parent frame (web/embed/host.js sizes the iframe from it).
+// Standalone embed pages: copy allowed URL query parameters onto the page's one element (before the page's next script
+// registers it) and report the page's height to a parent frame (web/embed/host.js sizes the iframe from it).
 const el = document.querySelector('[data-embed]');
 const allowed = (el?.dataset.embed || '').split(/\s+/).filter(Boolean);
 const params = new URLSearchParams(location.search);
@@ -28,6 +29,3 @@ if (window.parent !== window && typeof ResizeObserver === 'function' && el) {
   }, { once: true });
   new ResizeObserver(report).observe(document.documentElement);
 }
-
-if (el?.localName === 'ffn-exercise') await import('../sandbox/index.js');
-else await import('../components/index.js');
