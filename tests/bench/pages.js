@@ -1,4 +1,7 @@
-// The page section of npm run bench -- --browser (or node tests/bench/pages.js [--quick] [--root DIR]): the course page and the embed pages as web/serve.js serves them (bytes, request chain, wasm compile, time to ready), the first and later Runs against the floor in the same page, and gradeExercise in a Node loop against Node's floor.
+// The page section of npm run bench -- --browser (or node tests/bench/pages.js [--quick] [--root DIR] [--base DIR]).
+// The course page and the embed pages as web/serve.js serves them (bytes, request chain, wasm compile, time to
+// ready), the first and later Runs against the floor in the same page, and gradeExercise in a Node loop against
+// Node's floor.
 import { execFileSync } from 'node:child_process';
 import { readFileSync, existsSync } from 'node:fs';
 import { join, resolve, dirname } from 'node:path';
@@ -12,6 +15,8 @@ const ELEMENTS = ['ffn-memory-widget', 'ffn-activation-plot', 'ffn-param-calcula
 // Each page, and where to run an exercise in it.
 export const PAGES = [
   { name: 'course', path: 'web/', exercise: '#ex-gelu' },
+  // the same page opened at the activation plot: "in view" is then the plot, which must not wait for the rest
+  { name: 'course at #plot', path: 'web/#plot' },
   { name: 'embed exercise', path: 'web/embed/exercise.html?exercise=gelu', exercise: 'ffn-exercise' },
   { name: 'embed memory', path: 'web/embed/memory-widget.html' },
   { name: 'embed plot', path: 'web/embed/activation-plot.html' },
@@ -98,7 +103,7 @@ function chainDepths(reqs, docUrl) {
 }
 
 /** One load of a page: what it fetched until every element was ready, and how its wasm compiled. */
-async function loadPage(context, base, root, spec, { throttle = false } = {}) {
+export async function loadPage(context, base, root, spec, { throttle = false } = {}) {
   const page = await context.newPage();
   const cdp = await context.newCDPSession(page);
   await cdp.send('Network.enable');
@@ -125,8 +130,9 @@ async function loadPage(context, base, root, spec, { throttle = false } = {}) {
   await page.waitForTimeout(200); // loadingFinished events of the last loads
   // everything that finished before the last element was ready (CDP's clock: seconds since its own origin)
   const list = [...reqs.values()];
-  chainDepths(list, url);
-  const docSent = list.find((r) => r.url === url)?.sent ?? 0;
+  const docUrl = url.split('#')[0]; // requests carry no fragment
+  chainDepths(list, docUrl);
+  const docSent = list.find((r) => r.url === docUrl)?.sent ?? 0;
   // the document's request is sent right at the page's time origin (within a millisecond)
   const before = list.filter((r) => r.end !== undefined && (r.end - docSent) * 1000 <= readyAt + 5);
   const code = before.filter((r) => /\/web\/.*\.(js|wasm)(\?|$)/.test(new URL(r.url).pathname));
@@ -234,17 +240,39 @@ async function nodeLoop(root, { rounds, per }) {
   return { grade: med(g), floor: med(f), ratio: med(g.map((x, i) => x / f[i])), solutions: rounds * per, kinds: sources.length };
 }
 
-/** Print the pages section through log; `root` is the checkout whose pages and server are measured. */
-export async function runPagesBench({ quick = false, log = console.log, root = repo } = {}) {
-  const { startServer } = await import(pathToFileURL(join(root, 'web/serve.js')).href);
+/** The short commit of a checkout, marked when its web/ has changes not committed. */
+function revOf(root) {
+  try {
+    const git = (...a) => execFileSync('git', ['-C', root, ...a], { encoding: 'utf8' }).trim();
+    const changed = git('status', '--porcelain', '--', 'web').length > 0;
+    return `${git('rev-parse', '--short', 'HEAD')}${changed ? '+changes' : ''}`;
+  } catch {
+    return 'not a git checkout';
+  }
+}
+
+/**
+ * Print the pages section through log; `root` is the checkout whose pages and server are measured. With `base`
+ * (another checkout, e.g. a worktree of main), its pages are loaded too, in the same rounds, each page from one
+ * checkout then the other (the order turned around every other round): a before/after in one run.
+ */
+export async function runPagesBench({ quick = false, log = console.log, root = repo, base = null } = {}) {
   const { launchBrowser } = await import(pathToFileURL(join(repo, 'tests/helpers/browser.js')).href);
   const { exercises } = await import(pathToFileURL(join(root, 'web/sandbox/index.js')).href);
   const solution = exercises.find((e) => e.id === 'gelu').solution;
   const loads = quick ? 2 : 6;
   const pairs = quick ? 3 : 6;
-  const server = await startServer({ root, port: 0 });
+  const targets = [];
+  for (const [dir, label] of base ? [[root, ''], [base, ' (base)']] : [[root, '']]) {
+    const { startServer } = await import(pathToFileURL(join(dir, 'web/serve.js')).href);
+    targets.push({ root: dir, label, server: await startServer({ root: dir, port: 0 }) });
+  }
   const b = await launchBrowser();
-  const rows = new Map(PAGES.map((p) => [p.name, { loads: [], slow: [], runs: [], atOnce: [] }]));
+  const rows = new Map();
+  for (const p of PAGES) {
+    for (const t of targets) rows.set(p.name + t.label, { loads: [], slow: [], runs: [], atOnce: [] });
+  }
+  const width = Math.max(...[...rows.keys()].map((k) => k.length)) + 2;
   try {
     const probe = await b.newPage();
     const version = await probe.evaluate(() => navigator.userAgent.match(/Chrome\/[\d.]+/)?.[0]);
@@ -253,73 +281,78 @@ export async function runPagesBench({ quick = false, log = console.log, root = r
     for (let i = 0; i < loads; i++) {
       // interleaved: every page once per round, the order turned around every other round
       for (const spec of i % 2 ? [...PAGES].reverse() : PAGES) {
-        const row = rows.get(spec.name);
-        const l = await loadPage(b.context, server.url, root, spec);
-        if (spec.exercise) {
-          const r = await runsIn(l, spec, solution, { pairs, atOnce: false });
-          row.runs.push(r);
-        }
-        await l.page.close();
-        row.loads.push(l);
-        const s = await loadPage(b.context, server.url, root, spec, { throttle: true });
-        await s.page.close();
-        row.slow.push(s);
-        if (spec.exercise) {
-          const a = await loadPage(b.context, server.url, root, spec);
-          row.atOnce.push(await runsIn(a, spec, solution, { pairs: 0, atOnce: true }));
-          await a.page.close();
+        for (const { root: dir, label, server } of i % 2 ? [...targets].reverse() : targets) {
+          const row = rows.get(spec.name + label);
+          const l = await loadPage(b.context, server.url, dir, spec);
+          if (spec.exercise) {
+            const r = await runsIn(l, spec, solution, { pairs, atOnce: false });
+            row.runs.push(r);
+          }
+          await l.page.close();
+          row.loads.push(l);
+          const s = await loadPage(b.context, server.url, dir, spec, { throttle: true });
+          await s.page.close();
+          row.slow.push(s);
+          if (spec.exercise) {
+            const a = await loadPage(b.context, server.url, dir, spec);
+            row.atOnce.push(await runsIn(a, spec, solution, { pairs: 0, atOnce: true }));
+            await a.page.close();
+          }
         }
       }
     }
-    const rev = (() => {
-      try {
-        const git = (...a) => execFileSync('git', ['-C', root, ...a], { encoding: 'utf8' }).trim();
-        return `${git('rev-parse', '--short', 'HEAD')}${git('status', '--porcelain', '--', 'web').length ? '+changes' : ''}`;
-      } catch {
-        return 'not a git checkout';
-      }
-    })();
-    log(`\n# ffn-lab pages (${rev}), headless ${version}, ${when}, served by web/serve.js; ${loads} loads per page,`
+    const revs = targets.map((t) => `${revOf(t.root)}${t.label}`).join(' against ');
+    log(`\n# ffn-lab pages (${revs}), headless ${version}, ${when}, served by web/serve.js; ${loads} loads per page,`
       + ' interleaved');
     log('# ready: ms from navigation until every element fired ffn-ready (in view: those in the first screen);');
-    log(`# throttled: the same with ${THROTTLE.latency} ms per request and ${THROTTLE.downloadThroughput * 8 / 1e6} Mbit/s;`);
+    const mbits = THROTTLE.downloadThroughput * 8 / 1e6;
+    log(`# throttled: the same with ${THROTTLE.latency} ms per request and ${mbits} Mbit/s;`);
     log('# sent: bytes transferred until ready; code gz/br: its ffn-lab JS and wasm compressed (gzip -6, brotli -11);');
     log('# chain: the longest chain of requests each started by the one before (the page is 0);');
     log('# wasm: when its compile started and ended, and when the last module before ready had loaded (ms)');
-    log('page                ready  in view  throttled  requests  sent KiB  code gz KiB  br KiB  chain'
+    log(`${'page'.padEnd(width)}ready  in view  throttled  requests  sent KiB  code gz KiB  br KiB  chain`
       + '  wasm start  end  last module  via');
     for (const spec of PAGES) {
-      const { loads: ls, slow } = rows.get(spec.name);
-      const m = (k, list = ls) => med(list.map((x) => x[k]));
-      log(`${spec.name.padEnd(18)}${pad(fix(m('readyAt')), 7)}${pad(fix(m('firstInView')), 9)}`
-        + `${pad(fix(m('readyAt', slow)), 11)}${pad(m('requests'), 10)}${pad(fix(m('sent') / 1024), 10)}`
-        + `${pad(fix(m('gz') / 1024, 1), 13)}${pad(fix(m('br') / 1024, 1), 8)}${pad(Math.max(...ls.map((x) => x.depth)), 7)}`
-        + `${pad(fix(m('compileStart')), 12)}${pad(fix(m('compileEnd')), 5)}${pad(fix(m('lastModule')), 13)}`
-        + `  ${ls[0].compileHow}`);
+      for (const t of targets) {
+        const { loads: ls, slow } = rows.get(spec.name + t.label);
+        const m = (k, list = ls) => med(list.map((x) => x[k]));
+        log(`${(spec.name + t.label).padEnd(width - 2)}${pad(fix(m('readyAt')), 7)}${pad(fix(m('firstInView')), 9)}`
+          + `${pad(fix(m('readyAt', slow)), 11)}${pad(m('requests'), 10)}${pad(fix(m('sent') / 1024), 10)}`
+          + `${pad(fix(m('gz') / 1024, 1), 13)}${pad(fix(m('br') / 1024, 1), 8)}`
+          + `${pad(Math.max(...ls.map((x) => x.depth)), 7)}`
+          + `${pad(fix(m('compileStart')), 12)}${pad(fix(m('compileEnd')), 5)}${pad(fix(m('lastModule')), 13)}`
+          + `  ${ls[0].compileHow}`);
+      }
     }
-    const deepest = PAGES.map((p) => `${p.name}: ${rows.get(p.name).loads[0].deepest}`).join('; ');
+    const deepest = [...rows].map(([name, r]) => `${name}: ${r.loads[0].deepest}`).join('; ');
     log(`# deepest request: ${deepest}`);
     log('\n# Run tests -> verdict (ffn-exercise-run to ffn-exercise-result) against the floor in the same page: a');
     log('# sandboxed frame already loaded, a fresh bare worker, one message each way (tests/bench/floor-frame.html).');
     log('# first: scrolled into view, code typed, Run 1 s later; at once: run() as soon as the page is ready;');
-    log(`# later: ${pairs} more Runs per load, each paired with a floor; ratios are medians of per-load (per-pair) ratios;`);
+    log(`# later: ${pairs} more Runs per load, each paired with a floor; ratios are medians of per-load (per-pair)`
+      + ' ratios;');
     log('# longest task: the longest main-thread task from the scroll to the first verdict');
-    log('page              floor ms  first ms  first/floor  later ms  later/floor  at once ms  at once/floor'
+    log(`${'page'.padEnd(width - 2)}floor ms  first ms  first/floor  later ms  later/floor  at once ms  at once/floor`
       + '  longest task ms');
     for (const spec of PAGES.filter((p) => p.exercise)) {
-      const { runs, atOnce } = rows.get(spec.name);
-      const fl = runs.map((r) => med(r.floors.concat(r.later.map((x) => x.floor))));
-      const later = runs.flatMap((r) => r.later);
-      const aFl = atOnce.map((r) => med(r.floors));
-      log(`${spec.name.padEnd(16)}${pad(fix(med(fl), 1), 10)}${pad(fix(med(runs.map((r) => r.first)), 1), 10)}`
-        + `${pad(fix(med(runs.map((r, i) => r.first / fl[i])), 2), 13)}${pad(fix(med(later.map((x) => x.run)), 1), 10)}`
-        + `${pad(fix(med(later.map((x) => x.run / x.floor)), 2), 13)}${pad(fix(med(atOnce.map((r) => r.first)), 1), 12)}`
-        + `${pad(fix(med(atOnce.map((r, i) => r.first / aFl[i])), 2), 15)}`
-        + `${pad(fix(Math.max(...runs.map((r) => r.longest))), 17)}`);
+      for (const t of targets) {
+        const { runs, atOnce } = rows.get(spec.name + t.label);
+        const fl = runs.map((r) => med(r.floors.concat(r.later.map((x) => x.floor))));
+        const later = runs.flatMap((r) => r.later);
+        const aFl = atOnce.map((r) => med(r.floors));
+        log(`${(spec.name + t.label).padEnd(width - 4)}${pad(fix(med(fl), 1), 10)}`
+          + `${pad(fix(med(runs.map((r) => r.first)), 1), 10)}`
+          + `${pad(fix(med(runs.map((r, i) => r.first / fl[i])), 2), 13)}`
+          + `${pad(fix(med(later.map((x) => x.run)), 1), 10)}`
+          + `${pad(fix(med(later.map((x) => x.run / x.floor)), 2), 13)}`
+          + `${pad(fix(med(atOnce.map((r) => r.first)), 1), 12)}`
+          + `${pad(fix(med(atOnce.map((r, i) => r.first / aFl[i])), 2), 15)}`
+          + `${pad(fix(Math.max(...runs.map((r) => r.longest))), 17)}`);
+      }
     }
   } finally {
     await b.close();
-    await server.close();
+    for (const t of targets) await t.server.close();
   }
   const n = await nodeLoop(root, { rounds: quick ? 4 : 10, per: 10 });
   log(`\n# Node ${process.versions.node}: gradeExercise in a loop over ${n.kinds} sources (the six solutions and the`);
@@ -334,7 +367,9 @@ if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1]
   const quick = process.argv.includes('--quick');
   const at = process.argv.indexOf('--root');
   const root = at > 0 ? resolve(process.argv[at + 1]) : repo;
+  const bat = process.argv.indexOf('--base');
+  const base = bat > 0 ? resolve(process.argv[bat + 1]) : null;
   const printed = [];
-  await runPagesBench({ quick, root, log: (s = '') => { console.log(s); printed.push(s); } });
+  await runPagesBench({ quick, root, base, log: (s = '') => { console.log(s); printed.push(s); } });
   if (root === repo) console.log(`\nbench: saved to ${saveRun(`pages${quick ? '-quick' : ''}`, printed)}`);
 }
