@@ -1,13 +1,12 @@
 // <ffn-activation-plot>: the section's activations, their derivatives and the GELU approximation errors, with a readout (view only; math in activation-model.js).
 import * as ffn from '../index.js'; // the wasm bytes inlined: nothing for a bundler or server to place
-import {
-  attachStyledShadow, ElementBase, define, rafThrottle, trailingThrottle, fmt, svgEl, setProblem,
-} from './styles.js';
+import { FfnElement, define, htmlEl as h, svgEl } from '../element-base.js';
+import { componentCss, rafThrottle, trailingThrottle, fmt, setProblem } from './styles.js';
 import {
   CURVES, CURVE_IDS, SAMPLES, grid, sample, geluErrorsOf, errorPeaks, findMinimum, readout, parseAttribute, niceTicks,
 } from './activation-model.js';
 import { placeLabels, polylineObstacles } from './label-layout.js';
-import { translator, langOf, watchLanguage } from '../i18n/index.js';
+import { translator, langOf } from '../i18n/index.js';
 
 // Every string the plot shows is in the locale tables (web/i18n/en.js, namespace `plot`).
 
@@ -59,7 +58,7 @@ p.num { font-size: 0.85em; overflow-wrap: normal; word-break: keep-all; }
 const PANEL_H = 190;
 const M = { l: 44, r: 10, t: 20, b: 22 };
 
-export class FfnActivationPlot extends ElementBase {
+export class FfnActivationPlot extends FfnElement {
   static get observedAttributes() { return ['x', 'curves', 'range', 'theme', 'lang']; }
 
   constructor() {
@@ -68,36 +67,32 @@ export class FfnActivationPlot extends ElementBase {
     this._range = [-4, 4];
     this._visible = new Set(CURVE_IDS);
     this._problems = new Map();
-    this._ready = false;
     this._tr = translator('en');
-    this._root = attachStyledShadow(this, css);
+    this._root = this._attachStyledShadow(componentCss(css));
     this._scheduleCursor = rafThrottle(() => this._drawCursor());
     this._announce = trailingThrottle((t) => { if (this._live) this._live.textContent = t; }, 800);
   }
 
   connectedCallback() {
-    this._stopLang ??= watchLanguage(this, () => this._relocalize());
+    super.connectedCallback();
     this._tr = translator(langOf(this));
     for (const name of ['range', 'x', 'curves']) this._readAttribute(name);
     if (this._ready) { this._observeSize(); return; }
-    if (this._loading) return;
-    this._loading = true;
-    this._root.append(Object.assign(document.createElement('p'), {
-      className: 'muted loading', textContent: this._t('loading'),
-    }));
-    ffn.ready().then(() => {
-      this._ready = true;
-      this._computeStatic();
-      this._build();
-      this._redraw();
-      if (this.isConnected) this._observeSize();
-      this.dispatchEvent(new CustomEvent('ffn-ready', { bubbles: true }));
-    }, (err) => { this._loading = false; this._problem('load', err); });
+    this._load(() => ffn.ready(), {
+      loading: () => this._t('loading'),
+      ready: () => {
+        this._computeStatic();
+        this._build();
+        this._redraw();
+        if (this.isConnected) this._observeSize();
+      },
+      failed: (err) => this._problem('load', err),
+    });
   }
 
   disconnectedCallback() {
+    super.disconnectedCallback();
     this._ro?.disconnect(); this._ro = null;
-    this._stopLang?.(); this._stopLang = null;
   }
 
   /** Text of a key of the plot's namespace of the locale table, in the element's language. */
@@ -108,7 +103,7 @@ export class FfnActivationPlot extends ElementBase {
     this._tr = translator(langOf(this));
     this._problem(null, null);
     if (this._ready) { this._build(); this._redraw(); }
-    else this._root.querySelector('.loading')?.replaceChildren(this._t('loading'));
+    else this._relocalizeLoading();
   }
 
   _observeSize() {
@@ -202,15 +197,14 @@ export class FfnActivationPlot extends ElementBase {
     const root = this._root;
     const error = root.querySelector('.error');
     const add = (...nodes) => (error ? error.before(...nodes) : root.append(...nodes));
-    const h = (tag, cls, text) => { const e = document.createElement(tag); if (cls) e.className = cls; if (text) e.textContent = text; return e; };
     const t = (key, params) => this._t(key, params);
     const tr = this._tr;
-    add(h('p', 'title', t('title')));
-    const legend = h('div', 'legend row');
+    add(h('p', { class: 'title', text: t('title') }));
+    const legend = h('div', { class: 'legend row' });
     legend.setAttribute('role', 'group');
     legend.setAttribute('aria-label', t('legend'));
     this._legendBtns = CURVES.map((c) => {
-      const b = h('button', `c-${c.id}`);
+      const b = h('button', { class: `c-${c.id}` });
       b.type = 'button';
       const sw = svgEl('svg', { viewBox: '0 0 28 10', 'aria-hidden': 'true' }, b);
       svgEl('line', { x1: 1, y1: 5, x2: 27, y2: 5, class: `swatch dash-${c.id}` }, sw);
@@ -225,7 +219,7 @@ export class FfnActivationPlot extends ElementBase {
     });
     add(legend);
     this._syncLegend();
-    const box = h('div', 'plotbox');
+    const box = h('div', { class: 'plotbox' });
     box.tabIndex = 0;
     box.setAttribute('role', 'slider');
     box.setAttribute('aria-label', t('slider'));
@@ -234,38 +228,38 @@ export class FfnActivationPlot extends ElementBase {
     box.addEventListener('pointerdown', (e) => this._onPointer(e));
     this._box = box;
     add(box);
-    add(h('p', 'hint muted', t('hint')));
+    add(h('p', { class: 'hint muted', text: t('hint') }));
     const table = h('table');
-    const caption = h('caption', 'sr-only', t('tableCaption'));
+    const caption = h('caption', { class: 'sr-only', text: t('tableCaption') });
     const head = h('tr');
     for (const text of [t('colActivation'), t('colValue'), t('colSlope')]) {
-      const th = h('th', '', text);
+      const th = h('th', { text });
       th.scope = 'col';
       head.append(th);
     }
     const thead = h('thead');
     thead.append(head);
     table.append(caption, thead, h('tbody'));
-    this._readX = h('p', 'readx');
+    this._readX = h('p', { class: 'readx' });
     add(this._readX, table);
     this._rows = CURVES.map((c) => {
-      const tr = h('tr', `c-${c.id}`);
+      const tr = h('tr', { class: `c-${c.id}` });
       tr.dataset.curve = c.id;
-      const th = h('th', '', t(`curves.${c.id}`)); th.scope = 'row';
-      const y = h('td', 'num'); const dy = h('td', 'num');
+      const th = h('th', { text: t(`curves.${c.id}`) }); th.scope = 'row';
+      const y = h('td', { class: 'num' }); const dy = h('td', { class: 'num' });
       tr.append(th, y, dy);
       table.tBodies[0].append(tr);
       return { id: c.id, y, dy };
     });
-    this._errLine = h('p', 'muted num');
+    this._errLine = h('p', { class: 'muted num' });
     const pk = this._ann.peaks;
-    this._peakLine = h('p', 'muted num', t('peaks', {
+    const peaks = t('peaks', {
       tErr: tr.exp(pk.tanh.err, 2), tX: tr.fixed(pk.tanh.x, 2),
       sErr: tr.exp(pk.sigmoid.err, 2), sX: tr.fixed(pk.sigmoid.x, 2),
-    }));
-    this._peakLine.dataset.peaks = '';
+    });
+    this._peakLine = h('p', { class: 'muted num', 'data-peaks': '', text: peaks });
     add(this._errLine, this._peakLine);
-    this._live = h('p', 'sr-only');
+    this._live = h('p', { class: 'sr-only' });
     this._live.setAttribute('aria-live', 'polite');
     add(this._live);
   }

@@ -1,17 +1,15 @@
 // <ffn-memory-widget>: move a query through a hand-built key-value FFN and watch its memories fire (view only; math in
 // memory-model.js).
 import * as ffn from '../index.js'; // the wasm bytes inlined: nothing for a bundler or server to place
-import {
-  attachStyledShadow, ElementBase, define, rafThrottle, trailingThrottle, prefersReducedMotion, fmt, svgEl,
-  setProblem, htmlEl as h,
-} from './styles.js';
+import { FfnElement, define, htmlEl as h, svgEl } from '../element-base.js';
+import { componentCss, rafThrottle, trailingThrottle, prefersReducedMotion, fmt, setProblem } from './styles.js';
 import {
   ACTIVATIONS, DEFAULT_FACTS, DEFAULT_DISTRACTORS, QUERY_LIMIT, THRESHOLD_MIN, THRESHOLD_MAX, HASH_MAX,
   parseAttribute, parseFacts, formatFacts, parseDistractors, parseThreshold, parseActivation, parseK, readHashState,
   formatHashState, clampQuery, defaultThreshold, buildMemory, compute, nearestToken, firingRegion,
 } from './memory-model.js';
 import { placeLabels, radialCandidates, wrapLines } from './label-layout.js';
-import { translator, langOf, watchLanguage, localizedError } from '../i18n/index.js';
+import { translator, langOf, localizedError } from '../i18n/index.js';
 
 // Every string the widget shows is in the locale tables (web/i18n/en.js, namespace `memory`).
 
@@ -113,7 +111,7 @@ td[data-label]::before { display: none; }
 }
 `;
 
-export class FfnMemoryWidget extends ElementBase {
+export class FfnMemoryWidget extends FfnElement {
   static get observedAttributes() {
     return ['facts', 'distractors', 'threshold', 'k', 'activation', 'query', 'token', 'theme', 'sync-hash', 'lang'];
   }
@@ -130,34 +128,29 @@ export class FfnMemoryWidget extends ElementBase {
     this._problems = new Map();
     this._mem = null;
     this._result = null;
-    this._ready = false;
     this._reflecting = false;
     this._anim = 0;
-    this._root = attachStyledShadow(this, css);
+    this._root = this._attachStyledShadow(componentCss(css));
     this._scheduleRender = rafThrottle(() => this._render());
     this._announce = trailingThrottle((text) => { if (this._live) this._live.textContent = text; }, 700);
     for (const name of FfnMemoryWidget.observedAttributes) this._readAttribute(name);
   }
 
   connectedCallback() {
-    this._stopLang ??= watchLanguage(this, () => this._relocalize());
+    super.connectedCallback();
     this._useLanguage();
     this._readHash();
     if (this._ready) { this._observeSize(); return; }
-    if (this._loading) return;
-    this._loading = true;
-    this._root.append(h('p', { class: 'muted loading', text: this._t('memory.loading') }));
-    ffn.ready().then(() => {
-      this._ready = true;
-      this._rebuild();
-      this._observeSize();
-      this.dispatchEvent(new CustomEvent('ffn-ready', { bubbles: true }));
-    }, (err) => { this._loading = false; this._problem('load', err); });
+    this._load(() => ffn.ready(), {
+      loading: () => this._t('memory.loading'),
+      ready: () => { this._rebuild(); this._observeSize(); },
+      failed: (err) => this._problem('load', err),
+    });
   }
 
   disconnectedCallback() {
+    super.disconnectedCallback();
     this._ro?.disconnect(); this._ro = null;
-    this._stopLang?.(); this._stopLang = null;
   }
 
   /** Text of a key of the locale table in the widget's language. */
@@ -187,7 +180,7 @@ export class FfnMemoryWidget extends ElementBase {
     this._useLanguage();
     this._problem(null, null);
     if (this._ready) this._rebuild();
-    else this._root.querySelector('.loading')?.replaceChildren(this._t('memory.loading'));
+    else this._relocalizeLoading();
   }
 
   attributeChangedCallback(name) {

@@ -1,12 +1,11 @@
 // <ffn-param-calculator>: count an FFN against the attention projections of its block, dense or mixture-of-experts (view only; math in param-model.js).
 import * as ffn from '../index.js'; // the wasm bytes inlined: nothing for a bundler or server to place
-import {
-  attachStyledShadow, ElementBase, define, rafThrottle, trailingThrottle, setProblem, htmlEl as h,
-} from './styles.js';
+import { FfnElement, define, htmlEl as h } from '../element-base.js';
+import { componentCss, rafThrottle, trailingThrottle, setProblem } from './styles.js';
 import {
   PRESETS, DEFAULTS, computeBlock, validateConfig, findPreset, parsePresets, parseAttribute,
 } from './param-model.js';
-import { translator, langOf, watchLanguage, localizedError } from '../i18n/index.js';
+import { translator, langOf, localizedError } from '../i18n/index.js';
 
 // Every string the calculator shows is in the locale tables (web/i18n/en.js, namespace `calculator`).
 
@@ -61,7 +60,7 @@ function applyAttribute(cfg, name, v) {
   }
 }
 
-export class FfnParamCalculator extends ElementBase {
+export class FfnParamCalculator extends FfnElement {
   static get observedAttributes() { return ATTRS; }
 
   constructor() {
@@ -70,31 +69,22 @@ export class FfnParamCalculator extends ElementBase {
     this._extra = []; // author presets: [{ id, label, config }]
     this._preset = null;
     this._problems = new Map();
-    this._ready = false;
     this._tr = translator('en');
-    this._root = attachStyledShadow(this, css);
+    this._root = this._attachStyledShadow(componentCss(css));
     this._schedule = rafThrottle(() => this._render());
     this._announce = trailingThrottle((t) => { if (this._live) this._live.textContent = t; }, 700);
   }
 
   connectedCallback() {
-    this._stopLang ??= watchLanguage(this, () => this._relocalize());
+    super.connectedCallback();
     this._tr = translator(langOf(this));
     if (!this._read) { this._read = true; this._readAll(); }
-    if (this._ready || this._loading) return;
-    this._loading = true;
-    this._root.append(Object.assign(document.createElement('p'), {
-      className: 'muted loading', textContent: this._t('loading'),
-    }));
-    ffn.ready().then(() => {
-      this._ready = true;
-      this._build();
-      this._render();
-      this.dispatchEvent(new CustomEvent('ffn-ready', { bubbles: true }));
-    }, (err) => { this._loading = false; this._problem('load', err); });
+    this._load(() => ffn.ready(), {
+      loading: () => this._t('loading'),
+      ready: () => { this._build(); this._render(); },
+      failed: (err) => this._problem('load', err),
+    });
   }
-
-  disconnectedCallback() { this._stopLang?.(); this._stopLang = null; }
 
   /** Text of a key of the calculator's namespace of the locale table, in the element's language. */
   _t(key, params) { return this._tr.t(`calculator.${key}`, params); }
@@ -104,7 +94,7 @@ export class FfnParamCalculator extends ElementBase {
     this._tr = translator(langOf(this));
     this._problem(null, null);
     if (this._ready) { this._build(); this._render(); }
-    else this._root.querySelector('.loading')?.replaceChildren(this._t('loading'));
+    else this._relocalizeLoading();
   }
 
   attributeChangedCallback(name) {

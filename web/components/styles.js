@@ -1,57 +1,10 @@
-// Shared look of the ffn-lab components: theming variables, light/dark defaults, focus ring, controls.
-import { styleShadow } from '../shadow-style.js';
+// Shared look and helpers of the three components: controls, focus ring, number formats, the problems alert.
+import { themeCss } from '../element-base.js';
 import { errorText } from '../i18n/index.js';
 
-// Public theming variables (set them on the element or any ancestor):
-//   --ffn-font, --ffn-mono, --ffn-fg, --ffn-muted, --ffn-bg, --ffn-surface, --ffn-border, --ffn-grid,
-//   --ffn-accent, --ffn-fire, --ffn-leak, --ffn-focus, --ffn-radius.
-// Each internal --_x reads the public one and falls back to a default that passes WCAG contrast
-// (4.5:1 for text, 3:1 for marks) against the default background in both schemes.
-// Dark-scheme defaults, used both for a dark preference and for theme="dark".
-const darkDefaults = `
-  --_fg: var(--ffn-fg, #ececf1);
-  --_muted: var(--ffn-muted, #b4b4bf);
-  --_bg: var(--ffn-bg, #17181c);
-  --_surface: var(--ffn-surface, #23242a);
-  --_border: var(--ffn-border, #6e6e7a);
-  --_grid: var(--ffn-grid, #3a3b44);
-  --_accent: var(--ffn-accent, #7db3ff);
-  --_fire: var(--ffn-fire, #ffa05c);
-  --_leak: var(--ffn-leak, #c9a2ff);
-  --_focus: var(--ffn-focus, #9cc5ff);
-`;
-
-// Light-scheme defaults (the shared variables themselves; also used by <ffn-exercise> through themeCss).
-const lightDefaults = `
-  --_font: var(--ffn-font, system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif);
-  --_mono: var(--ffn-mono, ui-monospace, "SFMono-Regular", Menlo, Consolas, "Liberation Mono", monospace);
-  --_fg: var(--ffn-fg, #1b1b1f);
-  --_muted: var(--ffn-muted, #52525b);
-  --_bg: var(--ffn-bg, #ffffff);
-  --_surface: var(--ffn-surface, #f4f4f6);
-  --_border: var(--ffn-border, #8a8a94);
-  --_grid: var(--ffn-grid, #d4d4da);
-  --_accent: var(--ffn-accent, #1d5fc4);
-  --_fire: var(--ffn-fire, #b33f00);
-  --_leak: var(--ffn-leak, #7a3db8);
-  --_focus: var(--ffn-focus, #1d5fc4);
-  --_radius: var(--ffn-radius, 8px);`;
-
-/**
- * The shared theme alone, for an element styled outside this folder (<ffn-exercise>): the --_x variables
- * from the public --ffn-* ones, light and dark defaults, and theme="light|dark" over prefers-color-scheme.
- */
-export const themeCss = `
-:host {${lightDefaults}
-}
-@media (prefers-color-scheme: dark) {
-  :host(:not([theme="light"])) {${darkDefaults}}
-}
-:host([theme="dark"]) {${darkDefaults}}
-`;
-
-const baseCss = `
-:host {${lightDefaults}
+/** The components' shared look, after the theme: layout of the host, controls, focus ring, the alert. */
+const baseCss = `${themeCss}
+:host {
   display: block;
   box-sizing: border-box;
   max-width: 100%;
@@ -65,10 +18,6 @@ const baseCss = `
   padding: 12px;
   contain: layout;
 }
-@media (prefers-color-scheme: dark) {
-  :host(:not([theme="light"])) {${darkDefaults}}
-}
-:host([theme="dark"]) {${darkDefaults}}
 *, *::before, *::after { box-sizing: border-box; }
 .title { font-weight: 650; margin: 0 0 8px; font-size: 1.02em; }
 .muted { color: var(--_muted); }
@@ -98,19 +47,9 @@ svg text { fill: var(--_fg); font-family: var(--_font); }
 @media (prefers-reduced-motion: reduce) { * { transition: none !important; animation: none !important; } }
 `;
 
-const shadowCss = new WeakMap(); // host -> the css of its shadow root
-
-/**
- * Attach a shadow root holding the shared styles plus the component's own, as a constructable
- * stylesheet where the browser has them (a page's CSP then needs no 'unsafe-inline' for styles).
- * ElementBase's adoptedCallback styles it again when the host moves to another document.
- */
-export function attachStyledShadow(host, ownCss) {
-  const root = host.attachShadow({ mode: 'open' });
-  const css = baseCss + '\n' + (ownCss || '');
-  shadowCss.set(host, css);
-  styleShadow(root, css);
-  return root;
+/** A component's stylesheet: the theme, the shared look, then its own css. */
+export function componentCss(ownCss) {
+  return baseCss + '\n' + (ownCss || '');
 }
 
 /** True when the reader asked for less motion. */
@@ -143,21 +82,6 @@ export function trailingThrottle(fn, ms) {
     const wait = Math.max(0, last + ms - now);
     timer = setTimeout(() => { timer = null; last = Date.now(); fn(...lastArgs); }, wait);
   };
-}
-
-/** The HTMLElement base class, or a stand-in so modules can be imported in Node for their models. */
-export class ElementBase extends (globalThis.HTMLElement ?? class {}) {
-  /** Moved to another document: its window must make the stylesheet anew. */
-  adoptedCallback() {
-    const css = shadowCss.get(this);
-    if (css && this.shadowRoot) styleShadow(this.shadowRoot, css);
-  }
-}
-
-/** Define a custom element once (safe to import twice, and a no-op outside browsers). */
-export function define(name, cls) {
-  if (typeof customElements === 'undefined') return;
-  if (!customElements.get(name)) customElements.define(name, cls);
 }
 
 /** Format a number for display with a fixed number of significant decimals. */
@@ -218,27 +142,4 @@ export function showProblems(root, tag, problems, tr) {
 /** Group an integer with thin commas: 4722432 -> "4,722,432". */
 export function fmtInt(v) {
   return Math.round(v).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-}
-
-/** Create an HTML element: props 'class', 'text', 'on<event>' (listener), anything else an attribute; kids appended. */
-export function htmlEl(tag, props = {}, ...kids) {
-  const el = document.createElement(tag);
-  for (const [k, v] of Object.entries(props)) {
-    if (k === 'class') el.className = v;
-    else if (k === 'text') el.textContent = v;
-    else if (k.startsWith('on')) el.addEventListener(k.slice(2), v);
-    else el.setAttribute(k, v);
-  }
-  el.append(...kids);
-  return el;
-}
-
-const SVG_NS = 'http://www.w3.org/2000/svg';
-
-/** Create an SVG element with attributes. */
-export function svgEl(tag, attrs = {}, parent = null) {
-  const el = document.createElementNS(SVG_NS, tag);
-  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
-  if (parent) parent.appendChild(el);
-  return el;
 }

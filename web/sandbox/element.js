@@ -9,11 +9,10 @@ import { textareaEditor } from './editor.js';
 import { toolkitNames } from './toolkit.js';
 import { fmtNum } from './compare.js';
 import { CAPS, clip } from './report-bounds.js';
-import { styleShadow } from '../shadow-style.js';
-import { themeCss } from '../components/styles.js';
+import { FfnElement, define, createEl as el, themeCss } from '../element-base.js';
 import { ready as loadKernels } from '../index.js';
 import { prepareNear } from './prepare.js';
-import { translator, langOf, watchLanguage, msg, isMessage } from '../i18n/index.js';
+import { translator, langOf, msg, isMessage } from '../i18n/index.js';
 
 // The grader (grade.js, and through it the runner, the sandbox frame's host and the diagnosis) is loaded on first
 // use, in a chunk of its own where a bundler splits: the exercise is drawn and ready without it, and prepare.js
@@ -23,7 +22,7 @@ const grading = () => import('./grade.js').catch((e) => {
 });
 const gradeExercise = async (...args) => (await grading()).gradeExercise(...args);
 
-// The four elements share one theme (web/components/styles.js: --ffn-font, --ffn-fg, --ffn-bg, --ffn-surface,
+// The four elements share one theme (web/element-base.js: --ffn-font, --ffn-fg, --ffn-bg, --ffn-surface,
 // --ffn-accent...); the exercise adds --ffn-pass and --ffn-fail, and sizes its editor with --ffn-editor-height
 // and --ffn-code-size.
 const STYLE = `${themeCss}
@@ -115,8 +114,6 @@ ul.tests .detail { display: block; margin-left: 1.3rem; color: var(--_muted); fo
 .progress-json { width: 100%; font-family: var(--_mono); font-size: .78rem; }
 `;
 
-const Base = globalThis.HTMLElement ?? class {};
-
 /* Attributes and properties a page sets are checked here: out of range is clamped, nonsense refused, with a notice
    in the element (part="notice"); never a throw or a hang. */
 export const TIMEOUT_RANGE = Object.freeze({ min: 100, max: 60_000 }); // ms
@@ -201,25 +198,14 @@ const code = (text) => new Code(text);
 
 let counter = 0;
 
-function el(doc, tag, props = {}, children = []) {
-  const e = doc.createElement(tag);
-  for (const [k, v] of Object.entries(props)) {
-    if (k === 'part' || k.startsWith('aria-') || k === 'role' || k === 'id' || k === 'type' || k === 'for') e.setAttribute(k, v);
-    else if (k === 'hidden') e.hidden = v;
-    else e[k] = v;
-  }
-  e.append(...children);
-  return e;
-}
-
-export class FfnExerciseElement extends Base {
+export class FfnExerciseElement extends FfnElement {
   static get observedAttributes() {
     return ['exercise', 'timeout', 'storage-key', 'number', 'lang'];
   }
 
   constructor() {
     super();
-    this.attachShadow({ mode: 'open' });
+    this._attachStyledShadow(STYLE);
     this._uid = `ffnx${++counter}`;
     this._storage = null; // a custom adapter set through the `storage` property
     this._editorKind = textareaEditor; // the `editor` property: the built-in one, or an adapter's (codemirror.js)
@@ -230,7 +216,6 @@ export class FfnExerciseElement extends Base {
     this._report = null;
     this._saveTimer = null;
     this._rendered = null;
-    this._readyFired = false;
     this._notices = new Map(); // what -> message, shown in part="notice"
     this._memory = null; // the storage used when storage-key is not usable
     this._tr = translator('en');
@@ -247,7 +232,7 @@ export class FfnExerciseElement extends Base {
    */
   _nodes(m) {
     const doc = this.ownerDocument;
-    if (m instanceof Code) return [el(doc, 'code', { textContent: m.text })];
+    if (m instanceof Code) return [el(doc, 'code', { text: m.text })];
     if (m instanceof Capitalized) {
       const s = this._tr.t(m.message.key, m.message.params);
       return [s && s[0].toUpperCase() + s.slice(1)];
@@ -310,6 +295,7 @@ export class FfnExerciseElement extends Base {
   }
   set api(v) {
     this._api = v || null;
+    if (this._loadState !== 'loading') this._loadState = null; // the next render loads this API's kernels
   }
   get seed() {
     return this._seed;
@@ -369,7 +355,7 @@ export class FfnExerciseElement extends Base {
   }
 
   connectedCallback() {
-    this._stopLang ??= watchLanguage(this, () => this._relocalize());
+    super.connectedCallback();
     if (this._rendered !== this._renderKey() || !this._ex) this._render();
   }
 
@@ -381,14 +367,8 @@ export class FfnExerciseElement extends Base {
     if (report && this._ex && report.exercise === this._ex.id) this._showReport(report);
   }
 
-  /** Moved to another document: its window must make the stylesheet anew. */
-  adoptedCallback() {
-    if (this.shadowRoot) styleShadow(this.shadowRoot, STYLE);
-  }
-
   disconnectedCallback() {
-    this._stopLang?.();
-    this._stopLang = null;
+    super.disconnectedCallback();
     this._stopWaiting();
     if (this._running) this._running.abort();
     this._flushSave();
@@ -448,7 +428,7 @@ export class FfnExerciseElement extends Base {
     this._rendered = this._renderKey();
     this._stopWaiting();
     root.replaceChildren();
-    styleShadow(root, STYLE);
+    this._restyle();
     this._lang = langOf(this);
     this._tr = translator(this._lang);
     let ex;
@@ -457,7 +437,7 @@ export class FfnExerciseElement extends Base {
     } catch {
       const known = definedExerciseIds().join(', ');
       const text = this._t('exercise.unknown', { id: this.exercise.slice(0, 80), known });
-      root.append(el(doc, 'p', { part: 'error', role: 'alert', textContent: `<ffn-exercise>: ${text}` }));
+      root.append(el(doc, 'p', { part: 'error', role: 'alert', text: `<ffn-exercise>: ${text}` }));
       this._ex = null;
       this._waitFor(this.exercise); // a page may define its exercise after the element is connected
       return;
@@ -478,32 +458,32 @@ export class FfnExerciseElement extends Base {
     this._notice('timeout', readTimeout(this.getAttribute('timeout')).notice);
     const id = (s) => `${this._uid}-${s}`;
 
-    const badge = el(doc, 'span', { className: 'badge', part: 'badge' });
-    const title = el(doc, 'h3', { part: 'title', textContent: this._heading() });
+    const badge = el(doc, 'span', { class: 'badge', part: 'badge' });
+    const title = el(doc, 'h3', { part: 'title', text: this._heading() });
     const header = el(doc, 'header', { part: 'header' }, [
       title,
-      el(doc, 'span', { className: 'level', textContent: text.level }),
+      el(doc, 'span', { class: 'level', text: text.level }),
       badge,
     ]);
-    const prompt = el(doc, 'div', { className: 'prompt', part: 'prompt' });
+    const prompt = el(doc, 'div', { class: 'prompt', part: 'prompt' });
     prompt.append(renderPromptHtml(doc, text.prompt)); // authored HTML, through the allow-list (prompt-html.js)
     const examples = el(
       doc,
       'ul',
-      { className: 'examples', part: 'examples', 'aria-label': this._t('exercise.examples') },
-      text.examples.map((t) => el(doc, 'li', {}, [el(doc, 'code', { textContent: t })])),
+      { class: 'examples', part: 'examples', 'aria-label': this._t('exercise.examples') },
+      text.examples.map((t) => el(doc, 'li', {}, [el(doc, 'code', { text: t })])),
     );
     const names = doc.createDocumentFragment();
-    toolkitNames.forEach((n, i) => names.append(...(i ? [', '] : []), el(doc, 'code', { textContent: n })));
-    const toolkit = el(doc, 'p', { className: 'toolkit', part: 'toolkit' }, this._tr.parts('exercise.toolkit', {
+    toolkitNames.forEach((n, i) => names.append(...(i ? [', '] : []), el(doc, 'code', { text: n })));
+    const toolkit = el(doc, 'p', { class: 'toolkit', part: 'toolkit' }, this._tr.parts('exercise.toolkit', {
       names,
-      tensor: el(doc, 'code', { textContent: '{ data, shape }' }),
-      log: el(doc, 'code', { textContent: 'console.log' }),
+      tensor: el(doc, 'code', { text: '{ data, shape }' }),
+      log: el(doc, 'code', { text: 'console.log' }),
     }));
     const builtIn = this._editorKind === textareaEditor;
     const keysHelp = el(doc, 'p', {
-      className: 'keys', id: id('keys'), part: 'help',
-      textContent: this._t(builtIn ? 'exercise.keys' : 'exercise.keysRun'),
+      class: 'keys', id: id('keys'), part: 'help',
+      text: this._t(builtIn ? 'exercise.keys' : 'exercise.keysRun'),
     });
 
     this._editor = this._editorKind.create(doc, {
@@ -517,31 +497,31 @@ export class FfnExerciseElement extends Base {
     });
 
     const t = (key, params) => this._t(`exercise.${key}`, params);
-    const button = (part, text, props = {}) => el(doc, 'button', { type: 'button', part, textContent: text, ...props });
-    const runBtn = button('button run-button', t('run'), { className: 'run' });
+    const button = (part, text, props = {}) => el(doc, 'button', { type: 'button', part, text: text, ...props });
+    const runBtn = button('button run-button', t('run'), { class: 'run' });
     const stopBtn = button('button stop-button', t('stop'), { hidden: true });
     const hintBtn = button('button hint-button', '');
     const solBtn = button('button solution-button', t('showSolution'));
     const resetBtn = button('button reset-button', t('reset'));
-    const toolbar = el(doc, 'div', { className: 'toolbar', part: 'toolbar' }, [runBtn, stopBtn, hintBtn, solBtn, resetBtn]);
+    const toolbar = el(doc, 'div', { class: 'toolbar', part: 'toolbar' }, [runBtn, stopBtn, hintBtn, solBtn, resetBtn]);
 
     const confirmText = el(doc, 'span');
     const confirmYes = el(doc, 'button', { type: 'button', part: 'button confirm-button' });
-    const confirmNo = el(doc, 'button', { type: 'button', part: 'button cancel-button', textContent: t('cancel') });
-    const confirmRow = el(doc, 'div', { className: 'confirm', part: 'confirm', role: 'group', hidden: true }, [confirmText, confirmYes, confirmNo]);
+    const confirmNo = el(doc, 'button', { type: 'button', part: 'button cancel-button', text: t('cancel') });
+    const confirmRow = el(doc, 'div', { class: 'confirm', part: 'confirm', role: 'group', hidden: true }, [confirmText, confirmYes, confirmNo]);
 
-    const hints = el(doc, 'ol', { className: 'hints', part: 'hints', 'aria-label': t('hints'), hidden: true });
-    const solution = el(doc, 'div', { className: 'solution', part: 'solution', hidden: true }, [
-      el(doc, 'p', { className: 'note', textContent: t('solutionNote') }),
-      el(doc, 'pre', { textContent: ex.solution }),
+    const hints = el(doc, 'ol', { class: 'hints', part: 'hints', 'aria-label': t('hints'), hidden: true });
+    const solution = el(doc, 'div', { class: 'solution', part: 'solution', hidden: true }, [
+      el(doc, 'p', { class: 'note', text: t('solutionNote') }),
+      el(doc, 'pre', { text: ex.solution }),
     ]);
     // Only the summary and diagnosis are announced; the per-test list sits outside the live region.
-    const announce = el(doc, 'div', { className: 'announce', part: 'announce', role: 'status', 'aria-live': 'polite' });
-    const details = el(doc, 'div', { className: 'details', part: 'details' });
-    const results = el(doc, 'div', { className: 'results', part: 'results' }, [announce, details]);
+    const announce = el(doc, 'div', { class: 'announce', part: 'announce', role: 'status', 'aria-live': 'polite' });
+    const details = el(doc, 'div', { class: 'details', part: 'details' });
+    const results = el(doc, 'div', { class: 'results', part: 'results' }, [announce, details]);
     const progress = this._progressBox(doc);
 
-    const notice = el(doc, 'p', { className: 'notice', part: 'notice', role: 'status' });
+    const notice = el(doc, 'p', { class: 'notice', part: 'notice', role: 'status' });
     this._showNotices(notice);
     const section = el(doc, 'section', { part: 'container', 'aria-label': t('section', { title: this._heading() }) }, [
       header, notice, prompt, examples, toolkit, this._editor.root, keysHelp, toolbar, confirmRow, hints, solution,
@@ -566,7 +546,7 @@ export class FfnExerciseElement extends Base {
     const api = () => this._api || undefined;
     const kernels = () => (api() ? api().ready() : loadKernels());
     prepareNear(this, root, kernels, () => gradeExercise(ex.id, ex.solution, { api: api() }));
-    this._whenReady(ex);
+    this._whenReady();
     stopBtn.addEventListener('click', () => this._running && this._running.abort());
     hintBtn.addEventListener('click', () => this._revealHint(true));
     solBtn.addEventListener('click', () => {
@@ -585,13 +565,13 @@ export class FfnExerciseElement extends Base {
     const t = (key, params) => this._t(`progress.${key}`, params);
     const note = store.persistent ? t('saved') : t('memoryOnly');
     const json = el(doc, 'textarea', {
-      className: 'progress-json', part: 'progress-json', 'aria-label': t('json'), spellcheck: false, rows: 4,
+      class: 'progress-json', part: 'progress-json', 'aria-label': t('json'), spellcheck: false, rows: 4,
     });
-    const status = el(doc, 'p', { className: 'note', role: 'status' });
-    const passedBefore = el(doc, 'p', { className: 'note', part: 'passed-before' });
+    const status = el(doc, 'p', { class: 'note', role: 'status' });
+    const passedBefore = el(doc, 'p', { class: 'note', part: 'passed-before' });
     this._passedBefore = passedBefore;
-    const exportBtn = el(doc, 'button', { type: 'button', part: 'button export-button', textContent: t('export') });
-    const importBtn = el(doc, 'button', { type: 'button', part: 'button import-button', textContent: t('import') });
+    const exportBtn = el(doc, 'button', { type: 'button', part: 'button export-button', text: t('export') });
+    const importBtn = el(doc, 'button', { type: 'button', part: 'button import-button', text: t('import') });
     exportBtn.addEventListener('click', () => {
       this._flushSave();
       json.value = store.exportJSON();
@@ -615,11 +595,11 @@ export class FfnExerciseElement extends Base {
         status.textContent = t('importFailed', { message: e.i18n ? msg(e.i18n.key, e.i18n.params) : e.message });
       }
     });
-    return el(doc, 'details', { className: 'progress', part: 'progress' }, [
-      el(doc, 'summary', { textContent: t('title') }),
+    return el(doc, 'details', { class: 'progress', part: 'progress' }, [
+      el(doc, 'summary', { text: t('title') }),
       passedBefore,
-      el(doc, 'p', { className: 'note', textContent: note }),
-      el(doc, 'div', { className: 'toolbar' }, [exportBtn, importBtn]),
+      el(doc, 'p', { class: 'note', text: note }),
+      el(doc, 'div', { class: 'toolbar' }, [exportBtn, importBtn]),
       json,
       status,
     ]);
@@ -658,23 +638,24 @@ export class FfnExerciseElement extends Base {
     this._ui.passedBefore.textContent = day ? this._t('progress.passedOn', { date: day }) : '';
   }
 
-  /** Fire ffn-ready (once per element) when the kernels it grades against are loaded; a setup problem if they fail. */
-  _whenReady(ex) {
+  /**
+   * Load the kernels it grades against (FfnElement's lifecycle): ffn-ready once they are, with an exercise shown; a
+   * setup problem if they fail.
+   */
+  _whenReady() {
+    if (this._ready) return this._fireReady();
     const api = this._api;
-    Promise.resolve()
-      .then(() => (api ? api.ready() : loadKernels()))
-      .then(() => {
-        if (this._readyFired || this._ex !== ex) return;
-        this._readyFired = true;
-        this.dispatchEvent(new CustomEvent('ffn-ready', { bubbles: true }));
-      }, (e) => {
-        if (this._ex === ex && !this._running) this._showSetupProblem(kernelProblem(e));
-      });
+    this._load(() => (api ? api.ready() : loadKernels()), {
+      ready: () => !!this._ex,
+      failed: (e) => {
+        if (this._ex && !this._running) this._showSetupProblem(kernelProblem(e));
+      },
+    });
   }
 
   /** Show a setup problem (a message, or the report's text): never the learner's fault, and said so. */
   _showSetupProblem(message) {
-    const props = { className: 'summary setup', part: 'summary setup-problem', role: 'alert' };
+    const props = { class: 'summary setup', part: 'summary setup-problem', role: 'alert' };
     const text = isMessage(message) || message instanceof Code ? msg('exercise.setupProblem', { message }) : message;
     const p = el(this.ownerDocument, 'p', props, this._nodes(text));
     this._ui.announce.replaceChildren(p);
@@ -695,7 +676,7 @@ export class FfnExerciseElement extends Base {
     const i = this._hintsShown++;
     this._ui.hints.hidden = false;
     const hint = this._text.hints[i];
-    this._ui.hints.append(el(this.ownerDocument, 'li', { part: 'hint', textContent: hint }));
+    this._ui.hints.append(el(this.ownerDocument, 'li', { part: 'hint', text: hint }));
     this._updateHintButton();
     if (user) {
       this._store.update(ex.id, { hintsShown: this._hintsShown });
@@ -762,7 +743,7 @@ export class FfnExerciseElement extends Base {
       u.runBtn.disabled = true;
       u.runBtn.textContent = this._t('exercise.running');
       u.stopBtn.hidden = false;
-      const summary = { className: 'summary', part: 'summary', textContent: this._t('exercise.runningTests') };
+      const summary = { class: 'summary', part: 'summary', text: this._t('exercise.runningTests') };
       u.announce.replaceChildren(el(this.ownerDocument, 'p', summary));
       u.details.replaceChildren();
     }, RUNNING_UI_MS);
@@ -878,49 +859,49 @@ export class FfnExerciseElement extends Base {
     const said = report.said || { tests: [], notes: [] };
     const summary = this._said(said.summary, report.summary);
     const summaryClass = `summary ${report.passed ? 'pass' : 'fail'}`;
-    heard.push(el(doc, 'p', { className: summaryClass, part: 'summary', textContent: summary }));
+    heard.push(el(doc, 'p', { class: summaryClass, part: 'summary', text: summary }));
     const errLine = report.error && report.error.line;
     this._editor.markLine(errLine || null);
     if (report.error && report.error.line) {
       const goTo = this._t('exercise.goToLine', { line: report.error.line });
-      const go = el(doc, 'button', { type: 'button', className: 'link', textContent: goTo });
+      const go = el(doc, 'button', { type: 'button', class: 'link', text: goTo });
       go.addEventListener('click', () => this._editor.goTo(report.error.line, report.error.column || 1));
       heard.push(el(doc, 'p', {}, [go]));
     }
     for (const d of report.diagnoses.map((x) => this._diagnosisText(x))) {
-      heard.push(el(doc, 'div', { className: 'diagnosis', part: 'diagnosis' }, [
-        el(doc, 'strong', { textContent: this._t('exercise.likelyMistake', { title: d.title }) }),
-        el(doc, 'span', { textContent: d.message }),
+      heard.push(el(doc, 'div', { class: 'diagnosis', part: 'diagnosis' }, [
+        el(doc, 'strong', { text: this._t('exercise.likelyMistake', { title: d.title }) }),
+        el(doc, 'span', { text: d.message }),
       ]));
     }
     for (const [i, note] of (report.notes || []).entries()) {
       const text = this._said(said.notes[i], note, CAPS.note);
-      parts.push(el(doc, 'p', { className: 'note', part: 'note', textContent: text }));
+      parts.push(el(doc, 'p', { class: 'note', part: 'note', text: text }));
     }
     if (report.status !== 'error') {
-      const list = el(doc, 'ul', { className: 'tests', part: 'tests', 'aria-label': this._t('exercise.hiddenTests') });
+      const list = el(doc, 'ul', { class: 'tests', part: 'tests', 'aria-label': this._t('exercise.hiddenTests') });
       for (const [i, t] of report.tests.entries()) {
-        const li = el(doc, 'li', { className: t.pass ? 'pass' : t.status, part: t.pass ? 'test test-pass' : 'test test-fail' }, [
-          el(doc, 'span', { className: 'mark', 'aria-hidden': 'true', textContent: t.pass ? '✓' : t.status === 'not-run' ? '–' : '✗' }),
-          el(doc, 'span', { textContent: this._testLine(t) }),
+        const li = el(doc, 'li', { class: t.pass ? 'pass' : t.status, part: t.pass ? 'test test-pass' : 'test test-fail' }, [
+          el(doc, 'span', { class: 'mark', 'aria-hidden': 'true', text: t.pass ? '✓' : t.status === 'not-run' ? '–' : '✗' }),
+          el(doc, 'span', { text: this._testLine(t) }),
         ]);
         const detail = !t.pass && t.message && this._said(said.tests[i], t.message);
-        if (detail) li.append(el(doc, 'span', { className: 'detail', textContent: detail }));
+        if (detail) li.append(el(doc, 'span', { class: 'detail', text: detail }));
         list.append(li);
       }
       parts.push(list);
       const tol = report.tolerance;
       const tolerance = this._t('exercise.tolerance', { atol: this._num(tol.atol), rtol: this._num(tol.rtol) });
-      parts.push(el(doc, 'p', { className: 'note', part: 'tolerance', textContent: tolerance }));
+      parts.push(el(doc, 'p', { class: 'note', part: 'tolerance', text: tolerance }));
     }
     if (report.passed) {
-      parts.push(el(doc, 'p', { className: 'note', textContent: this._t('exercise.wellDone') }));
+      parts.push(el(doc, 'p', { class: 'note', text: this._t('exercise.wellDone') }));
       u.solBtn.textContent = this._t(u.solution.hidden ? 'exercise.compareSolution' : 'exercise.hideSolution');
     }
     if (report.logs.length) {
       parts.push(el(doc, 'details', { part: 'logs-box' }, [
-        el(doc, 'summary', { textContent: this._t('exercise.consoleOutput', { n: report.logs.length }) }),
-        el(doc, 'pre', { className: 'logs', part: 'logs', textContent: report.logs.map((l) => (l.level === 'log' ? l.text : `[${l.level}] ${l.text}`)).join('\n') }),
+        el(doc, 'summary', { text: this._t('exercise.consoleOutput', { n: report.logs.length }) }),
+        el(doc, 'pre', { class: 'logs', part: 'logs', text: report.logs.map((l) => (l.level === 'log' ? l.text : `[${l.level}] ${l.text}`)).join('\n') }),
       ]));
     }
     u.announce.replaceChildren(...heard);
@@ -930,8 +911,5 @@ export class FfnExerciseElement extends Base {
 
 /** Register <ffn-exercise> once (safe to call repeatedly; a no-op outside browsers). */
 export function defineFfnExercise(name = 'ffn-exercise') {
-  const registry = globalThis.customElements;
-  if (!registry) return false;
-  if (!registry.get(name)) registry.define(name, name === 'ffn-exercise' ? FfnExerciseElement : class extends FfnExerciseElement {});
-  return true;
+  return define(name, name === 'ffn-exercise' ? FfnExerciseElement : class extends FfnExerciseElement {});
 }

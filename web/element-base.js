@@ -1,0 +1,208 @@
+// The foundation of the four elements: one base class (styles, language, the kernels' loading), define, DOM helpers.
+import { watchLanguage } from './i18n/index.js';
+
+// ---- styles -------------------------------------------------------------------------------------------------
+
+// Public theming variables (set them on the element or any ancestor):
+//   --ffn-font, --ffn-mono, --ffn-fg, --ffn-muted, --ffn-bg, --ffn-surface, --ffn-border, --ffn-grid,
+//   --ffn-accent, --ffn-fire, --ffn-leak, --ffn-focus, --ffn-radius.
+// Each internal --_x reads the public one and falls back to a default that passes WCAG contrast
+// (4.5:1 for text, 3:1 for marks) against the default background in both schemes.
+// Dark-scheme defaults, used both for a dark preference and for theme="dark".
+const darkDefaults = `
+  --_fg: var(--ffn-fg, #ececf1);
+  --_muted: var(--ffn-muted, #b4b4bf);
+  --_bg: var(--ffn-bg, #17181c);
+  --_surface: var(--ffn-surface, #23242a);
+  --_border: var(--ffn-border, #6e6e7a);
+  --_grid: var(--ffn-grid, #3a3b44);
+  --_accent: var(--ffn-accent, #7db3ff);
+  --_fire: var(--ffn-fire, #ffa05c);
+  --_leak: var(--ffn-leak, #c9a2ff);
+  --_focus: var(--ffn-focus, #9cc5ff);
+`;
+
+// Light-scheme defaults (the shared variables themselves).
+const lightDefaults = `
+  --_font: var(--ffn-font, system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif);
+  --_mono: var(--ffn-mono, ui-monospace, "SFMono-Regular", Menlo, Consolas, "Liberation Mono", monospace);
+  --_fg: var(--ffn-fg, #1b1b1f);
+  --_muted: var(--ffn-muted, #52525b);
+  --_bg: var(--ffn-bg, #ffffff);
+  --_surface: var(--ffn-surface, #f4f4f6);
+  --_border: var(--ffn-border, #8a8a94);
+  --_grid: var(--ffn-grid, #d4d4da);
+  --_accent: var(--ffn-accent, #1d5fc4);
+  --_fire: var(--ffn-fire, #b33f00);
+  --_leak: var(--ffn-leak, #7a3db8);
+  --_focus: var(--ffn-focus, #1d5fc4);
+  --_radius: var(--ffn-radius, 8px);`;
+
+/**
+ * The theme every element's stylesheet opens with: the --_x variables from the public --ffn-* ones, light and dark
+ * defaults, and theme="light|dark" over prefers-color-scheme.
+ */
+export const themeCss = `
+:host {${lightDefaults}
+}
+@media (prefers-color-scheme: dark) {
+  :host(:not([theme="light"])) {${darkDefaults}}
+}
+:host([theme="dark"]) {${darkDefaults}}
+`;
+
+const made = new WeakMap(); // a window's CSSStyleSheet constructor -> Map(css text -> sheet)
+const ours = new WeakSet(); // the sheets made here
+
+/**
+ * Style root (a shadow root) with css for the document its host is in now. Where the browser has
+ * constructable stylesheets, one sheet per window and css text is shared by every root (a host page's
+ * CSP then needs no 'unsafe-inline' in style-src); elsewhere a <style> element carries the css.
+ * A sheet can only be adopted in the document whose window made it, and a host moved to another
+ * document (an iframe's, a popup's) loses it: FfnElement's adoptedCallback styles it again.
+ */
+export function styleShadow(root, css) {
+  for (const c of root.children) {
+    if (c.localName === 'style' && c.hasAttribute('data-ffn-style')) return; // moves with the root
+  }
+  const doc = root.ownerDocument;
+  const Sheet = doc.defaultView?.CSSStyleSheet;
+  if (typeof Sheet === 'function' && 'adoptedStyleSheets' in root && 'replaceSync' in Sheet.prototype) {
+    try {
+      let byCss = made.get(Sheet);
+      if (!byCss) made.set(Sheet, (byCss = new Map()));
+      let sheet = byCss.get(css);
+      if (!sheet) {
+        sheet = new Sheet();
+        sheet.replaceSync(css);
+        ours.add(sheet);
+        byCss.set(css, sheet);
+      }
+      root.adoptedStyleSheets = [...root.adoptedStyleSheets.filter((s) => !ours.has(s)), sheet];
+      return;
+    } catch { /* fall through to <style> */ }
+  }
+  const style = doc.createElement('style');
+  style.setAttribute('data-ffn-style', '');
+  style.textContent = css;
+  root.prepend(style);
+}
+
+// ---- DOM helpers ---------------------------------------------------------------------------------------------
+
+/**
+ * Create an HTML element in doc. props: 'class', 'text' (textContent), 'hidden' (the property), 'on<event>' with a
+ * function (a listener); anything else an attribute. kids (nodes or strings, or arrays of them) are appended.
+ */
+export function createEl(doc, tag, props = {}, ...kids) {
+  const el = doc.createElement(tag);
+  for (const [k, v] of Object.entries(props)) {
+    if (k === 'class') el.className = v;
+    else if (k === 'text') el.textContent = v;
+    else if (k === 'hidden') el.hidden = v;
+    else if (k.startsWith('on') && typeof v === 'function') el.addEventListener(k.slice(2), v);
+    else el.setAttribute(k, v);
+  }
+  el.append(...kids.flat());
+  return el;
+}
+
+/** createEl in the page's document. */
+export function htmlEl(tag, props = {}, ...kids) {
+  return createEl(document, tag, props, ...kids);
+}
+
+const SVG_NS = 'http://www.w3.org/2000/svg';
+
+/** Create an SVG element with attributes, appended to parent if given. */
+export function svgEl(tag, attrs = {}, parent = null) {
+  const el = document.createElementNS(SVG_NS, tag);
+  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
+  if (parent) parent.appendChild(el);
+  return el;
+}
+
+// ---- the elements' base class and registration ----------------------------------------------------------------
+
+/**
+ * The base of the four elements (the HTMLElement class, or a stand-in so that modules can be imported in Node for
+ * their models). It keeps the shadow root styled, follows the page's language, and runs the kernels' loading:
+ * state null, then 'loading', then 'ready' (ffn-ready fires, once per element) or 'error'.
+ */
+export class FfnElement extends (globalThis.HTMLElement ?? class {}) {
+  /** Attach the open shadow root, styled with css (styled again after a move to another document). */
+  _attachStyledShadow(css) {
+    const root = this.attachShadow({ mode: 'open' });
+    this._css = css;
+    styleShadow(root, css);
+    return root;
+  }
+
+  /** Style the shadow root again: after a move to another document, or once its children were replaced. */
+  _restyle() {
+    if (this._css && this.shadowRoot) styleShadow(this.shadowRoot, this._css);
+  }
+
+  /** Moved to another document: its window must make the stylesheet anew. */
+  adoptedCallback() {
+    this._restyle();
+  }
+
+  /** Follow the language of the element and the page (lang attributes, defineStrings): see _relocalize. */
+  connectedCallback() {
+    this._stopLang ??= watchLanguage(this, () => this._relocalize());
+  }
+
+  disconnectedCallback() {
+    this._stopLang?.();
+    this._stopLang = null;
+  }
+
+  /** The language or its table changed: an element draws everything again in it. */
+  _relocalize() {}
+
+  /** True once the kernels are loaded. */
+  get _ready() {
+    return this._loadState === 'ready';
+  }
+
+  /**
+   * Load the kernels (kernels(): a promise of them), once at a time: a call while loading or once ready does
+   * nothing, a call after an error tries again. While loading, `loading()` (a text), if given, is shown as a
+   * paragraph .loading (see _relocalizeLoading). Then `ready()` runs and ffn-ready fires (once per element;
+   * not when ready() returns false), or `failed(err)` runs.
+   */
+  _load(kernels, { loading = null, ready = () => {}, failed = () => {} } = {}) {
+    if (this._loadState === 'loading' || this._loadState === 'ready') return;
+    this._loadState = 'loading';
+    this._loadingText = loading;
+    if (loading) this.shadowRoot.append(createEl(this.ownerDocument, 'p', { class: 'muted loading', text: loading() }));
+    new Promise((resolve) => resolve(kernels())).then(() => {
+      this._loadState = 'ready';
+      if (ready() !== false) this._fireReady();
+    }, (err) => {
+      this._loadState = 'error';
+      failed(err);
+    });
+  }
+
+  /** Show the loading paragraph's text again (in a new language). */
+  _relocalizeLoading() {
+    if (this._loadingText) this.shadowRoot?.querySelector('.loading')?.replaceChildren(this._loadingText());
+  }
+
+  /** Fire ffn-ready, once per element. */
+  _fireReady() {
+    if (this._readyFired) return;
+    this._readyFired = true;
+    this.dispatchEvent(new CustomEvent('ffn-ready', { bubbles: true }));
+  }
+}
+
+/** Register a custom element once: safe to call again; false (and nothing done) where there are none, as in Node. */
+export function define(name, cls) {
+  const registry = globalThis.customElements;
+  if (!registry) return false;
+  if (!registry.get(name)) registry.define(name, cls);
+  return true;
+}
