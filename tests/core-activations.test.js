@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import * as ffn from 'ffn-lab';
 import * as ref from './ref.js';
 import { rng, ulp32 } from './helpers/numeric.js';
-import { wasmUrl } from './helpers/wasm-under-test.js';
+import { ACTIVATIONS, instantiateRaw } from './helpers/wasm-under-test.js';
 
 before(() => ffn.ready());
 
@@ -279,11 +279,7 @@ test('large inputs (98,309 floats) match the reference, NaN passes through anywh
 
 test('activations through the API are bit-identical to one kernel pass over the whole array, across the 64 KiB blocks', async () => {
   // an independent instance of the same build (ffn.wasm, or ffn-relaxed.wasm under tests/relaxed.test.js), run on the whole array in one act_forward/act_grad call
-  const { readFileSync } = await import('node:fs');
-  const bytes = readFileSync(wasmUrl);
-  const { instance } = await WebAssembly.instantiate(bytes, { env: { emscripten_notify_memory_growth() {} } });
-  const e = instance.exports;
-  e._initialize();
+  const { exports: e } = await instantiateRaw();
   const whole = (fn, code, x) => {
     const p = e.malloc(4 * Math.max(x.length, 1)) >>> 0;
     new Float32Array(e.memory.buffer, p, x.length).set(x);
@@ -292,7 +288,7 @@ test('activations through the API are bit-identical to one kernel pass over the 
     e.free(p);
     return y;
   };
-  const codes = { relu: 1, relu2: 2, sigmoid: 3, silu: 4, gelu: 5, gelu_tanh: 6, gelu_sigmoid: 7 };
+  const codes = Object.fromEntries(ACTIVATIONS.map((name, code) => [name, code]));
   const r = rng(31);
   const h0 = ffn.heapStats().heapInUse;
   for (const n of [0, 1, 3, 16383, 16384, 16385, 2 * 16384 + 7, 3 * 16384]) {

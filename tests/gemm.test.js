@@ -1,42 +1,19 @@
 // The packed GEMM (src/gemm.c), raw exports, each microkernel: vs the scalar C reference, float64, unfused forms.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
 import * as ref from './ref.js';
 import { rng, randTensor, fusedInOrderMatmul } from './helpers/numeric.js';
-import { RELAXED, wasmUrl } from './helpers/wasm-under-test.js';
+import { RELAXED, ACTIVATIONS as ACTS, instantiateRaw, rawHeap } from './helpers/wasm-under-test.js';
 
 const U = 2 ** -24;
-const ACTS = ['identity', 'relu', 'relu2', 'sigmoid', 'silu', 'gelu', 'gelu_tanh', 'gelu_sigmoid'];
 let ex;
 
 before(async () => {
-  const bytes = await readFile(wasmUrl);
-  const { instance } = await WebAssembly.instantiate(bytes, { env: { emscripten_notify_memory_growth() {} } });
-  ex = instance.exports;
-  ex._initialize();
+  ex = (await instantiateRaw()).exports;
 });
 
 /* heap helpers: every block freed by free() in its test's finally */
-function heap() {
-  const ptrs = [];
-  const api = {
-    alloc(n) {
-      const p = ex.malloc(Math.max(16, n * 4 + 16));
-      assert.notEqual(p, 0, 'malloc failed');
-      ptrs.push(p);
-      return p;
-    },
-    put(data) {
-      const p = api.alloc(data.length);
-      new Float32Array(ex.memory.buffer, p, data.length).set(data);
-      return p;
-    },
-    get: (p, n) => new Float32Array(ex.memory.buffer, p, n).slice(),
-    free: () => ptrs.forEach((p) => ex.free(p)),
-  };
-  return api;
-}
+const heap = () => rawHeap(ex, { minBytes: 16, padBytes: 16 });
 
 /** n uniform floats in [lo, hi) (helpers' randTensor, flat). */
 const rand = (r, n, lo, hi) => randTensor(r, [n], lo, hi).data;

@@ -7,6 +7,7 @@ import en from '../web/i18n/en.js';
 import fr from '../web/i18n/fr.js';
 import { translator, errorText } from '../web/i18n/index.js';
 import { findEnglish } from './helpers/english.js';
+import { rng } from './helpers/numeric.js';
 
 /** [key, leaf] for every leaf of a table (a plural leaf { one, other } is one leaf). */
 function leaves(table, prefix = '') {
@@ -123,8 +124,7 @@ test('numbers: English keeps the formatting the elements had (toFixed, no -0, ex
     return s === '-' + (0).toFixed(d) ? (0).toFixed(d) : s;
   };
   const oldSmall = (v, d) => (v !== 0 && Math.abs(v) < 0.5 * 10 ** -d ? v.toExponential(1) : oldFmt(v, d));
-  let seed = 7;
-  const rnd = () => (seed = (seed * 48271) % 2147483647) / 2147483647;
+  const rnd = rng(7);
   const values = [0, -0, 0.125, -0.125, 0.005, -0.005, 1e-9, -2.5e-5, 0.7525, 123456.789, -1.7, 2 / 3];
   for (let i = 0; i < 2000; i++) values.push((rnd() - 0.5) * 10 ** Math.floor(rnd() * 12 - 6));
   for (const v of values) {

@@ -1,14 +1,11 @@
 // Activation accuracy of ffn.wasm in float32 ulps against an independent float64 JS reference; finite-difference checks of the derivatives and of swiglu_backward.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
 import * as ref from './ref.js';
-import { wasmUrl } from './helpers/wasm-under-test.js';
-const { instance } = await WebAssembly.instantiate(await readFile(wasmUrl), {
-  env: { emscripten_notify_memory_growth: () => {} },
-});
-const k = instance.exports;
-k._initialize();
+import { ACTIVATIONS, instantiateRaw } from './helpers/wasm-under-test.js';
+import { ulp32 } from './helpers/numeric.js';
+
+const { exports: k } = await instantiateRaw();
 
 /* ---- float64 reference (independent of src/): erfc, Phi, phi and sigmoid from tests/ref.js ---- */
 
@@ -43,7 +40,7 @@ const REF = {
     (x) => (Number.isFinite(x) ? sigmoid(K * x) + K * x * sigmoid(K * x) * sigmoid(-K * x) : x > 0 ? 1 : 0),
   ],
 };
-const ACTS = Object.keys(REF); // index = activation code of src/ffn.h
+const ACTS = ACTIVATIONS; // index = activation code of src/ffn.h
 
 /* error of float32 y against the float64 value r in units of the float32 spacing at r;
    near zero crossings an absolute floor of 2^-100 keeps the measure meaningful; values beyond the float32
@@ -52,12 +49,7 @@ function ulpError(y, r) {
   if (Number.isNaN(r)) return Number.isNaN(y) ? 0 : Infinity;
   if (!Number.isFinite(Math.fround(r))) return y === Math.fround(r) ? 0 : Infinity; // beyond float32: +-inf
   if (!Number.isFinite(y)) return Infinity;
-  const a = Math.max(Math.abs(r), 2 ** -100);
-  let e = Math.floor(Math.log2(a));
-  if (2 ** e > a) e--;
-  else if (2 ** (e + 1) <= a) e++;
-  const ulp = 2 ** (Math.max(e, -126) - 23);
-  return Math.abs(y - r) / ulp;
+  return Math.abs(y - r) / ulp32(Math.max(Math.abs(r), 2 ** -100));
 }
 
 /* the sweep: every 1e-3 in [-20, 20], every 1e-2 in the deep negative tail [-140, -20] (x e^x and
@@ -179,7 +171,6 @@ test('exact GELU forward (float32 lanes only): within 1.75 ulp at random floats 
 test('negative tails keep relative accuracy down to subnormal results (no absolute floor)', () => {
   // ulpError above measures values below 2^-100 against an absolute floor; here every value, also a
   // subnormal one, is measured in its own float32 spacing (2^-149 at the bottom)
-  const ulpOf = (r) => 2 ** Math.max((Math.abs(r) === 0 ? -149 : Math.floor(Math.log2(Math.abs(r)))) - 23, -149);
   const ranges = { sigmoid: [-105, -20, 1e-2], silu: [-110, -20, 1e-2], gelu: [-15, -5, 1e-3], gelu_tanh: [-11, -4, 1e-3],
     gelu_sigmoid: [-65, -10, 5e-3] };
   for (const [name, [lo, hi, step]] of Object.entries(ranges)) {
@@ -193,7 +184,7 @@ test('negative tails keep relative accuracy down to subnormal results (no absolu
     let at = 0;
     xs.forEach((x, i) => {
       const r = REF[name][0](x);
-      const e = Math.abs(y[i] - r) / ulpOf(r);
+      const e = Math.abs(y[i] - r) / ulp32(r);
       if (e > worst) [worst, at] = [e, x];
     });
     k.free(px);

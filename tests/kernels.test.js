@@ -1,61 +1,22 @@
 // ffn.wasm (or ffn-relaxed.wasm, see helpers/wasm-under-test.js) at the C ABI: its imports, and every SIMD kernel against its scalar *_ref export on edge shapes, special values and bad sizes.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
-import { RELAXED, wasmUrl } from './helpers/wasm-under-test.js';
-import { fusedInOrderMatmul } from './helpers/numeric.js';
-const module = await WebAssembly.compile(await readFile(wasmUrl));
-let growths = 0;
-const instance = await WebAssembly.instantiate(module, {
-  env: { emscripten_notify_memory_growth: () => { growths++; } },
-});
-const k = instance.exports;
-k._initialize();
+import { RELAXED, ACTIVATIONS as ACTS, instantiateRaw, rawHeap } from './helpers/wasm-under-test.js';
+import { fusedInOrderMatmul, rng, ulpDistance as ulps } from './helpers/numeric.js';
 
+const { module, exports: k, growths } = await instantiateRaw();
 const EINVAL = -1;
-const ACTS = ['identity', 'relu', 'relu2', 'sigmoid', 'silu', 'gelu', 'gelu_tanh', 'gelu_sigmoid'];
 
 /* ---- heap helpers (views are re-created after every call: memory may grow) ---- */
-const allocs = [];
-function alloc(n) {
-  const p = k.malloc(Math.max(4 * n, 4));
-  assert.notEqual(p, 0, 'malloc failed');
-  allocs.push(p);
-  return p;
-}
-function freeAll() {
-  while (allocs.length) k.free(allocs.pop());
-}
-const f32 = (p, n) => new Float32Array(k.memory.buffer, p, n);
-const i32 = (p, n) => new Int32Array(k.memory.buffer, p, n);
-function put(data) {
-  const p = alloc(data.length);
-  f32(p, data.length).set(data);
-  return p;
-}
-const get = (p, n) => Float32Array.from(f32(p, n));
+const { alloc, put, get, f32, i32, free: freeAll, held } = rawHeap(k);
 
 /* ---- data ---- */
-let seed = 12345;
-function rand() { // xorshift32 in [0, 1)
-  seed ^= seed << 13; seed ^= seed >>> 17; seed ^= seed << 5;
-  return (seed >>> 0) / 4294967296;
-}
+const rand = rng(12345);
 const randArray = (n, lo = -1, hi = 1) => Float32Array.from({ length: n }, () => lo + (hi - lo) * rand());
 const SPECIALS = [NaN, Infinity, -Infinity, 1e4, -1e4, 1e30, -1e30, 3.4e38, -3.4e38, 0, -0, 1e-40, -1e-40,
   1e-45, 88, -88, 104, -104, 20, -20, 5, -5, -0.752, 1, -1, 30, -30];
 const SIZES = [0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 23, 24, 25, 33, 47, 48, 49, 64, 65];
 
-/* float32 ulps between a and b (order-preserving integer map); NaN matches only NaN */
-const bits = new Int32Array(2);
-const fl = new Float32Array(bits.buffer);
-function ulps(a, b) {
-  if (Number.isNaN(a) || Number.isNaN(b)) return Number.isNaN(a) && Number.isNaN(b) ? 0 : Infinity;
-  if (a === b) return 0;
-  fl[0] = a; fl[1] = b;
-  const m = (i) => (i < 0 ? -2147483648 - i : i);
-  return Math.abs(m(bits[0]) - m(bits[1]));
-}
 const sameBits = (a, b) => (Number.isNaN(a) && Number.isNaN(b)) || Object.is(a, b);
 function closeTo(a, b, tol, scale = 1) {
   if (Number.isNaN(a) || Number.isNaN(b)) return Number.isNaN(a) && Number.isNaN(b);
@@ -348,12 +309,12 @@ test('counts: parameters, LLaMA hidden sizes, FLOPs, validation', () => {
 });
 
 test('memory growth: emscripten_notify_memory_growth is called and kernels keep working', () => {
-  assert.equal(allocs.length, 0);
+  assert.equal(held(), 0);
   const base = k.ffn_heap_in_use();
   const pages = k.memory.buffer.byteLength;
-  const before = growths;
+  const before = growths();
   const big = alloc(8 << 20); // 32 MiB: more than the initial 16 MiB
-  assert.ok(k.memory.buffer.byteLength > pages && growths > before, 'memory did not grow');
+  assert.ok(k.memory.buffer.byteLength > pages && growths() > before, 'memory did not grow');
   f32(big, 8 << 20).fill(1);
   const x = randArray(1000, -8, 8);
   const px = put(x); const py = alloc(1000); const pr = alloc(1000);

@@ -152,13 +152,10 @@ test('ffn-relaxed.wasm carries relaxed_madd in its code (so its GEMM can fuse) a
 });
 
 test('both builds compute the same activations and derivatives, bit for bit, on a spread of float32 bit patterns', { skip }, async () => {
+  const harness = JSON.stringify(new URL('./helpers/wasm-under-test.js', import.meta.url).href);
   const code = `
-    import { readFileSync } from 'node:fs';
-    const load = async (spec) => {
-      const { instance } = await WebAssembly.instantiate(readFileSync(new URL(import.meta.resolve(spec))), { env: { emscripten_notify_memory_growth() {} } });
-      instance.exports._initialize();
-      return instance.exports;
-    };
+    import { instantiateRaw } from ${harness};
+    const load = async (spec) => (await instantiateRaw(new URL(import.meta.resolve(spec)))).exports;
     const [a, b] = [await load('ffn-lab/ffn.wasm'), await load('ffn-lab/ffn-relaxed.wasm')];
     const n = 1 << 20;
     const x = new Uint32Array(n);
