@@ -13,7 +13,7 @@ import { FRAME_DIED, FRAME_REMOVED } from './frame-host.js';
 const MAX_SOURCE_CHARS = 100000;
 
 
-/* ---------------- stage 1: run ---------------- */
+/* ---------------- stage 2: run (stage 1, the tests: generateTests in exercises/) ---------------- */
 
 /*
  * Purity probes. After the tests, for one test of each function with array arguments, the worker calls the
@@ -103,7 +103,7 @@ function purityNotes(exercise, run) {
   return notes;
 }
 
-/* ---------------- stage 2: compare every test ---------------- */
+/* ---------------- stage 3: compare every test (stage 4, diagnose: diagnose.js) ---------------- */
 
 /** The report's form of an error in learner code, its texts cut (by `take`, default: to their caps). */
 function learnerError(e, take = clip) {
@@ -157,7 +157,7 @@ function compareOne(t, run, i, tol) {
   return o;
 }
 
-/* ---------------- stage 4: build the report ---------------- */
+/* ---------------- stage 5: build the report ---------------- */
 
 function locationText(e) {
   if (!e || !e.line) return '';
