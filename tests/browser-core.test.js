@@ -1,4 +1,5 @@
-// The core in headless Chromium: both entries load from a 127.0.0.1 page served by web/serve.js, results checked in Node against tests/ref.js.
+// The core in headless Chromium: both entries load from a 127.0.0.1 page served by web/serve.js, results checked in
+// Node against tests/ref.js.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { servedBrowser } from './helpers/served-browser.js';

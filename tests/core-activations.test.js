@@ -1,4 +1,5 @@
-// Activations and their derivatives through the public API, against the float64 reference, finite differences and the seeds' figures.
+// Activations and their derivatives through the public API, against the float64 reference, finite differences and the
+// seeds' figures.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import * as ffn from 'ffn-lab';
@@ -247,7 +248,8 @@ test('max |gelu - geluTanh| is about 4.7e-4 and max |gelu - geluSigmoid| about 2
   assert.ok(ds > 1.9e-2 && ds < 2.1e-2, `max |gelu - geluSigmoid| = ${ds}`);
 });
 
-test('large inputs (98,309 floats) match the reference, NaN passes through anywhere, input untouched, heap flat', () => {
+test('large inputs (98,309 floats) match the reference, NaN passes through anywhere, ' +
+  'input untouched, heap flat', () => {
   const n = 3 * 32768 + 5;
   const r = rng(99);
   const x = new Float32Array(n);
@@ -277,8 +279,10 @@ test('large inputs (98,309 floats) match the reference, NaN passes through anywh
   assert.equal(ffn.heapStats().heapInUse, h0);
 });
 
-test('activations through the API are bit-identical to one kernel pass over the whole array, across the 64 KiB blocks', async () => {
-  // an independent instance of the same build (ffn.wasm, or ffn-relaxed.wasm under tests/relaxed.test.js), run on the whole array in one act_forward/act_grad call
+test('activations through the API are bit-identical to one kernel pass over the whole ' +
+  'array, across the 64 KiB blocks', async () => {
+  // an independent instance of the same build (ffn.wasm, or ffn-relaxed.wasm under tests/relaxed.test.js), run on the
+  // whole array in one act_forward/act_grad call
   const { exports: e } = await instantiateRaw();
   const whole = (fn, code, x) => {
     const p = e.malloc(4 * Math.max(x.length, 1)) >>> 0;

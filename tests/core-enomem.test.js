@@ -1,4 +1,5 @@
-// A kernel's own scratch allocation failing (FFN_ENOMEM) surfaces as a RangeError naming the function, and the heap stays clean.
+// A kernel's own scratch allocation failing (FFN_ENOMEM) surfaces as a RangeError naming the function, and the heap
+// stays clean.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import * as ffn from 'ffn-lab';
@@ -24,7 +25,8 @@ function firstKernelEnomem(name, start, attempt) {
   return assert.fail('never reached the kernel');
 }
 
-test('swigluBackward whose packing buffer cannot be allocated throws a RangeError (out of wasm memory), heap clean, module usable', () => {
+test('swigluBackward whose packing buffer cannot be allocated throws a RangeError (out of wasm memory), ' +
+  'heap clean, module usable', () => {
   // d = 16, d_ff = 65536: packing Wg inside the kernel needs about 4 MiB. The per-call block holds a
   // 3*N*d_ff work area with no data copied in (so the pages are never touched). Walk N down from
   // "the block itself does not fit" in steps smaller than the packing buffer: the first N whose block
@@ -50,7 +52,8 @@ test('swigluBackward whose packing buffer cannot be allocated throws a RangeErro
   assert.equal(ffn.heapStats().heapInUse, s0.heapInUse);
 });
 
-test('matmul whose GEMM packing buffer cannot be allocated throws a RangeError (out of wasm memory), heap clean, module usable', () => {
+test('matmul whose GEMM packing buffer cannot be allocated throws a RangeError (out of wasm memory), ' +
+  'heap clean, module usable', () => {
   // K = 16, N = 65536: B is 4 MiB and the packed copy the GEMM makes of it another 4 MiB. Each row of M
   // adds 256 KiB (its row of C), far less than that, so walking M down from "the block does not fit"
   // reaches an M whose block fits but leaves no room for the packing: FFN_ENOMEM from the kernel.

@@ -11,7 +11,10 @@ import { relaxedByDefault, relaxedNodeArgs } from './helpers/relaxed-node.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
-/** Run an ES-module snippet in a fresh process (node flags nodeArgs) from the package root (so 'ffn-lab' resolves by name). */
+/**
+ * Run an ES-module snippet in a fresh process (node flags nodeArgs) from the package root (so 'ffn-lab' resolves by
+ * name).
+ */
 function runModule(code, nodeArgs = []) {
   return new Promise((done, fail) => {
     execFile(process.execPath, [...nodeArgs, '--input-type=module', '-e', code], { cwd: ROOT, timeout: 20000 }, (err, stdout, stderr) => {

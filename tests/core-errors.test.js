@@ -1,4 +1,5 @@
-// Bad input through 'ffn-lab': errors before ready(), every bad-input class with its documented message, and the module still working after.
+// Bad input through 'ffn-lab': errors before ready(), every bad-input class with its documented message, and the module
+// still working after.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as ffn from 'ffn-lab';
@@ -166,7 +167,8 @@ const CASES = [
   ],
 ];
 
-test('every bad-input class throws RangeError/TypeError naming the function, argument and shapes; the module keeps working', async () => {
+test('every bad-input class throws RangeError/TypeError naming the function, argument and ' +
+  'shapes; the module keeps working', async () => {
   await ffn.ready();
   for (const [what, call, Type, pieces] of CASES) {
     try {

@@ -1,4 +1,5 @@
-// matmul, classic and gated FFNs, SwiGLU backward, key-value memories and counts through 'ffn-lab', against tests/ref.js.
+// matmul, classic and gated FFNs, SwiGLU backward, key-value memories and counts through 'ffn-lab', against
+// tests/ref.js.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import * as ffn from 'ffn-lab';

@@ -1,4 +1,5 @@
-// Wasm heap discipline through 'ffn-lab': 10,000 mixed calls keep the heap flat, growth mid-sequence keeps results right, out-of-memory is a clean RangeError.
+// Wasm heap discipline through 'ffn-lab': 10,000 mixed calls keep the heap flat, growth mid-sequence keeps results
+// right, out-of-memory is a clean RangeError.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import * as ffn from 'ffn-lab';
@@ -75,7 +76,8 @@ test('a sequence that grows wasm memory mid-way keeps results correct', () => {
   assert.equal(ffn.heapStats().heapInUse, 0);
 });
 
-test('a request that fits the ceiling but not the heap fails with a RangeError (malloc returned 0), and the module recovers', () => {
+test('a request that fits the ceiling but not the heap fails with a RangeError (malloc returned ' +
+  '0), and the module recovers', () => {
   // (23170, 0) @ (0, 23170): no input data, a 2,147,395,600-byte output: under the 2 GiB ceiling, but the
   // heap already holds the static data and stack, so memory cannot grow that far and malloc returns 0.
   const s0 = ffn.heapStats();

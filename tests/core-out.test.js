@@ -1,4 +1,5 @@
-// The { out } option of the elementwise activations and activationGrad: bit-identical to fresh results, in place, overlapping views, and bad options refused before anything is written.
+// The { out } option of the elementwise activations and activationGrad: bit-identical to fresh results, in place,
+// overlapping views, and bad options refused before anything is written.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import * as ffn from 'ffn-lab';
@@ -59,7 +60,8 @@ function garbage(n) {
   return a;
 }
 
-test('{ out } gives bit-identical results to the fresh array, for every activation and activationGrad, sizes 0 to 2*MAP_CHUNK+7', () => {
+test('{ out } gives bit-identical results to the fresh array, for every activation and ' +
+  'activationGrad, sizes 0 to 2*MAP_CHUNK+7', () => {
   for (const n of SIZES) {
     const x = input(n, n + 1);
     const xCopy = x.slice();
@@ -184,7 +186,8 @@ function badCases(fnName) {
   ];
 }
 
-test('bad options throw the right error naming the function, opts.out and the sizes, and leave out (and x) untouched', () => {
+test('bad options throw the right error naming the function, opts.out and the sizes, and ' +
+  'leave out (and x) untouched', () => {
   const x = { data: Float32Array.from([-2, -1, 0, 1, 2, 3]), shape: [2, 3] };
   for (const c of CALLS) {
     for (const bc of badCases(c.fnName)) {

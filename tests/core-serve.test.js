@@ -1,4 +1,5 @@
-// web/serve.js: MIME types, / -> /web/, path traversal and dot-files refused, 127.0.0.1 only, a taken port reported clearly.
+// web/serve.js: MIME types, / -> /web/, path traversal and dot-files refused, 127.0.0.1 only, a taken port reported
+// clearly.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
@@ -52,7 +53,8 @@ test('MIME types: .wasm application/wasm, .js text/javascript, .html, .json, .d.
   assert.equal(head.body, '');
 });
 
-test('only the sandbox frame is served with a CSP: worker.js (fetched as text, never run from its URL) and pages carry none', async () => {
+test('only the sandbox frame is served with a CSP: worker.js (fetched as text, never run from its ' +
+  'URL) and pages carry none', async () => {
   const frame = await get('/web/sandbox/frame.html');
   assert.equal(frame.status, 200);
   // its exact value (the frame's meta policy plus sandbox allow-scripts) is checked in sandbox.test.js

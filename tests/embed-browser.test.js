@@ -1,4 +1,6 @@
-// Where the exercise sandbox comes from, in headless Chromium: inline by default, the frame file under a CSP or when the page names one; every way the site's setup can break it (missing file, a site's index page instead, frame-src, the site's CSP on the file, no wasm) is a setup problem naming the URL and the fix, never the learner's fault.
+// Where the exercise sandbox comes from, in headless Chromium: inline by default, the frame file under a CSP or when
+// the page names one; every way the site's setup can break it (missing file, a site's index page instead, frame-src,
+// the site's CSP on the file, no wasm) is a setup problem naming the URL and the fix, never the learner's fault.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { exercises } from 'ffn-lab/sandbox';
@@ -64,7 +66,8 @@ function assertSetup(r, ...patterns) {
 
 const frameFile = (u) => u.endsWith('/web/sandbox/frame.html');
 
-test('no CSP: the sandbox frame is inline (no request for frame.html or worker.js), and a page with a <meta> CSP uses the frame file', { skip: skip || false }, async () => {
+test('no CSP: the sandbox frame is inline (no request for frame.html or worker.js), and a page with a ' +
+  '<meta> CSP uses the frame file', { skip: skip || false }, async () => {
   const a = await open();
   assert.equal((await grade(a.page)).passed, true);
   assert.deepEqual(a.requests.filter((u) => /sandbox\/(frame\.html|worker\.js)/.test(u)), []);
@@ -79,7 +82,8 @@ test('no CSP: the sandbox frame is inline (no request for frame.html or worker.j
   await b.page.close();
 });
 
-test('a CSP header without the <meta>: the inline frame is refused, the frame file is used, grading passes; with <meta name="ffn-lab-sandbox" content="file"> nothing is refused', { skip: skip || false }, async () => {
+test('a CSP header without the <meta>: the inline frame is refused, the frame file is used, grading passes; with ' +
+  '<meta name="ffn-lab-sandbox" content="file"> nothing is refused', { skip: skip || false }, async () => {
   const a = await open({ csp: STRICT });
   const r = await grade(a.page);
   assert.equal(r.passed, true, r.summary);
@@ -95,7 +99,8 @@ test('a CSP header without the <meta>: the inline frame is refused, the frame fi
   await b.page.close();
 });
 
-test('a frame file the page names by URL (a copy it hosts) is used, under the README\'s policy with no violation', { skip: skip || false }, async () => {
+test('a frame file the page names by URL (a copy it hosts) is used, under the ' +
+  'README\'s policy with no violation', { skip: skip || false }, async () => {
   const head = '<meta name="ffn-lab-sandbox" content="/web/sandbox/frame.html">';
   const { page, requests, consoleErrors } = await open({ csp: STRICT, head });
   assert.equal((await grade(page)).passed, true);
@@ -104,7 +109,8 @@ test('a frame file the page names by URL (a copy it hosts) is used, under the RE
   await page.close();
 });
 
-test('a missing sandbox file is a setup problem naming its URL, HTTP 404 and the fix; the element shows it as such and the badge stays', { skip: skip || false }, async () => {
+test('a missing sandbox file is a setup problem naming its URL, HTTP 404 and the fix; the element shows it ' +
+  'as such and the badge stays', { skip: skip || false }, async () => {
   const { page } = await open({ head: '<meta name="ffn-lab-sandbox" content="/nowhere/frame.html">' });
   const t0 = Date.now();
   const r = await grade(page);
@@ -120,20 +126,23 @@ test('a missing sandbox file is a setup problem naming its URL, HTTP 404 and the
   await page.close();
 });
 
-test('a server that answers with another page (a dev server\'s index.html) is named as such', { skip: skip || false }, async () => {
+test('a server that answers with another page (a dev server\'s ' +
+  'index.html) is named as such', { skip: skip || false }, async () => {
   const { page } = await open({ head: '<meta name="ffn-lab-sandbox" content="/tests/fixtures/frame-host.html">' });
   assertSetup(await grade(page), /frame-host\.html is not ffn-lab's sandbox frame/);
   await page.close();
 });
 
-test('a page CSP that refuses to frame the file (frame-src) names the directive and the fix', { skip: skip || false }, async () => {
+test('a page CSP that refuses to frame the file (frame-src) names ' +
+  'the directive and the fix', { skip: skip || false }, async () => {
   const csp = STRICT.replace("frame-src 'self'", "frame-src 'none'");
   const { page } = await open({ csp, head: '<meta name="ffn-lab-sandbox" content="file">' });
   assertSetup(await grade(page), /refuses to load the sandbox frame .*\/web\/sandbox\/frame\.html/, /frame-src/);
   await page.close();
 });
 
-test('the site\'s CSP header sent with the frame file too (its script refused) is named, with the fix', { skip: skip || false }, async () => {
+test('the site\'s CSP header sent with the frame file too (its script ' +
+  'refused) is named, with the fix', { skip: skip || false }, async () => {
   const { page } = await open({
     head: '<meta name="ffn-lab-sandbox" content="file">',
     routes: {
@@ -147,7 +156,8 @@ test('the site\'s CSP header sent with the frame file too (its script refused) i
   await page.close();
 });
 
-test('a CSP that refuses the inline frame, and no frame file: both named in one setup problem', { skip: skip || false }, async () => {
+test('a CSP that refuses the inline frame, and no frame file: both ' +
+  'named in one setup problem', { skip: skip || false }, async () => {
   const { page } = await open({
     csp: STRICT,
     routes: { '**/web/sandbox/frame.html': (route) => route.fulfill({ status: 404, body: 'not found' }) },
@@ -156,13 +166,15 @@ test('a CSP that refuses the inline frame, and no frame file: both named in one 
   await page.close();
 });
 
-test('the inline frame named by the page under a CSP that refuses it is a setup problem pointing at that <meta>', { skip: skip || false }, async () => {
+test('the inline frame named by the page under a CSP that refuses it is a setup ' +
+  'problem pointing at that <meta>', { skip: skip || false }, async () => {
   const { page } = await open({ csp: STRICT, head: '<meta name="ffn-lab-sandbox" content="inline">' });
   assertSetup(await grade(page), /content="inline"/);
   await page.close();
 });
 
-test('kernels that cannot load (wasm 404 through the URL entry, or no \'wasm-unsafe-eval\') are setup problems naming the URL or the directive, shown by the element without a run', { skip: skip || false }, async () => {
+test('kernels that cannot load (wasm 404 through the URL entry, or no \'wasm-unsafe-eval\') are setup problems ' +
+  'naming the URL or the directive, shown by the element without a run', { skip: skip || false }, async () => {
   const a = await open({
     body: '',
     routes: { '**/web/ffn*.wasm': (route) => route.fulfill({ status: 404, body: 'not found' }) },

@@ -1,4 +1,6 @@
-// The package as course sites load it, checked in Node: every specifier and path the README names resolves (exports, files), the registration entries are side effects bundlers keep, and build.sh's sandbox-inline.js holds today's frame, worker and toolkit.
+// The package as course sites load it, checked in Node: every specifier and path the README names resolves (exports,
+// files), the registration entries are side effects bundlers keep, and build.sh's sandbox-inline.js holds today's
+// frame, worker and toolkit.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, existsSync } from 'node:fs';
@@ -32,7 +34,8 @@ test('every node_modules/ffn-lab/... and embed path the README names is a file t
   }
 });
 
-test('the registration entries are side effects (bundlers that honour "sideEffects" keep `import \'ffn-lab/sandbox\'`)', () => {
+test('the registration entries are side effects (bundlers that honour "sideEffects" keep ' +
+  '`import \'ffn-lab/sandbox\'`)', () => {
   // exercises/index.js defines the six built-ins as it is evaluated: without it a Vite build drops them
   for (const f of ['./web/sandbox/index.js', './web/sandbox/exercises/index.js', './web/components/*.js']) {
     assert.ok(PKG.sideEffects.includes(f), f);
@@ -41,7 +44,8 @@ test('the registration entries are side effects (bundlers that honour "sideEffec
   assert.equal(PKG.exports['./components'].default, './web/components/index.js');
 });
 
-test('web/sandbox/sandbox-inline.js (build.sh) holds the current frame.html, worker.js and toolkit.js, with no "<" in it', async () => {
+test('web/sandbox/sandbox-inline.js (build.sh) holds the current frame.html, worker.js and ' +
+  'toolkit.js, with no "<" in it', async () => {
   const file = join(ROOT, 'web/sandbox/sandbox-inline.js');
   const mod = await import(`${new URL(`file://${file}`).href}?t=${Date.now()}`);
   const read = (f) => readFileSync(join(ROOT, 'web/sandbox', f), 'utf8');

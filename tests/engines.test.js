@@ -19,7 +19,10 @@ const ENGINES = [
   { name: 'SpiderMonkey', cmd: 'gjs', args: ['-m', RUN], pkg: 'gjs', gemmKernel: 'splat' },
 ];
 
-/** Why an engine's test cannot run here, or false (node:test skips on null too); with CI set, a missing engine is an error. */
+/**
+ * Why an engine's test cannot run here, or false (node:test skips on null too); with CI set, a missing engine is an
+ * error.
+ */
 const skipReason = ({ cmd, pkg }) => skipUnless(onPath(cmd), `${cmd} is missing (install Debian's ${pkg})`, 'engine tests') ?? false;
 
 function runEngine({ cmd, args }) {
@@ -59,7 +62,8 @@ async function inV8() {
   return v8;
 }
 
-test('the battery is not vacuous in V8: refusals are RangeError/TypeError naming the function, the heap stays flat, known values hold', async () => {
+test('the battery is not vacuous in V8: refusals are RangeError/TypeError naming the function, the heap ' +
+  'stays flat, known values hold', async () => {
   const r = await inV8();
   assert.equal(ffn.wasmInfo().gemmKernel, 'splat', 'V8 runs the splat microkernel');
   assert.equal(r.heapFlat, true);

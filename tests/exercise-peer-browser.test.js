@@ -1,4 +1,5 @@
-// <ffn-exercise> as a peer of the three widgets, in headless Chromium: ffn-ready, theme="light|dark", the shared --ffn-* custom properties, the author's heading number, and a badge that shows the latest run.
+// <ffn-exercise> as a peer of the three widgets, in headless Chromium: ffn-ready, theme="light|dark", the shared
+// --ffn-* custom properties, the author's heading number, and a badge that shows the latest run.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { exercises } from 'ffn-lab/sandbox';
@@ -33,7 +34,8 @@ const readyOf = (p, ids) => p.waitForFunction((list) => list.every((id) => windo
   { timeout: 20000 });
 const bg = (p, id) => p.locator(`#${id}`).evaluate((e) => getComputedStyle(e).backgroundColor);
 
-test('<ffn-exercise> fires ffn-ready once, when its kernels are loaded, like the widgets', { skip: skip || false }, async () => {
+test('<ffn-exercise> fires ffn-ready once, when its kernels ' +
+  'are loaded, like the widgets', { skip: skip || false }, async () => {
   const p = await open('<ffn-exercise id="ex" exercise="gelu"></ffn-exercise>'
     + '<ffn-param-calculator id="calc"></ffn-param-calculator>');
   await readyOf(p, ['ex', 'calc']);
@@ -49,7 +51,8 @@ test('<ffn-exercise> fires ffn-ready once, when its kernels are loaded, like the
   await p.close();
 });
 
-test('theme="light|dark" overrides the reader\'s scheme the same way for <ffn-exercise> and the widgets', { skip: skip || false }, async () => {
+test('theme="light|dark" overrides the reader\'s scheme the same way for ' +
+  '<ffn-exercise> and the widgets', { skip: skip || false }, async () => {
   for (const scheme of ['light', 'dark']) {
     const p = await open(`
       <ffn-exercise id="ex" exercise="gelu"></ffn-exercise><ffn-param-calculator id="calc"></ffn-param-calculator>
@@ -72,7 +75,8 @@ test('theme="light|dark" overrides the reader\'s scheme the same way for <ffn-ex
   }
 });
 
-test('one set of --ffn-* custom properties themes all four elements; the retired --ffn-ex-* ones do nothing', { skip: skip || false }, async () => {
+test('one set of --ffn-* custom properties themes all four elements; the retired ' +
+  '--ffn-ex-* ones do nothing', { skip: skip || false }, async () => {
   const p = await open(`
     <div id="themed" style="--ffn-accent: rgb(11, 110, 79); --ffn-bg: rgb(250, 240, 230); --ffn-font: Georgia, serif;
       --ffn-ex-accent: rgb(255, 0, 0); --ffn-ex-bg: rgb(255, 0, 0)">
@@ -91,7 +95,8 @@ test('one set of --ffn-* custom properties themes all four elements; the retired
   await p.close();
 });
 
-test('the heading number comes from the author: none by default, number="…" when given (and when changed)', { skip: skip || false }, async () => {
+test('the heading number comes from the author: none by default, number="…" ' +
+  'when given (and when changed)', { skip: skip || false }, async () => {
   const p = await open('<ffn-exercise id="a" exercise="gelu"></ffn-exercise>'
     + '<ffn-exercise id="b" exercise="gelu" number="4.2"></ffn-exercise>');
   await readyOf(p, ['a', 'b']);
@@ -103,7 +108,8 @@ test('the heading number comes from the author: none by default, number="…" wh
   await p.close();
 });
 
-test('the badge shows the latest run; "passed before" moves to the progress panel, and the solution needs no confirmation after a pass', { skip: skip || false }, async () => {
+test('the badge shows the latest run; "passed before" moves to the progress panel, and the solution needs no ' +
+  'confirmation after a pass', { skip: skip || false }, async () => {
   const p = await open('<ffn-exercise id="ex" exercise="gelu" storage-key="peer-test"></ffn-exercise>');
   await readyOf(p, ['ex']);
   const run = async (src) => {

@@ -1,4 +1,6 @@
-// Property test of the JS API: random shapes and random garbage; every call returns a result matching the float64 reference or throws a RangeError/TypeError naming the argument, and leaves the module working with the heap unchanged.
+// Property test of the JS API: random shapes and random garbage; every call returns a result matching the float64
+// reference or throws a RangeError/TypeError naming the argument, and leaves the module working with the heap
+// unchanged.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import * as ffn from 'ffn-lab';
@@ -457,7 +459,8 @@ function canary() {
   close('canary gelu', r.data, ref.gelu([-1, 0, 2]).data, 1e-6);
 }
 
-test('5,000 random calls: correct results (float64 reference) or RangeError/TypeError naming function and argument; heap unchanged by each', () => {
+test('5,000 random calls: correct results (float64 reference) or RangeError/TypeError naming function and ' +
+  'argument; heap unchanged by each', () => {
   const g = gen(Number(process.env.FFN_HARDEN_SEED || 20260601));
   const heap = () => ffn.heapStats().heapInUse;
   const stats = { ok: 0, refused: 0, byFn: {} };

@@ -1,4 +1,5 @@
-// Short libFuzzer run (about 80 s with the builds) of tests/fuzz/fuzz_kernels.c over every ffn.h entry point, native ASan+UBSan, then replayed on the wasm SIMD and relaxed-SIMD builds; the long run is tests/fuzz/run.sh [seconds].
+// Short libFuzzer run (about 80 s with the builds) of tests/fuzz/fuzz_kernels.c over every ffn.h entry point, native
+// ASan+UBSan, then replayed on the wasm SIMD and relaxed-SIMD builds; the long run is tests/fuzz/run.sh [seconds].
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';

@@ -1,4 +1,5 @@
-// Resident layers and memory limits under stress: growth while layers are alive, disposed layers, a 60000 x 60000 request refused before allocating, empty giant shapes, and a short soak.
+// Resident layers and memory limits under stress: growth while layers are alive, disposed layers, a 60000 x 60000
+// request refused before allocating, empty giant shapes, and a short soak.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -40,7 +41,8 @@ function scaleOf(t) {
   return m;
 }
 
-test('memory growth while resident layers are alive: their results stay right, before and after, also for a forward that grows memory itself', () => {
+test('memory growth while resident layers are alive: their results stay right, before and after, also for a ' +
+  'forward that grows memory itself', () => {
   const r = rng(606);
   const h0 = heap();
   const layers = makeLayers(r, 24, 72);
@@ -121,7 +123,8 @@ test('disposed layers refuse use with a clear error; double dispose is harmless;
   assert.equal(heap().heapInUse, h0);
 });
 
-test('a 60000 x 60000 request is refused before allocating (no memory growth), naming the function; the module still works', () => {
+test('a 60000 x 60000 request is refused before allocating (no memory growth), naming the ' +
+  'function; the module still works', () => {
   const n = 60000;
   const col = { data: new Float32Array(n), shape: [n, 1] };
   const rowv = { data: new Float32Array(n), shape: [1, n] };
@@ -175,7 +178,8 @@ test('giant shapes with no elements return at once, with the right shapes; sizes
   assert.deepEqual(Array.from(ffn.relu([-2, 3]).data), [0, 3]);
 });
 
-test('short soak: 30,000 mixed calls with layers created and disposed; wasm heap and memory flat, JS heap within 8 MiB', () => {
+test('short soak: 30,000 mixed calls with layers created and disposed; wasm heap and memory ' +
+  'flat, JS heap within 8 MiB', () => {
   const script = fileURLToPath(new URL('./soak/soak.js', import.meta.url));
   // the soak runs in a Node with this one's flags (tests/relaxed.test.js: the relaxed build)
   const run = spawnSync(process.execPath, [...process.execArgv.filter((a) => a.startsWith('--experimental-wasm')), '--expose-gc', script, '--calls', '30000', '--json'], { encoding: 'utf8' });
@@ -188,7 +192,8 @@ test('short soak: 30,000 mixed calls with layers created and disposed; wasm heap
   assert.equal(res.wasmMemoryBytes.end, res.wasmMemoryBytes.start);
 });
 
-test('a layer disposed from inside its own forward (a getter on X) refuses instead of computing from freed weights, and leaks nothing', () => {
+test('a layer disposed from inside its own forward (a getter on X) refuses instead of computing from freed ' +
+  'weights, and leaks nothing', () => {
   const h0 = heap().heapInUse;
   const r = rng(5);
   for (const make of [

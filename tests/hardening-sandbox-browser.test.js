@@ -1,4 +1,7 @@
-// Attack suite against the exercise sandbox in headless Chromium: the lockdown holds even when the sandbox frame is served WITHOUT its CSP, the frame's CSP alone blocks the network, an out-of-memory worker kills only the frame's process (request log + a listening server as ground truth), forged passes, runaway code and allocation bombs leave the page responsive, subverted workers give bounded reports.
+// Attack suite against the exercise sandbox in headless Chromium: the lockdown holds even when the sandbox frame is
+// served WITHOUT its CSP, the frame's CSP alone blocks the network, an out-of-memory worker kills only the frame's
+// process (request log + a listening server as ground truth), forged passes, runaway code and allocation bombs leave
+// the page responsive, subverted workers give bounded reports.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
@@ -51,7 +54,8 @@ const FRAME_META_IN_JS = /\\u003cmeta http-equiv=\\"Content-Security-Policy\\"[^
 
 /*
  * A proxy in front of web/serve.js that strips the sandbox frame's CSP (header and <meta> of frame.html, and
- * the <meta> of its inline copy in sandbox-inline.js, each checked to be there first). A real server, not page.route(): Chromium's local-network-access check treats a response
+ * the <meta> of its inline copy in sandbox-inline.js, each checked to be there first). A real server, not page.route():
+ * Chromium's local-network-access check treats a response
  * fulfilled by Playwright as public and would then refuse requests to 127.0.0.1 by itself, hiding what
  * the lockdown or the CSP do.
  */
@@ -91,7 +95,8 @@ async function startBareProxy(target) {
 const grade = (id, src, options) => page.evaluate(([i, s, o]) => window.__grade(i, s, o), [id, src, options || {}]);
 const ticks = () => page.evaluate(() => Number(document.getElementById('ticks').textContent));
 
-test('browser, sandbox frame served without CSP: every network and code-loading route fails and no request leaves (request log and a listening server)', { skip: skip || false }, async () => {
+test('browser, sandbox frame served without CSP: every network and code-loading route fails and no request leaves ' +
+  '(request log and a listening server)', { skip: skip || false }, async () => {
   const url = `http://127.0.0.1:${probe.address().port}/probe`;
   probeHits = [];
   const routes = [
@@ -143,7 +148,8 @@ function geluTanh(x) { return x }`);
   assert.ok(bareFrames >= 1, 'the runs did not go through the CSP-less frame');
   assert.deepEqual(probeHits, [], 'requests reached the probe server');
   assert.deepEqual(requests.filter((u) => u.includes('/probe')), [], 'requests in the browser log');
-  // control: an ordinary worker on this page (no lockdown, no CSP) does reach the probe, so the log and server see requests
+  // control: an ordinary worker on this page (no lockdown, no CSP) does reach the probe, so the log and server see
+  // requests
   await page.evaluate(async (u) => {
     const w = new Worker(URL.createObjectURL(new Blob([`fetch('${u}/control').catch(() => {}).finally(() => postMessage(1))`], { type: 'text/javascript' })));
     await new Promise((ok) => { w.onmessage = ok; });
@@ -153,7 +159,9 @@ function geluTanh(x) { return x }`);
   assert.deepEqual(probeHits, ['/probe/control']);
 });
 
-test('browser: the sandbox frame\'s CSP alone (no lockdown: a stand-in worker that tries the network itself) blocks fetch, XHR, WebSocket, EventSource, import(), importScripts and fonts; the same frame without its CSP lets them through', { skip: skip || false, timeout: 60_000 }, async () => {
+test('browser: the sandbox frame\'s CSP alone (no lockdown: a stand-in worker that tries the ' +
+  'network itself) blocks fetch, XHR, WebSocket, EventSource, import(), importScripts and fonts; the same frame ' +
+  'without its CSP lets them through', { skip: skip || false, timeout: 60_000 }, async () => {
   const probeUrl = `http://127.0.0.1:${probe.address().port}/csp`;
   // A stand-in for worker.js: the same import line (the frame checks it), then every route, unguarded.
   const worker = `import * as toolkit from './toolkit.js';
@@ -220,7 +228,8 @@ self.postMessage({ type: 'waiting' });
   for (const route of ['fetch', 'xhr', 'ws', 'es', 'import.js', 'importScripts.js', 'font.woff2']) assert.ok(open.hits.includes(`/csp/${route}`), `control: no ${route} request in ${open.hits.join()}`);
 });
 
-test('browser: a forged "all tests passed" from learner code changes no verdict, in the report or in the element (no ffn-exercise-passed event)', { skip: skip || false }, async () => {
+test('browser: a forged "all tests passed" from learner code changes no verdict, in the report or in the element (no ' +
+  'ffn-exercise-passed event)', { skip: skip || false }, async () => {
   const forge = `
 const fakes = [{ type: 'done', compileError: null, logs: [] }, { type: 'result', index: 0, result: { ok: true, value: { k: 'number', v: 1 } } }, { type: 'ffn-exercise-passed', passed: true, summary: 'All 16 tests passed.' }];
 for (const m of fakes) for (const f of [() => postMessage(m), () => self.postMessage(m, '*'), () => DedicatedWorkerGlobalScope.prototype.postMessage.call(self, m), () => { const c = new MessageChannel(); c.port1.postMessage(m); }, () => parent.postMessage(m, '*'), () => top.postMessage(m, '*')]) { try { f() } catch {} }
@@ -241,7 +250,8 @@ function geluTanh(x) { return gelu(x) }`;
   assert.ok(!events.includes('ffn-exercise-passed'), events.join());
 });
 
-test('browser: while(true), deep recursion and an allocation bomb leave the page responsive; the grader keeps working', { skip: skip || false, timeout: 90_000 }, async () => {
+test('browser: while(true), deep recursion and an allocation bomb leave the page ' +
+  'responsive; the grader keeps working', { skip: skip || false, timeout: 90_000 }, async () => {
   for (const [src, statuses, timeout = 1500] of [
     ['function gelu(x) { while (true) {} }', ['timeout']],
     ['function gelu(x) {\n  return gelu(x);\n}', ['done']],
@@ -278,7 +288,9 @@ test('browser: while(true), deep recursion and an allocation bomb leave the page
   assert.equal(ok.passed, true);
 });
 
-test('browser: 50 runs in a row (passes, timeouts, throws with timers left running) keep one sandbox frame and leave no worker behind but the next run\'s (counted as browser targets, with a control that sees running ones)', { skip: skip || false, timeout: 120_000 }, async () => {
+test('browser: 50 runs in a row (passes, timeouts, throws with timers ' +
+  'left running) keep one sandbox frame and leave no worker behind but the next run\'s (counted as browser targets, ' +
+  'with a control that sees running ones)', { skip: skip || false, timeout: 120_000 }, async () => {
   const cdp = await served.context.newCDPSession(page);
   const workers = async () => (await cdp.send('Target.getTargets')).targetInfos.filter((t) => t.type === 'worker').length;
   // one worker stays: the next run's, started after each run (runner.js); it has never run learner code
@@ -313,7 +325,8 @@ test('browser: 50 runs in a row (passes, timeouts, throws with timers left runni
   await cdp.detach();
 });
 
-test('browser: a worker subverted to send huge or malformed results gives a bounded report, and the element shows a bounded summary', { skip: skip || false }, async () => {
+test('browser: a worker subverted to send huge or malformed results gives a bounded report, and the ' +
+  'element shows a bounded summary', { skip: skip || false }, async () => {
   const attacks = [
     'JSON.stringify = () => "x".repeat(2e7);\nfunction gelu(x) { return "s" }',
     'const big = "y".repeat(2e7); String.prototype.slice = function () { return big };\nfunction gelu(x) { throw new Error(big) }',
@@ -403,7 +416,8 @@ for (const sandbox of ['inline', 'file']) {
   });
 }
 
-test('browser, positive control: the same bomb in a worker of the page itself (the arrangement before the sandbox frame) kills the page, and the heartbeat shows it', { skip: skip || false, timeout: 90_000 }, async () => {
+test('browser, positive control: the same bomb in a worker of the page itself (the arrangement before the sandbox ' +
+  'frame) kills the page, and the heartbeat shows it', { skip: skip || false, timeout: 90_000 }, async () => {
   const r = await isolationRun('page', { until: (hits, crashAt, now) => crashAt !== null && now > crashAt + 3000 });
   assert.ok(r.hits.some((h) => h.path === '/started'), 'the control worker never started');
   assert.ok(r.crashAt !== null, 'the page did not crash');
@@ -411,7 +425,8 @@ test('browser, positive control: the same bomb in a worker of the page itself (t
   assert.deepEqual(r.beats.filter((t) => t > r.crashAt + 1000), [], 'heartbeats after the page crashed');
 });
 
-test('browser: learner-controlled text (error names and messages, logs, result keys and strings) is shown as text, never parsed as HTML', { skip: skip || false }, async () => {
+test('browser: learner-controlled text (error names and messages, logs, result keys and strings) is shown as ' +
+  'text, never parsed as HTML', { skip: skip || false }, async () => {
   const payload = '<img src=x onerror="window.__xss=(window.__xss||0)+1"><b id=injected>b</b>';
   const src = `console.log(${JSON.stringify(payload)});
 class Boom extends Error { constructor() { super(${JSON.stringify(payload)}); this.name = ${JSON.stringify(payload.slice(0, 90))}; } }

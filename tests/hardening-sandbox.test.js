@@ -1,4 +1,5 @@
-// Attack suite against the exercise sandbox (Node worker path): every hostile submission fails and is reported sensibly; the grader keeps working; 1000 runs leak no worker or memory.
+// Attack suite against the exercise sandbox (Node worker path): every hostile submission fails and is reported
+// sensibly; the grader keeps working; 1000 runs leak no worker or memory.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
@@ -37,7 +38,8 @@ async function stillWorks() {
 
 const inGelu = (body) => `function gelu(x) {\n${body}\n}\nfunction geluTanh(x) { return gelu(x) }`;
 
-test('runaway code: while(true) in the function, at top level, in a result getter and in a proxy trap all time out; the grader recovers', async () => {
+test('runaway code: while(true) in the function, at top level, in a result getter and in a proxy trap all ' +
+  'time out; the grader recovers', async () => {
   for (const src of [
     inGelu('  while (true) {}'),
     'while (true) {}\n' + GELU,
@@ -53,7 +55,8 @@ test('runaway code: while(true) in the function, at top level, in a result gette
   await stillWorks();
 });
 
-test('deep recursion: a RangeError located in the learner code, also when it happens while reading the result', async () => {
+test('deep recursion: a RangeError located in the learner code, also when it ' +
+  'happens while reading the result', async () => {
   let r = await attack(inGelu('  return gelu(x)'));
   failed(r);
   assert.equal(r.tests[0].error.name, 'RangeError');
@@ -123,7 +126,8 @@ test('network and code loading: every way tried is refused and no request reache
   }
 });
 
-test('page and host objects are absent inside the worker (document, localStorage, parent, top, window, opener, process, require)', async () => {
+test('page and host objects are absent inside the worker (document, localStorage, parent, top, window, ' +
+  'opener, process, require)', async () => {
   const names = ['document', 'localStorage', 'sessionStorage', 'parent', 'top', 'window', 'opener', 'frames', 'process', 'require', 'module', 'indexedDB', 'caches', 'navigator', 'Deno'];
   const src = `console.log(${names.map((n) => `typeof ${n}`).join(', ')});\nconsole.log(typeof globalThis.parent, typeof globalThis.document, typeof globalThis.top);\n${GELU}`;
   const r = await gradeExercise('gelu', src);
@@ -132,7 +136,8 @@ test('page and host objects are absent inside the worker (document, localStorage
   assert.deepEqual(r.logs[1].text.split(' '), ['undefined', 'undefined', 'undefined']);
 });
 
-test('forged messages: postMessage by every route, a fake "all tests passed" and guessed nonces change no verdict', async () => {
+test('forged messages: postMessage by every route, a fake "all tests passed" and ' +
+  'guessed nonces change no verdict', async () => {
   const forge = `
     const fake = (nonce) => [
       { type: 'done', nonce, compileError: null, logs: [] },
@@ -165,7 +170,8 @@ test('forged messages: postMessage by every route, a fake "all tests passed" and
   failed(wire);
 });
 
-test('hostile results: huge, cyclic, non-cloneable, throwing getters, proxies, wrong typed arrays, NaN everywhere are refused or failed with a message', async () => {
+test('hostile results: huge, cyclic, non-cloneable, throwing getters, proxies, wrong typed arrays, NaN ' +
+  'everywhere are refused or failed with a message', async () => {
   const cases = [
     ['return new Float64Array(5e6)', /more than \d+ numbers/],
     ['return Array.from({ length: 3e5 }, () => 1)', /more than/],
@@ -204,7 +210,8 @@ test('hostile results: huge, cyclic, non-cloneable, throwing getters, proxies, w
   await stillWorks();
 });
 
-test('subverting the worker\'s own machinery (JSON, String/Array prototypes, typed-array constructors) yields a bounded report that does not pass, never a rejection', async () => {
+test('subverting the worker\'s own machinery (JSON, String/Array prototypes, typed-array constructors) yields a ' +
+  'bounded report that does not pass, never a rejection', async () => {
   const atks = [
     `JSON.stringify = () => "x".repeat(3e7);\n${inGelu('  return "str"')}`,
     `const big = "y".repeat(3e7); String.prototype.slice = function () { return big };\n${inGelu('  throw new Error(big)')}`,
@@ -247,7 +254,8 @@ test('an Array.prototype.slice override no longer reaches the logs the worker se
   await stillWorks();
 });
 
-test('mutating the inputs changes nothing on the page: the comparison uses the untouched reference, for this and later tests', async () => {
+test('mutating the inputs changes nothing on the page: the comparison uses the untouched ' +
+  'reference, for this and later tests', async () => {
   // correct values, computed before wrecking the (shared-looking) inputs
   const wreck = `function gelu(x) {
     const y = map(x, (z) => 0.5 * z * (1 + erf(z / Math.SQRT2)));
@@ -272,7 +280,8 @@ function gcNow() {
   vm.runInNewContext('gc')();
 }
 
-test('1000 runs in a row (passes, timeouts, throws, refused results, learner timers left running) leave no worker thread and no memory behind', { timeout: 240_000 }, async () => {
+test('1000 runs in a row (passes, timeouts, throws, refused results, learner timers left running) leave no worker ' +
+  'thread and no memory behind', { timeout: 240_000 }, async () => {
   const gqa = solution('gqa-budget');
   const sources = [
     [gqa, 'done'],

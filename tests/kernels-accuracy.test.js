@@ -1,4 +1,5 @@
-// Activation accuracy of ffn.wasm in float32 ulps against an independent float64 JS reference; finite-difference checks of the derivatives and of swiglu_backward.
+// Activation accuracy of ffn.wasm in float32 ulps against an independent float64 JS reference; finite-difference checks
+// of the derivatives and of swiglu_backward.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as ref from './ref.js';
@@ -63,7 +64,9 @@ sweep.push(1e4, -1e4, Infinity, -Infinity, NaN, 0, -0, 1e-45, -1e-45, 1.17549435
 const X = Float32Array.from(sweep);
 const n = X.length;
 
-/** kernel `name` (act_forward, act_grad, act_ref, act_grad_ref) with activation code act on xs (the sweep by default) */
+/**
+ * kernel `name` (act_forward, act_grad, act_ref, act_grad_ref) with activation code act on xs (the sweep by default)
+ */
 function runKernel(name, act, xs = X) {
   const m = xs.length;
   const px = k.malloc(4 * m);
@@ -76,7 +79,9 @@ function runKernel(name, act, xs = X) {
   return y;
 }
 
-/** worst ulp error (and where) of a kernel on xs against the float64 reference: forward (which = 0) or derivative (1) */
+/**
+ * worst ulp error (and where) of a kernel on xs against the float64 reference: forward (which = 0) or derivative (1)
+ */
 function measure(kernel, act, which, xs = X) {
   const f = REF[ACTS[act]][which];
   const y = runKernel(kernel, act, xs);
@@ -146,7 +151,8 @@ test('exact GELU keeps relative accuracy in the negative tail (through erfc)', (
   k.free(py);
 });
 
-test('exact GELU forward (float32 lanes only): within 1.75 ulp at random floats in [-16, 16] and at every float near its worst points', () => {
+test('exact GELU forward (float32 lanes only): within 1.75 ulp at random floats in [-16, 16] and at every ' +
+  'float near its worst points', () => {
   // every float32 was checked against libm's erfc (src/fit/ulp_sweep.c): max 1.63 ulp (x = -2.1940639), 0.94 for
   // x >= 0 (x = 0.33971569)
   const xs = [];

@@ -1,4 +1,5 @@
-// ffn.wasm (or ffn-relaxed.wasm, see helpers/wasm-under-test.js) at the C ABI: its imports, and every SIMD kernel against its scalar *_ref export on edge shapes, special values and bad sizes.
+// ffn.wasm (or ffn-relaxed.wasm, see helpers/wasm-under-test.js) at the C ABI: its imports, and every SIMD kernel
+// against its scalar *_ref export on edge shapes, special values and bad sizes.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { RELAXED, ACTIVATIONS as ACTS, instantiateRaw, rawHeap } from './helpers/wasm-under-test.js';
@@ -134,7 +135,9 @@ test('matmul_forward equals matmul_ref bit for bit (same summation order), incl.
   }
 });
 
-test('large products go to the packed GEMM (M >= 4 and M*K*N >= 2^18): matmul_forward still equals matmul_ref bit for bit for K <= 768 (or its fused in-order sum in ffn-relaxed.wasm) and stays within the float32 bound beyond, on both sides of the threshold', () => {
+test('large products go to the packed GEMM (M >= 4 and M*K*N >= 2^18): matmul_forward still equals matmul_ref ' +
+  'bit for bit for K <= 768 (or its fused in-order sum in ffn-relaxed.wasm) and stays within the float32 bound ' +
+  'beyond, on both sides of the threshold', () => {
   // [M, K, N]: just under / at / over the threshold, M = 3 (never GEMM), tails in every dimension, K > 768 (K blocks)
   for (const [M, K, N] of [[4, 255, 257], [4, 256, 256], [3, 1000, 100], [5, 300, 177], [9, 64, 513], [13, 768, 33], [6, 769, 70], [5, 1500, 41]]) {
     const A = randArray(M * K); const B = randArray(K * N);
@@ -162,7 +165,8 @@ test('large products go to the packed GEMM (M >= 4 and M*K*N >= 2^18): matmul_fo
   }
 });
 
-test('ffn_forward and gated_ffn_forward on the packed GEMM (large shapes, biases, every activation) vs their references', () => {
+test('ffn_forward and gated_ffn_forward on the packed GEMM (large shapes, biases, every ' +
+  'activation) vs their references', () => {
   for (let act = 0; act < ACTS.length; act++) {
     const [T, d, F] = act % 2 ? [5, 130, 700] : [8, 67, 520];
     const X = randArray(T * d, -2, 2); const W1 = randArray(d * F, -0.2, 0.2); const W2 = randArray(F * d, -0.2, 0.2);

@@ -1,4 +1,5 @@
-// Resident layers in headless Chromium: createLinear/createFfn/createGatedFfn from the served package, results checked in Node against tests/ref.js.
+// Resident layers in headless Chromium: createLinear/createFfn/createGatedFfn from the served package, results checked
+// in Node against tests/ref.js.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { servedBrowser } from './helpers/served-browser.js';
@@ -8,7 +9,8 @@ import { rng, randTensor } from './helpers/numeric.js';
 const served = servedBrowser();
 const { skip } = served;
 
-test('browser: resident layers match the float64 reference; dispose and errors behave as in Node', { skip: skip || false }, async () => {
+test('browser: resident layers match the float64 reference; dispose ' +
+  'and errors behave as in Node', { skip: skip || false }, async () => {
   const r = rng(41);
   const T = 70, d = 12, dff = 40;
   const plain = (shape, lo, hi) => ({ data: Array.from(randTensor(r, shape, lo, hi).data), shape });

@@ -1,4 +1,5 @@
-// Resident layers through 'ffn-lab' (createLinear, createFfn, createGatedFfn): float64 references, shapes, errors, dispose and heap hygiene.
+// Resident layers through 'ffn-lab' (createLinear, createFfn, createGatedFfn): float64 references, shapes, errors,
+// dispose and heap hygiene.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import * as ffn from 'ffn-lab';
@@ -153,7 +154,8 @@ test('bad specs and inputs throw clear errors naming the function, argument and 
   }
 });
 
-test('forward(X, { out }) writes the same bits into the given array (reused, in place over X for square layers); a bad out is refused and the layer stays usable', () => {
+test('forward(X, { out }) writes the same bits into the given array (reused, in place over X for square layers); a ' +
+  'bad out is refused and the layer stays usable', () => {
   const r = rng(77);
   const W = randTensor(r, [24, 40]); const b = randTensor(r, [40]);
   const W1 = randTensor(r, [24, 64]); const W2 = randTensor(r, [64, 24]);

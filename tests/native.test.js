@@ -1,4 +1,5 @@
-// Builds the C kernels natively with ASan/UBSan (the portable SIMD path of src/simd.h) and runs the drivers tests/native/test_kernels.c and test_gemm.c.
+// Builds the C kernels natively with ASan/UBSan (the portable SIMD path of src/simd.h) and runs the drivers
+// tests/native/test_kernels.c and test_gemm.c.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';

@@ -1,4 +1,5 @@
-// The package as a site uses it: npm pack of a copy (prepack builds the wasm afresh), install the tarball offline into a temp project, import 'ffn-lab' and 'ffn-lab/sandbox' by name.
+// The package as a site uses it: npm pack of a copy (prepack builds the wasm afresh), install the tarball offline into
+// a temp project, import 'ffn-lab' and 'ffn-lab/sandbox' by name.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -22,7 +23,8 @@ function run(cmd, args, cwd) {
   });
 }
 
-test('npm pack -> offline install -> import ffn-lab by name -> forward pass matches the float64 reference', async () => {
+test('npm pack -> offline install -> import ffn-lab by name -> forward pass ' +
+  'matches the float64 reference', async () => {
   // Pack from a copy of the package, so prepack's build never rewrites files other processes may be reading.
   const src = join(work, 'src-pkg');
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));

@@ -1,4 +1,5 @@
-// Node tests of the components' models (pure functions over the kernels) against float64 references and the section's known figures.
+// Node tests of the components' models (pure functions over the kernels) against float64 references and the section's
+// known figures.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import * as ffn from 'ffn-lab';

@@ -1,4 +1,6 @@
-// The first Run is prepared before it is needed, in Chromium: on the exercise embed page and the course page, when an exercise comes near the viewport, without a main-thread task over 50 ms; every run then gets a fresh worker of its own.
+// The first Run is prepared before it is needed, in Chromium: on the exercise embed page and the course page, when an
+// exercise comes near the viewport, without a main-thread task over 50 ms; every run then gets a fresh worker of its
+// own.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { servedBrowser } from './helpers/served-browser.js';
@@ -38,7 +40,8 @@ async function until(what, cond, ms = 15000) {
   throw new Error(`timed out waiting for ${what}`);
 }
 
-test('browser: an exercise in view is prepared after its kernels are ready (frame and next run\'s worker), and no main-thread task of the preparation reaches 50 ms', { skip: skip || false, timeout: 120_000 }, async () => {
+test('browser: an exercise in view is prepared after its kernels are ready (frame and next run\'s worker), and no ' +
+  'main-thread task of the preparation reaches 50 ms', { skip: skip || false, timeout: 120_000 }, async () => {
   // A block of the preparation would show in every load; load on the shared machine may show in one. Three
   // loads, and the test fails only when every one of them saw a long task.
   const seen = [];
@@ -62,7 +65,8 @@ test('browser: an exercise in view is prepared after its kernels are ready (fram
   assert.fail(`long tasks during the preparation in each of 3 loads: ${JSON.stringify(seen)}`);
 });
 
-test('browser: the course page prepares nothing while its exercises are far below the fold, and prepares once one comes near', { skip: skip || false, timeout: 60_000 }, async () => {
+test('browser: the course page prepares nothing while its exercises are far below the fold, and ' +
+  'prepares once one comes near', { skip: skip || false, timeout: 60_000 }, async () => {
   const p = await open('web/');
   try {
     await p.page.waitForFunction(() => window.__t.ready.length === 9);
@@ -76,7 +80,8 @@ test('browser: the course page prepares nothing while its exercises are far belo
   }
 });
 
-test('browser: every Run of the element gets a fresh worker: what one run leaves in its worker, the next never finds', { skip: skip || false, timeout: 60_000 }, async () => {
+test('browser: every Run of the element gets a fresh worker: what one run leaves in its ' +
+  'worker, the next never finds', { skip: skip || false, timeout: 60_000 }, async () => {
   const p = await open('web/embed/exercise.html?exercise=gelu');
   try {
     await p.page.waitForFunction(() => window.__t.ready.length === 1);

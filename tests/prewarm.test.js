@@ -1,4 +1,5 @@
-// The next run's worker is started before it is needed (web/sandbox/runner.js): every worker serves exactly one run, nothing a run leaves in its worker reaches another run, and a prepared worker never keeps Node running.
+// The next run's worker is started before it is needed (web/sandbox/runner.js): every worker serves exactly one run,
+// nothing a run leaves in its worker reaches another run, and a prepared worker never keeps Node running.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -19,7 +20,8 @@ async function witnessRun() {
   return { ...JSON.parse(r.logs[0].text), askedAt };
 }
 
-test('runs one after another: each is served by a worker started before it was asked for, one run per worker', async () => {
+test('runs one after another: each is served by a worker started before it was ' +
+  'asked for, one run per worker', async () => {
   const seen = [];
   for (let i = 0; i < 12; i++) {
     seen.push(await witnessRun());
@@ -42,7 +44,8 @@ test('runs at the same time each get a worker of their own', async () => {
   assert.ok(seen.every((s) => s.runs === 1 && !s.marked));
 });
 
-test('learner code never finds what an earlier run left in its worker (globals, prototypes), in a row or at once', async () => {
+test('learner code never finds what an earlier run left in its worker (globals, ' +
+  'prototypes), in a row or at once', async () => {
   // each run marks its worker's global object and Array.prototype, and says whether it found a mark
   const source = `const found = [globalThis.__mark, Array.prototype.__mark].filter((m) => m !== undefined).length;
 globalThis.__mark = 1;

@@ -1,4 +1,5 @@
-// ffn-relaxed.wasm in Node: the kernel and API test files run again in a Node with relaxed SIMD, where ready() picks that build and the raw-export tests load it (FFN_LAB_TEST_WASM=relaxed).
+// ffn-relaxed.wasm in Node: the kernel and API test files run again in a Node with relaxed SIMD, where ready() picks
+// that build and the raw-export tests load it (FFN_LAB_TEST_WASM=relaxed).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -43,7 +44,8 @@ test('the kernel and API tests pass on ffn-relaxed.wasm (in a Node running relax
   assert.ok(count('pass') >= 80, `only ${count('pass')} tests ran`);
 });
 
-test('in that Node, ready() loads ffn-relaxed.wasm, whose layer results agree with ffn.wasm within float32 rounding', { skip }, async () => {
+test('in that Node, ready() loads ffn-relaxed.wasm, whose layer results agree with ' +
+  'ffn.wasm within float32 rounding', { skip }, async () => {
   const code = `
     import * as ffn from 'ffn-lab';
     await ffn.ready({ relaxed: process.argv.at(-1) === 'relaxed' });
@@ -66,7 +68,8 @@ test('in that Node, ready() loads ffn-relaxed.wasm, whose layer results agree wi
   }
 });
 
-test('fma32 (the fused reference of the bit-level GEMM checks) rounds a*b + c once: against exact BigInt arithmetic, ties included', () => {
+test('fma32 (the fused reference of the bit-level GEMM checks) rounds a*b + c once: against exact BigInt ' +
+  'arithmetic, ties included', () => {
   // exact value of a double as a BigInt times 2^-400 (every float32 product and sum here fits)
   const SH = 400n;
   const dv = new DataView(new ArrayBuffer(8));
@@ -151,7 +154,8 @@ test('ffn-relaxed.wasm carries relaxed_madd in its code (so its GEMM can fuse) a
   assert.equal(relaxedMadds(plain), 0);
 });
 
-test('both builds compute the same activations and derivatives, bit for bit, on a spread of float32 bit patterns', { skip }, async () => {
+test('both builds compute the same activations and derivatives, bit for bit, on a ' +
+  'spread of float32 bit patterns', { skip }, async () => {
   const harness = JSON.stringify(new URL('./helpers/wasm-under-test.js', import.meta.url).href);
   const code = `
     import { instantiateRaw } from ${harness};

@@ -1,4 +1,5 @@
-// The exercise sandbox in headless Chromium: type, run, pass; diagnosis; a stopped infinite loop with a live page; progress across reloads; located errors; no network.
+// The exercise sandbox in headless Chromium: type, run, pass; diagnosis; a stopped infinite loop with a live page;
+// progress across reloads; located errors; no network.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { servedBrowser } from './helpers/served-browser.js';
@@ -30,7 +31,8 @@ async function typeAndRun(id, source) {
   await page.keyboard.press('Control+Enter');
 }
 
-test('browser: type a correct solution, run with Ctrl+Enter, every test passes and ffn-exercise-passed fires', { skip: skip || false }, async () => {
+test('browser: type a correct solution, run with Ctrl+Enter, every test passes and ' +
+  'ffn-exercise-passed fires', { skip: skip || false }, async () => {
   await typeAndRun('ex-gelu', solution('gelu'));
   await page
     .waitForFunction(() => /All \d+ tests passed/.test(document.querySelector('#ex-gelu').shadowRoot.querySelector('.summary')?.textContent || ''), null, { timeout: 15000 })
@@ -40,7 +42,8 @@ test('browser: type a correct solution, run with Ctrl+Enter, every test passes a
   assert.equal(await page.locator('#ex-gelu .badge').textContent(), 'Passed');
   const events = await page.evaluate(() => window.__events);
   assert.ok(events.some((e) => e.type === 'ffn-exercise-passed' && e.exercise === 'gelu' && e.passed === true));
-  // the summary is announced in a polite live region (the per-test list is not read out); the editor is a labelled textarea
+  // the summary is announced in a polite live region (the per-test list is not read out); the editor is a labelled
+  // textarea
   assert.equal(await page.locator('#ex-gelu .announce').getAttribute('aria-live'), 'polite');
   assert.match(await page.locator('#ex-gelu .announce').textContent(), /All 18 tests passed/);
   assert.match(await code('ex-gelu').getAttribute('aria-label'), /gelu and geluTanh/);
@@ -57,7 +60,8 @@ test('browser: a wrong solution shows the diagnosis', { skip: skip || false }, a
   assert.match(await page.locator('#ex-gelu li.fail .detail').first().textContent(), /first mismatch at \[\d+\]: got .*, expected/);
 });
 
-test('browser: an infinite loop is stopped at the timeout and the page stays responsive', { skip: skip || false }, async () => {
+test('browser: an infinite loop is stopped at the timeout and ' +
+  'the page stays responsive', { skip: skip || false }, async () => {
   const before = Number(await page.locator('#ticks').textContent());
   const t0 = Date.now();
   await typeAndRun('ex-gelu', 'function gelu(x) {\n  while (true) {}\n}\nfunction geluTanh(x) { return x }\n');
@@ -100,7 +104,8 @@ test('browser: progress (code and passed status) survives a reload', { skip: ski
   assert.match(await page.locator('#ex-gelu [part~="passed-before"]').textContent(), /^You passed this exercise on /);
 });
 
-test('browser: hints are progressive; the solution needs a confirmation before a pass', { skip: skip || false }, async () => {
+test('browser: hints are progressive; the solution needs a ' +
+  'confirmation before a pass', { skip: skip || false }, async () => {
   const hintBtn = page.locator('#ex-ffn button[part~="hint-button"]');
   assert.equal(await hintBtn.textContent(), 'Hint (1 of 3)');
   await hintBtn.click();
@@ -146,7 +151,8 @@ test('browser: hints are progressive; the solution needs a confirmation before a
   assert.ok(saved.gelu.passedAt, 'the other exercise keeps its progress');
 });
 
-test('browser: learner code cannot post to the page; forged "passed" messages change nothing', { skip: skip || false }, async () => {
+test('browser: learner code cannot post to the page; forged ' +
+  '"passed" messages change nothing', { skip: skip || false }, async () => {
   const src = `function gelu(x) {
   const tries = [];
   for (const f of [() => postMessage({ type: 'done', compileError: null }), () => self.postMessage({ type: 'result', index: 0 }),
@@ -163,7 +169,9 @@ function geluTanh(x) { return gelu(x) }`;
   assert.equal(r.tests[1].status, 'fail', r.tests[1].message); // reached the return: every post was refused
 });
 
-test('browser: messages from outside the run\'s own channel change nothing: fake results posted to the page, and a second init or fake start/stop posted to the sandbox frame\'s window, are ignored', { skip: skip || false }, async () => {
+test('browser: messages from outside the run\'s own channel ' +
+  'change nothing: fake results posted to the page, and a second init or fake start/stop posted to the sandbox ' +
+  'frame\'s window, are ignored', { skip: skip || false }, async () => {
   const out = await page.evaluate(async (sol) => {
     const { gradeExercise } = await import('/web/sandbox/index.js');
     await gradeExercise('gelu', sol); // the frame exists
@@ -194,7 +202,8 @@ test('browser: messages from outside the run\'s own channel change nothing: fake
   assert.equal(out.frames, 1);
 });
 
-test('browser: errors carry learner line and column (runtime and syntax), and mountExercise works', { skip: skip || false }, async () => {
+test('browser: errors carry learner line and column (runtime and ' +
+  'syntax), and mountExercise works', { skip: skip || false }, async () => {
   const r = await page.evaluate(() => window.__grade('gelu', 'function gelu(x) {\n  const a = 1;\n  return map(x, z => z *);\n}\n'));
   assert.equal(r.error.name, 'SyntaxError');
   assert.equal(r.error.line, 3);
@@ -209,7 +218,8 @@ test('browser: errors carry learner line and column (runtime and syntax), and mo
   assert.equal(mounted, true);
 });
 
-test('browser: network and code loading are refused inside the worker and no request leaves', { skip: skip || false }, async () => {
+test('browser: network and code loading are refused inside the ' +
+  'worker and no request leaves', { skip: skip || false }, async () => {
   const marker = 'http://127.0.0.1:9/ffn-lab-sandbox-probe';
   const attempts = [
     `fetch("${marker}/fetch")`,
@@ -248,7 +258,8 @@ test('browser: network and code loading are refused inside the worker and no req
   assert.deepEqual(pageErrors, []);
 });
 
-test('browser: grading works under a strict CSP (page: no unsafe-eval, frame-src \'self\', worker-src \'none\'; sandbox frame: its own no-network CSP)', { skip: skip || false }, async () => {
+test('browser: grading works under a strict CSP (page: no unsafe-eval, frame-src \'self\', worker-src \'none\'; ' +
+  'sandbox frame: its own no-network CSP)', { skip: skip || false }, async () => {
   const p = await served.newPage();
   const violations = [];
   p.on('console', (m) => {
@@ -281,7 +292,8 @@ test('browser: grading works under a strict CSP (page: no unsafe-eval, frame-src
   await p.close();
 });
 
-test('browser: concurrent runs of several exercises share one sandbox frame without harming each other: a timeout or an abort stops only its own run, and the frame is reused', { skip: skip || false }, async () => {
+test('browser: concurrent runs of several exercises share one sandbox frame without harming each other: a timeout or ' +
+  'an abort stops only its own run, and the frame is reused', { skip: skip || false }, async () => {
   const out = await page.evaluate(async (sol) => {
     const { gradeExercise } = await import('/web/sandbox/index.js');
     const frames = () => document.querySelectorAll('iframe[sandbox="allow-scripts"]').length;
@@ -313,7 +325,8 @@ test('browser: concurrent runs of several exercises share one sandbox frame with
   assert.deepEqual([out.before, out.during, out.frames], [1, 1, 1], 'one frame, kept across a timeout and an abort');
 });
 
-test('browser: <ffn-exercise> mounts, is styled and grades under style-src \'self\' (no unsafe-inline), with no CSP violation', { skip: skip || false }, async () => {
+test('browser: <ffn-exercise> mounts, is styled and grades under style-src \'self\' (no ' +
+  'unsafe-inline), with no CSP violation', { skip: skip || false }, async () => {
   const p = await served.newPage();
   const consoleCsp = [];
   p.on('console', (m) => {
@@ -356,7 +369,8 @@ test('browser: <ffn-exercise> mounts, is styled and grades under style-src \'sel
   await p.close();
 });
 
-test('browser: default colours meet WCAG contrast (4.5:1 text) in light and dark', { skip: skip || false }, async () => {
+test('browser: default colours meet WCAG contrast ' +
+  '(4.5:1 text) in light and dark', { skip: skip || false }, async () => {
   const p = await served.newPage();
   const lum = ([r, g, b]) => {
     const c = [r, g, b].map((v) => {

@@ -1,4 +1,5 @@
-// Learner-style sources for every known-wrong variant in the sandbox catalog, written by mutating the reference solutions (test data, not a test file).
+// Learner-style sources for every known-wrong variant in the sandbox catalog, written by mutating the reference
+// solutions (test data, not a test file).
 import { exercises } from 'ffn-lab/sandbox';
 
 const solution = (id) => exercises.find((e) => e.id === id).solution;

@@ -1,4 +1,5 @@
-// Node tests of the exercise sandbox: reference solutions pass, every known-wrong variant is diagnosed as itself, learner code is contained and located.
+// Node tests of the exercise sandbox: reference solutions pass, every known-wrong variant is diagnosed as itself,
+// learner code is contained and located.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
@@ -184,7 +185,8 @@ test('network, code-loading and page APIs are unavailable inside the worker', as
   assert.match(imp.error.message, /import is not available/);
 });
 
-test('import: the word is allowed in // and /* */ comments and in quoted strings, refused as code with its line and column', async () => {
+test('import: the word is allowed in // and /* */ comments and in quoted strings, refused as ' +
+  'code with its line and column', async () => {
   const sol = byId('gelu').solution;
   const allowed = [
     `// import numpy as np\n${sol}`,
@@ -306,7 +308,8 @@ test('an oversized source is refused before it reaches a worker', async () => {
   assert.ok(r.tests.every((t) => t.status === 'not-run'));
 });
 
-test('the sandbox frame: one inline script and nothing else that runs or loads; its CSP allows inline script, eval and blob: workers, and no network; web/serve.js sends the same policy plus sandbox', async () => {
+test('the sandbox frame: one inline script and nothing else that runs or loads; its CSP allows inline script, eval ' +
+  'and blob: workers, and no network; web/serve.js sends the same policy plus sandbox', async () => {
   const html = readFileSync(new URL('../web/sandbox/frame.html', import.meta.url), 'utf8');
   const scripts = [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => m[1]);
   assert.equal(scripts.length, 1, 'one inline script');

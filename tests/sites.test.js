@@ -1,4 +1,6 @@
-// Course sites as authors build them (tests/sites/): one npm-packed tarball installed into each, built by Vite (dev and build), webpack 5, esbuild and Rollup, or served as plain HTML, from another origin (CDN-style), in LMS iframes and under the README's strict CSP (Vite and webpack builds); each driven in headless Chromium.
+// Course sites as authors build them (tests/sites/): one npm-packed tarball installed into each, built by Vite (dev and
+// build), webpack 5, esbuild and Rollup, or served as plain HTML, from another origin (CDN-style), in LMS iframes and
+// under the README's strict CSP (Vite and webpack builds); each driven in headless Chromium.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { exercises } from 'ffn-lab/sandbox';

@@ -1,4 +1,5 @@
-// The TypeScript declarations of every entry point, resolved through package.json exports, type-check consumers (strict).
+// The TypeScript declarations of every entry point, resolved through package.json exports, type-check consumers
+// (strict).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -8,7 +9,8 @@ import { fileURLToPath } from 'node:url';
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 const project = fileURLToPath(new URL('./types/tsconfig.json', import.meta.url));
 
-test('the .d.ts of ffn-lab, ffn-lab/url, ffn-lab/components and ffn-lab/sandbox type-check their consumers (strict)', () => {
+test('the .d.ts of ffn-lab, ffn-lab/url, ffn-lab/components and ffn-lab/sandbox ' +
+  'type-check their consumers (strict)', () => {
   let out = '';
   try {
     out = execFileSync(process.execPath, [tsc, '-p', project], { encoding: 'utf8' });
@@ -18,7 +20,8 @@ test('the .d.ts of ffn-lab, ffn-lab/url, ffn-lab/components and ffn-lab/sandbox 
   assert.equal(out.trim(), '');
 });
 
-test('every runtime export of every entry point (and of the component model namespaces) is declared in its .d.ts, and nothing declared is missing at run time (namespace members both ways)', async () => {
+test('every runtime export of every entry point (and of the component model namespaces) is declared in its ' +
+  '.d.ts, and nothing declared is missing at run time (namespace members both ways)', async () => {
   const require = createRequire(import.meta.url);
   const ts = require('typescript');
   const entries = ['ffn-lab', 'ffn-lab/url', 'ffn-lab/components', 'ffn-lab/sandbox'];

@@ -1,4 +1,5 @@
-// ffn-lab public API (the `ffn-lab/url` entry: ready() loads ffn.wasm by URL); web/index.js re-exports it with inlined bytes.
+// ffn-lab public API (the `ffn-lab/url` entry: ready() loads ffn.wasm by URL); web/index.js re-exports it with inlined
+// bytes.
 import { ready as loadRuntime, wasm } from './runtime.js';
 import { withHeap, mapChunks, outOption, heapStats as runtimeHeapStats } from './heap.js';
 import {
@@ -117,7 +118,10 @@ export const silu = (x, opts) => elementwise('silu', x, ACT_CODES.silu, false, o
 export const gelu = (x, opts) => elementwise('gelu', x, ACT_CODES.gelu, false, opts);
 /** Tanh-approximated GELU elementwise. @param {object} [opts] { out: Float32Array } to write into. */
 export const geluTanh = (x, opts) => elementwise('geluTanh', x, ACT_CODES.gelu_tanh, false, opts);
-/** Sigmoid-approximated GELU x * sigmoid(1.702 x) elementwise. @param {object} [opts] { out: Float32Array } to write into. */
+/**
+ * Sigmoid-approximated GELU x * sigmoid(1.702 x) elementwise. @param {object} [opts] { out: Float32Array } to write
+ * into.
+ */
 export const geluSigmoid = (x, opts) => elementwise('geluSigmoid', x, ACT_CODES.gelu_sigmoid, false, opts);
 
 /** phi'(x) elementwise for the named activation. @param {object} [opts] { out: Float32Array } to write into. */

@@ -1,4 +1,5 @@
-// ffn-lab default entry: the public API of ./ffn.js, with ready() loading wasm bytes inlined in ./ffn-wasm-inline.js (or ./ffn-relaxed-wasm-inline.js).
+// ffn-lab default entry: the public API of ./ffn.js, with ready() loading wasm bytes inlined in ./ffn-wasm-inline.js
+// (or ./ffn-relaxed-wasm-inline.js).
 import { ready as loadRuntime, base64ToBytes } from './runtime.js';
 
 export * from './ffn.js';

@@ -1,4 +1,5 @@
-// Resident FFN layers: weights packed once into wasm memory, forward(X) on the packed SIMD GEMM with fused epilogues, dispose() to free.
+// Resident FFN layers: weights packed once into wasm memory, forward(X) on the packed SIMD GEMM with fused epilogues,
+// dispose() to free.
 import { wasm } from './runtime.js';
 import { statusError, heapAlloc, outOption } from './heap.js';
 import { parseTensor, fmtShape, describe, actCode, matrix, vector } from './args.js';
@@ -29,7 +30,9 @@ function bias(fn, name, v, n, why) {
   return t;
 }
 
-/** Blocks the GEMM streams are 64-byte aligned (malloc only guarantees 8): no f32x4 load or store splits a cache line. */
+/**
+ * Blocks the GEMM streams are 64-byte aligned (malloc only guarantees 8): no f32x4 load or store splits a cache line.
+ */
 const ALIGN = 64;
 
 /**

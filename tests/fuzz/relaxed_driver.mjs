@@ -1,4 +1,5 @@
-// Replays fuzz inputs through fuzz_kernels.c inside the relaxed-SIMD build (linked as a reactor by run.sh), the code path browsers with relaxed SIMD run.
+// Replays fuzz inputs through fuzz_kernels.c inside the relaxed-SIMD build (linked as a reactor by run.sh), the code
+// path browsers with relaxed SIMD run.
 //   node --experimental-wasm-relaxed-simd relaxed_driver.mjs MODULE.wasm CORPUS_B64 COUNT SEED
 // As wasm_driver.c: every input of CORPUS_B64 (one base64 input per line, '#' comments), then COUNT random
 // inputs (1..256 bytes) from SEED. A failed check traps (abort); the input is then printed in base64 and the

@@ -1,4 +1,5 @@
-// How a child Node runs relaxed SIMD: no flag from Node 21 on (where the flag is gone), --experimental-wasm-relaxed-simd on Node 20.
+// How a child Node runs relaxed SIMD: no flag from Node 21 on (where the flag is gone),
+// --experimental-wasm-relaxed-simd on Node 20.
 import { spawnSync } from 'node:child_process';
 
 // runtime.js's own feature test, run in a child with the given node flags

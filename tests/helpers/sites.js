@@ -1,4 +1,5 @@
-// Test helper: the course sites of tests/sites/, each installed from one npm-packed tarball as a site would, built by its real tool (Vite, webpack, esbuild, Rollup), served, and driven in headless Chromium.
+// Test helper: the course sites of tests/sites/, each installed from one npm-packed tarball as a site would, built by
+// its real tool (Vite, webpack, esbuild, Rollup), served, and driven in headless Chromium.
 import { execFile } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';

@@ -6,7 +6,9 @@ export function onPath(cmd) {
   return spawnSync('sh', ['-c', 'command -v "$1"', 'sh', cmd], { stdio: 'ignore' }).status === 0;
 }
 
-/** null when ok; else a skip reason ('skipped: why'), or, with CI set, an Error (what the tests need is required there). */
+/**
+ * null when ok; else a skip reason ('skipped: why'), or, with CI set, an Error (what the tests need is required there).
+ */
 export function skipUnless(ok, why, what) {
   if (ok) return null;
   if (process.env.CI) throw new Error(`${what} required in CI but ${why}`);

@@ -1,4 +1,5 @@
-// Soak: N mixed ffn-lab calls (default 1,000,000; tiny to medium shapes, failing calls, resident layers created and disposed), then the wasm and JS heap bounds.
+// Soak: N mixed ffn-lab calls (default 1,000,000; tiny to medium shapes, failing calls, resident layers created and
+// disposed), then the wasm and JS heap bounds.
 //
 //   node --expose-gc tests/soak/soak.js [--calls N] [--json]
 //

@@ -1,4 +1,5 @@
-// Model of <ffn-activation-plot>: samples the section's activations, their derivatives and the GELU approximation errors with the wasm kernels.
+// Model of <ffn-activation-plot>: samples the section's activations, their derivatives and the GELU approximation
+// errors with the wasm kernels.
 import { quote, checkLength, parseNumber } from './parse.js';
 import { localizedError as fail } from '../i18n/index.js';
 
@@ -99,7 +100,9 @@ export function sample(ffn, xs) {
   return out;
 }
 
-/** Absolute errors |t - exact| and |s - exact| (float32) of the tanh and sigmoid GELU values t, s against exact ones. */
+/**
+ * Absolute errors |t - exact| and |s - exact| (float32) of the tanh and sigmoid GELU values t, s against exact ones.
+ */
 export function geluErrorsOf(exact, t, s) {
   const tanh = new Float32Array(exact.length), sigmoid = new Float32Array(exact.length);
   for (let i = 0; i < exact.length; i++) { tanh[i] = Math.abs(t[i] - exact[i]); sigmoid[i] = Math.abs(s[i] - exact[i]); }

@@ -1,4 +1,5 @@
-// <ffn-activation-plot>: the section's activations, their derivatives and the GELU approximation errors, with a readout (view only; math in activation-model.js).
+// <ffn-activation-plot>: the section's activations, their derivatives and the GELU approximation errors, with a readout
+// (view only; math in activation-model.js).
 import * as ffn from '../index.js'; // the wasm bytes inlined: nothing for a bundler or server to place
 import { FfnElement, define, htmlEl as h, svgEl } from '../element-base.js';
 import { componentCss, rafThrottle, trailingThrottle, fmt, setProblem } from './styles.js';

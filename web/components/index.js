@@ -1,4 +1,5 @@
-// ffn-lab/components: registers <ffn-memory-widget>, <ffn-activation-plot> and <ffn-param-calculator>, and exports their models.
+// ffn-lab/components: registers <ffn-memory-widget>, <ffn-activation-plot> and <ffn-param-calculator>, and exports
+// their models.
 export { FfnMemoryWidget } from './memory-widget.js';
 export { FfnActivationPlot } from './activation-plot.js';
 export { FfnParamCalculator } from './param-calculator.js';

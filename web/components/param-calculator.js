@@ -1,4 +1,5 @@
-// <ffn-param-calculator>: count an FFN against the attention projections of its block, dense or mixture-of-experts (view only; math in param-model.js).
+// <ffn-param-calculator>: count an FFN against the attention projections of its block, dense or mixture-of-experts
+// (view only; math in param-model.js).
 import * as ffn from '../index.js'; // the wasm bytes inlined: nothing for a bundler or server to place
 import { FfnElement, define, htmlEl as h } from '../element-base.js';
 import { componentCss, rafThrottle, trailingThrottle, setProblem } from './styles.js';

@@ -1,4 +1,5 @@
-// Model of <ffn-param-calculator>: FFN and attention parameter and FLOP counts of one Transformer block (FFN counts from the wasm kernels).
+// Model of <ffn-param-calculator>: FFN and attention parameter and FLOP counts of one Transformer block (FFN counts
+// from the wasm kernels).
 import { quote, checkLength, toNumber, toInteger } from './parse.js';
 import { localizedError as fail, msg } from '../i18n/index.js';
 

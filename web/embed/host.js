@@ -1,4 +1,5 @@
-// For a page that shows ffn-lab's embed pages in iframes (an LMS page): one <script src=".../embed/host.js"></script> sizes each such iframe to the height its page reports.
+// For a page that shows ffn-lab's embed pages in iframes (an LMS page): one <script src=".../embed/host.js"></script>
+// sizes each such iframe to the height its page reports.
 (() => {
   if (window.ffnLabEmbedHost) return; // loaded twice: one listener is enough
   window.ffnLabEmbedHost = true;

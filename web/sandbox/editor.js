@@ -1,4 +1,5 @@
-// A small <textarea> code editor: monospace, line numbers, Tab/Shift+Tab indent, auto-indent, Ctrl/Cmd+Enter runs, Escape then Tab leaves.
+// A small <textarea> code editor: monospace, line numbers, Tab/Shift+Tab indent, auto-indent, Ctrl/Cmd+Enter runs,
+// Escape then Tab leaves.
 
 const INDENT = '  ';
 const FALLBACK_ROWS = 60; // gutter rows drawn before the editor is laid out (a ResizeObserver redraws it then)

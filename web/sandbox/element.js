@@ -1,4 +1,5 @@
-// The <ffn-exercise> element class (no registration here): prompt, editor, run/hints/solution, announced results, saved progress.
+// The <ffn-exercise> element class (no registration here): prompt, editor, run/hints/solution, announced results, saved
+// progress.
 import { DEFAULT_TIMEOUT_MS } from './report-bounds.js';
 import { getExercise, onExerciseDefined, definedExerciseIds, exerciseText } from './exercises/index.js';
 import { renderPromptHtml } from './prompt-html.js';

@@ -1,4 +1,5 @@
-// Side-effect module: registers the <ffn-exercise> custom element (a no-op outside browsers); importing ffn-lab/sandbox does the same.
+// Side-effect module: registers the <ffn-exercise> custom element (a no-op outside browsers); importing ffn-lab/sandbox
+// does the same.
 import { defineFfnExercise } from './element.js';
 
 defineFfnExercise();

@@ -1,4 +1,6 @@
-// Page side of the browser sandbox: one hidden <iframe sandbox="allow-scripts"> (its own process in Chromium), inline or from a file, shared by the page's runs, each run a fresh worker in it on a private MessageChannel; a dead or silent frame is removed and reported.
+// Page side of the browser sandbox: one hidden <iframe sandbox="allow-scripts"> (its own process in Chromium), inline
+// or from a file, shared by the page's runs, each run a fresh worker in it on a private MessageChannel; a dead or
+// silent frame is removed and reported.
 
 /*
  * page --control port--> frame   { type: 'start', id } + a run port | { type: 'stop', id } | { type: 'ping', seq }

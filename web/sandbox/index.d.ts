@@ -30,7 +30,10 @@ export interface TestResult {
   status: 'pass' | 'fail' | 'error' | 'refused' | 'timeout' | 'not-run';
   /** Largest |got - expected| over the output (Infinity when NaN/Inf disagree). */
   maxError?: number;
-  /** First element outside the tolerance: multi-index, flat index, values; key names the output field for object results. */
+  /**
+   * First element outside the tolerance: multi-index, flat index, values; key names the output field for object
+   * results.
+   */
   mismatch?: { key: string | null; index: number[]; flatIndex: number; got: number; expected: number };
   /** A shape or type problem, e.g. "returned shape [3,8], expected [2,3,8]". */
   problem?: string;

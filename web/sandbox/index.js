@@ -1,4 +1,5 @@
-// ffn-lab/sandbox: registers <ffn-exercise> (in browsers); headless grading, the exercise catalog and format, progress storage, mountExercise.
+// ffn-lab/sandbox: registers <ffn-exercise> (in browsers); headless grading, the exercise catalog and format, progress
+// storage, mountExercise.
 import { getExercise } from './exercises/index.js';
 import { createProgressStore, memoryStorage, DEFAULT_STORAGE_KEY } from './storage.js';
 import { defineFfnExercise } from './element.js';

@@ -1,4 +1,5 @@
-// When <ffn-exercise> prepares the first Run: once an exercise is near the viewport or the learner points at or focuses it, after its kernels are ready, in idle time.
+// When <ffn-exercise> prepares the first Run: once an exercise is near the viewport or the learner points at or focuses
+// it, after its kernels are ready, in idle time.
 
 // Near: within this margin of the viewport (about a screen of scrolling on a phone, less on a laptop).
 const NEAR = '400px 0px';

@@ -36,7 +36,8 @@ const JSON_ESCAPED = /["\\\n\r\t]/g;
 
 /**
  * A string of at most `max` code units, and a final '…' when it was cut (as runner.js cuts what comes in, so a
- * text already cut there at the same cap comes out unchanged); never cut inside a surrogate pair. Control characters other
+ * text already cut there at the same cap comes out unchanged); never cut inside a surrogate pair. Control characters
+ * other
  * than tab and line breaks are shown as their symbols (U+2400...) and lone surrogates as U+FFFD, so that JSON
  * escaping at most doubles the length. Non-strings give '' (numbers and booleans their text).
  */

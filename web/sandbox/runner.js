@@ -1,4 +1,5 @@
-// Runs learner source in a fresh worker with a hard timeout: in browsers a worker inside the sandbox frame (another process in Chromium, see frame-host.js), in Node worker_threads.
+// Runs learner source in a fresh worker with a hard timeout: in browsers a worker inside the sandbox frame (another
+// process in Chromium, see frame-host.js), in Node worker_threads.
 import { startFrameRun, FRAME_DIED } from './frame-host.js';
 import { DEFAULT_TIMEOUT_MS } from './report-bounds.js';
 

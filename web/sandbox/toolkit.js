@@ -1,4 +1,5 @@
-// The small array toolkit learners get in exercise scope: tensors, shape helpers, matmul, map/zip, erf; never an exercise's answer.
+// The small array toolkit learners get in exercise scope: tensors, shape helpers, matmul, map/zip, erf; never an
+// exercise's answer.
 
 /*
  * A tensor is a plain object { data, shape }: `data` a typed array (row-major), `shape` an array of sizes.

@@ -1,4 +1,5 @@
-// The learner-code worker: locks itself down, compiles the learner's source, calls it on the page's inputs and posts back bounded plain outputs (never a verdict).
+// The learner-code worker: locks itself down, compiles the learner's source, calls it on the page's inputs and posts
+// back bounded plain outputs (never a verdict).
 import * as toolkit from './toolkit.js';
 
 /*
