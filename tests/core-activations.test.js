@@ -25,7 +25,8 @@ function sampleInputs() {
   for (let x = -12; x <= 12; x += 1 / 64) xs.push(x);
   const r = rng(7);
   for (let i = 0; i < 2000; i++) xs.push((r() - 0.5) * 40);
-  xs.push(-1e4, -1000, -100, -88, -50, -30, -20, -17, -15, -14, -13.5, -10, -9.5, -7, -5.5, -5, -4, -3, -2.5, -1.278, -0.752);
+  xs.push(-1e4, -1000, -100, -88, -50, -30, -20, -17, -15, -14, -13.5, -10, -9.5, -7, -5.5, -5, -4, -3, -2.5, -1.278,
+    -0.752);
   xs.push(1e4, 1000, 100, 88, 50, 30, 20, 15, 10, 5, 3);
   xs.push(1e-3, -1e-3, 1e-8, -1e-8, 1e-30, -1e-30, 1e-40, -1e-40, 0, -0);
   return Float32Array.from(xs);
@@ -303,10 +304,14 @@ test('activations through the API are bit-identical to one kernel pass over the 
       const got = new Uint32Array(f(x).data.buffer);
       const want = new Uint32Array(whole('act_forward', codes[name], x).buffer);
       assert.equal(got.length, n);
-      for (let i = 0; i < n; i++) if (got[i] !== want[i]) assert.fail(`${name}, n = ${n}: element ${i} differs (x = ${x[i]})`);
+      for (let i = 0; i < n; i++) {
+        if (got[i] !== want[i]) assert.fail(`${name}, n = ${n}: element ${i} differs (x = ${x[i]})`);
+      }
       const gGot = new Uint32Array(ffn.activationGrad(name, x).data.buffer);
       const gWant = new Uint32Array(whole('act_grad', codes[name], x).buffer);
-      for (let i = 0; i < n; i++) if (gGot[i] !== gWant[i]) assert.fail(`activationGrad('${name}'), n = ${n}: element ${i} differs`);
+      for (let i = 0; i < n; i++) {
+        if (gGot[i] !== gWant[i]) assert.fail(`activationGrad('${name}'), n = ${n}: element ${i} differs`);
+      }
     }
   }
   assert.equal(ffn.heapStats().heapInUse, h0);

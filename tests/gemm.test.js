@@ -21,7 +21,8 @@ const rand = (r, n, lo, hi) => randTensor(r, [n], lo, hi).data;
 /** float64 A (M,K) @ B (K,N) + bias and its error scale sum_k |A_ik B_kj| + |bias_j|. */
 function ref64(A, B, bias, M, K, N) {
   const C = ref.addBias(ref.matmul({ data: A, shape: [M, K] }, { data: B, shape: [K, N] }), bias).data;
-  const S = ref.addBias(ref.matmul({ data: A.map(Math.abs), shape: [M, K] }, { data: B.map(Math.abs), shape: [K, N] }), bias && bias.map(Math.abs)).data;
+  const absA = { data: A.map(Math.abs), shape: [M, K] }, absB = { data: B.map(Math.abs), shape: [K, N] };
+  const S = ref.addBias(ref.matmul(absA, absB), bias && bias.map(Math.abs)).data;
   return { C, S };
 }
 
@@ -43,7 +44,8 @@ function assertEqualBits(a, b, msg) {
  */
 function assertInOrderBits(C, R, A, B, C0, M, K, N, msg) {
   if (!RELAXED) return assertEqualBits(C, R, msg);
-  const same = (a, b) => a.length === b.length && a.every((v, i) => Object.is(v, b[i]) || (Number.isNaN(v) && Number.isNaN(b[i])));
+  const same = (a, b) =>
+    a.length === b.length && a.every((v, i) => Object.is(v, b[i]) || (Number.isNaN(v) && Number.isNaN(b[i])));
   if (same(C, R)) return;
   assertEqualBits(C, fusedInOrderMatmul(A, B, M, K, N, C0), `${msg} (neither unfused nor fused in-order sums)`);
 }
@@ -184,7 +186,8 @@ kernelTest('operands and scratch at every 4-byte offset within a cache line give
       // A, the packed B, the bias, C and the scratch each start o floats past a 64-byte line
       const base = ((blk + 63) & -64) + 4 * o;
       const at = (floats) => (floats + 15) & -16;
-      const pA = base, pBp = pA + 4 * at(M * K + 16), pb = pBp + 4 * at(ps + 16), pC = pb + 4 * at(N + 16), pW = pC + 4 * at(M * N + 16);
+      const pA = base, pBp = pA + 4 * at(M * K + 16), pb = pBp + 4 * at(ps + 16), pC = pb + 4 * at(N + 16);
+      const pW = pC + 4 * at(M * N + 16);
       assert.ok(pW + 4 * ws <= blk + 4 * blkFloats, 'test layout fits its block');
       new Float32Array(ex.memory.buffer, pA, M * K).set(A);
       assert.equal(ex.gemm_pack(pBp, pB, K, N), 0);
@@ -240,7 +243,8 @@ kernelTest('gemm_gated_forward computes act(A Wg) * (A Wu) in one pass, equal to
         const pP = h.alloc(ex.gemm_gated_packed_size(K, N));
         assert.equal(ex.gemm_gated_pack(pP, h.put(G), h.put(Uw), K, N), 0);
         const pH = h.alloc(M * N);
-        assert.equal(ex.gemm_gated_forward(pH, h.put(A), pP, M, K, N, ACTS.indexOf(act), h.alloc(ex.gemm_work_size(M, K))), 0);
+        const pA = h.put(A), work = h.alloc(ex.gemm_work_size(M, K));
+        assert.equal(ex.gemm_gated_forward(pH, pA, pP, M, K, N, ACTS.indexOf(act), work), 0);
         const H = h.get(pH, M * N);
         const g = gemm(h, A, G, null, M, K, N, 'identity');
         const u = gemm(h, A, Uw, null, M, K, N, 'identity');
@@ -264,7 +268,9 @@ kernelTest('NaN propagates through its row; +-1e4 inputs give no spurious NaN', 
     for (const act of ACTS) {
       const C = gemm(h, A, B, null, M, K, N, act);
       for (let i = 0; i < M; i++)
-        for (let j = 0; j < N; j++) assert.equal(Number.isNaN(C[i * N + j]), i === 2, `${act} [${i},${j}] = ${C[i * N + j]}`);
+        for (let j = 0; j < N; j++) {
+          assert.equal(Number.isNaN(C[i * N + j]), i === 2, `${act} [${i},${j}] = ${C[i * N + j]}`);
+        }
     }
     const big = new Float32Array(M * K).map((_, i) => (i % 2 ? 1e4 : -1e4));
     const eye = new Float32Array(K * N).map((_, i) => (Math.floor(i / N) === i % N ? 1 : 0));
@@ -304,7 +310,8 @@ kernelTest('ffn_packed_forward and gated_packed_forward match ffn_ref / gated_ff
   for (const [T, d, dff] of [[1, 8, 32], [3, 5, 7], [65, 16, 40], [130, 9, 33], [0, 4, 4]]) {
     const h = heap();
     try {
-      const X = rand(r, T * d), W1 = rand(r, d * dff, -0.5, 0.5), b1 = rand(r, dff), W2 = rand(r, dff * d, -0.5, 0.5), b2 = rand(r, d);
+      const X = rand(r, T * d), W1 = rand(r, d * dff, -0.5, 0.5), b1 = rand(r, dff);
+      const W2 = rand(r, dff * d, -0.5, 0.5), b2 = rand(r, d);
       const Wu = rand(r, d * dff, -0.5, 0.5);
       for (const act of ['gelu_tanh', 'relu', 'silu', 'gelu']) {
         const code = ACTS.indexOf(act);
@@ -312,10 +319,13 @@ kernelTest('ffn_packed_forward and gated_packed_forward match ffn_ref / gated_ff
         ex.gemm_pack(p1, h.put(W1), d, dff);
         ex.gemm_pack(p2, h.put(W2), dff, d);
         const pX = h.put(X), pY = h.alloc(T * d), pR = h.alloc(T * d);
-        assert.equal(ex.ffn_packed_forward(pY, pX, p1, h.put(b1), p2, h.put(b2), T, d, dff, code, h.alloc(ex.ffn_packed_work_size(T, d, dff))), 0);
-        assert.equal(ex.ffn_ref(pR, pX, h.put(W1), h.put(b1), h.put(W2), h.put(b2), T, d, dff, code, h.alloc(T * dff)), 0);
+        const pb1 = h.put(b1), pb2 = h.put(b2), work = h.alloc(ex.ffn_packed_work_size(T, d, dff));
+        assert.equal(ex.ffn_packed_forward(pY, pX, p1, pb1, p2, pb2, T, d, dff, code, work), 0);
+        const [rW1, rb1, rW2, rb2] = [h.put(W1), h.put(b1), h.put(W2), h.put(b2)];
+        assert.equal(ex.ffn_ref(pR, pX, rW1, rb1, rW2, rb2, T, d, dff, code, h.alloc(T * dff)), 0);
         const Y = h.get(pY, T * d), R = h.get(pR, T * d);
-        const want = ref.ffn({ data: X, shape: [T, d] }, { data: W1, shape: [d, dff] }, b1, { data: W2, shape: [dff, d] }, b2, { activation: act }).data;
+        const tX = { data: X, shape: [T, d] }, tW1 = { data: W1, shape: [d, dff] }, tW2 = { data: W2, shape: [dff, d] };
+        const want = ref.ffn(tX, tW1, b1, tW2, b2, { activation: act }).data;
         for (let i = 0; i < T * d; i++) {
           const tol = 1e-5 * (1 + Math.abs(want[i])) * Math.sqrt(dff);
           assert.ok(Math.abs(Y[i] - want[i]) <= tol, `ffn ${act} ${T},${d},${dff} [${i}] ${Y[i]} vs ${want[i]}`);
@@ -323,10 +333,13 @@ kernelTest('ffn_packed_forward and gated_packed_forward match ffn_ref / gated_ff
         }
         const pgu = h.alloc(ex.gemm_gated_packed_size(d, dff));
         ex.gemm_gated_pack(pgu, h.put(W1), h.put(Wu), d, dff);
-        assert.equal(ex.gated_packed_forward(pY, pX, pgu, p2, T, d, dff, code, h.alloc(ex.ffn_packed_work_size(T, d, dff))), 0);
-        assert.equal(ex.gated_ffn_ref(pR, pX, h.put(W1), h.put(Wu), h.put(W2), T, d, dff, code, h.alloc(2 * T * dff)), 0);
+        const gatedWork = h.alloc(ex.ffn_packed_work_size(T, d, dff));
+        assert.equal(ex.gated_packed_forward(pY, pX, pgu, p2, T, d, dff, code, gatedWork), 0);
+        const [gWg, gWu, gWd] = [h.put(W1), h.put(Wu), h.put(W2)];
+        assert.equal(ex.gated_ffn_ref(pR, pX, gWg, gWu, gWd, T, d, dff, code, h.alloc(2 * T * dff)), 0);
         const G = h.get(pY, T * d), GR = h.get(pR, T * d);
-        const gw = ref.gatedFfn({ data: X, shape: [T, d] }, { data: W1, shape: [d, dff] }, { data: Wu, shape: [d, dff] }, { data: W2, shape: [dff, d] }, { activation: act }).data;
+        const tWu = { data: Wu, shape: [d, dff] };
+        const gw = ref.gatedFfn(tX, tW1, tWu, tW2, { activation: act }).data;
         for (let i = 0; i < T * d; i++) {
           const tol = 1e-5 * (1 + Math.abs(gw[i])) * Math.sqrt(dff);
           assert.ok(Math.abs(G[i] - gw[i]) <= tol, `gated ${act} ${T},${d},${dff} [${i}] ${G[i]} vs ${gw[i]}`);
@@ -366,7 +379,8 @@ kernelTest('gemm_ex: transposed operands read in place and accumulation, bit-equ
                 const pR = h.alloc(M * N);
                 ex.matmul_ref(pR, h.put(A), h.put(B), M, K, N);
                 const R = h.get(pR, M * N).map((v, i) => (accumulate ? Math.fround(C0[i] + v) : v));
-                assertInOrderBits(C, R, A, B, accumulate ? C0 : null, M, K, N, `gemm_ex ${M}x${K}x${N} tA=${tA} tB=${tB} acc=${accumulate}`);
+                const what = `gemm_ex ${M}x${K}x${N} tA=${tA} tB=${tB} acc=${accumulate}`;
+                assertInOrderBits(C, R, A, B, accumulate ? C0 : null, M, K, N, what);
               } finally {
                 h.free();
               }
@@ -380,7 +394,8 @@ kernelTest('gemm_ex: transposed operands read in place and accumulation, bit-equ
       const pC = h.put(C0);
       assert.equal(ex.gemm_ex(pC, h.put(tA ? T(A, M, K) : A), tA, h.put(tB ? T(B, K, N) : B), tB, M, K, N, 1), 0);
       const { C: C64, S } = ref64(A, B, null, M, K, N);
-      assertWithin(h.get(pC, M * N).map((v, i) => v - C0[i]), C64, S.map((s, i) => s + 2 * Math.abs(C0[i])), K, `gemm_ex K-blocked ${M}x${K}x${N}`);
+      const got = h.get(pC, M * N).map((v, i) => v - C0[i]);
+      assertWithin(got, C64, S.map((s, i) => s + 2 * Math.abs(C0[i])), K, `gemm_ex K-blocked ${M}x${K}x${N}`);
     } finally {
       h.free();
     }
@@ -393,7 +408,8 @@ kernelTest('swiglu_backward (on gemm_ex): gradients match float64, central finit
   for (const [N, d, dff] of [[1, 4, 8], [3, 5, 7], [9, 16, 33], [130, 12, 20], [0, 3, 4]]) {
     const h = heap();
     try {
-      const X = rand(r, N * d), dY = rand(r, N * d), Wg = rand(r, d * dff), Wu = rand(r, d * dff), Wd = rand(r, dff * d);
+      const X = rand(r, N * d), dY = rand(r, N * d), Wg = rand(r, d * dff), Wu = rand(r, d * dff);
+      const Wd = rand(r, dff * d);
       const p = [h.alloc(N * d), h.alloc(d * dff), h.alloc(d * dff), h.alloc(dff * d)];
       const q = [h.alloc(N * d), h.alloc(d * dff), h.alloc(d * dff), h.alloc(dff * d)];
       const ins = [h.put(dY), h.put(X), h.put(Wg), h.put(Wu), h.put(Wd)];

@@ -10,7 +10,10 @@ import { rng } from './helpers/numeric.js';
 before(() => ffn.ready());
 
 const ACTS = ffn.activations; // the API's names, in its order (tests/core-ffn.test.js checks the list)
-const ELEMENTWISE = { relu: 'relu', relu2: 'relu2', sigmoid: 'sigmoid', silu: 'silu', gelu: 'gelu', geluTanh: 'gelu_tanh', geluSigmoid: 'gelu_sigmoid' };
+const ELEMENTWISE = {
+  relu: 'relu', relu2: 'relu2', sigmoid: 'sigmoid', silu: 'silu', gelu: 'gelu', geluTanh: 'gelu_tanh',
+  geluSigmoid: 'gelu_sigmoid',
+};
 const SPECIALS = [NaN, Infinity, -Infinity, 0, -0, 1e-40, -1e-45, 1e4, -1e4, 30, -30, 3e38, -88.7];
 
 /* ------------------------------------------------------------ generators */
@@ -33,7 +36,8 @@ function nest(data, shape) {
   if (shape.length === 0) return data[0];
   const [n, ...rest] = shape;
   const size = rest.reduce((a, b) => a * b, 1);
-  return Array.from({ length: n }, (_, i) => (rest.length ? nest(data.slice(i * size, (i + 1) * size), rest) : data[i]));
+  const item = (_, i) => (rest.length ? nest(data.slice(i * size, (i + 1) * size), rest) : data[i]);
+  return Array.from({ length: n }, item);
 }
 
 /** One of the accepted representations of a float32 tensor (all carry exactly the same values). */
@@ -72,8 +76,10 @@ function garbageTensor(g) {
   let deep = [1];
   for (let i = 0; i < 40; i++) deep = [deep];
   const choices = [
-    () => 'abc', () => 42, () => true, () => ({}), () => () => 1, () => Symbol('x'), () => 10n, () => null, () => undefined,
-    () => [[1, 2], [3]], () => [[1, 2], 3], () => [1, [2]], () => [[1, '2']], () => [[1, null]], () => [[1, {}]], () => [1, undefined],
+    () => 'abc', () => 42, () => true, () => ({}), () => () => 1, () => Symbol('x'), () => 10n, () => null,
+    () => undefined,
+    () => [[1, 2], [3]], () => [[1, 2], 3], () => [1, [2]], () => [[1, '2']], () => [[1, null]], () => [[1, {}]],
+    () => [1, undefined],
     () => new Array(3), () => cyc, () => deep, () => new BigInt64Array(4), () => new DataView(new ArrayBuffer(8)),
     () => ({ data: new Float32Array(2), shape: [-2] }), () => ({ data: new Float32Array(2), shape: [1.5] }),
     () => ({ data: new Float32Array(2), shape: [NaN] }), () => ({ data: new Float32Array(2), shape: 'abc' }),
@@ -86,7 +92,10 @@ function garbageTensor(g) {
 }
 
 function garbageActivation(g) {
-  return g.pick(['GELU', 'gelu ', '', 'constructor', '__proto__', 'hasOwnProperty', 'toString', 'swiglu', 'tanh', 5, null, {}, ['relu'], true, Symbol('relu')]);
+  return g.pick([
+    'GELU', 'gelu ', '', 'constructor', '__proto__', 'hasOwnProperty', 'toString', 'swiglu', 'tanh', 5, null, {},
+    ['relu'], true, Symbol('relu'),
+  ]);
 }
 
 function garbageOpts(g) {
@@ -94,11 +103,16 @@ function garbageOpts(g) {
 }
 
 function garbageK(g, dff) {
-  return g.pick([-1, dff + 1, dff + 100, 1.5, NaN, Infinity, -Infinity, '2', null, undefined, 2n, new Number(1), [1], {}, 2 ** 31, -0.5]);
+  return g.pick([
+    -1, dff + 1, dff + 100, 1.5, NaN, Infinity, -Infinity, '2', null, undefined, 2n, new Number(1), [1], {}, 2 ** 31,
+    -0.5,
+  ]);
 }
 
 function garbageCount(g) {
-  return g.pick([0, -1, 1.5, NaN, Infinity, -Infinity, '4096', null, undefined, 2 ** 53, 1e300, [4], {}, true, 10n, -4096]);
+  return g.pick([
+    0, -1, 1.5, NaN, Infinity, -Infinity, '4096', null, undefined, 2 ** 53, 1e300, [4], {}, true, 10n, -4096,
+  ]);
 }
 
 /* ---------------------------------------------------------- comparisons */
@@ -135,7 +149,8 @@ function absMat(A, B, M, K, N) {
 }
 const capped = (A) => A.map((v) => (v < 1e30 ? v : Infinity));
 // |phi(h)| <= actBound(|h|); a hidden sum past 1e30 may have overflowed float32 (inf - inf = NaN): no bound then
-const actBound = (name, h) => (!(h < 1e30) ? Infinity : name === 'relu2' ? h * h : name === 'sigmoid' ? 1 : h * 1.2 + 1e-30);
+const actBound = (name, h) =>
+  (!(h < 1e30) ? Infinity : name === 'relu2' ? h * h : name === 'sigmoid' ? 1 : h * 1.2 + 1e-30);
 
 function ffnMag(X, W1, b1, W2, b2, T, d, dff, act) {
   const H = absMat(X, W1, T, d, dff);
@@ -171,7 +186,8 @@ function elementwiseCall(g, { kind, specials, bad }) {
       const want = (kind === 'grad' ? ref.activationGrad(act, x.t) : ref.activation(act, x.t)).data;
       const tol = kind === 'grad'
         ? (i) => 1e-4 * Math.abs(want[i]) + 1e-5
-        : (i) => 2e-5 * Math.abs(want[i]) + 1e-6 * Math.max(1, Math.abs(x.t.data[i])) * (act === 'gelu_tanh' ? 1 : 1e-3);
+        : (i) => 2e-5 * Math.abs(want[i])
+          + 1e-6 * Math.max(1, Math.abs(x.t.data[i])) * (act === 'gelu_tanh' ? 1 : 1e-3);
       close(fnName, res.data, want, tol, kind !== 'grad');
     },
   };
@@ -184,7 +200,9 @@ function matmulCall(g, { specials, bad }) {
   const which = bad(['A', 'B']);
   let av = A.value, bv = B.value;
   if (which === 'A') av = g.r() < 0.7 ? garbageTensor(g) : tensorArg(g, [...batch, K + 1 + g.int(3)]).value;
-  if (which === 'B') bv = g.r() < 0.7 ? garbageTensor(g) : tensorArg(g, g.pick([[K + 1, N], [N + K + 1], [K, N, 1]])).value;
+  if (which === 'B') {
+    bv = g.r() < 0.7 ? garbageTensor(g) : tensorArg(g, g.pick([[K + 1, N], [N + K + 1], [K, N, 1]])).value;
+  }
   return {
     fn: 'matmul', argName: which,
     run: () => ffn.matmul(av, bv),
@@ -202,26 +220,34 @@ function ffnCall(g, { specials, bad }) {
   const batch = Array.from({ length: g.int(3) }, g.dim);
   const d = g.dim(), dff = g.dim();
   const act = g.pick(ACTS);
-  const X = tensorArg(g, [...batch, d], specials), W1 = tensorArg(g, [d, dff], specials), W2 = tensorArg(g, [dff, d], specials);
+  const X = tensorArg(g, [...batch, d], specials);
+  const W1 = tensorArg(g, [d, dff], specials), W2 = tensorArg(g, [dff, d], specials);
   const b1 = g.r() < 0.8 ? tensorArg(g, [dff], specials) : null, b2 = g.r() < 0.8 ? tensorArg(g, [d], specials) : null;
   const which = bad(['X', 'W1', 'b1', 'W2', 'b2', 'activation', 'options']);
-  const args = [X.value, W1.value, b1 ? b1.value : g.pick([null, undefined]), W2.value, b2 ? b2.value : g.pick([null, undefined])];
+  const args = [
+    X.value, W1.value, b1 ? b1.value : g.pick([null, undefined]), W2.value, b2 ? b2.value : g.pick([null, undefined]),
+  ];
   let opts = { activation: act };
   const idx = { X: 0, W1: 1, b1: 2, W2: 3, b2: 4 }[which];
   if (idx !== undefined) {
     const wrongShape = { X: [...batch, d + 1], W1: [d + 1, dff], b1: [dff + 1], W2: [dff, d + 1], b2: [d + 2] }[which];
-    args[idx] = g.r() < 0.6 && !(idx === 2 || idx === 4) ? garbageTensor(g) : g.r() < 0.5 ? tensorArg(g, wrongShape).value : garbageTensor(g);
-    if ((idx === 2 || idx === 4) && (args[idx] === null || args[idx] === undefined)) args[idx] = tensorArg(g, wrongShape).value;
+    args[idx] = g.r() < 0.6 && !(idx === 2 || idx === 4) ? garbageTensor(g)
+      : g.r() < 0.5 ? tensorArg(g, wrongShape).value : garbageTensor(g);
+    if ((idx === 2 || idx === 4) && (args[idx] === null || args[idx] === undefined)) {
+      args[idx] = tensorArg(g, wrongShape).value;
+    }
   }
   if (which === 'activation') opts = { activation: garbageActivation(g) };
   if (which === 'options') opts = garbageOpts(g);
   return {
-    fn: 'ffn', argName: which, debug: () => JSON.stringify({ act, X: X.t, W1: W1.t, b1: b1 && b1.t, W2: W2.t, b2: b2 && b2.t }),
+    fn: 'ffn', argName: which,
+    debug: () => JSON.stringify({ act, X: X.t, W1: W1.t, b1: b1 && b1.t, W2: W2.t, b2: b2 && b2.t }),
     run: () => ffn.ffn(...args, opts),
     check(res) {
       assert.deepEqual(res.shape, [...batch, d]);
       const T = X.t.data.length / (d || 1) || batch.reduce((a, b) => a * b, 1);
-      const want = ref.ffn({ data: X.t.data, shape: [T, d] }, W1.t, b1 && b1.t, W2.t, b2 && b2.t, { activation: act }).data;
+      const X2 = { data: X.t.data, shape: [T, d] };
+      const want = ref.ffn(X2, W1.t, b1 && b1.t, W2.t, b2 && b2.t, { activation: act }).data;
       const mag = ffnMag(X.t.data, W1.t.data, b1 && b1.t.data, W2.t.data, b2 && b2.t.data, T, d, dff, act);
       close('ffn', res.data, want, tolOf(mag, d + dff), !hasInf(X.t, W1.t, W2.t, b1 && b1.t, b2 && b2.t));
     },
@@ -232,14 +258,19 @@ function gatedCall(g, { kind, specials, bad }) {
   const batch = kind === 'backward' ? [g.dim()] : Array.from({ length: g.int(3) }, g.dim);
   const d = g.dim(), dff = g.dim();
   const act = kind === 'gated' ? g.pick(ACTS) : 'silu';
-  const sp = kind === 'backward' ? false : specials; // the backward's float64 reference has no special-value semantics to compare
-  const X = tensorArg(g, [...batch, d], sp), Wg = tensorArg(g, [d, dff], sp), Wu = tensorArg(g, [d, dff], sp), Wd = tensorArg(g, [dff, d], sp);
+  // the backward's float64 reference has no special-value semantics to compare
+  const sp = kind === 'backward' ? false : specials;
+  const X = tensorArg(g, [...batch, d], sp), Wg = tensorArg(g, [d, dff], sp), Wu = tensorArg(g, [d, dff], sp);
+  const Wd = tensorArg(g, [dff, d], sp);
   const dY = tensorArg(g, [...batch, d], sp);
-  const names = kind === 'backward' ? ['dY', 'X', 'Wg', 'Wu', 'Wd'] : kind === 'gated' ? ['X', 'Wg', 'Wu', 'Wd', 'activation', 'options'] : ['X', 'Wg', 'Wu', 'Wd'];
+  const names = kind === 'backward' ? ['dY', 'X', 'Wg', 'Wu', 'Wd']
+    : kind === 'gated' ? ['X', 'Wg', 'Wu', 'Wd', 'activation', 'options'] : ['X', 'Wg', 'Wu', 'Wd'];
   const which = bad(names);
   const vals = { dY: dY.value, X: X.value, Wg: Wg.value, Wu: Wu.value, Wd: Wd.value };
   if (which in vals) {
-    const wrongShape = { dY: [...batch, d + 1], X: [...batch, d + 1], Wg: [d + 1, dff], Wu: [d, dff + 1], Wd: [dff + 1, d] }[which];
+    const wrongShape = {
+      dY: [...batch, d + 1], X: [...batch, d + 1], Wg: [d + 1, dff], Wu: [d, dff + 1], Wd: [dff + 1, d],
+    }[which];
     vals[which] = g.r() < 0.5 ? garbageTensor(g) : tensorArg(g, wrongShape).value;
   }
   let opts = { activation: act };
@@ -270,7 +301,11 @@ function gatedCall(g, { kind, specials, bad }) {
       const dH = absMat(dY.t.data, WdT, T, d, dff);
       const dU = capped(dH.map((v, i) => v * (G[i] + 1e-30)));
       const dG = capped(dH.map((v, i) => v * U[i] * (1.1 + 0.5 * G[i])));
-      const tr = (A, R, C) => { const o = new Float64Array(R * C); for (let i = 0; i < R; i++) for (let j = 0; j < C; j++) o[j * R + i] = A[i * C + j]; return o; };
+      const tr = (A, R, C) => {
+        const o = new Float64Array(R * C);
+        for (let i = 0; i < R; i++) for (let j = 0; j < C; j++) o[j * R + i] = A[i * C + j];
+        return o;
+      };
       const WgT = tr(Wg.t.data, d, dff), WuT = tr(Wu.t.data, d, dff), XT = tr(X.t.data, T, d);
       const dXm = absMat(dG, WgT, T, dff, d).map((v, i, a) => v + absMat(dU, WuT, T, dff, d)[i]);
       const H = capped(G.map((v, i) => (v + 1e-30) * U[i]));
@@ -282,7 +317,8 @@ function gatedCall(g, { kind, specials, bad }) {
       close('swigluBackward dX', res.dX.data, want.dX.data, tolOf(dXm, n));
       close('swigluBackward dWGate', res.dWGate.data, want.dWGate.data, tolOf(absMat(XT, dG, d, T, dff), n));
       close('swigluBackward dWUp', res.dWUp.data, want.dWUp.data, tolOf(absMat(XT, dU, d, T, dff), n));
-      close('swigluBackward dWDown', res.dWDown.data, want.dWDown.data, tolOf(absMat(tr(H, T, dff), dY.t.data, dff, T, d), n));
+      const dWDownMag = absMat(tr(H, T, dff), dY.t.data, dff, T, d);
+      close('swigluBackward dWDown', res.dWDown.data, want.dWDown.data, tolOf(dWDownMag, n));
     },
   };
 }
@@ -290,7 +326,8 @@ function gatedCall(g, { kind, specials, bad }) {
 function memoriesCall(g, { specials, bad }) {
   const d = g.dim(), dff = g.dim();
   const k = g.int(dff + 1);
-  const x = tensorArg(g, g.r() < 0.8 ? [d] : [1, d], specials), W1 = tensorArg(g, [d, dff], specials), W2 = tensorArg(g, [dff, d], specials);
+  const x = tensorArg(g, g.r() < 0.8 ? [d] : [1, d], specials);
+  const W1 = tensorArg(g, [d, dff], specials), W2 = tensorArg(g, [dff, d], specials);
   const b1 = g.r() < 0.7 ? tensorArg(g, [dff], specials) : null;
   const which = bad(['x', 'W1', 'b1', 'W2', 'k']);
   const vals = { x: x.value, W1: W1.value, b1: b1 ? b1.value : null, W2: W2.value, k };
@@ -320,10 +357,20 @@ function memoriesCall(g, { specials, bad }) {
           const a = c[top[i]], b = c[top[i + 1]];
           assert.ok(a > b || (a === b && top[i] < top[i + 1]), `top not largest first (ties by lower index) at ${i}`);
         }
-        if (k) for (let j = 0; j < dff; j++) if (!seen.has(j)) assert.ok(c[j] < c[top[k - 1]] || (c[j] === c[top[k - 1]] && j > top[k - 1]), `memory ${j} left out`);
+        const last = top[k - 1];
+        if (k) {
+          for (let j = 0; j < dff; j++) {
+            if (!seen.has(j)) assert.ok(c[j] < c[last] || (c[j] === c[last] && j > last), `memory ${j} left out`);
+          }
+        }
       }
       const p = new Float64Array(d), pm = new Float64Array(d);
-      for (const i of top) for (let j = 0; j < d; j++) { p[j] += c[i] * W2.t.data[i * d + j]; pm[j] += Math.abs(c[i] * W2.t.data[i * d + j]); }
+      for (const i of top) {
+        for (let j = 0; j < d; j++) {
+          p[j] += c[i] * W2.t.data[i * d + j];
+          pm[j] += Math.abs(c[i] * W2.t.data[i * d + j]);
+        }
+      }
       close('ffnMemories partial', res.partial.data, p, tolOf(pm, k), strict && !hasInf(W2.t));
     },
   };
@@ -341,7 +388,9 @@ function layerCall(g, { specials, bad }) {
   const W = {}, canon = {};
   const put = (name, shape) => { const t = tensorArg(g, shape, specials); W[name] = t.value; canon[name] = t.t; };
   if (type === 'createLinear') { put('W', [d, f]); if (g.r() < 0.7) put('b', [f]); }
-  else if (type === 'createFfn') { put('W1', [d, f]); if (g.r() < 0.7) put('b1', [f]); put('W2', [f, d]); if (g.r() < 0.7) put('b2', [d]); }
+  else if (type === 'createFfn') {
+    put('W1', [d, f]); if (g.r() < 0.7) put('b1', [f]); put('W2', [f, d]); if (g.r() < 0.7) put('b2', [d]);
+  }
   else { put('Wg', [d, f]); put('Wu', [d, f]); put('Wd', [f, d]); }
   const weightNames = Object.keys(W);
   const which = bad([...weightNames, 'activation', 'options', 'X']);
@@ -351,8 +400,13 @@ function layerCall(g, { specials, bad }) {
   else if (which === 'options') opts = g.pick(['W', 5, null, undefined, [W], true]);
   else if (which === 'X') xv = g.r() < 0.5 ? garbageTensor(g) : tensorArg(g, [...batch, dIn + 1]).value;
   // the first weight defines the layer's sizes: only garbage can be wrong for it; the others also by shape
-  else if (which) opts[which] = g.r() < 0.5 || ['W', 'W1', 'Wg'].includes(which) ? garbageTensor(g) : tensorArg(g, [canon[which].shape[0] + 1, ...canon[which].shape.slice(1)]).value;
-  if (which && which !== 'X' && opts && opts[which] == null && which !== 'options' && which !== 'activation') opts[which] = 'not a tensor';
+  else if (which) {
+    opts[which] = g.r() < 0.5 || ['W', 'W1', 'Wg'].includes(which) ? garbageTensor(g)
+      : tensorArg(g, [canon[which].shape[0] + 1, ...canon[which].shape.slice(1)]).value;
+  }
+  if (which && which !== 'X' && opts && opts[which] == null && which !== 'options' && which !== 'activation') {
+    opts[which] = 'not a tensor';
+  }
   const fnName = which === 'X' ? `${type}(...).forward` : type;
   return {
     fn: fnName, argName: which,
@@ -373,14 +427,17 @@ function layerCall(g, { specials, bad }) {
         const b = canon.b;
         const pre = { data: lin.data.map((v, i) => v + (b ? b.data[i % f] : 0)), shape: lin.shape };
         want = ref.activation(act, pre).data;
-        mag = absMat(X.t.data, canon.W.data, T, d, f).map((v, i) => actBound(act, v + (b ? Math.abs(b.data[i % f]) : 0)) + (act === 'relu2' ? 0 : v));
+        mag = absMat(X.t.data, canon.W.data, T, d, f)
+          .map((v, i) => actBound(act, v + (b ? Math.abs(b.data[i % f]) : 0)) + (act === 'relu2' ? 0 : v));
       } else if (type === 'createFfn') {
         want = ref.ffn(X2, canon.W1, canon.b1, canon.W2, canon.b2, { activation: act }).data;
-        mag = ffnMag(X.t.data, canon.W1.data, canon.b1 && canon.b1.data, canon.W2.data, canon.b2 && canon.b2.data, T, d, f, act);
+        const { W1, b1, W2, b2 } = canon;
+        mag = ffnMag(X.t.data, W1.data, b1 && b1.data, W2.data, b2 && b2.data, T, d, f, act);
       } else {
         want = ref.gatedFfn(X2, canon.Wg, canon.Wu, canon.Wd, { activation: act }).data;
         const G = absMat(X.t.data, canon.Wg.data, T, d, f), U = absMat(X.t.data, canon.Wu.data, T, d, f);
-        mag = absMat(capped(G.map((gv, i) => (actBound(act, gv) + 1e-30) * U[i] * 1.01 + gv * U[i] * 1.2)), canon.Wd.data, T, f, d);
+        const P = capped(G.map((gv, i) => (actBound(act, gv) + 1e-30) * U[i] * 1.01 + gv * U[i] * 1.2));
+        mag = absMat(P, canon.Wd.data, T, f, d);
       }
       close(type, res.data, want, tolOf(mag, d + f), !hasInf(X.t, ...Object.values(canon)));
     },
@@ -480,8 +537,10 @@ test('5,000 random calls: correct results (float64 reference) or RangeError/Type
     if (call.argName) {
       // garbage must be refused: by the right class, naming the function and the argument
       assert.ok(err, `${label}: accepted (returned ${res && JSON.stringify(res).slice(0, 120)})`);
-      assert.ok(err instanceof RangeError || err instanceof TypeError, `${label}: threw ${err && err.constructor.name}: ${err && err.message}`);
-      assert.ok(err.message.startsWith(`${call.fn}:`), `${label}: message does not start with the function name: ${err.message}`);
+      const threw = `${label}: threw ${err && err.constructor.name}: ${err && err.message}`;
+      assert.ok(err instanceof RangeError || err instanceof TypeError, threw);
+      const unnamed = `${label}: message does not start with the function name: ${err.message}`;
+      assert.ok(err.message.startsWith(`${call.fn}:`), unnamed);
       const argWord = call.argName === 'options' ? /option|activation|object/ : new RegExp(`\\b${call.argName}\\b`);
       assert.match(err.message, argWord, `${label}: message does not name ${call.argName}: ${err.message}`);
       stats.refused++;

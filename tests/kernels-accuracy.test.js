@@ -121,7 +121,8 @@ test('activations: max error in float32 ulps vs float64 (SIMD act_forward/act_gr
     const g = measure('act_grad', act, 1);
     const fr = measure('act_ref', act, 0);
     const gr = measure('act_grad_ref', act, 1);
-    lines.push(`${ACTS[act].padEnd(12)} forward ${f.worst.toFixed(4)} (x=${f.at})  grad ${g.worst.toFixed(4)} (x=${g.at})` +
+    lines.push(`${ACTS[act].padEnd(12)} forward ${f.worst.toFixed(4)} (x=${f.at})` +
+      `  grad ${g.worst.toFixed(4)} (x=${g.at})` +
       `  | ref forward ${fr.worst.toFixed(4)} grad ${gr.worst.toFixed(4)}`);
     // the bound is "a few float32 ulps" (issue 2): over every float32 (src/fit/ulp_sweep.c, src/README.md
     // "Numerics") the f32x4 forward kernels measured at most 1.99 ulp for gelu_tanh (see its test below),
@@ -177,7 +178,8 @@ test('exact GELU forward (float32 lanes only): within 1.75 ulp at random floats 
 test('negative tails keep relative accuracy down to subnormal results (no absolute floor)', () => {
   // ulpError above measures values below 2^-100 against an absolute floor; here every value, also a
   // subnormal one, is measured in its own float32 spacing (2^-149 at the bottom)
-  const ranges = { sigmoid: [-105, -20, 1e-2], silu: [-110, -20, 1e-2], gelu: [-15, -5, 1e-3], gelu_tanh: [-11, -4, 1e-3],
+  const ranges = { sigmoid: [-105, -20, 1e-2], silu: [-110, -20, 1e-2], gelu: [-15, -5, 1e-3],
+    gelu_tanh: [-11, -4, 1e-3],
     gelu_sigmoid: [-65, -10, 5e-3] };
   for (const [name, [lo, hi, step]] of Object.entries(ranges)) {
     const xs = Float32Array.from({ length: Math.round((hi - lo) / step) + 1 }, (_, i) => lo + i * step);
@@ -225,7 +227,8 @@ test('gelu_tanh forward: every float near its worst points, and random x with -x
   }
   const X32 = Float32Array.from(xs);
   const { worst, at } = measure('act_forward', ACTS.indexOf('gelu_tanh'), 0, X32);
-  console.log(`gelu_tanh forward over ${X32.length} points (worst window and random +-x): max ${worst.toFixed(4)} ulp at x=${at}`);
+  console.log(`gelu_tanh forward over ${X32.length} points (worst window and random +-x): ` +
+    `max ${worst.toFixed(4)} ulp at x=${at}`);
   assert.ok(X32.length > 700000, `only ${X32.length} points`);
   assert.ok(worst <= 2, `gelu_tanh forward off by ${worst} ulp at ${at}`);
 });
@@ -245,7 +248,8 @@ test('derivatives agree with central differences of the float64 forward', () => 
       const x = X32[i];
       const h = 1e-5 * Math.max(1, Math.abs(x));
       const fd = (f(x + h) - f(x - h)) / (2 * h);
-      assert.ok(Math.abs(g[i] - fd) <= 1e-6 + 1e-6 * Math.abs(fd), `${ACTS[act]}'(${x}) = ${g[i]}, central difference ${fd}`);
+      const why = `${ACTS[act]}'(${x}) = ${g[i]}, central difference ${fd}`;
+      assert.ok(Math.abs(g[i] - fd) <= 1e-6 + 1e-6 * Math.abs(fd), why);
     }
   }
   k.free(px);
@@ -281,12 +285,17 @@ test('swiglu_backward agrees with central differences of a float64 SwiGLU loss',
     }
     return L;
   };
-  const put = (a) => { const p = k.malloc(4 * a.length); new Float32Array(k.memory.buffer, p, a.length).set(a); return p; };
+  const put = (a) => {
+    const p = k.malloc(4 * a.length);
+    new Float32Array(k.memory.buffer, p, a.length).set(a);
+    return p;
+  };
   const ins = [put(R), put(X), put(Wg), put(Wu), put(Wd)];
   const outs = [N * d, d * F, d * F, F * d].map((len) => k.malloc(4 * len));
   const work = k.malloc(4 * 3 * N * F);
   assert.equal(k.swiglu_backward(...outs, ...ins, N, d, F, work), 0);
-  const grads = outs.map((p, i) => Float32Array.from(new Float32Array(k.memory.buffer, p, [N * d, d * F, d * F, F * d][i])));
+  const lens = [N * d, d * F, d * F, F * d];
+  const grads = outs.map((p, i) => Float32Array.from(new Float32Array(k.memory.buffer, p, lens[i])));
   const params = [X, Wg, Wu, Wd].map((a) => Float64Array.from(a));
   const names = ['dX', 'dWg', 'dWu', 'dWd'];
   params.forEach((P, which) => {
@@ -299,7 +308,8 @@ test('swiglu_backward agrees with central differences of a float64 SwiGLU loss',
       const down = loss(...params);
       P[i] = keep;
       const fd = (up - down) / (2 * h);
-      assert.ok(Math.abs(grads[which][i] - fd) <= 1e-4 * (1 + Math.abs(fd)), `${names[which]}[${i}] = ${grads[which][i]}, central difference ${fd}`);
+      const why = `${names[which]}[${i}] = ${grads[which][i]}, central difference ${fd}`;
+      assert.ok(Math.abs(grads[which][i] - fd) <= 1e-4 * (1 + Math.abs(fd)), why);
     }
   });
   [...ins, ...outs, work].forEach((p) => k.free(p));

@@ -128,7 +128,9 @@ test('matmul_forward equals matmul_ref bit for bit (same summation order), incl.
         assert.equal(k.matmul_forward(pc, pa, pb, M, K, N), 0);
         assert.equal(k.matmul_ref(pr, pa, pb, M, K, N), 0);
         const c = get(pc, M * N); const r = get(pr, M * N);
-        for (let i = 0; i < M * N; i++) assert.ok(sameBits(c[i], r[i]), `matmul ${M}x${K}x${N}[${i}]: ${c[i]} vs ${r[i]}`);
+        for (let i = 0; i < M * N; i++) {
+          assert.ok(sameBits(c[i], r[i]), `matmul ${M}x${K}x${N}[${i}]: ${c[i]} vs ${r[i]}`);
+        }
         freeAll();
       }
     }
@@ -139,7 +141,9 @@ test('large products go to the packed GEMM (M >= 4 and M*K*N >= 2^18): matmul_fo
   'bit for bit for K <= 768 (or its fused in-order sum in ffn-relaxed.wasm) and stays within the float32 bound ' +
   'beyond, on both sides of the threshold', () => {
   // [M, K, N]: just under / at / over the threshold, M = 3 (never GEMM), tails in every dimension, K > 768 (K blocks)
-  for (const [M, K, N] of [[4, 255, 257], [4, 256, 256], [3, 1000, 100], [5, 300, 177], [9, 64, 513], [13, 768, 33], [6, 769, 70], [5, 1500, 41]]) {
+  const shapes = [[4, 255, 257], [4, 256, 256], [3, 1000, 100], [5, 300, 177], [9, 64, 513], [13, 768, 33],
+    [6, 769, 70], [5, 1500, 41]];
+  for (const [M, K, N] of shapes) {
     const A = randArray(M * K); const B = randArray(K * N);
     A[K + 2] = NaN; B[3 * N + 1] = 1e30; // a NaN row and an overflowing column take the same path as in the reference
     const pa = put(A); const pb = put(B); const pc = alloc(M * N); const pr = alloc(M * N);
@@ -150,15 +154,21 @@ test('large products go to the packed GEMM (M >= 4 and M*K*N >= 2^18): matmul_fo
     let r = get(pr, M * N);
     // ffn-relaxed.wasm's GEMM may fuse its multiply-adds: then the whole product is the same in-order sums
     // with fused steps (the plain loop below the threshold never fuses)
-    if (RELAXED && K <= 768 && M >= 4 && M * K * N >= 2 ** 18 && !c.every((v, i) => sameBits(v, r[i]))) r = fusedInOrderMatmul(A, B, M, K, N);
+    if (RELAXED && K <= 768 && M >= 4 && M * K * N >= 2 ** 18 && !c.every((v, i) => sameBits(v, r[i]))) {
+      r = fusedInOrderMatmul(A, B, M, K, N);
+    }
     for (let i = 0; i < M; i++) {
       for (let j = 0; j < N; j++) {
         const got = c[i * N + j], want = r[i * N + j];
-        if (K <= 768) { assert.ok(sameBits(got, want), `matmul ${M}x${K}x${N}[${i},${j}]: ${got} vs ${want}`); continue; }
-        if (!Number.isFinite(want)) { assert.ok(sameBits(got, want), `matmul ${M}x${K}x${N}[${i},${j}]: ${got} vs ${want}`); continue; }
+        const at = `matmul ${M}x${K}x${N}[${i},${j}]`;
+        if (K <= 768) { assert.ok(sameBits(got, want), `${at}: ${got} vs ${want}`); continue; }
+        if (!Number.isFinite(want)) { assert.ok(sameBits(got, want), `${at}: ${got} vs ${want}`); continue; }
         let exact = 0, mag = 0;
-        for (let q = 0; q < K; q++) { exact += A[i * K + q] * B[q * N + j]; mag += Math.abs(A[i * K + q] * B[q * N + j]); }
-        assert.ok(Math.abs(got - exact) <= 2 * (K + 2) * 2 ** -24 * mag, `matmul ${M}x${K}x${N}[${i},${j}]: ${got} vs float64 ${exact}`);
+        for (let q = 0; q < K; q++) {
+          exact += A[i * K + q] * B[q * N + j];
+          mag += Math.abs(A[i * K + q] * B[q * N + j]);
+        }
+        assert.ok(Math.abs(got - exact) <= 2 * (K + 2) * 2 ** -24 * mag, `${at}: ${got} vs float64 ${exact}`);
       }
     }
     freeAll();
@@ -176,11 +186,16 @@ test('ffn_forward and gated_ffn_forward on the packed GEMM (large shapes, biases
     assert.equal(k.ffn_forward(py, p.X, p.W1, p.b1, p.W2, p.b2, T, d, F, act, w1), 0);
     assert.equal(k.ffn_ref(pr, p.X, p.W1, p.b1, p.W2, p.b2, T, d, F, act, w2), 0);
     let y = get(py, T * d); let r = get(pr, T * d);
-    for (let i = 0; i < T * d; i++) assert.ok(closeTo(y[i], r[i], 1e-5), `ffn ${ACTS[act]} ${T},${d},${F}[${i}]: ${y[i]} vs ${r[i]}`); // the activation differs by an ulp or two from act_ref
+    // the activation differs by an ulp or two from act_ref
+    for (let i = 0; i < T * d; i++) {
+      assert.ok(closeTo(y[i], r[i], 1e-5), `ffn ${ACTS[act]} ${T},${d},${F}[${i}]: ${y[i]} vs ${r[i]}`);
+    }
     assert.equal(k.gated_ffn_forward(py, p.X, p.W1, p.W3, p.W2, T, d, F, act, w1), 0);
     assert.equal(k.gated_ffn_ref(pr, p.X, p.W1, p.W3, p.W2, T, d, F, act, w2), 0);
     y = get(py, T * d); r = get(pr, T * d);
-    for (let i = 0; i < T * d; i++) assert.ok(closeTo(y[i], r[i], 1e-5), `gated ${ACTS[act]} ${T},${d},${F}[${i}]: ${y[i]} vs ${r[i]}`);
+    for (let i = 0; i < T * d; i++) {
+      assert.ok(closeTo(y[i], r[i], 1e-5), `gated ${ACTS[act]} ${T},${d},${F}[${i}]: ${y[i]} vs ${r[i]}`);
+    }
     freeAll();
   }
 });
@@ -195,15 +210,21 @@ test('ffn_forward and gated_ffn_forward vs their references, every activation', 
       assert.equal(k.ffn_forward(py, p.X, p.W1, p.b1, p.W2, p.b2, T, d, F, act, w1), 0);
       assert.equal(k.ffn_ref(pr, p.X, p.W1, p.b1, p.W2, p.b2, T, d, F, act, w2), 0);
       let y = get(py, T * d); let r = get(pr, T * d);
-      for (let i = 0; i < T * d; i++) assert.ok(closeTo(y[i], r[i], 1e-5), `ffn ${ACTS[act]} ${T},${d},${F}: ${y[i]} vs ${r[i]}`);
+      for (let i = 0; i < T * d; i++) {
+        assert.ok(closeTo(y[i], r[i], 1e-5), `ffn ${ACTS[act]} ${T},${d},${F}: ${y[i]} vs ${r[i]}`);
+      }
       assert.equal(k.ffn_forward(py, p.X, p.W1, 0, p.W2, 0, T, d, F, act, w1), 0); // no biases
       assert.equal(k.ffn_ref(pr, p.X, p.W1, 0, p.W2, 0, T, d, F, act, w2), 0);
       y = get(py, T * d); r = get(pr, T * d);
-      for (let i = 0; i < T * d; i++) assert.ok(closeTo(y[i], r[i], 1e-5), `ffn (no bias) ${ACTS[act]}: ${y[i]} vs ${r[i]}`);
+      for (let i = 0; i < T * d; i++) {
+        assert.ok(closeTo(y[i], r[i], 1e-5), `ffn (no bias) ${ACTS[act]}: ${y[i]} vs ${r[i]}`);
+      }
       assert.equal(k.gated_ffn_forward(py, p.X, p.W1, p.W3, p.W2, T, d, F, act, w1), 0);
       assert.equal(k.gated_ffn_ref(pr, p.X, p.W1, p.W3, p.W2, T, d, F, act, w2), 0);
       y = get(py, T * d); r = get(pr, T * d);
-      for (let i = 0; i < T * d; i++) assert.ok(closeTo(y[i], r[i], 1e-5), `gated ${ACTS[act]} ${T},${d},${F}: ${y[i]} vs ${r[i]}`);
+      for (let i = 0; i < T * d; i++) {
+        assert.ok(closeTo(y[i], r[i], 1e-5), `gated ${ACTS[act]} ${T},${d},${F}: ${y[i]} vs ${r[i]}`);
+      }
       freeAll();
     }
   }
@@ -221,7 +242,9 @@ test('swiglu_backward vs swiglu_backward_ref on edge shapes', () => {
     assert.equal(k.swiglu_backward_ref(...outs[1], ...ins, N, d, F, work[1]), 0);
     lens.forEach((len, o) => {
       const a = get(outs[0][o], len); const b = get(outs[1][o], len);
-      for (let i = 0; i < len; i++) assert.ok(closeTo(a[i], b[i], 1e-5), `swiglu_backward ${N},${d},${F} out ${o}[${i}]: ${a[i]} vs ${b[i]}`);
+      for (let i = 0; i < len; i++) {
+        assert.ok(closeTo(a[i], b[i], 1e-5), `swiglu_backward ${N},${d},${F} out ${o}[${i}]: ${a[i]} vs ${b[i]}`);
+      }
     });
     freeAll();
   }

@@ -32,9 +32,12 @@ const FILES = [
 test('the kernel and API tests pass on ffn-relaxed.wasm (in a Node running relaxed SIMD)', { skip }, async () => {
   const env = { ...process.env, FFN_LAB_TEST_WASM: 'relaxed' };
   delete env.NODE_TEST_CONTEXT; // a test runner of its own, not a child reporting to this one
-  const args = [...relaxedNodeArgs, '--test', '--test-concurrency=1', '--test-reporter=tap', ...FILES.map((f) => `tests/${f}`)];
+  const args = [
+    ...relaxedNodeArgs, '--test', '--test-concurrency=1', '--test-reporter=tap', ...FILES.map((f) => `tests/${f}`),
+  ];
   const { code, stdout } = await new Promise((done) => {
-    execFile(process.execPath, args, { cwd: ROOT, env, timeout: 300000, maxBuffer: 64 << 20 }, (err, out) => done({ code: err ? err.code : 0, stdout: out }));
+    const opts = { cwd: ROOT, env, timeout: 300000, maxBuffer: 64 << 20 };
+    execFile(process.execPath, args, opts, (err, out) => done({ code: err ? err.code : 0, stdout: out }));
   });
   const count = (k) => Number((stdout.match(new RegExp(`^# ${k} (\\d+)$`, 'm')) || [])[1]);
   const failed = stdout.split('\n').filter((l) => /^\s*not ok /.test(l));
@@ -52,10 +55,15 @@ test('in that Node, ready() loads ffn-relaxed.wasm, whose layer results agree wi
     const K = 300, r = (i) => Math.sin(i * 12.9898) * 0.5;
     const X = { data: Float32Array.from({ length: 8 * K }, (_, i) => r(i)), shape: [8, K] };
     const W = { data: Float32Array.from({ length: K * 200 }, (_, i) => r(i + 7)), shape: [K, 200] };
-    console.log(JSON.stringify({ simd: ffn.wasmInfo().simd, y: Array.from(ffn.createLinear({ W }).forward(X).data) }));`;
+    const y = Array.from(ffn.createLinear({ W }).forward(X).data);
+    console.log(JSON.stringify({ simd: ffn.wasmInfo().simd, y }));`;
   // build: 'relaxed' (ready({ relaxed: true }) in a Node running relaxed SIMD) or 'plain' (relaxed: false)
   const run = (flags, build) => new Promise((done, fail) => {
-    execFile(process.execPath, [...flags, '--input-type=module', '-e', code, '--', build], { cwd: ROOT, timeout: 20000, maxBuffer: 16 << 20 }, (err, out, errOut) => (err ? fail(new Error(errOut)) : done(JSON.parse(out))));
+    const args = [...flags, '--input-type=module', '-e', code, '--', build];
+    const opts = { cwd: ROOT, timeout: 20000, maxBuffer: 16 << 20 };
+    execFile(process.execPath, args, opts, (err, out, errOut) => {
+      if (err) fail(new Error(errOut)); else done(JSON.parse(out));
+    });
   });
   const [plain, relaxed] = await Promise.all([run([], 'plain'), run(relaxedNodeArgs, 'relaxed')]);
   assert.equal(plain.simd, 'simd128');
@@ -64,7 +72,8 @@ test('in that Node, ready() loads ffn-relaxed.wasm, whose layer results agree wi
   // both are within float32 rounding of the same sums: K = 300 terms of magnitude at most 0.25
   const K = 300;
   for (let i = 0; i < plain.y.length; i++) {
-    assert.ok(Math.abs(plain.y[i] - relaxed.y[i]) <= 2 * 2 * (K + 2) * 2 ** -24 * 0.25 * K, `[${i}] ${plain.y[i]} vs ${relaxed.y[i]}`);
+    const bound = 2 * 2 * (K + 2) * 2 ** -24 * 0.25 * K;
+    assert.ok(Math.abs(plain.y[i] - relaxed.y[i]) <= bound, `[${i}] ${plain.y[i]} vs ${relaxed.y[i]}`);
   }
 });
 
@@ -140,7 +149,11 @@ function relaxedMadds(bytes) {
   while (p < bytes.length) {
     const id = bytes[p++];
     const size = leb();
-    if (id === 10) for (let i = p; i + 2 < p + size; i++) if (bytes[i] === 0xfd && bytes[i + 1] === 0x85 && bytes[i + 2] === 0x02) count++;
+    if (id === 10) {
+      for (let i = p; i + 2 < p + size; i++) {
+        if (bytes[i] === 0xfd && bytes[i + 1] === 0x85 && bytes[i + 2] === 0x02) count++;
+      }
+    }
     p += size;
   }
   return count;
@@ -180,7 +193,10 @@ test('both builds compute the same activations and derivatives, bit for bit, on 
       }
     console.log(JSON.stringify({ compared, differ }));`;
   const out = await new Promise((done, fail) => {
-    execFile(process.execPath, [...relaxedNodeArgs, '--input-type=module', '-e', code], { cwd: ROOT, timeout: 60000 }, (err, o, e) => (err ? fail(new Error(e)) : done(JSON.parse(o))));
+    const args = [...relaxedNodeArgs, '--input-type=module', '-e', code];
+    execFile(process.execPath, args, { cwd: ROOT, timeout: 60000 }, (err, o, e) => {
+      if (err) fail(new Error(e)); else done(JSON.parse(o));
+    });
   });
   assert.equal(out.compared, 16 * 2 ** 20);
   assert.equal(out.differ, 0);

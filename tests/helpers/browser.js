@@ -22,7 +22,8 @@ export const CHROMIUM_ARGS = [
  * (throws) rather than a skip.
  */
 export function browserSkipReason() {
-  return skipUnless(existsSync(CHROMIUM), `${CHROMIUM} is missing (install Debian's chromium: apt-get install chromium)`, 'browser tests');
+  const why = `${CHROMIUM} is missing (install Debian's chromium: apt-get install chromium)`;
+  return skipUnless(existsSync(CHROMIUM), why, 'browser tests');
 }
 
 /**

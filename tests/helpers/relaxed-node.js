@@ -3,11 +3,14 @@
 import { spawnSync } from 'node:child_process';
 
 // runtime.js's own feature test, run in a child with the given node flags
-const probe = `import { relaxedSimdSupported } from ${JSON.stringify(new URL('../../web/runtime.js', import.meta.url).href)}; process.exit(relaxedSimdSupported() ? 0 : 1)`;
-const runs = (args) => spawnSync(process.execPath, [...args, '--input-type=module', '-e', probe], { stdio: 'ignore' }).status === 0;
+const runtime = JSON.stringify(new URL('../../web/runtime.js', import.meta.url).href);
+const probe = `import { relaxedSimdSupported } from ${runtime}; process.exit(relaxedSimdSupported() ? 0 : 1)`;
+const runs = (args) =>
+  spawnSync(process.execPath, [...args, '--input-type=module', '-e', probe], { stdio: 'ignore' }).status === 0;
 
 /** True when this Node runs relaxed SIMD without a flag (then ready() loads ffn-relaxed.wasm by default). */
 export const relaxedByDefault = runs([]);
 
 /** The node flags under which a child runs relaxed SIMD, or null where no flag makes it. */
-export const relaxedNodeArgs = relaxedByDefault ? [] : runs(['--experimental-wasm-relaxed-simd']) ? ['--experimental-wasm-relaxed-simd'] : null;
+const FLAG = '--experimental-wasm-relaxed-simd';
+export const relaxedNodeArgs = relaxedByDefault ? [] : runs([FLAG]) ? [FLAG] : null;

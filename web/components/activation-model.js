@@ -105,7 +105,10 @@ export function sample(ffn, xs) {
  */
 export function geluErrorsOf(exact, t, s) {
   const tanh = new Float32Array(exact.length), sigmoid = new Float32Array(exact.length);
-  for (let i = 0; i < exact.length; i++) { tanh[i] = Math.abs(t[i] - exact[i]); sigmoid[i] = Math.abs(s[i] - exact[i]); }
+  for (let i = 0; i < exact.length; i++) {
+    tanh[i] = Math.abs(t[i] - exact[i]);
+    sigmoid[i] = Math.abs(s[i] - exact[i]);
+  }
   return { tanh, sigmoid };
 }
 
@@ -156,7 +159,9 @@ export function findMinimum(ffn, id, lo = -3, hi = 0) {
 export function readout(ffn, x) {
   if (!Number.isFinite(x)) throw new TypeError(`readout: x must be a finite number, got ${x}`);
   const xs = new Float32Array([x]);
-  const rows = CURVES.map((c) => ({ id: c.id, label: c.label, y: ffn[c.fn](xs).data[0], dy: ffn.activationGrad(c.id, xs).data[0] }));
+  const rows = CURVES.map((c) => ({
+    id: c.id, label: c.label, y: ffn[c.fn](xs).data[0], dy: ffn.activationGrad(c.id, xs).data[0],
+  }));
   // The GELU errors from the rows' values (without calling the three kernels again).
   const y = Object.fromEntries(rows.map((r) => [r.id, r.y]));
   const e = geluErrorsOf([y.gelu], [y.gelu_tanh], [y.gelu_sigmoid]);

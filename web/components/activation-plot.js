@@ -36,16 +36,21 @@ svg.plot { display: block; width: 100%; touch-action: pan-y; }
 .err-tanh { --c: #0f7565; } .err-sigmoid { --c: #b33f00; }
 @media (prefers-color-scheme: dark) {
   :host(:not([theme="light"])) .c-relu { --c: #c4c4cc; } :host(:not([theme="light"])) .c-relu2 { --c: #e2b65a; }
-  :host(:not([theme="light"])) .c-gelu { --c: #7db3ff; } :host(:not([theme="light"])) .c-gelu_tanh, :host(:not([theme="light"])) .err-tanh { --c: #4fd1b8; }
-  :host(:not([theme="light"])) .c-gelu_sigmoid, :host(:not([theme="light"])) .err-sigmoid { --c: #ffa05c; } :host(:not([theme="light"])) .c-silu { --c: #f08ae0; }
+  :host(:not([theme="light"])) .c-gelu { --c: #7db3ff; }
+  :host(:not([theme="light"])) .c-gelu_tanh, :host(:not([theme="light"])) .err-tanh { --c: #4fd1b8; }
+  :host(:not([theme="light"])) .c-gelu_sigmoid, :host(:not([theme="light"])) .err-sigmoid { --c: #ffa05c; }
+  :host(:not([theme="light"])) .c-silu { --c: #f08ae0; }
 }
 :host([theme="dark"]) .c-relu { --c: #c4c4cc; } :host([theme="dark"]) .c-relu2 { --c: #e2b65a; }
-:host([theme="dark"]) .c-gelu { --c: #7db3ff; } :host([theme="dark"]) .c-gelu_tanh, :host([theme="dark"]) .err-tanh { --c: #4fd1b8; }
-:host([theme="dark"]) .c-gelu_sigmoid, :host([theme="dark"]) .err-sigmoid { --c: #ffa05c; } :host([theme="dark"]) .c-silu { --c: #f08ae0; }
+:host([theme="dark"]) .c-gelu { --c: #7db3ff; }
+:host([theme="dark"]) .c-gelu_tanh, :host([theme="dark"]) .err-tanh { --c: #4fd1b8; }
+:host([theme="dark"]) .c-gelu_sigmoid, :host([theme="dark"]) .err-sigmoid { --c: #ffa05c; }
+:host([theme="dark"]) .c-silu { --c: #f08ae0; }
 .curve, .legend line { stroke: var(--c); }
 .dot { fill: var(--c); }
 .swatch { stroke-width: 3; }
-.dash-gelu_tanh { stroke-dasharray: 7 4; } .dash-gelu_sigmoid { stroke-dasharray: 2 3; } .dash-relu2 { stroke-dasharray: 10 3 2 3; }
+.dash-gelu_tanh { stroke-dasharray: 7 4; } .dash-gelu_sigmoid { stroke-dasharray: 2 3; }
+.dash-relu2 { stroke-dasharray: 10 3 2 3; }
 .err-sigmoid.curve { stroke-dasharray: 2 3; } .err-tanh.curve { stroke-dasharray: 7 4; }
 table { border-collapse: collapse; margin-top: 8px; font-size: 0.9em; width: 100%; }
 th, td { padding: 3px 6px; border-bottom: 1px solid var(--_grid); text-align: left; }
@@ -275,7 +280,8 @@ export class FfnActivationPlot extends FfnElement {
     const mk = (i, ylo, yhi, log = false) => {
       const top = i * PANEL_H;
       const f = log ? (v) => Math.log10(Math.max(v, 10 ** ylo)) : (v) => v;
-      const sy = (v) => top + M.t + (1 - (Math.max(ylo, Math.min(yhi, f(v))) - ylo) / (yhi - ylo)) * (PANEL_H - M.t - M.b);
+      const clamp = (v) => Math.max(ylo, Math.min(yhi, f(v)));
+      const sy = (v) => top + M.t + (1 - (clamp(v) - ylo) / (yhi - ylo)) * (PANEL_H - M.t - M.b);
       const frame = { x: M.l, y: top + M.t, w: W - M.l - M.r, h: PANEL_H - M.t - M.b };
       return { top, ylo, yhi, sy, log, frame };
     };
@@ -315,14 +321,16 @@ export class FfnActivationPlot extends FfnElement {
       const t = svgEl('text', { class: 'ptitle', x: M.l, y: pan.top + M.t - 6 }, svg);
       t.textContent = this._t(`panels.${['values', 'slopes', 'errors'][i]}`);
       for (const x of ticks.values) {
-        svgEl('line', { class: x === 0 ? 'zeroline' : 'gridline', x1: P.sx(x), x2: P.sx(x), y1: pan.top + M.t, y2: pan.top + PANEL_H - M.b }, svg);
-        const tx = svgEl('text', { class: 'tick', x: P.sx(x), y: pan.top + PANEL_H - M.b + 13, 'text-anchor': 'middle' }, svg);
+        const y1 = pan.top + M.t, y2 = pan.top + PANEL_H - M.b;
+        svgEl('line', { class: x === 0 ? 'zeroline' : 'gridline', x1: P.sx(x), x2: P.sx(x), y1, y2 }, svg);
+        const tx = svgEl('text', { class: 'tick', x: P.sx(x), y: y2 + 13, 'text-anchor': 'middle' }, svg);
         tx.textContent = this._tr.fixed(x, ticks.decimals);
       }
       const yt = pan.log ? [-7, -5, -3, -1] : i === 0 ? [0, 1, 2, 3] : [0, 0.5, 1];
       for (const v of yt) {
         const y = pan.sy(pan.log ? 10 ** v : v);
-        svgEl('line', { class: v === 0 && !pan.log ? 'zeroline' : 'gridline', x1: M.l, x2: W - M.r, y1: y, y2: y }, svg);
+        const line = v === 0 && !pan.log ? 'zeroline' : 'gridline';
+        svgEl('line', { class: line, x1: M.l, x2: W - M.r, y1: y, y2: y }, svg);
         const tx = svgEl('text', { class: 'tick', x: M.l - 4, y: y + 4, 'text-anchor': 'end' }, svg);
         tx.textContent = pan.log ? this._t('logTick', { v: this._tr.int(v) }) : this._tr.num(v);
       }

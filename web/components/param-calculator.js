@@ -14,10 +14,15 @@ const css = `
 .presets { margin-bottom: 10px; }
 .presets button { font-size: 0.9em; }
 form { display: grid; grid-template-columns: repeat(auto-fill, minmax(150px, 1fr)); gap: 8px 14px; }
-form label { display: flex; flex-direction: column; align-items: stretch; gap: 2px; font-size: 0.88em; color: var(--_muted); }
+form label {
+  display: flex; flex-direction: column; align-items: stretch; gap: 2px; font-size: 0.88em; color: var(--_muted);
+}
 form label.check { flex-direction: row; align-items: center; color: var(--_fg); font-size: 0.95em; }
 form input[type="number"] { width: 100%; color: var(--_fg); }
-fieldset { border: 1px solid var(--_grid); border-radius: 6px; padding: 6px 10px 10px; margin: 0; grid-column: 1 / -1; display: grid; grid-template-columns: repeat(auto-fill, minmax(150px, 1fr)); gap: 8px 14px; }
+fieldset {
+  border: 1px solid var(--_grid); border-radius: 6px; padding: 6px 10px 10px; margin: 0; grid-column: 1 / -1;
+  display: grid; grid-template-columns: repeat(auto-fill, minmax(150px, 1fr)); gap: 8px 14px;
+}
 legend { font-size: 0.9em; font-weight: 600; padding: 0 4px; }
 fieldset[disabled] label { opacity: 0.6; }
 input:disabled, select:disabled { opacity: 0.55; cursor: not-allowed; }
@@ -26,13 +31,18 @@ input:disabled, select:disabled { opacity: 0.55; cursor: not-allowed; }
 .card .k { font-size: 0.84em; color: var(--_muted); }
 .card .v { font-family: var(--_mono); font-size: 1.12em; font-weight: 650; overflow-wrap: anywhere; }
 .card .s { font-size: 0.84em; color: var(--_muted); }
-.sharebar { display: flex; height: 16px; border-radius: 4px; overflow: hidden; margin-top: 10px; border: 1px solid var(--_border); }
+.sharebar {
+  display: flex; height: 16px; border-radius: 4px; overflow: hidden; margin-top: 10px; border: 1px solid var(--_border);
+}
 .sharebar .ffn { background: var(--_accent); }
 .sharebar .attn { background: var(--_surface); }
 .sharekey { font-size: 0.84em; margin-top: 3px; }
 .sw-ffn { background: var(--_accent); } .sw-attn { background: var(--_surface); }
 .presets button.author { border-style: dashed; }
-.swatch { display: inline-block; width: 10px; height: 10px; border: 1px solid var(--_border); margin-right: 4px; vertical-align: -1px; }
+.swatch {
+  display: inline-block; width: 10px; height: 10px; border: 1px solid var(--_border); margin-right: 4px;
+  vertical-align: -1px;
+}
 `;
 
 const ATTRS = ['preset', 'presets', 'd', 'd-ff', 'rule', 'multiple-of', 'multiplier', 'gated', 'bias', 'heads',
@@ -266,7 +276,10 @@ export class FfnParamCalculator extends FfnElement {
       f[key] = h('input', { type: 'number', min: '1', step: '1', ...attrs });
       return h('label', {}, label, f[key]);
     };
-    const chk = (key, label) => { f[key] = h('input', { type: 'checkbox' }); return h('label', { class: 'check' }, f[key], label); };
+    const chk = (key, label) => {
+      f[key] = h('input', { type: 'checkbox' });
+      return h('label', { class: 'check' }, f[key], label);
+    };
     f.rule = h('select', {},
       h('option', { value: 'explicit', text: t.ruleExplicit }), h('option', { value: 'llama', text: t.ruleLlama }));
     const form = h('form', { 'aria-label': t.form },

@@ -8,15 +8,35 @@ const config = (Ctor, key, params) => fail(Ctor, 'errors.computeBlock', { inner:
 
 /** Presets. Dense ones come from the section; the MoE one from Qwen3-30B-A3B's public configuration. */
 export const PRESETS = Object.freeze({
-  transformer: Object.freeze({ label: 'Original Transformer (base)', d: 512, dffMode: 'explicit', dff: 2048, gated: false, bias: true, heads: 8, kvHeads: 8 }),
-  gpt2: Object.freeze({ label: 'GPT-2 small', d: 768, dffMode: 'explicit', dff: 3072, gated: false, bias: true, heads: 12, kvHeads: 12 }),
-  llama7b: Object.freeze({ label: 'LLaMA-7B', d: 4096, dffMode: 'llama', multipleOf: 256, multiplier: null, gated: true, bias: false, heads: 32, kvHeads: 32 }),
-  llama3_8b: Object.freeze({ label: 'LLaMA-3 8B (GQA)', d: 4096, dffMode: 'llama', multipleOf: 1024, multiplier: 1.3, gated: true, bias: false, heads: 32, kvHeads: 8 }),
-  llama2_70b: Object.freeze({ label: 'LLaMA-2 70B (GQA)', d: 8192, dffMode: 'llama', multipleOf: 4096, multiplier: 1.3, gated: true, bias: false, heads: 64, kvHeads: 8 }),
-  qwen3_moe: Object.freeze({ label: 'Qwen3-30B-A3B (MoE)', d: 2048, dffMode: 'explicit', dff: 768, gated: true, bias: false, heads: 32, kvHeads: 4, headDim: 128, moe: Object.freeze({ experts: 128, active: 8, shared: 0 }) }),
+  transformer: Object.freeze({
+    label: 'Original Transformer (base)', d: 512, dffMode: 'explicit', dff: 2048, gated: false, bias: true, heads: 8,
+    kvHeads: 8,
+  }),
+  gpt2: Object.freeze({
+    label: 'GPT-2 small', d: 768, dffMode: 'explicit', dff: 3072, gated: false, bias: true, heads: 12, kvHeads: 12,
+  }),
+  llama7b: Object.freeze({
+    label: 'LLaMA-7B', d: 4096, dffMode: 'llama', multipleOf: 256, multiplier: null, gated: true, bias: false,
+    heads: 32, kvHeads: 32,
+  }),
+  llama3_8b: Object.freeze({
+    label: 'LLaMA-3 8B (GQA)', d: 4096, dffMode: 'llama', multipleOf: 1024, multiplier: 1.3, gated: true, bias: false,
+    heads: 32, kvHeads: 8,
+  }),
+  llama2_70b: Object.freeze({
+    label: 'LLaMA-2 70B (GQA)', d: 8192, dffMode: 'llama', multipleOf: 4096, multiplier: 1.3, gated: true, bias: false,
+    heads: 64, kvHeads: 8,
+  }),
+  qwen3_moe: Object.freeze({
+    label: 'Qwen3-30B-A3B (MoE)', d: 2048, dffMode: 'explicit', dff: 768, gated: true, bias: false, heads: 32,
+    kvHeads: 4, headDim: 128, moe: Object.freeze({ experts: 128, active: 8, shared: 0 }),
+  }),
 });
 
-export const DEFAULTS = Object.freeze({ d: 768, dffMode: 'explicit', dff: 3072, multipleOf: 256, multiplier: null, gated: false, bias: true, heads: 12, kvHeads: 12, headDim: null, moe: null });
+export const DEFAULTS = Object.freeze({
+  d: 768, dffMode: 'explicit', dff: 3072, multipleOf: 256, multiplier: null, gated: false, bias: true, heads: 12,
+  kvHeads: 12, headDim: null, moe: null,
+});
 
 /**
  * The largest sizes accepted (every count then stays an exact integer in a double: 3 d dff (experts + shared)
@@ -229,7 +249,8 @@ export function computeBlock(ffn, input) {
     const activeFlops = (active + shared) * oneFlops + 2 * router;
     out.moe = {
       experts, active, shared, router,
-      totalParams: total, activeParams, activeFraction: activeParams / total, activeFlops, totalFlopsIfDense: (experts + shared) * oneFlops + 2 * router,
+      totalParams: total, activeParams, activeFraction: activeParams / total, activeFlops,
+      totalFlopsIfDense: (experts + shared) * oneFlops + 2 * router,
       shareTotal: total / (total + attnParams), shareActive: activeParams / (activeParams + attnParams),
     };
     out.share = out.moe.shareTotal;

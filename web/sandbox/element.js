@@ -52,7 +52,9 @@ const STYLE = `${themeCss}
 header { display: flex; align-items: baseline; gap: .75rem; flex-wrap: wrap; }
 h3 { margin: 0; font-size: 1.1rem; }
 .level { color: var(--_muted); font-size: .85rem; }
-.badge { margin-left: auto; font-size: .8rem; padding: .1rem .55rem; border-radius: 999px; border: 1px solid currentColor; }
+.badge {
+  margin-left: auto; font-size: .8rem; padding: .1rem .55rem; border-radius: 999px; border: 1px solid currentColor;
+}
 .badge.passed { color: var(--_pass); }
 .badge.attempted { color: var(--_muted); }
 .badge:empty { display: none; }
@@ -64,11 +66,13 @@ code { background: var(--_surface); padding: 0 .2em; border-radius: 3px; font-si
 .editor { display: grid; grid-template-columns: auto 1fr; border: 1px solid var(--_border); border-radius: 6px;
   background: var(--_surface); height: var(--_editor-height); overflow: hidden; font-size: var(--_code-size);
   content-visibility: auto; }
-.gutter { overflow: hidden; padding: .5rem .4rem .5rem .6rem; text-align: right; color: var(--_muted); user-select: none;
+.gutter { overflow: hidden; padding: .5rem .4rem .5rem .6rem; text-align: right; color: var(--_muted);
+  user-select: none;
   border-right: 1px solid var(--_border); line-height: 1.5; white-space: pre; }
 .gutter span { display: block; }
 .gutter span.marked { color: var(--_fail); font-weight: 700; }
-textarea.code { border: 0; margin: 0; resize: none; outline: none; padding: .5rem .6rem; background: transparent; color: inherit; font: inherit;
+textarea.code { border: 0; margin: 0; resize: none; outline: none; padding: .5rem .6rem; background: transparent;
+  color: inherit; font: inherit;
   line-height: 1.5; tab-size: 2; white-space: pre; overflow: auto; width: 100%; height: 100%; }
 .editor:focus-within { outline: 2px solid var(--_focus); outline-offset: 1px; }
 .editor.cm { display: block; }
@@ -82,7 +86,9 @@ button { font: inherit; font-size: .9rem; padding: .35rem .8rem; border-radius: 
 button:focus-visible { outline: 2px solid var(--_focus); outline-offset: 1px; }
 button:disabled { opacity: .55; cursor: default; }
 button.run { background: var(--_accent); color: var(--_bg); border-color: transparent; }
-button.link { border: 0; padding: 0; background: none; color: var(--_accent); text-decoration: underline; font-size: inherit; }
+button.link {
+  border: 0; padding: 0; background: none; color: var(--_accent); text-decoration: underline; font-size: inherit;
+}
 .confirm { display: flex; gap: .5rem; align-items: center; flex-wrap: wrap; font-size: .9rem; padding: .4rem .6rem;
   border: 1px dashed var(--_border); border-radius: 6px; }
 .confirm[hidden], .hints[hidden], .solution[hidden], [hidden] { display: none; }
@@ -102,7 +108,10 @@ ul.tests li { padding: .15rem 0; }
 ul.tests li .mark { display: inline-block; width: 1.3rem; font-weight: 700; }
 ul.tests li.pass .mark { color: var(--_pass); }
 ul.tests li:not(.pass) .mark { color: var(--_fail); }
-ul.tests .detail { display: block; margin-left: 1.3rem; color: var(--_muted); font-family: var(--_mono); font-size: .82rem; white-space: pre-wrap; }
+ul.tests .detail {
+  display: block; margin-left: 1.3rem; color: var(--_muted); font-family: var(--_mono); font-size: .82rem;
+  white-space: pre-wrap;
+}
 .logs { font-size: .82rem; background: var(--_surface); padding: .4rem .6rem; border-radius: 4px;
   max-height: 12rem; overflow: auto; white-space: pre-wrap; }
 .solution pre { background: var(--_surface); padding: .6rem; border-radius: 6px; overflow: auto; font-size: .85rem; }
@@ -509,7 +518,8 @@ export class FfnExerciseElement extends FfnElement {
     const confirmText = el(doc, 'span');
     const confirmYes = el(doc, 'button', { type: 'button', part: 'button confirm-button' });
     const confirmNo = el(doc, 'button', { type: 'button', part: 'button cancel-button', text: t('cancel') });
-    const confirmRow = el(doc, 'div', { class: 'confirm', part: 'confirm', role: 'group', hidden: true }, [confirmText, confirmYes, confirmNo]);
+    const confirmProps = { class: 'confirm', part: 'confirm', role: 'group', hidden: true };
+    const confirmRow = el(doc, 'div', confirmProps, confirmText, confirmYes, confirmNo);
 
     const hints = el(doc, 'ol', { class: 'hints', part: 'hints', 'aria-label': t('hints'), hidden: true });
     const solution = el(doc, 'div', { class: 'solution', part: 'solution', hidden: true }, [
@@ -751,7 +761,9 @@ export class FfnExerciseElement extends FfnElement {
     this._emit('ffn-exercise-run', { exercise: ex.id });
     let report;
     try {
-      report = await gradeExercise(ex.id, code, { timeout: this.timeout, signal: controller.signal, api: this._api || undefined, seed: this._seed });
+      const { signal } = controller;
+      const options = { timeout: this.timeout, signal, api: this._api || undefined, seed: this._seed };
+      report = await gradeExercise(ex.id, code, options);
     } catch (e) {
       // gradeExercise rejects on nothing the learner wrote: the kernels did not load
       report = null;
@@ -882,8 +894,10 @@ export class FfnExerciseElement extends FfnElement {
     if (report.status !== 'error') {
       const list = el(doc, 'ul', { class: 'tests', part: 'tests', 'aria-label': this._t('exercise.hiddenTests') });
       for (const [i, t] of report.tests.entries()) {
-        const li = el(doc, 'li', { class: t.pass ? 'pass' : t.status, part: t.pass ? 'test test-pass' : 'test test-fail' }, [
-          el(doc, 'span', { class: 'mark', 'aria-hidden': 'true', text: t.pass ? '✓' : t.status === 'not-run' ? '–' : '✗' }),
+        const mark = t.pass ? '✓' : t.status === 'not-run' ? '–' : '✗';
+        const part = t.pass ? 'test test-pass' : 'test test-fail';
+        const li = el(doc, 'li', { class: t.pass ? 'pass' : t.status, part }, [
+          el(doc, 'span', { class: 'mark', 'aria-hidden': 'true', text: mark }),
           el(doc, 'span', { text: this._testLine(t) }),
         ]);
         const detail = !t.pass && t.message && this._said(said.tests[i], t.message);
@@ -902,7 +916,10 @@ export class FfnExerciseElement extends FfnElement {
     if (report.logs.length) {
       parts.push(el(doc, 'details', { part: 'logs-box' }, [
         el(doc, 'summary', { text: this._t('exercise.consoleOutput', { n: report.logs.length }) }),
-        el(doc, 'pre', { class: 'logs', part: 'logs', text: report.logs.map((l) => (l.level === 'log' ? l.text : `[${l.level}] ${l.text}`)).join('\n') }),
+        el(doc, 'pre', {
+          class: 'logs', part: 'logs',
+          text: report.logs.map((l) => (l.level === 'log' ? l.text : `[${l.level}] ${l.text}`)).join('\n'),
+        }),
       ]));
     }
     u.announce.replaceChildren(...heard);
