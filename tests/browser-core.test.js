@@ -38,7 +38,8 @@ const CASES = [
 ];
 for (const [entry, relaxed] of CASES) {
   const name = `${entry === 'inline' ? '/web/index.js (inlined wasm)' : '/web/ffn.js (wasm by URL)'}${relaxed ? ', default (relaxed SIMD)' : ', ready({ relaxed: false })'}`;
-  test(`browser: ${name} computes an FFN forward pass matching the float64 reference`, { skip: skip || false }, async () => {
+  test(`browser: ${name} computes an FFN forward pass matching the float64 reference`, { skip: skip || false },
+    async () => {
     const page = await served.newPage();
     const consoleErrors = [];
     const pageErrors = [];
@@ -78,7 +79,8 @@ for (const [entry, relaxed] of CASES) {
       const xs = [-1e4, -5, -0.752, 0, 1, 1e4];
       for (let i = 0; i < xs.length; i++) {
         const e = ref.act('gelu', Math.fround(xs[i]));
-        assert.ok(Math.abs(result.g[i] - e) <= 1e-6 * Math.max(Math.abs(e), 1e-30), `gelu(${xs[i]}) = ${result.g[i]} vs ${e}`);
+        assert.ok(Math.abs(result.g[i] - e) <= 1e-6 * Math.max(Math.abs(e), 1e-30),
+          `gelu(${xs[i]}) = ${result.g[i]} vs ${e}`);
       }
       assert.ok(Number.isNaN(result.g[6]), 'NaN passes through');
 
@@ -90,7 +92,9 @@ for (const [entry, relaxed] of CASES) {
       if (entry === 'inline') {
         assert.deepEqual(wasmRequests, [], 'the default entry needs no .wasm request');
         const inlineModules = requests.filter((u) => u.endsWith('wasm-inline.js'));
-        assert.deepEqual(inlineModules, [`${served.url}web/${relaxed ? 'ffn-relaxed-wasm-inline.js' : 'ffn-wasm-inline.js'}`], 'only the build this engine runs is imported');
+        assert.deepEqual(inlineModules,
+          [`${served.url}web/${relaxed ? 'ffn-relaxed-wasm-inline.js' : 'ffn-wasm-inline.js'}`],
+          'only the build this engine runs is imported');
       } else {
         assert.deepEqual(wasmRequests, [`${served.url}web/${relaxed ? 'ffn-relaxed.wasm' : 'ffn.wasm'}`]);
         assert.deepEqual(wasmTypes, ['application/wasm']);
@@ -102,7 +106,8 @@ for (const [entry, relaxed] of CASES) {
 }
 
 for (const [entry, blocked] of [['url', 'ffn-relaxed.wasm'], ['inline', 'ffn-relaxed-wasm-inline.js']]) {
-  test(`browser: ${entry} entry on a host without ${blocked}: ready() falls back to ffn.wasm with a warning`, { skip: skip || false }, async () => {
+  test(`browser: ${entry} entry on a host without ${blocked}: ready() falls back to ffn.wasm with a warning`,
+    { skip: skip || false }, async () => {
     const page = await served.newPage();
     const warnings = [];
     const pageErrors = [];

@@ -63,7 +63,8 @@ test('matmul whose GEMM packing buffer cannot be allocated throws a RangeError (
   const rowBytes = (N + K) * 4;
   const M0 = Math.floor((s0.maxMemoryBytes - 65536 - K * N * 4) / rowBytes);
   const err = firstKernelEnomem('matmul', M0, (M) => ffn.matmul({ data: new Float32Array(M * K), shape: [M, K] }, B));
-  assert.match(err.message, /^matmul: out of wasm memory: the kernel could not allocate its scratch space for A \[\d+,16\] @ B \[16,65536\]/);
+  assert.match(err.message,
+    /^matmul: out of wasm memory: the kernel could not allocate its scratch space for A \[\d+,16\] @ B \[16,65536\]/);
   assert.equal(ffn.heapStats().heapInUse, s0.heapInUse);
   const y = ffn.matmul([[1, 2], [3, 4], [5, 6], [7, 8]], [[3], [4]]);
   assert.deepEqual(Array.from(y.data), [11, 25, 39, 53]);

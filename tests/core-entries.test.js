@@ -17,7 +17,8 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
  */
 function runModule(code, nodeArgs = []) {
   return new Promise((done, fail) => {
-    execFile(process.execPath, [...nodeArgs, '--input-type=module', '-e', code], { cwd: ROOT, timeout: 20000 }, (err, stdout, stderr) => {
+    execFile(process.execPath, [...nodeArgs, '--input-type=module', '-e', code], { cwd: ROOT, timeout: 20000 },
+      (err, stdout, stderr) => {
       if (err) fail(new Error(`child failed: ${err.message}\n${stderr}`));
       else done(stdout.trim());
     });
@@ -78,13 +79,18 @@ const info = `console.log(JSON.stringify({ simd: ffn.wasmInfo().simd, y: ffn.gel
 const builds = [
   ['ffn-lab, no flag', [], `import * as ffn from 'ffn-lab'; await ffn.ready(); ${info}`, plain],
   ['ffn-lab/url, no flag', [], `import * as ffn from 'ffn-lab/url'; await ffn.ready(); ${info}`, plain],
-  ['ffn-lab with relaxed SIMD: ffn-relaxed.wasm', R, `import * as ffn from 'ffn-lab'; await ffn.ready(); ${info}`, 'relaxed'],
-  ['ffn-lab/url with relaxed SIMD: ffn-relaxed.wasm', R, `import * as ffn from 'ffn-lab/url'; await ffn.ready(); ${info}`, 'relaxed'],
-  ['ffn-lab with relaxed SIMD, relaxed: false: ffn.wasm', R, `import * as ffn from 'ffn-lab'; await ffn.ready({ relaxed: false }); ${info}`, 'simd128'],
-  ['ffn-lab/url with relaxed SIMD, relaxed: true: ffn-relaxed.wasm', R, `import * as ffn from 'ffn-lab/url'; await ffn.ready({ relaxed: true }); ${info}`, 'relaxed'],
+  ['ffn-lab with relaxed SIMD: ffn-relaxed.wasm', R, `import * as ffn from 'ffn-lab'; await ffn.ready(); ${info}`,
+    'relaxed'],
+  ['ffn-lab/url with relaxed SIMD: ffn-relaxed.wasm', R,
+    `import * as ffn from 'ffn-lab/url'; await ffn.ready(); ${info}`, 'relaxed'],
+  ['ffn-lab with relaxed SIMD, relaxed: false: ffn.wasm', R,
+    `import * as ffn from 'ffn-lab'; await ffn.ready({ relaxed: false }); ${info}`, 'simd128'],
+  ['ffn-lab/url with relaxed SIMD, relaxed: true: ffn-relaxed.wasm', R,
+    `import * as ffn from 'ffn-lab/url'; await ffn.ready({ relaxed: true }); ${info}`, 'relaxed'],
 ];
 for (const [name, args, code, simd] of builds) {
-  test(`ready() picks the build: ${name}`, { skip: relaxedNodeArgs ? false : 'this Node cannot run relaxed SIMD' }, async () => {
+  test(`ready() picks the build: ${name}`, { skip: relaxedNodeArgs ? false : 'this Node cannot run relaxed SIMD' },
+    async () => {
     const r = JSON.parse(await runModule(code, args));
     assert.equal(r.simd, simd);
     nearGelu1(r.y);
@@ -92,7 +98,8 @@ for (const [name, args, code, simd] of builds) {
   });
 }
 
-test('an explicit opts.relaxed that the already loaded build does not match rejects; a matching one resolves', { skip: relaxedNodeArgs ? false : 'this Node cannot run relaxed SIMD' }, async () => {
+test('an explicit opts.relaxed that the already loaded build does not match rejects; a matching one resolves',
+  { skip: relaxedNodeArgs ? false : 'this Node cannot run relaxed SIMD' }, async () => {
   const r = JSON.parse(await runModule(`
     import * as ffn from 'ffn-lab';
     await ffn.ready();

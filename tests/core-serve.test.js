@@ -78,7 +78,8 @@ test('/ redirects to /web/, directories get a trailing slash, missing files 404,
 });
 
 test('path traversal and dot-files are refused', async () => {
-  for (const p of ['/../etc/passwd', '/web/../../etc/passwd', '/%2e%2e/%2e%2e/etc/passwd', '/web/%2e%2e%2f%2e%2e%2fetc/passwd', '/..%5c..%5cetc/passwd', '/.git/config', '/web/%00.js', '/%E0%A4%A']) {
+  for (const p of ['/../etc/passwd', '/web/../../etc/passwd', '/%2e%2e/%2e%2e/etc/passwd',
+    '/web/%2e%2e%2f%2e%2e%2fetc/passwd', '/..%5c..%5cetc/passwd', '/.git/config', '/web/%00.js', '/%E0%A4%A']) {
     const r = await get(p);
     assert.ok([400, 403, 404].includes(r.status), `${p} -> ${r.status}`);
     assert.ok(!r.body.includes('root:'), `${p} leaked a file`);
@@ -86,7 +87,8 @@ test('path traversal and dot-files are refused', async () => {
 });
 
 test('a taken port is reported clearly (API and CLI)', async () => {
-  await assert.rejects(startServer({ root: ROOT, port: srv.port }), (e) => e.message.includes(`port ${srv.port}`) && /already in use/.test(e.message));
+  await assert.rejects(startServer({ root: ROOT, port: srv.port }),
+    (e) => e.message.includes(`port ${srv.port}`) && /already in use/.test(e.message));
   const child = spawn(process.execPath, [resolve(ROOT, 'web/serve.js'), '--port', String(srv.port)], { cwd: ROOT });
   let err = '';
   child.stderr.on('data', (c) => (err += c));

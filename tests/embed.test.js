@@ -14,7 +14,8 @@ const PKG = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
 test('every ffn-lab specifier the README imports resolves through package.json exports', async () => {
   const specs = new Set();
   for (const m of README.matchAll(/(?:from |import\(|import )'(ffn-lab(?:\/[^']*)?)'/g)) specs.add(m[1]);
-  for (const s of ['ffn-lab', 'ffn-lab/url', 'ffn-lab/sandbox', 'ffn-lab/components']) assert.ok(specs.has(s), `README imports ${s}`);
+  for (const s of ['ffn-lab', 'ffn-lab/url', 'ffn-lab/sandbox', 'ffn-lab/components']) assert.ok(specs.has(s),
+    `README imports ${s}`);
   for (const s of specs) {
     const url = import.meta.resolve(s); // self-reference: resolved through "exports" as a site's bundler would
     assert.ok(existsSync(fileURLToPath(url)), `${s} -> ${url}`);
@@ -52,6 +53,7 @@ test('web/sandbox/sandbox-inline.js (build.sh) holds the current frame.html, wor
   assert.equal(mod.FRAME_HTML, read('frame.html'), 'stale: run bash build.sh');
   assert.equal(mod.WORKER_SOURCE, read('worker.js'), 'stale: run bash build.sh');
   assert.equal(mod.TOOLKIT_SOURCE, read('toolkit.js'), 'stale: run bash build.sh');
-  assert.doesNotMatch(readFileSync(file, 'utf8'), /</, 'a </script> in it would end an inline <script> that holds a bundle');
+  assert.doesNotMatch(readFileSync(file, 'utf8'), /</,
+    'a </script> in it would end an inline <script> that holds a bundle');
   assert.match(readFileSync(join(ROOT, '.gitignore'), 'utf8'), /^web\/sandbox\/sandbox-inline\.js$/m);
 });

@@ -23,13 +23,15 @@ const ENGINES = [
  * Why an engine's test cannot run here, or false (node:test skips on null too); with CI set, a missing engine is an
  * error.
  */
-const skipReason = ({ cmd, pkg }) => skipUnless(onPath(cmd), `${cmd} is missing (install Debian's ${pkg})`, 'engine tests') ?? false;
+const skipReason = ({ cmd, pkg }) => skipUnless(onPath(cmd), `${cmd} is missing (install Debian's ${pkg})`,
+  'engine tests') ?? false;
 
 function runEngine({ cmd, args }) {
   return new Promise((done, fail) => {
     execFile(cmd, args, { timeout: 60000, maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
       const line = stdout.split('\n').find((l) => l.startsWith('ENGINE-'));
-      if (!line) return fail(new Error(`${cmd} printed no result (${err?.message ?? 'exit 0'})\n${stdout.slice(0, 2000)}\n${stderr.slice(0, 2000)}`));
+      if (!line) return fail(new Error(`${cmd} printed no result (${err?.message ?? 'exit 0'})\n${stdout.slice(0,
+        2000)}\n${stderr.slice(0, 2000)}`));
       if (line.startsWith('ENGINE-ERROR')) return fail(new Error(`${cmd}: ${stdout.slice(stdout.indexOf('ENGINE-ERROR'))}`));
       done(JSON.parse(line.slice('ENGINE-RESULT '.length)));
     });

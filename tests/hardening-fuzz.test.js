@@ -42,7 +42,8 @@ test(`libFuzzer: every ffn.h entry point for ${FUZZ_SECONDS} s under ASan+UBSan,
       maxBuffer: 16 * 2 ** 20,
     });
     const text = `${run.stdout}\n${run.stderr}`;
-    assert.equal(run.status, 0, `fuzzing found a problem (crash input kept in ${out}/artifacts):\n${text.slice(-6000)}`);
+    assert.equal(run.status, 0,
+      `fuzzing found a problem (crash input kept in ${out}/artifacts):\n${text.slice(-6000)}`);
     const m = /fuzz: .* (\d+) inputs, (\d+) coverage edges/.exec(run.stdout);
     assert.ok(m, `no summary line in:\n${text.slice(-2000)}`);
     // the harness must really have run: thousands of inputs and coverage of all kernel families

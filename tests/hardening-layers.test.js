@@ -16,22 +16,28 @@ function assertCloseTo(what, got, want, scale) {
   assert.equal(got.length, want.length, `${what}: length`);
   for (let i = 0; i < got.length; i++) {
     const tol = 1e-5 * (1 + scale);
-    assert.ok(Math.abs(got[i] - want[i]) <= tol, `${what}[${i}]: got ${got[i]}, expected ${want[i]} (tolerance ${tol})`);
+    assert.ok(Math.abs(got[i] - want[i]) <= tol,
+      `${what}[${i}]: got ${got[i]}, expected ${want[i]} (tolerance ${tol})`);
   }
 }
 
 function bitsEqual(a, b) {
-  return a.length === b.length && Buffer.compare(Buffer.from(a.buffer, a.byteOffset, a.byteLength), Buffer.from(b.buffer, b.byteOffset, b.byteLength)) === 0;
+  return a.length === b.length && Buffer.compare(Buffer.from(a.buffer, a.byteOffset, a.byteLength),
+    Buffer.from(b.buffer, b.byteOffset, b.byteLength)) === 0;
 }
 
 function makeLayers(r, d, f) {
   const lin = { W: randTensor(r, [d, f]), b: randTensor(r, [f]), activation: 'gelu' };
-  const cf = { W1: randTensor(r, [d, f]), b1: randTensor(r, [f]), W2: randTensor(r, [f, d]), b2: randTensor(r, [d]), activation: 'relu2' };
+  const cf = { W1: randTensor(r, [d, f]), b1: randTensor(r, [f]), W2: randTensor(r, [f, d]), b2: randTensor(r, [d]),
+    activation: 'relu2' };
   const gf = { Wg: randTensor(r, [d, f]), Wu: randTensor(r, [d, f]), Wd: randTensor(r, [f, d]), activation: 'silu' };
   return [
-    { name: 'createLinear', layer: ffn.createLinear(lin), want: (X) => ref.activation('gelu', ref.addBias(ref.matmul(X, lin.W), lin.b)) },
-    { name: 'createFfn', layer: ffn.createFfn(cf), want: (X) => ref.ffn(X, cf.W1, cf.b1, cf.W2, cf.b2, { activation: 'relu2' }) },
-    { name: 'createGatedFfn', layer: ffn.createGatedFfn(gf), want: (X) => ref.gatedFfn(X, gf.Wg, gf.Wu, gf.Wd, { activation: 'silu' }) },
+    { name: 'createLinear', layer: ffn.createLinear(lin),
+      want: (X) => ref.activation('gelu', ref.addBias(ref.matmul(X, lin.W), lin.b)) },
+    { name: 'createFfn', layer: ffn.createFfn(cf),
+      want: (X) => ref.ffn(X, cf.W1, cf.b1, cf.W2, cf.b2, { activation: 'relu2' }) },
+    { name: 'createGatedFfn', layer: ffn.createGatedFfn(gf),
+      want: (X) => ref.gatedFfn(X, gf.Wg, gf.Wu, gf.Wd, { activation: 'silu' }) },
   ];
 }
 
@@ -70,10 +76,12 @@ test('memory growth while resident layers are alive: their results stay right, b
   // then growth from another call: blocks do not fit in the current memory
   const grow = heap();
   const big = Math.ceil(grow.memoryBytes / 4 / 4096) + 1024; // rows of a (rows, 1) @ (1, 4096) product larger than memory
-  const C = ffn.matmul({ data: new Float32Array(big).fill(1), shape: [big, 1] }, { data: new Float32Array(4096).fill(2), shape: [1, 4096] });
+  const C = ffn.matmul({ data: new Float32Array(big).fill(1), shape: [big, 1] },
+    { data: new Float32Array(4096).fill(2), shape: [1, 4096] });
   assert.equal(C.data[C.data.length - 1], 2);
   const grown = heap();
-  assert.ok(grown.memoryBytes > grow.memoryBytes && grown.growths > grow.growths, `memory did not grow (${grow.memoryBytes} -> ${grown.memoryBytes})`);
+  assert.ok(grown.memoryBytes > grow.memoryBytes && grown.growths > grow.growths,
+    `memory did not grow (${grow.memoryBytes} -> ${grown.memoryBytes})`);
   layers.forEach(({ name, layer }, i) => {
     assert.ok(bitsEqual(layer.forward(X).data, first[i]), `${name}: result changed after memory growth`);
   });
@@ -101,7 +109,8 @@ test('disposed layers refuse use with a clear error; double dispose is harmless;
   assert.equal(a.layer.disposed, true);
   const afterOne = heap().heapInUse;
   assert.ok(afterOne < withAll, 'dispose freed the layer');
-  assert.throws(() => a.layer.forward(X), (e) => e instanceof Error && /createLinear/.test(e.message) && /disposed/.test(e.message));
+  assert.throws(() => a.layer.forward(X),
+    (e) => e instanceof Error && /createLinear/.test(e.message) && /disposed/.test(e.message));
   a.layer.dispose(); // again: no throw, no double free
   assert.equal(heap().heapInUse, afterOne, 'second dispose freed nothing more');
   assert.throws(() => a.layer.forward(X), /disposed/);
@@ -166,15 +175,18 @@ test('giant shapes with no elements return at once, with the right shapes; sizes
   const e0 = new Float32Array(0);
   const t0 = performance.now();
   assert.deepEqual(ffn.matmul({ data: e0, shape: [big, 0] }, { data: e0, shape: [0, 0] }).shape, [big, 0]);
-  assert.deepEqual(ffn.ffn({ data: e0, shape: [big, 0] }, { data: e0, shape: [0, 0] }, null, { data: e0, shape: [0, 0] }, null).shape, [big, 0]);
+  assert.deepEqual(ffn.ffn({ data: e0, shape: [big, 0] }, { data: e0, shape: [0, 0] }, null,
+    { data: e0, shape: [0, 0] }, null).shape, [big, 0]);
   assert.deepEqual(ffn.gelu({ data: e0, shape: [big, 0, big] }).shape, [big, 0, big]);
   const L = ffn.createLinear({ W: { data: e0, shape: [0, 0] } });
   assert.deepEqual(L.forward({ data: e0, shape: [big, 0] }).shape, [big, 0]);
   L.dispose();
   // liveness, not speed: 2^31 empty rows must not spin for seconds with the page frozen
   assert.ok(performance.now() - t0 < 3000, `empty giant shapes took ${performance.now() - t0} ms`);
-  assert.throws(() => ffn.matmul({ data: e0, shape: [2 ** 31, 0] }, { data: e0, shape: [0, 3] }), (e) => e instanceof RangeError && /^matmul:/.test(e.message));
-  assert.throws(() => ffn.ffn({ data: e0, shape: [2 ** 32, 0] }, { data: e0, shape: [0, 0] }, null, { data: e0, shape: [0, 0] }, null), RangeError);
+  assert.throws(() => ffn.matmul({ data: e0, shape: [2 ** 31, 0] }, { data: e0, shape: [0, 3] }),
+    (e) => e instanceof RangeError && /^matmul:/.test(e.message));
+  assert.throws(() => ffn.ffn({ data: e0, shape: [2 ** 32, 0] }, { data: e0, shape: [0, 0] }, null,
+    { data: e0, shape: [0, 0] }, null), RangeError);
   assert.deepEqual(Array.from(ffn.relu([-2, 3]).data), [0, 3]);
 });
 
@@ -182,7 +194,9 @@ test('short soak: 30,000 mixed calls with layers created and disposed; wasm heap
   'flat, JS heap within 8 MiB', () => {
   const script = fileURLToPath(new URL('./soak/soak.js', import.meta.url));
   // the soak runs in a Node with this one's flags (tests/relaxed.test.js: the relaxed build)
-  const run = spawnSync(process.execPath, [...process.execArgv.filter((a) => a.startsWith('--experimental-wasm')), '--expose-gc', script, '--calls', '30000', '--json'], { encoding: 'utf8' });
+  const run = spawnSync(process.execPath,
+    [...process.execArgv.filter((a) => a.startsWith('--experimental-wasm')), '--expose-gc', script, '--calls', '30000',
+    '--json'], { encoding: 'utf8' });
   assert.equal(run.status, 0, `soak failed:\n${run.stdout}\n${run.stderr}`);
   const res = JSON.parse(run.stdout.trim().split('\n').pop());
   assert.equal(res.build, ffn.wasmInfo().simd, 'the soak ran on the build this process loaded');

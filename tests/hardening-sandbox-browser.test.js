@@ -89,7 +89,8 @@ async function startBareProxy(target) {
     }
   });
   await new Promise((ok) => srv.listen(0, '127.0.0.1', ok));
-  return { url: `http://127.0.0.1:${srv.address().port}/`, close: () => new Promise((ok) => { srv.close(ok); srv.closeAllConnections(); }) };
+  return { url: `http://127.0.0.1:${srv.address().port}/`,
+    close: () => new Promise((ok) => { srv.close(ok); srv.closeAllConnections(); }) };
 }
 
 const grade = (id, src, options) => page.evaluate(([i, s, o]) => window.__grade(i, s, o), [id, src, options || {}]);
@@ -204,7 +205,8 @@ self.postMessage({ type: 'waiting' });
       await loaded;
       const control = new MessageChannel();
       const ready = new Promise((ok) => { control.port1.onmessage = (e) => ok(e.data); });
-      iframe.contentWindow.postMessage({ type: 'ffn-lab-sandbox-init', worker: src, toolkit: tk }, '*', [control.port2]);
+      iframe.contentWindow.postMessage({ type: 'ffn-lab-sandbox-init', worker: src, toolkit: tk }, '*',
+        [control.port2]);
       const r = await ready;
       if (r.type !== 'ready') return r;
       const run = new MessageChannel();
@@ -218,14 +220,17 @@ self.postMessage({ type: 'waiting' });
   };
   const strict = await inFrame(served.url);
   assert.equal(strict.out.toolkit, 'function', JSON.stringify(strict.out));
-  for (const [name, v] of Object.entries(strict.out)) if (name !== 'toolkit') assert.match(v, /^failed/, `${name} under the frame's CSP: ${v}`);
+  for (const [name, v] of Object.entries(strict.out)) if (name !== 'toolkit') assert.match(v, /^failed/,
+    `${name} under the frame's CSP: ${v}`);
   assert.deepEqual(strict.hits, [], 'requests reached the probe server from under the frame\'s CSP');
   // Control: the very same worker in the frame served without its CSP reaches the probe.
   const before = bareFrames;
   const open = await inFrame(bare.url);
   if (process.env.FFN_HARDEN_DEBUG) console.log(strict, open);
   assert.equal(bareFrames, before + 1, 'the control frame did not come through the proxy');
-  for (const route of ['fetch', 'xhr', 'ws', 'es', 'import.js', 'importScripts.js', 'font.woff2']) assert.ok(open.hits.includes(`/csp/${route}`), `control: no ${route} request in ${open.hits.join()}`);
+  for (const route of ['fetch', 'xhr', 'ws', 'es', 'import.js', 'importScripts.js',
+    'font.woff2']) assert.ok(open.hits.includes(`/csp/${route}`),
+    `control: no ${route} request in ${open.hits.join()}`);
 });
 
 test('browser: a forged "all tests passed" from learner code changes no verdict, in the report or in the element (no ' +
@@ -255,11 +260,13 @@ test('browser: while(true), deep recursion and an allocation bomb leave the page
   for (const [src, statuses, timeout = 1500] of [
     ['function gelu(x) { while (true) {} }', ['timeout']],
     ['function gelu(x) {\n  return gelu(x);\n}', ['done']],
-    ['function gelu(x) { const keep = []; for (;;) keep.push(new Float64Array(1 << 24).fill(1.5)); }', ['timeout', 'crashed']],
+    ['function gelu(x) { const keep = []; for (;;) keep.push(new Float64Array(1 << 24).fill(1.5)); }',
+      ['timeout', 'crashed']],
     ['function gelu(x) { let s = "x"; for (;;) s += s; }', ['timeout', 'done', 'crashed']],
     // a JS-heap bomb at the default 2 s timeout: the worker is stopped before its heap runs out (a bomb
     // that does exhaust it kills only the sandbox frame's process: see the isolation tests below)
-    ['function gelu(x) { const keep = []; for (;;) keep.push(new Array(1e6).fill(1.5)); }', ['timeout', 'crashed'], 2000],
+    ['function gelu(x) { const keep = []; for (;;) keep.push(new Array(1e6).fill(1.5)); }', ['timeout', 'crashed'],
+      2000],
   ]) {
     const before = await ticks();
     const t0 = Date.now();
@@ -344,7 +351,8 @@ test('browser: a worker subverted to send huge or malformed results gives a boun
   await ta.focus();
   await page.evaluate(() => { window.__events.length = 0; });
   await page.keyboard.press('Control+Enter');
-  await page.waitForFunction(() => window.__events.some((e) => e.type === 'ffn-exercise-result'), null, { timeout: 20000 });
+  await page.waitForFunction(() => window.__events.some((e) => e.type === 'ffn-exercise-result'), null,
+    { timeout: 20000 });
   const shown = await page.evaluate(() => document.querySelector('#ex-gelu').shadowRoot.textContent.length);
   assert.ok(shown < 300_000, `the element renders ${shown} characters`);
 });
@@ -378,8 +386,10 @@ async function isolationRun(mode, { until, ms = 45_000, sandbox = '' } = {}) {
     p.on('crash', () => { crashAt ??= Date.now() - t0; });
     await p.goto(new URL(`tests/fixtures/sandbox-oom.html?mode=${mode}&sandbox=${sandbox}&beacon=http://127.0.0.1:${beacon.address().port}`, served.url).href);
     const deadline = Date.now() + ms;
-    while (Date.now() < deadline && !until(hits, crashAt, Date.now() - t0)) await new Promise((ok) => setTimeout(ok, 100));
-    return { hits, crashAt, beats: hits.filter((h) => h.path === '/beat').map((h) => h.at), report: (run) => hits.find((h) => h.path === '/report' && h.q.run === run)?.q };
+    while (Date.now() < deadline && !until(hits, crashAt, Date.now() - t0)) await new Promise((ok) => setTimeout(ok,
+      100));
+    return { hits, crashAt, beats: hits.filter((h) => h.path === '/beat').map((h) => h.at),
+      report: (run) => hits.find((h) => h.path === '/report' && h.q.run === run)?.q };
   } finally {
     await b.close();
     beacon.close();
@@ -399,7 +409,8 @@ for (const sandbox of ['inline', 'file']) {
     assert.ok(bomb, 'the bomb run never reported (the page died or hung)');
     assert.equal(bomb.passed, 'false');
     // The bomb really killed a process (Playwright saw the frame crash), and the grader said so.
-    assert.ok(r.crashAt !== null, 'no process crashed: the bomb did not exhaust the heap within 10 s, so this run proves nothing');
+    assert.ok(r.crashAt !== null,
+      'no process crashed: the bomb did not exhaust the heap within 10 s, so this run proves nothing');
     assert.ok(r.hits.find((h) => h.path === '/started').at < r.crashAt, 'the crash came before the run started');
     assert.equal(bomb.status, 'crashed', bomb.summary);
     assert.match(bomb.summary, /sandbox stopped .*most likely because your code used too much memory/);
@@ -437,11 +448,14 @@ function geluTanh(x) { return [${JSON.stringify(payload)}] }`;
   await ta.focus();
   await page.evaluate(() => { window.__events.length = 0; });
   await page.keyboard.press('Control+Enter');
-  await page.waitForFunction(() => window.__events.some((e) => e.type === 'ffn-exercise-result'), null, { timeout: 20000 });
+  await page.waitForFunction(() => window.__events.some((e) => e.type === 'ffn-exercise-result'), null,
+    { timeout: 20000 });
   await page.waitForTimeout(300);
   const state = await page.evaluate(() => {
     const root = document.querySelector('#ex-gelu').shadowRoot;
-    return { xss: window.__xss || 0, injected: !!(root.querySelector('#injected') || document.getElementById('injected')), imgs: root.querySelectorAll('img').length, shown: root.textContent.includes('onerror') };
+    return { xss: window.__xss || 0,
+      injected: !!(root.querySelector('#injected') || document.getElementById('injected')),
+      imgs: root.querySelectorAll('img').length, shown: root.textContent.includes('onerror') };
   });
   assert.equal(state.xss, 0, 'an onerror handler from learner text ran in the page');
   assert.equal(state.injected, false, 'learner text became elements');

@@ -20,7 +20,8 @@ async function attack(source, { id = 'gelu', timeout = 1500 } = {}) {
   const ms = Date.now() - t0;
   const json = JSON.stringify(r);
   assert.ok(json.length < REPORT_CHAR_BOUND, `report of ${json.length} chars`);
-  for (const t of r.tests) for (const k of ['message', 'problem']) if (t[k]) assert.ok(t[k].length < MESSAGE_CHAR_BOUND, `${k} of ${t[k].length} chars`);
+  for (const t of r.tests) for (const k of ['message', 'problem']) if (t[k]) assert.ok(t[k].length < MESSAGE_CHAR_BOUND,
+    `${k} of ${t[k].length} chars`);
   assert.ok(r.summary.length < MESSAGE_CHAR_BOUND);
   assert.ok(ms < timeout + 8000, `grading took ${ms} ms`);
   return r;
@@ -128,7 +129,8 @@ test('network and code loading: every way tried is refused and no request reache
 
 test('page and host objects are absent inside the worker (document, localStorage, parent, top, window, ' +
   'opener, process, require)', async () => {
-  const names = ['document', 'localStorage', 'sessionStorage', 'parent', 'top', 'window', 'opener', 'frames', 'process', 'require', 'module', 'indexedDB', 'caches', 'navigator', 'Deno'];
+  const names = ['document', 'localStorage', 'sessionStorage', 'parent', 'top', 'window', 'opener', 'frames', 'process',
+    'require', 'module', 'indexedDB', 'caches', 'navigator', 'Deno'];
   const src = `console.log(${names.map((n) => `typeof ${n}`).join(', ')});\nconsole.log(typeof globalThis.parent, typeof globalThis.document, typeof globalThis.top);\n${GELU}`;
   const r = await gradeExercise('gelu', src);
   assert.equal(r.passed, true, r.summary);
@@ -228,7 +230,8 @@ test('subverting the worker\'s own machinery (JSON, String/Array prototypes, typ
   for (const id of ['gelu', 'ffn', 'memories']) {
     const fn = { gelu: 'gelu', ffn: 'ffn', memories: 'ffnMemories' }[id];
     for (const src of atks) {
-      const s = src.replace('function gelu(x)', `function ${fn}(x)`).replace('function geluTanh(x) { return gelu(x) }', '');
+      const s = src.replace('function gelu(x)', `function ${fn}(x)`).replace('function geluTanh(x) { return gelu(x) }',
+        '');
       const r = await attack(s, { id, timeout: 3000 });
       failed(r);
     }
@@ -294,7 +297,8 @@ test('1000 runs in a row (passes, timeouts, throws, refused results, learner tim
   ];
   // every worker_thread is an OS thread of this process: count them (getActiveResourcesInfo does not list workers)
   const threads = () => Number(/Threads:\s+(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))[1]);
-  for (let w = 0; w < 7; w++) await gradeExercise('gqa-budget', sources[w][0], { timeout: sources[w][1] === 'timeout' ? 60 : 2000 }); // warm-up
+  for (let w = 0; w < 7; w++) await gradeExercise('gqa-budget', sources[w][0],
+    { timeout: sources[w][1] === 'timeout' ? 60 : 2000 }); // warm-up
   await new Promise((ok) => setTimeout(ok, 200));
   const baseThreads = threads();
   // control: the probe sees a worker while a run is in flight
@@ -323,6 +327,7 @@ test('1000 runs in a row (passes, timeouts, throws, refused results, learner tim
   gcNow();
   const end = process.memoryUsage().heapUsed;
   assert.ok(threads() <= baseThreads + 2, `threads: ${baseThreads} before, ${threads()} after 1000 runs (workers left alive)`); // +2: lazily started runtime threads, not workers (a leak would be hundreds)
-  assert.ok(end - mid < 16 * 2 ** 20, `heap grew ${((end - mid) / 2 ** 20).toFixed(1)} MiB between run 200 and run 1000`);
+  assert.ok(end - mid < 16 * 2 ** 20,
+    `heap grew ${((end - mid) / 2 ** 20).toFixed(1)} MiB between run 200 and run 1000`);
   await stillWorks();
 });

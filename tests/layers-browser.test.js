@@ -59,7 +59,8 @@ test('browser: resident layers match the float64 reference; dispose ' +
     const near = (got, want, msg) => {
       assert.equal(got.length, want.length, msg);
       for (let i = 0; i < want.length; i++)
-        assert.ok(Math.abs(got[i] - want[i]) <= 2e-5 * (1 + Math.abs(want[i])), `${msg} [${i}] ${got[i]} vs ${want[i]}`);
+        assert.ok(Math.abs(got[i] - want[i]) <= 2e-5 * (1 + Math.abs(want[i])),
+          `${msg} [${i}] ${got[i]} vs ${want[i]}`);
     };
     const H = ref.matmul(inp.X, inp.W1).data.map((v, i) => ref.act('gelu', v + inp.b1.data[i % dff]));
     near(out.lin, H, 'createLinear');
@@ -67,8 +68,10 @@ test('browser: resident layers match the float64 reference; dispose ' +
     const gw = ref.swigluFfn(inp.X, inp.W1, inp.Wu, inp.W2).data;
     near(out.gated, gw, 'createGatedFfn');
     near(out.one, gw.slice(0, d), 'createGatedFfn one token');
-    assert.equal(out.badShape, 'RangeError: createLinear(...).forward: X has shape [3] but expected (..., 12) (the layer\'s input size)');
-    assert.equal(out.disposed, 'Error: createFfn(...).forward: this layer was disposed; create a new one with createFfn()');
+    assert.equal(out.badShape,
+      'RangeError: createLinear(...).forward: X has shape [3] but expected (..., 12) (the layer\'s input size)');
+    assert.equal(out.disposed,
+      'Error: createFfn(...).forward: this layer was disposed; create a new one with createFfn()');
     assert.equal(out.heapBack, true, 'dispose returns the heap to where it was');
   } finally {
     await page.close();

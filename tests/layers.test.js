@@ -38,7 +38,8 @@ test('createLinear: act(X W + b) against float64, for every activation and sever
         const S = ref.addBias(ref.matmul(abs(X), abs(W)), abs(b)).data;
         const want = ref.activation(act, H);
         const slope = H.data.map((h) => (act === 'relu2' ? 2 * Math.abs(h) + 1 : 1.2));
-        assertNear(Y, want, S.map((s, i) => s * slope[i] + Math.abs(want.data[i])), 2 * (K + 8) * U, `linear ${act} ${xs}`);
+        assertNear(Y, want, S.map((s, i) => s * slope[i] + Math.abs(want.data[i])), 2 * (K + 8) * U,
+          `linear ${act} ${xs}`);
       } finally {
         layer.dispose();
       }
@@ -70,7 +71,8 @@ test('createFfn and createGatedFfn match the float64 FFN references (and the cor
   const r = rng(22);
   for (const [T, d, dff] of [[1, 16, 64], [5, 9, 33], [70, 12, 40], [130, 8, 20]]) {
     const X = randTensor(r, [T, d]);
-    const W1 = randTensor(r, [d, dff], -0.5, 0.5), b1 = randTensor(r, [dff]), W2 = randTensor(r, [dff, d], -0.5, 0.5), b2 = randTensor(r, [d]);
+    const W1 = randTensor(r, [d, dff], -0.5, 0.5), b1 = randTensor(r, [dff]), W2 = randTensor(r, [dff, d], -0.5, 0.5),
+      b2 = randTensor(r, [d]);
     const Wu = randTensor(r, [d, dff], -0.5, 0.5);
     const tol = 4 * (d + dff) * U;
     for (const act of ['gelu_tanh', 'relu', 'gelu', 'silu', 'relu2', 'identity']) {
@@ -126,13 +128,20 @@ test('bad specs and inputs throw clear errors naming the function, argument and 
   const W = { data: new Float32Array(6), shape: [2, 3] };
   assert.throws(() => ffn.createLinear(), { name: 'TypeError', message: /createLinear: expected an object/ });
   assert.throws(() => ffn.createLinear({}), { name: 'TypeError', message: /createLinear: W is missing/ });
-  assert.throws(() => ffn.createLinear({ W: [1, 2, 3] }), { name: 'RangeError', message: /createLinear: W has shape \[3\] but expected 2 dimensions/ });
-  assert.throws(() => ffn.createLinear({ W, b: [1, 2] }), { name: 'RangeError', message: /createLinear: b has shape \[2\] but expected \[3\]/ });
-  assert.throws(() => ffn.createLinear({ W, activation: 'tanh' }), { name: 'RangeError', message: /createLinear: unknown activation 'tanh'/ });
-  assert.throws(() => ffn.createLinear({ W, activation: 3 }), { name: 'TypeError', message: /createLinear: activation must be one of/ });
-  assert.throws(() => ffn.createLinear({ W: [[1, 2], [3]] }), { name: 'TypeError', message: /createLinear: W is ragged/ });
-  assert.throws(() => ffn.createFfn({ W1: W, W2: W }), { name: 'RangeError', message: /createFfn: W2 has shape \[2,3\] but expected \[3,2\]/ });
-  assert.throws(() => ffn.createFfn({ W1: W, W2: [[1, 2, 3], [4, 5, 6], [7, 8, 9]].map((r) => r.slice(0, 2)), b2: [1] }), {
+  assert.throws(() => ffn.createLinear({ W: [1, 2, 3] }),
+    { name: 'RangeError', message: /createLinear: W has shape \[3\] but expected 2 dimensions/ });
+  assert.throws(() => ffn.createLinear({ W, b: [1, 2] }),
+    { name: 'RangeError', message: /createLinear: b has shape \[2\] but expected \[3\]/ });
+  assert.throws(() => ffn.createLinear({ W, activation: 'tanh' }),
+    { name: 'RangeError', message: /createLinear: unknown activation 'tanh'/ });
+  assert.throws(() => ffn.createLinear({ W, activation: 3 }),
+    { name: 'TypeError', message: /createLinear: activation must be one of/ });
+  assert.throws(() => ffn.createLinear({ W: [[1, 2], [3]] }),
+    { name: 'TypeError', message: /createLinear: W is ragged/ });
+  assert.throws(() => ffn.createFfn({ W1: W, W2: W }),
+    { name: 'RangeError', message: /createFfn: W2 has shape \[2,3\] but expected \[3,2\]/ });
+  assert.throws(() => ffn.createFfn({ W1: W, W2: [[1, 2, 3], [4, 5, 6], [7, 8, 9]].map((r) => r.slice(0, 2)),
+    b2: [1] }), {
     name: 'RangeError',
     message: /createFfn: b2 has shape \[1\] but expected \[2\]/,
   });
@@ -177,20 +186,24 @@ test('forward(X, { out }) writes the same bits into the given array (reused, in 
       const X = randTensor(r, [7, 24]);
       const want = layer.forward(X);
       const xdata = Float32Array.from(X.data);
-      const got = layer.forward({ data: xdata, shape: [7, 24] }, { out: xdata }); // in place: X is copied in before Y is written
+      const got = layer.forward({ data: xdata, shape: [7, 24] },
+        { out: xdata }); // in place: X is copied in before Y is written
       assert.equal(got.data, xdata);
       assert.deepEqual(Array.from(xdata), Array.from(want.data));
     }
     const X = randTensor(r, [2, 24]);
     assert.throws(() => lin.forward(X, { out: new Float64Array(80) }), (e) => e instanceof TypeError && /^createLinear\(\.\.\.\)\.forward: opts\.out must be a Float32Array; got /.test(e.message));
     assert.throws(() => lin.forward(X, { out: [] }), TypeError);
-    assert.throws(() => lin.forward(X, 'out'), (e) => e instanceof TypeError && /opts must be an object/.test(e.message));
+    assert.throws(() => lin.forward(X, 'out'),
+      (e) => e instanceof TypeError && /opts must be an object/.test(e.message));
     // an array passed where { out } belongs is refused, not silently ignored
-    assert.throws(() => lin.forward(X, new Float32Array(80)), (e) => e instanceof TypeError && /opts must be an object \{ out \}; got .*pass \{ out: array \}/.test(e.message));
+    assert.throws(() => lin.forward(X, new Float32Array(80)),
+      (e) => e instanceof TypeError && /opts must be an object \{ out \}; got .*pass \{ out: array \}/.test(e.message));
     assert.throws(() => lin.forward(X, [0]), (e) => e instanceof TypeError && /opts must be an object/.test(e.message));
     const heapView = new Float32Array(wasm('test').memory.buffer, 1024, 80);
     const heapBefore = Float32Array.from(heapView);
-    assert.throws(() => lin.forward(X, { out: heapView }), (e) => e instanceof RangeError && /opts\.out is a view of ffn-lab's own wasm memory/.test(e.message));
+    assert.throws(() => lin.forward(X, { out: heapView }),
+      (e) => e instanceof RangeError && /opts\.out is a view of ffn-lab's own wasm memory/.test(e.message));
     assert.deepEqual(Array.from(heapView), Array.from(heapBefore), 'the heap view is untouched');
     assert.throws(() => lin.forward(X, { out: new Float32Array(79) }), (e) => e instanceof RangeError && e.message === 'createLinear(...).forward: opts.out has 79 floats but the result [2,40] needs 80');
     assert.deepEqual(Array.from(lin.forward(X, { out: new Float32Array(80) }).data), Array.from(lin.forward(X).data));
@@ -253,7 +266,9 @@ test('a forward pass too large for wasm memory fails with a clear RangeError and
   try {
     const X = { data: new Float32Array(2 ** 20), shape: [2 ** 20, 1] }; // Y would be 4 GiB
     const before = ffn.heapStats().heapInUse;
-    assert.throws(() => layer.forward(X), { name: 'RangeError', message: /createLinear\(\.\.\.\)\.forward: X \[1048576,1\] -> \[1048576,1024\] needs 4\.0 GiB of wasm memory/ });
+    assert.throws(() => layer.forward(X),
+      { name: 'RangeError',
+      message: /createLinear\(\.\.\.\)\.forward: X \[1048576,1\] -> \[1048576,1024\] needs 4\.0 GiB of wasm memory/ });
     assert.equal(ffn.heapStats().heapInUse, before);
     assert.deepEqual(Array.from(layer.forward([2]).data.slice(0, 3)), [2, 2, 2]);
   } finally {

@@ -16,7 +16,8 @@ after(() => rmSync(work, { recursive: true, force: true }));
 
 function run(cmd, args, cwd) {
   return new Promise((done, fail) => {
-    execFile(cmd, args, { cwd, timeout: 120000, maxBuffer: 16 << 20, env: { ...process.env, npm_config_update_notifier: 'false' } }, (err, stdout, stderr) => {
+    execFile(cmd, args, { cwd, timeout: 120000, maxBuffer: 16 << 20,
+      env: { ...process.env, npm_config_update_notifier: 'false' } }, (err, stdout, stderr) => {
       if (err) fail(new Error(`${cmd} ${args.join(' ')} failed: ${err.message}\n${stdout}\n${stderr}`));
       else done(stdout);
     });
@@ -30,11 +31,13 @@ test('npm pack -> offline install -> import ffn-lab by name -> forward pass ' +
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
   for (const entry of ['package.json', 'README.md', 'LICENSE', ...pkg.files.filter((f) => !f.startsWith('!'))]) {
     const from = join(ROOT, entry);
-    if (existsSync(from)) cpSync(from, join(src, entry), { recursive: true, filter: (f) => !f.includes('node_modules') });
+    if (existsSync(from)) cpSync(from, join(src, entry),
+      { recursive: true, filter: (f) => !f.includes('node_modules') });
   }
   // every file build.sh writes, so the tarball shows that prepack makes them (web/codes.js is also committed)
   const built = [
-    'ffn.wasm', 'ffn-wasm-inline.js', 'ffn-relaxed.wasm', 'ffn-relaxed-wasm-inline.js', 'sandbox/sandbox-inline.js', 'codes.js',
+    'ffn.wasm', 'ffn-wasm-inline.js', 'ffn-relaxed.wasm', 'ffn-relaxed-wasm-inline.js', 'sandbox/sandbox-inline.js',
+      'codes.js',
   ];
   for (const f of built) {
     rmSync(join(src, 'web', f), { force: true });
@@ -47,7 +50,8 @@ test('npm pack -> offline install -> import ffn-lab by name -> forward pass ' +
   const files = info[0].files.map((f) => f.path);
   const shipped = [
     'package.json', 'web/index.js', 'web/ffn.js', 'web/runtime.js', 'web/heap.js', 'web/args.js', 'web/codes.js',
-    'web/index.d.ts', 'web/ffn.wasm', 'web/ffn-wasm-inline.js', 'web/ffn-relaxed.wasm', 'web/ffn-relaxed-wasm-inline.js',
+    'web/index.d.ts', 'web/ffn.wasm', 'web/ffn-wasm-inline.js', 'web/ffn-relaxed.wasm',
+      'web/ffn-relaxed-wasm-inline.js',
     'web/serve.js', 'web/sandbox/sandbox-inline.js', 'web/dist/boot.js',
   ];
   for (const f of shipped) {
@@ -104,7 +108,8 @@ test('npm pack -> offline install -> import ffn-lab by name -> forward pass ' +
   assert.ok(out.url.includes(join('node_modules', 'ffn-lab')), `resolved from node_modules: ${out.url}`);
   assert.deepEqual(out.shape, [2, 3]);
   assert.equal(out.params, 4722432);
-  assert.equal(out.graded.passed, true, `the sandbox from the tarball grades the reference solution: ${JSON.stringify(out.graded)}`);
+  assert.equal(out.graded.passed, true,
+    `the sandbox from the tarball grades the reference solution: ${JSON.stringify(out.graded)}`);
   assert.ok(out.graded.total > 5);
   const y = ref.ffn(X, W1, b1, W2, b2, { activation: 'gelu_tanh' }).data;
   const s = ref.swigluFfn(X, W1, Wu, W2).data;

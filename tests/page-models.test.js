@@ -139,7 +139,8 @@ test('memory: top-k partial sums match a float64 reference for every k and activ
         const r = mm.compute(ffn, mem, { x, y, k, activation: act });
         assert.deepEqual(r.top, order.slice(0, k), `top at (${x},${y}) ${act} k=${k}`);
         const p = [0, 0];
-        for (const i of order.slice(0, k)) { p[0] += e.coef[i] * mem.W2.data[2 * i]; p[1] += e.coef[i] * mem.W2.data[2 * i + 1]; }
+        for (const i of order.slice(0,
+          k)) { p[0] += e.coef[i] * mem.W2.data[2 * i]; p[1] += e.coef[i] * mem.W2.data[2 * i + 1]; }
         close(r.partial[0], p[0], 1e-5, `partial x at (${x},${y}) ${act} k=${k}`);
         close(r.partial[1], p[1], 1e-5, `partial y at (${x},${y}) ${act} k=${k}`);
         for (let i = 0; i < 3; i++) close(r.match[i], e.match[i], 1e-5, `match ${i}`);
@@ -166,7 +167,8 @@ test('memory: author facts, per-fact thresholds and bad input', () => {
   assert.throws(() => mm.parseFacts('Tokyo>Japan, Tokyo>Nippon'), /appears twice/);
   assert.throws(() => mm.parseFacts('A>B@x'), /threshold must be a number/);
   assert.throws(() => mm.parseFacts(''), RangeError);
-  assert.throws(() => mm.compute(ffn, mm.buildMemory(), { x: 0, y: 0, activation: 'tanh' }), /activation must be one of relu, gelu, silu/);
+  assert.throws(() => mm.compute(ffn, mm.buildMemory(), { x: 0, y: 0, activation: 'tanh' }),
+    /activation must be one of relu, gelu, silu/);
   assert.throws(() => mm.compute(ffn, mm.buildMemory(), { x: NaN, y: 0 }), /finite/);
 });
 
@@ -258,7 +260,8 @@ test('parameters: the section figures for every preset', () => {
   const qLlama = pm.computeBlock(ffn, { ...P.qwen3_moe, dffMode: 'llama', multipleOf: 256 });
   assert.equal(qLlama.dff, 768);
   assert.equal(qLlama.moe.totalParams, 128 * 3 * 2048 * 768 + 2048 * 128);
-  assert.equal(pm.computeBlock(ffn, { ...P.qwen3_moe, dffMode: 'llama', multipleOf: 256, moe: null }).dff, 5632); // 256 * ceil((2/3 * 4 * 2048) / 256)
+  assert.equal(pm.computeBlock(ffn, { ...P.qwen3_moe, dffMode: 'llama', multipleOf: 256, moe: null }).dff,
+    5632); // 256 * ceil((2/3 * 4 * 2048) / 256)
   assert.throws(() => pm.computeBlock(ffn, { ...P.gpt2, kvHeads: 5 }), /multiple of kvHeads/);
   assert.throws(() => pm.computeBlock(ffn, { ...P.gpt2, d: 0 }), /d must be a positive integer/);
 });

@@ -48,7 +48,8 @@ test('browser: type a correct solution, run with Ctrl+Enter, every test passes a
   assert.match(await page.locator('#ex-gelu .announce').textContent(), /All 18 tests passed/);
   assert.match(await code('ex-gelu').getAttribute('aria-label'), /gelu and geluTanh/);
   // theming through a custom property and ::part reaches the shadow DOM
-  const style = await page.locator('#ex-gelu button.run').evaluate((b) => [getComputedStyle(b).backgroundColor, getComputedStyle(b).fontWeight]);
+  const style = await page.locator('#ex-gelu button.run').evaluate((b) => [getComputedStyle(b).backgroundColor,
+    getComputedStyle(b).fontWeight]);
   assert.deepEqual(style, ['rgb(122, 31, 162)', '700']);
 });
 
@@ -57,7 +58,8 @@ test('browser: a wrong solution shows the diagnosis', { skip: skip || false }, a
   await page.waitForFunction(() => /tests passed/.test(document.querySelector('#ex-gelu').shadowRoot.querySelector('.summary')?.textContent || '') && !/All/.test(document.querySelector('#ex-gelu').shadowRoot.querySelector('.summary').textContent), null, { timeout: 15000 });
   const diag = await page.locator('#ex-gelu .diagnosis').textContent();
   assert.match(diag, /Likely mistake: Exact and tanh GELU swapped/);
-  assert.match(await page.locator('#ex-gelu li.fail .detail').first().textContent(), /first mismatch at \[\d+\]: got .*, expected/);
+  assert.match(await page.locator('#ex-gelu li.fail .detail').first().textContent(),
+    /first mismatch at \[\d+\]: got .*, expected/);
 });
 
 test('browser: an infinite loop is stopped at the timeout and ' +
@@ -79,7 +81,8 @@ test('browser: progress (code and passed status) survives a reload', { skip: ski
   const mine = '// my last attempt\nfunction gelu(x) { return x }\n';
   await code('ex-gelu').fill(mine);
   // the editor saves 300 ms after the last keystroke (and on blur)
-  await page.waitForFunction((m) => JSON.parse(localStorage.getItem('ffn-lab:sandbox:v1')).exercises.gelu.code === m, mine, { timeout: 5000 });
+  await page.waitForFunction((m) => JSON.parse(localStorage.getItem('ffn-lab:sandbox:v1')).exercises.gelu.code === m,
+    mine, { timeout: 5000 });
   await page.reload();
   await page.waitForFunction(() => window.__ready === true);
   assert.equal(await code('ex-gelu').inputValue(), mine);
@@ -98,7 +101,8 @@ test('browser: progress (code and passed status) survives a reload', { skip: ski
   await page.evaluate(() => localStorage.removeItem('ffn-lab:sandbox:v1'));
   await page.locator('#ex-gelu textarea.progress-json').fill(exported);
   await page.locator('#ex-gelu button[part~="import-button"]').click();
-  assert.match(await page.locator('#ex-gelu details.progress [role="status"]').textContent(), /Imported progress for \d+ exercise/);
+  assert.match(await page.locator('#ex-gelu details.progress [role="status"]').textContent(),
+    /Imported progress for \d+ exercise/);
   assert.equal(await code('ex-gelu').inputValue(), mine);
   assert.equal(await page.locator('#ex-gelu .badge').textContent(), 'Not passed');
   assert.match(await page.locator('#ex-gelu [part~="passed-before"]').textContent(), /^You passed this exercise on /);
@@ -187,13 +191,16 @@ test('browser: messages from outside the run\'s own channel ' +
     const pending = gradeExercise('gelu', wrong);
     for (const m of fakes) window.postMessage(m, '*');
     // If the frame took a second init, every later run would use this worker, which never starts.
-    iframe.contentWindow.postMessage({ type: 'ffn-lab-sandbox-init', worker: "import * as toolkit from './toolkit.js';\nthrow new Error('hijacked');", toolkit: '' }, '*', [spy.port2]);
+    iframe.contentWindow.postMessage({ type: 'ffn-lab-sandbox-init',
+      worker: "import * as toolkit from './toolkit.js';\nthrow new Error('hijacked');", toolkit: '' }, '*',
+      [spy.port2]);
     iframe.contentWindow.postMessage({ type: 'stop', id: 1 }, '*');
     iframe.contentWindow.postMessage({ type: 'ping', seq: 1 }, '*');
     const r = await pending;
     const next = await gradeExercise('gelu', sol);
     await new Promise((ok) => setTimeout(ok, 200));
-    return { wrong: [r.status, r.passed, r.passedCount], next: next.passed, heard, frames: document.querySelectorAll('iframe[sandbox="allow-scripts"]').length };
+    return { wrong: [r.status, r.passed, r.passedCount], next: next.passed, heard,
+      frames: document.querySelectorAll('iframe[sandbox="allow-scripts"]').length };
   }, solution('gelu'));
   assert.deepEqual(out.wrong.slice(0, 2), ['done', false]);
   assert.ok(out.wrong[2] < 18);
@@ -204,11 +211,13 @@ test('browser: messages from outside the run\'s own channel ' +
 
 test('browser: errors carry learner line and column (runtime and ' +
   'syntax), and mountExercise works', { skip: skip || false }, async () => {
-  const r = await page.evaluate(() => window.__grade('gelu', 'function gelu(x) {\n  const a = 1;\n  return map(x, z => z *);\n}\n'));
+  const r = await page.evaluate(() => window.__grade('gelu',
+    'function gelu(x) {\n  const a = 1;\n  return map(x, z => z *);\n}\n'));
   assert.equal(r.error.name, 'SyntaxError');
   assert.equal(r.error.line, 3);
   assert.equal(r.error.column, 25);
-  const t = await page.evaluate(() => window.__grade('gelu', 'function gelu(x) {\n\n  null.foo;\n}\nfunction geluTanh(x) { return x }'));
+  const t = await page.evaluate(() => window.__grade('gelu',
+    'function gelu(x) {\n\n  null.foo;\n}\nfunction geluTanh(x) { return x }'));
   assert.equal(t.tests[0].error.line, 3);
   assert.equal(t.tests[0].error.column, 8);
   const mounted = await page.evaluate(async () => {
@@ -234,11 +243,13 @@ test('browser: network and code loading are refused inside the ' +
     `self.fonts.add(1)`,
   ];
   for (const a of attempts) {
-    const r = await page.evaluate((src) => window.__grade('gelu', src), `function gelu(x) {\n  ${a};\n  return x;\n}\nfunction geluTanh(x) { return x }`);
+    const r = await page.evaluate((src) => window.__grade('gelu', src),
+      `function gelu(x) {\n  ${a};\n  return x;\n}\nfunction geluTanh(x) { return x }`);
     assert.equal(r.tests[0].status, 'error', `${a}: ${r.tests[0].status}`);
     assert.equal(r.tests[0].error.line, 2, a);
   }
-  const imp = await page.evaluate((src) => window.__grade('gelu', src), `function gelu(x) { return x }\nimport("${marker}/dynamic.js");`);
+  const imp = await page.evaluate((src) => window.__grade('gelu', src),
+    `function gelu(x) { return x }\nimport("${marker}/dynamic.js");`);
   assert.equal(imp.status, 'error');
   assert.match(imp.error.message, /import is not available/);
   const reach = await page.evaluate(() => window.__grade('gelu', 'function gelu(x) {\n  const seen = [typeof document, typeof localStorage, typeof parent, typeof top, typeof window, typeof indexedDB, typeof caches, typeof navigator].join();\n  if (seen !== "undefined,undefined,undefined,undefined,undefined,undefined,undefined,undefined") throw new Error(seen);\n  return x;\n}'));
@@ -277,7 +288,8 @@ test('browser: grading works under a strict CSP (page: no unsafe-eval, frame-src
   });
   await p.goto(new URL('tests/fixtures/sandbox.html', served.url).href);
   await p.waitForFunction(() => window.__ready === true);
-  await p.evaluate(() => { window.__violations = []; document.addEventListener('securitypolicyviolation', (e) => window.__violations.push(`${e.violatedDirective} ${e.blockedURI}`)); });
+  await p.evaluate(() => { window.__violations = []; document.addEventListener('securitypolicyviolation',
+    (e) => window.__violations.push(`${e.violatedDirective} ${e.blockedURI}`)); });
   const ok = await p.evaluate((src) => window.__grade('gelu', src), solution('gelu'));
   assert.equal(ok.passed, true, ok.summary);
   assert.equal(frameCsp.length, 1, 'one sandbox frame, loaded once');
@@ -287,7 +299,8 @@ test('browser: grading works under a strict CSP (page: no unsafe-eval, frame-src
   assert.deepEqual(violations, []);
   assert.deepEqual(await p.evaluate(() => window.__violations), []);
   // Control: under this policy a worker of the page itself is refused, and the listener sees it.
-  await p.evaluate(() => { new Worker('/web/sandbox/toolkit.js', { type: 'module' }).onerror = (e) => e.preventDefault(); });
+  await p.evaluate(() => { new Worker('/web/sandbox/toolkit.js',
+    { type: 'module' }).onerror = (e) => e.preventDefault(); });
   await p.waitForFunction(() => window.__violations.some((v) => v.startsWith('worker-src')), null, { timeout: 5000 });
   await p.close();
 });
@@ -316,9 +329,11 @@ test('browser: concurrent runs of several exercises share one sandbox frame with
     // A host page that takes the frame out of the document (a framework re-render) costs one new frame.
     document.querySelector('iframe[sandbox="allow-scripts"]').remove();
     const removed = await gradeExercise('gelu', sol.gelu);
-    return { before, during, ms, statuses: reports.map((r) => `${r.exercise}:${r.status}:${r.passed}`), after: after.passed, removed: removed.passed, frames: frames() };
+    return { before, during, ms, statuses: reports.map((r) => `${r.exercise}:${r.status}:${r.passed}`),
+      after: after.passed, removed: removed.passed, frames: frames() };
   }, { gelu: solution('gelu'), ffn: solution('ffn'), swiglu: solution('swiglu'), memories: solution('memories') });
-  assert.deepEqual(out.statuses, ['gelu:done:true', 'ffn:timeout:false', 'swiglu:done:true', 'memories:aborted:false', 'ffn:done:true']);
+  assert.deepEqual(out.statuses,
+    ['gelu:done:true', 'ffn:timeout:false', 'swiglu:done:true', 'memories:aborted:false', 'ffn:done:true']);
   assert.ok(out.ms < 4000, `the batch took ${out.ms} ms: the abort did not stop the spinning run`);
   assert.equal(out.after, true);
   assert.equal(out.removed, true, 'grading after the frame was removed from the page');

@@ -23,7 +23,8 @@ test('the catalog has the six exercises, each with 3 hints, starter, examples an
 });
 
 test('the toolkit never contains an answer', () => {
-  for (const banned of ['gelu', 'geluTanh', 'silu', 'sigmoid', 'swigluFfn', 'ffn', 'ffnMemories', 'swigluBackward', 'llamaHiddenDim', 'ffnParamCount']) {
+  for (const banned of ['gelu', 'geluTanh', 'silu', 'sigmoid', 'swigluFfn', 'ffn', 'ffnMemories', 'swigluBackward',
+    'llamaHiddenDim', 'ffnParamCount']) {
     assert.ok(!toolkitNames.includes(banned), banned);
   }
 });
@@ -69,7 +70,8 @@ test('every known-wrong variant has a learner source, and the issue\'s required 
     'ffn-exact-gelu', 'ffn-missing-b1', 'ffn-missing-b2', 'count-without-biases', 'count-gated-ungated-biases',
     'llama-rounded-down', 'llama-not-rounded', 'llama-without-two-thirds', 'llama-multiplier-after-rounding',
     'swiglu-silu-on-up', 'swiglu-sigmoid',
-    'backward-dx-missing-up', 'backward-dx-missing-gate', 'backward-silu-prime-sigma', 'backward-product-rule', 'backward-dw-transposed',
+    'backward-dx-missing-up', 'backward-dx-missing-gate', 'backward-silu-prime-sigma', 'backward-product-rule',
+      'backward-dw-transposed',
     'memories-ascending', 'memories-no-relu', 'memories-partial-all',
   ];
   for (const id of required) assert.ok(ids.has(id), id);
@@ -88,23 +90,30 @@ for (const [id, { exercise, source }] of Object.entries(variantSources)) {
 
 test('generic diagnoses when no catalog variant fits: constant factor, sign, transposed output', async () => {
   const sol = (id) => byId(id).solution;
-  let r = await gradeExercise('swiglu', mutate(sol('swiglu'), 'return matmul(mul(A, U), Wd);', 'return map(matmul(mul(A, U), Wd), (v) => 3 * v);'));
+  let r = await gradeExercise('swiglu',
+    mutate(sol('swiglu'), 'return matmul(mul(A, U), Wd);', 'return map(matmul(mul(A, U), Wd), (v) => 3 * v);'));
   assert.deepEqual(r.diagnoses.map((d) => d.id), ['generic-scaled']);
   assert.match(r.diagnoses[0].message, /3 times the expected/);
-  r = await gradeExercise('swiglu-backward', mutate(sol('swiglu-backward'), 'return { dX, dWGate, dWUp, dWDown };', 'return { dX: map(dX, (v) => -v), dWGate, dWUp, dWDown };'));
+  r = await gradeExercise('swiglu-backward',
+    mutate(sol('swiglu-backward'), 'return { dX, dWGate, dWUp, dWDown };',
+    'return { dX: map(dX, (v) => -v), dWGate, dWUp, dWDown };'));
   assert.deepEqual(r.diagnoses.map((d) => d.id), ['generic-scaled']);
   assert.match(r.diagnoses[0].message, /dX values are the negatives/);
-  r = await gradeExercise('ffn', mutate(sol('ffn'), 'return add(matmul(H, W2), b2);', 'return transpose(add(matmul(H, W2), b2));'));
+  r = await gradeExercise('ffn',
+    mutate(sol('ffn'), 'return add(matmul(H, W2), b2);', 'return transpose(add(matmul(H, W2), b2));'));
   assert.deepEqual(r.diagnoses.map((d) => d.id), ['generic-transposed']);
   // an unrelated bug gets no diagnosis rather than a wrong one
-  r = await gradeExercise('swiglu', mutate(sol('swiglu'), 'return matmul(mul(A, U), Wd);', 'return map(matmul(mul(A, U), Wd), (v) => v + Math.sin(v));'));
+  r = await gradeExercise('swiglu',
+    mutate(sol('swiglu'), 'return matmul(mul(A, U), Wd);',
+    'return map(matmul(mul(A, U), Wd), (v) => v + Math.sin(v));'));
   assert.equal(r.passed, false);
   assert.deepEqual(r.diagnoses.filter((d) => d.fn === 'swigluFfn'), []);
 });
 
 test('an infinite loop times out and the report says why', async () => {
   const t0 = Date.now();
-  const r = await gradeExercise('gelu', 'function gelu(x) {\n  while (true) {}\n}\nfunction geluTanh(x) { return x }', { timeout: 300 });
+  const r = await gradeExercise('gelu', 'function gelu(x) {\n  while (true) {}\n}\nfunction geluTanh(x) { return x }',
+    { timeout: 300 });
   assert.ok(Date.now() - t0 < 3000);
   assert.equal(r.status, 'timeout');
   assert.equal(r.passed, false);
@@ -123,7 +132,8 @@ test('a throw reports its line and column in the learner code', async () => {
   assert.equal(t.error.column, 9);
   assert.match(t.message, /boom \(line 3, column 9\)/);
   // an error inside a toolkit call is located at the learner's call site
-  const r2 = await gradeExercise('ffn', 'function ffn(X, W1, b1, W2, b2) {\n  return matmul(W1, X);\n}\nfunction ffnParamCount() { return 0 }');
+  const r2 = await gradeExercise('ffn',
+    'function ffn(X, W1, b1, W2, b2) {\n  return matmul(W1, X);\n}\nfunction ffnParamCount() { return 0 }');
   assert.equal(r2.tests[0].error.line, 2);
   assert.match(r2.tests[0].error.message, /matmul/);
 });
@@ -151,9 +161,13 @@ test('a missing function and wrong shapes or types are reported plainly', async 
   const s = await gradeExercise('gelu', 'function gelu(x) { return "no" }\nfunction geluTanh(x) { return undefined }');
   assert.match(s.tests[0].problem, /returned a string "no"/);
   assert.match(s.tests.find((t) => t.fn === 'geluTanh').problem, /undefined/);
-  const c = compareValue({ k: 'typed', type: 'Float32Array', data: new Float64Array(24) }, spec.tensor({ data: new Float32Array(48), shape: [2, 3, 8] }), { atol: 0, rtol: 0 });
+  const c = compareValue({ k: 'typed', type: 'Float32Array', data: new Float64Array(24) },
+    spec.tensor({ data: new Float32Array(48), shape: [2, 3, 8] }), { atol: 0, rtol: 0 });
   assert.equal(c.problem, 'returned shape [24], expected [2,3,8]');
-  const d = compareValue({ k: 'object', entries: { data: { k: 'typed', type: 'Float64Array', data: new Float64Array(24) }, shape: { k: 'array', items: [{ k: 'number', v: 3 }, { k: 'number', v: 8 }] } } }, spec.tensor({ data: new Float32Array(48), shape: [2, 3, 8] }), { atol: 0, rtol: 0 });
+  const d = compareValue({ k: 'object',
+    entries: { data: { k: 'typed', type: 'Float64Array', data: new Float64Array(24) },
+    shape: { k: 'array', items: [{ k: 'number', v: 3 }, { k: 'number', v: 8 }] } } },
+    spec.tensor({ data: new Float32Array(48), shape: [2, 3, 8] }), { atol: 0, rtol: 0 });
   assert.equal(d.problem, 'returned shape [3,8], expected [2,3,8]');
 });
 
@@ -170,16 +184,21 @@ test('a failing test reports max error and the first mismatching index with got 
 
 test('network, code-loading and page APIs are unavailable inside the worker', async () => {
   const probe = (expr) => `function gelu(x) {\n  ${expr};\n  return x;\n}\nfunction geluTanh(x) { return x }`;
-  for (const expr of ['fetch("http://127.0.0.1:1/")', 'new XMLHttpRequest()', 'new WebSocket("ws://127.0.0.1:1")', 'new EventSource("x")', 'importScripts("x.js")', 'new Worker("x.js")', 'eval("1")', 'Function("return 1")()', '(function(){}).constructor("return 1")()', '(async function(){}).constructor("return 1")()', 'setTimeout("1", 0)', 'process.exit(1)']) {
+  for (const expr of ['fetch("http://127.0.0.1:1/")', 'new XMLHttpRequest()', 'new WebSocket("ws://127.0.0.1:1")',
+    'new EventSource("x")', 'importScripts("x.js")', 'new Worker("x.js")', 'eval("1")', 'Function("return 1")()',
+    '(function(){}).constructor("return 1")()', '(async function(){}).constructor("return 1")()', 'setTimeout("1", 0)',
+    'process.exit(1)']) {
     const r = await gradeExercise('gelu', probe(expr));
     assert.equal(r.tests[0].status, 'error', expr);
     assert.equal(r.tests[0].error.line, 2, expr);
   }
   for (const name of ['document', 'localStorage', 'parent', 'top', 'window', 'require', 'navigator', 'indexedDB']) {
-    const r = await gradeExercise('gelu', `function gelu(x) { if (typeof ${name} !== 'undefined') throw new Error('${name} is reachable'); return x }`);
+    const r = await gradeExercise('gelu',
+      `function gelu(x) { if (typeof ${name} !== 'undefined') throw new Error('${name} is reachable'); return x }`);
     assert.notEqual(r.tests[0].status, 'error', `${name}: ${r.tests[0].message}`);
   }
-  const imp = await gradeExercise('gelu', 'function gelu(x) {\n  return x;\n}\nconst m = import("http://127.0.0.1:1/x.js");');
+  const imp = await gradeExercise('gelu',
+    'function gelu(x) {\n  return x;\n}\nconst m = import("http://127.0.0.1:1/x.js");');
   assert.equal(imp.status, 'error');
   assert.equal(imp.error.line, 4);
   assert.match(imp.error.message, /import is not available/);
@@ -270,7 +289,8 @@ test('learner code that mutates its inputs does not change the reference', async
 });
 
 test('console output is captured and bounded', async () => {
-  const r = await gradeExercise('gelu', 'for (let i = 0; i < 1000; i++) console.log("line", i);\n' + byId('gelu').solution);
+  const r = await gradeExercise('gelu',
+    'for (let i = 0; i < 1000; i++) console.log("line", i);\n' + byId('gelu').solution);
   assert.equal(r.passed, true);
   assert.equal(r.logs.length, 200);
   assert.equal(r.logs[0].text, 'line 0');
@@ -280,7 +300,8 @@ test('deep recursion and runaway allocation are contained', async () => {
   const rec = await gradeExercise('gelu', 'function gelu(x) {\n  return gelu(x);\n}');
   assert.equal(rec.tests[0].error.name, 'RangeError');
   assert.equal(rec.tests[0].error.line, 2);
-  const oom = await gradeExercise('gelu', 'function gelu(x) { const a = []; while (true) a.push(new Array(1e6).fill(1.5)); }', { timeout: 10000 });
+  const oom = await gradeExercise('gelu',
+    'function gelu(x) { const a = []; while (true) a.push(new Array(1e6).fill(1.5)); }', { timeout: 10000 });
   assert.equal(oom.status, 'crashed');
   assert.match(oom.summary, /memory/);
   const after = await gradeExercise('gelu', byId('gelu').solution);
@@ -290,7 +311,8 @@ test('deep recursion and runaway allocation are contained', async () => {
 test('mountExercise needs a DOM; in Node it refuses clearly', () => {
   assert.throws(() => mountExercise(null, 'gelu'), /container must be a DOM element/);
   assert.throws(() => mountExercise({ appendChild() {}, ownerDocument: {} }, 'nope'), /unknown exercise "nope"/);
-  assert.throws(() => mountExercise({ appendChild() {}, ownerDocument: {} }, 'gelu'), /custom elements are not available/);
+  assert.throws(() => mountExercise({ appendChild() {}, ownerDocument: {} }, 'gelu'),
+    /custom elements are not available/);
 });
 
 test('an aborted run stops the worker', async () => {
@@ -316,7 +338,8 @@ test('the sandbox frame: one inline script and nothing else that runs or loads; 
   assert.equal((html.match(/<script\b/g) || []).length, 1, 'no other script element');
   // 'unsafe-inline' (a bundler may minify the script, which would break a hash) allows only what the document holds:
   // so no element besides the script, the head's metas and the title, no event handler, nothing with a URL
-  const tags = [...html.replace(/<script>[\s\S]*?<\/script>/, '').replace(/<!--[\s\S]*?-->/g, '').matchAll(/<([a-z][\w-]*)/gi)].map((m) => m[1].toLowerCase());
+  const tags = [...html.replace(/<script>[\s\S]*?<\/script>/, '').replace(/<!--[\s\S]*?-->/g,
+    '').matchAll(/<([a-z][\w-]*)/gi)].map((m) => m[1].toLowerCase());
   assert.deepEqual([...new Set(tags)].sort(), ['body', 'head', 'html', 'meta', 'title']);
   assert.doesNotMatch(html.replace(/<script>[\s\S]*?<\/script>/, ''), /\s(on\w+|src|href|srcset|action|data)=/i);
   const meta = /<meta http-equiv="Content-Security-Policy" content="([^"]+)">/.exec(html)[1];
@@ -325,7 +348,8 @@ test('the sandbox frame: one inline script and nothing else that runs or loads; 
   assert.deepEqual(directives['default-src'], ["'none'"]);
   assert.deepEqual(directives['connect-src'], ["'none'"]);
   assert.deepEqual(directives['worker-src'], ['blob:']);
-  assert.ok(!('img-src' in directives) && !('font-src' in directives) && !('media-src' in directives), 'everything else falls back to none');
+  assert.ok(!('img-src' in directives) && !('font-src' in directives) && !('media-src' in directives),
+    'everything else falls back to none');
   // The frame checks worker.js's one import line by exact text: it must be the line worker.js has.
   const worker = readFileSync(new URL('../web/sandbox/worker.js', import.meta.url), 'utf8');
   const line = /const IMPORT_LINE = "([^"]+)";/.exec(scripts[0])[1];
@@ -366,7 +390,8 @@ test('progress store: versioned key, update, reset, export/import, blocked stora
   mem.setItem('ffn-lab:sandbox:v1', '{broken');
   assert.deepEqual(createProgressStore({ storage: mem }).get('ffn'), {});
   // a storage that throws on every access (blocked) falls back to memory and keeps working
-  const blocked = { getItem() { throw new Error('SecurityError'); }, setItem() { throw new Error('SecurityError'); }, removeItem() { throw new Error('SecurityError'); } };
+  const blocked = { getItem() { throw new Error('SecurityError'); }, setItem() { throw new Error('SecurityError'); },
+    removeItem() { throw new Error('SecurityError'); } };
   const b = createProgressStore({ storage: blocked, key: 'ffn-lab:sandbox:v1:blocked-test' });
   b.update('gelu', { code: 'z' });
   assert.equal(b.get('gelu').code, 'z');

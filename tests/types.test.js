@@ -27,13 +27,17 @@ test('every runtime export of every entry point (and of the component model name
   const entries = ['ffn-lab', 'ffn-lab/url', 'ffn-lab/components', 'ffn-lab/sandbox'];
   const file = fileURLToPath(new URL('./types/exports-probe.ts', import.meta.url));
   const source = entries.map((e, i) => `import * as m${i} from '${e}';\nexport { m${i} };`).join('\n');
-  const options = { strict: true, noEmit: true, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022, lib: ['lib.es2022.d.ts', 'lib.dom.d.ts'] };
+  const options = { strict: true, noEmit: true, module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022,
+    lib: ['lib.es2022.d.ts', 'lib.dom.d.ts'] };
   const host = ts.createCompilerHost(options);
   const readFile = host.readFile.bind(host);
   const fileExists = host.fileExists.bind(host);
   host.readFile = (f) => (f === file ? source : readFile(f));
   host.fileExists = (f) => f === file || fileExists(f);
-  host.getSourceFile = ((get) => (f, lang, ...rest) => (f === file ? ts.createSourceFile(f, source, lang) : get(f, lang, ...rest)))(host.getSourceFile.bind(host));
+  host.getSourceFile = ((get) => (f, lang,
+    ...rest) => (f === file ? ts.createSourceFile(f, source, lang) : get(f, lang,
+    ...rest)))(host.getSourceFile.bind(host));
   const program = ts.createProgram([file], options, host);
   const checker = program.getTypeChecker();
   const sf = program.getSourceFile(file);

@@ -266,6 +266,7 @@ export function createGatedFfn(opts) {
       }
     },
     workFloats: (M) => r.exports.ffn_packed_work_size(M, d, dff),
-    run: (ex, pY, pX, M, pW, base) => ex.gated_packed_forward(pY, pX, base, base + fgu * FLOAT_BYTES, M, d, dff, code, pW),
+    run: (ex, pY, pX, M, pW, base) => ex.gated_packed_forward(pY, pX, base, base + fgu * FLOAT_BYTES, M, d, dff, code,
+      pW),
   });
 }

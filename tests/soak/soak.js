@@ -60,9 +60,11 @@ const failing = [
   () => ffn.ffnMemories(T([3]), T([3, 5]), null, T([5, 3]), 9),
   () => ffn.gelu('not a tensor'),
   () => ffn.silu(T([3]), { out: new Float32Array(2) }),
-  () => ffn.matmul({ data: new Float32Array(60000), shape: [60000, 1] }, { data: new Float32Array(60000), shape: [1, 60000] }),
+  () => ffn.matmul({ data: new Float32Array(60000), shape: [60000, 1] },
+    { data: new Float32Array(60000), shape: [1, 60000] }),
 ];
-const counts = [() => ffn.ffnParamCount(768, 3072), () => ffn.llamaHiddenDim(4096), () => ffn.ffnFlops(4096, 11008, { gated: true })];
+const counts = [() => ffn.ffnParamCount(768, 3072), () => ffn.llamaHiddenDim(4096),
+  () => ffn.ffnFlops(4096, 11008, { gated: true })];
 
 // resident layers: created, used a few times and disposed every 2,000 calls
 let layerCount = 0;
@@ -84,7 +86,8 @@ const sameBits = (a, b) => {
   const ta = a.data || a.dX?.data || a.coef?.data, tb = b.data || b.dX?.data || b.coef?.data;
   if (typeof a === 'number') return a === b;
   if (!ta || ta.length !== tb.length) return false;
-  const ua = new Uint32Array(ta.buffer, ta.byteOffset, ta.length), ub = new Uint32Array(tb.buffer, tb.byteOffset, tb.length);
+  const ua = new Uint32Array(ta.buffer, ta.byteOffset, ta.length),
+    ub = new Uint32Array(tb.buffer, tb.byteOffset, tb.length);
   for (let i = 0; i < ua.length; i++) if (ua[i] !== ub[i]) return false;
   return true;
 };
@@ -135,7 +138,8 @@ for (let i = 0; i < CALLS; ) {
   }
   if (i % Math.max(1, Math.floor(CALLS / 10)) === 0) {
     globalThis.gc();
-    samples.push({ call: i, heapInUse: ffn.heapStats().heapInUse, memoryBytes: ffn.heapStats().memoryBytes, jsHeap: process.memoryUsage().heapUsed });
+    samples.push({ call: i, heapInUse: ffn.heapStats().heapInUse, memoryBytes: ffn.heapStats().memoryBytes,
+      jsHeap: process.memoryUsage().heapUsed });
   }
 }
 globalThis.gc();

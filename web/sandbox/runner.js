@@ -257,7 +257,8 @@ export function cleanWire(w, limits = DEFAULT_LIMITS) {
         const entries = {};
         for (const key of keys) {
           if (key.length > 64) refuse('it has a key longer than 64 characters');
-          Object.defineProperty(entries, key, { value: visit(e[key], depth + 1), enumerable: true, writable: true, configurable: true });
+          Object.defineProperty(entries, key,
+            { value: visit(e[key], depth + 1), enumerable: true, writable: true, configurable: true });
         }
         return { k, entries };
       }
@@ -393,7 +394,8 @@ async function runOnce(options = {}) {
           // A sandbox that cannot confirm the stop is dead (browsers: its process ended, typically out
           // of memory, and terminate() has removed it): report that rather than a plain timeout.
           stopping = true;
-          w.terminate().then((alive) => finish(alive ? { status: 'timeout' } : { status: 'crashed', crash: FRAME_DIED }));
+          w.terminate().then((alive) => finish(alive ? { status: 'timeout' } : { status: 'crashed',
+            crash: FRAME_DIED }));
         }, timeout);
         w.post({ type: 'run', nonce, source, exports, calls, limits });
         return;

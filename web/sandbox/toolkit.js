@@ -68,7 +68,8 @@ export function tensor(data, shape) {
     const t = asTensor(data, 'tensor');
     return { data: Float64Array.from(t.data), shape: t.shape.slice() };
   }
-  const flat = Float64Array.from(ArrayBuffer.isView(data) || Array.isArray(data) ? data : asTensor(data, 'tensor').data);
+  const flat = Float64Array.from(ArrayBuffer.isView(data) || Array.isArray(data) ? data : asTensor(data,
+    'tensor').data);
   const s = Array.from(shape);
   if (product(s) !== flat.length) throw new RangeError(`tensor: shape ${fmt(s)} holds ${product(s)} numbers but data has ${flat.length}`);
   return { data: flat, shape: s };
@@ -263,7 +264,8 @@ export function toArray(x) {
     const n = t.shape[axis];
     const stride = product(t.shape.slice(axis + 1));
     const out = [];
-    for (let i = 0; i < n; i++) out.push(axis === t.shape.length - 1 ? t.data[offset + i] : build(axis + 1, offset + i * stride));
+    for (let i = 0; i < n; i++) out.push(axis === t.shape.length - 1 ? t.data[offset + i] : build(axis + 1,
+      offset + i * stride));
     return out;
   };
   return build(0, 0);

@@ -84,7 +84,8 @@ const BLOCKED_GLOBALS = [
 ];
 
 // Functions learners might reasonably call get a stub that says why it fails; the rest simply disappear.
-const STUBBED = new Set(['FontFace', 'fetch', 'XMLHttpRequest', 'WebSocket', 'WebSocketStream', 'EventSource', 'WebTransport', 'importScripts', 'Worker', 'SharedWorker', 'BroadcastChannel', 'close', 'postMessage']);
+const STUBBED = new Set(['FontFace', 'fetch', 'XMLHttpRequest', 'WebSocket', 'WebSocketStream', 'EventSource',
+  'WebTransport', 'importScripts', 'Worker', 'SharedWorker', 'BroadcastChannel', 'close', 'postMessage']);
 
 function blocked(name) {
   const f = function () {
@@ -123,7 +124,8 @@ function lockdown() {
   // MessagePort.postMessage: learner code could otherwise open a channel (Node: reach the parent port).
   try {
     if (typeof MessagePort === 'function') {
-      Object.defineProperty(MessagePort.prototype, 'postMessage', { value: blocked('postMessage'), writable: false, configurable: false });
+      Object.defineProperty(MessagePort.prototype, 'postMessage',
+        { value: blocked('postMessage'), writable: false, configurable: false });
     }
   } catch {
     // ignore
@@ -228,7 +230,8 @@ function show(v, depth = 0) {
     if (typeof v === 'function') return `[function ${v.name || 'anonymous'}]`;
     if (typeof v === 'symbol') return v.toString();
     if (depth > 3) return '…';
-    if (isView(v)) return `${v.constructor.name}(${v.length}) [${Array.prototype.slice.call(v, 0, 20).join(', ')}${v.length > 20 ? ', …' : ''}]`;
+    if (isView(v)) return `${v.constructor.name}(${v.length}) [${Array.prototype.slice.call(v, 0,
+      20).join(', ')}${v.length > 20 ? ', …' : ''}]`;
     if (isArray(v)) return `[${v.slice(0, 20).map((x) => show(x, depth + 1)).join(', ')}${v.length > 20 ? ', …' : ''}]`;
     if (v instanceof Error) return `${v.name}: ${v.message}`;
     const keys = ObjectKeys(v).slice(0, 20);
@@ -250,7 +253,8 @@ function installConsole() {
     logChars += text.length;
     append(logs, { level, text });
   };
-  const fake = { log: record('log'), info: record('info'), warn: record('warn'), error: record('error'), debug: record('debug') };
+  const fake = { log: record('log'), info: record('info'), warn: record('warn'), error: record('error'),
+    debug: record('debug') };
   Object.defineProperty(globalThis, 'console', { value: Object.freeze(fake), writable: false, configurable: false });
 }
 
@@ -365,7 +369,8 @@ function syntaxLocation(wrapped, source, then) {
 // (code, template literals, regular expressions) it is refused, and so is an identifier spelling it
 // with \u escapes. The scanner's view is then checked by the engine itself (see findImport).
 const ID_CHAR = /[\p{ID_Continue}$\u200c\u200d]/u;
-const REGEX_AFTER_WORD = new Set(['return', 'typeof', 'instanceof', 'in', 'of', 'new', 'delete', 'void', 'throw', 'case', 'do', 'else', 'yield', 'await']);
+const REGEX_AFTER_WORD = new Set(['return', 'typeof', 'instanceof', 'in', 'of', 'new', 'delete', 'void', 'throw',
+  'case', 'do', 'else', 'yield', 'await']);
 const LINE_END = /[\n\r\u2028\u2029]/;
 const isId = (ch) => ch !== undefined && ID_CHAR.test(ch);
 
@@ -595,7 +600,9 @@ function callOne(fns, call, source, limits) {
     f = undefined;
   }
   if (typeof f !== 'function') {
-    return { ok: false, missing: true, error: { name: 'ReferenceError', message: `${call.fn} is not defined: write function ${call.fn}(...) { ... }`, line: null, column: null } };
+    return { ok: false, missing: true,
+      error: { name: 'ReferenceError', message: `${call.fn} is not defined: write function ${call.fn}(...) { ... }`,
+      line: null, column: null } };
   }
   let out;
   try {
@@ -619,7 +626,8 @@ function callOne(fns, call, source, limits) {
 
 /** `export function f` is a habit from modules; blank the keyword out (same length, so positions are unchanged). */
 function stripExports(source) {
-  return source.replace(/^([ \t]*)export([ \t]+)(?=(async[ \t]+)?function\b|const\b|let\b|var\b|class\b)/gm, (m, a, b) => a + '      ' + b);
+  return source.replace(/^([ \t]*)export([ \t]+)(?=(async[ \t]+)?function\b|const\b|let\b|var\b|class\b)/gm,
+    (m, a, b) => a + '      ' + b);
 }
 
 // What the page is told when the worker's own code fails: fixed text, never an error's message, which
