@@ -109,10 +109,12 @@ test('an explicit opts.relaxed that the already loaded build does not match reje
     await ffn.ready({ relaxed: 'auto' });
     console.log(JSON.stringify({ msg, simd: ffn.wasmInfo().simd }));`, relaxedNodeArgs));
   assert.equal(r.simd, 'relaxed');
-  assert.equal(r.msg, 'ready: opts.relaxed is false but an earlier ready() already loaded ffn-relaxed.wasm; pass the same choice to the first ready() call');
+  assert.equal(r.msg, 'ready: opts.relaxed is false but an earlier ready() already loaded ffn-relaxed.wasm; pass ' +
+    'the same choice to the first ready() call');
 });
 
-test('ready({ relaxed: true }) without relaxed SIMD rejects clearly and can be retried; bad relaxed options are TypeErrors', { skip: relaxedByDefault ? 'this Node always runs relaxed SIMD' : false }, async () => {
+test('ready({ relaxed: true }) without relaxed SIMD rejects clearly and can be retried; bad relaxed options are ' +
+  'TypeErrors', { skip: relaxedByDefault ? 'this Node always runs relaxed SIMD' : false }, async () => {
   const r = JSON.parse(await runModule(`
     import * as ffn from 'ffn-lab';
     const msgs = [];

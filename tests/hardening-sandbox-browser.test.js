@@ -309,7 +309,8 @@ test('browser: 50 runs in a row (passes, timeouts, throws with timers ' +
     const statuses = {};
     for (let i = 0; i < 50; i++) {
       const loops = i % 10 === 0;
-      const src = loops ? 'function gelu(x) { while (true) {} }' : i % 3 === 0 ? 'function gelu(x) { setInterval(() => {}, 1); throw new Error("x") }' : sol;
+      const src = loops ? 'function gelu(x) { while (true) {} }' : i % 3 === 0 ? 'function gelu(x) { setInterval(() ' +
+        '=> {}, 1); throw new Error("x") }' : sol;
       // a short timeout only for the endless loop: a correct solution slowed on a busy machine must still finish
       const r = await window.__grade('gelu', src, loops ? { timeout: 300 } : {});
       statuses[r.status] = (statuses[r.status] || 0) + 1;
@@ -336,9 +337,12 @@ test('browser: a worker subverted to send huge or malformed results gives a boun
   'element shows a bounded summary', { skip: skip || false }, async () => {
   const attacks = [
     'JSON.stringify = () => "x".repeat(2e7);\nfunction gelu(x) { return "s" }',
-    'const big = "y".repeat(2e7); String.prototype.slice = function () { return big };\nfunction gelu(x) { throw new Error(big) }',
-    'Array.prototype.push = function () { this[this.length] = { k: "array", items: null }; return this.length };\nfunction gelu(x) { return [[1, 2]] }',
-    'globalThis.Float64Array = function () { return new Float32Array(4e6) };\nfunction gelu(x) { return new Float32Array(x.data.length) }',
+    'const big = "y".repeat(2e7); String.prototype.slice = function () { return big };\nfunction gelu(x) { throw ' +
+      'new Error(big) }',
+    'Array.prototype.push = function () { this[this.length] = { k: "array", items: null }; return this.length ' +
+      '};\nfunction gelu(x) { return [[1, 2]] }',
+    'globalThis.Float64Array = function () { return new Float32Array(4e6) };\nfunction gelu(x) { return new ' +
+      'Float32Array(x.data.length) }',
   ];
   for (const a of attacks) {
     const r = await grade('gelu', `${a}\nfunction geluTanh(x) { return x }`, { timeout: 3000 });

@@ -192,7 +192,8 @@ test('hostile results: huge, cyclic, non-cloneable, throwing getters, proxies, w
     ['return { get data() { throw new Error("gotcha") }, shape: x.shape }', /reading your result threw: gotcha/],
     ['return new Proxy({}, { get() { throw new Error("trap") } })', /reading your result threw: trap/],
     ['return new Proxy([], { get: (t, k) => (k === "length" ? 1e9 : 0) })', /more than/],
-    ['return new Proxy({}, { ownKeys: () => Array.from({ length: 1e5 }, (_, i) => "k" + i), getOwnPropertyDescriptor: () => ({ value: 1, enumerable: true, configurable: true }) })', /keys/],
+    ['return new Proxy({}, { ownKeys: () => Array.from({ length: 1e5 }, (_, i) => "k" + i), ' +
+      'getOwnPropertyDescriptor: () => ({ value: 1, enumerable: true, configurable: true }) })', /keys/],
     ['return new BigInt64Array(x.data.length)', /BigInt64Array/],
     ['return new DataView(new ArrayBuffer(8))', /DataView/],
     ['return { data: new Int8Array(x.data.length), shape: x.shape }', /mismatch|got 0/],

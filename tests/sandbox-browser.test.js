@@ -187,7 +187,8 @@ test('browser: messages from outside the run\'s own channel ' +
       { type: 'ready' }, { type: 'done', compileError: null, logs: [] },
       { type: 'result', index: 0, result: { ok: true, value: { k: 'number', v: 1 } } },
     ];
-    const wrong = 'function gelu(x) { return { data: new Float32Array(x.data.length), shape: x.shape } }\nfunction geluTanh(x) { return gelu(x) }';
+    const wrong = 'function gelu(x) { return { data: new Float32Array(x.data.length), shape: x.shape } }\nfunction ' +
+      'geluTanh(x) { return gelu(x) }';
     const pending = gradeExercise('gelu', wrong);
     for (const m of fakes) window.postMessage(m, '*');
     // If the frame took a second init, every later run would use this worker, which never starts.
@@ -252,7 +253,11 @@ test('browser: network and code loading are refused inside the ' +
     `function gelu(x) { return x }\nimport("${marker}/dynamic.js");`);
   assert.equal(imp.status, 'error');
   assert.match(imp.error.message, /import is not available/);
-  const reach = await page.evaluate(() => window.__grade('gelu', 'function gelu(x) {\n  const seen = [typeof document, typeof localStorage, typeof parent, typeof top, typeof window, typeof indexedDB, typeof caches, typeof navigator].join();\n  if (seen !== "undefined,undefined,undefined,undefined,undefined,undefined,undefined,undefined") throw new Error(seen);\n  return x;\n}'));
+  const reach = await page.evaluate(() => window.__grade('gelu', 'function gelu(x) {\n  const seen = [typeof ' +
+    'document, typeof localStorage, typeof parent, typeof top, typeof window, typeof indexedDB, typeof caches, ' +
+      'typeof navigator].join();\n  if (seen !== ' +
+        '"undefined,undefined,undefined,undefined,undefined,undefined,undefined,undefined") throw new ' +
+          'Error(seen);\n  return x;\n}'));
   assert.notEqual(reach.tests[0].status, 'error', reach.tests[0].message);
   await page.waitForTimeout(200);
   assert.deepEqual(requests.filter((u) => u.includes('ffn-lab-sandbox-probe')), []);
@@ -283,7 +288,8 @@ test('browser: grading works under a strict CSP (page: no unsafe-eval, frame-src
   await p.route('**/tests/fixtures/sandbox.html', async (route) => {
     const res = await route.fetch();
     // worker-src 'none': the page itself must start no worker (the learner's worker lives in the frame).
-    const csp = "default-src 'self'; script-src 'self' 'unsafe-inline' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; frame-src 'self'; worker-src 'none'; connect-src 'self'; img-src 'self' data:";
+    const csp = "default-src 'self'; script-src 'self' 'unsafe-inline' 'wasm-unsafe-eval'; style-src 'self' " +
+      "'unsafe-inline'; frame-src 'self'; worker-src 'none'; connect-src 'self'; img-src 'self' data:";
     await route.fulfill({ response: res, headers: { ...res.headers(), 'content-security-policy': csp } });
   });
   await p.goto(new URL('tests/fixtures/sandbox.html', served.url).href);
@@ -347,13 +353,15 @@ test('browser: <ffn-exercise> mounts, is styled and grades under style-src \'sel
   p.on('console', (m) => {
     if (/Content Security Policy/i.test(m.text())) consoleCsp.push(m.text());
   });
-  const csp = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; frame-src 'self'; worker-src 'none'; connect-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'";
+  const csp = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; frame-src 'self'; " +
+    "worker-src 'none'; connect-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'";
   // A page with no inline script or style of its own, so the policy needs no 'unsafe-inline' anywhere; as the
   // README says for a page with a CSP header, it names the sandbox frame file (no inline frame is tried).
   await p.route('**/tests/fixtures/csp-strict.html', (route) => route.fulfill({
     status: 200,
     headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': csp },
-    body: '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>strict CSP</title><link rel="icon" href="data:,">'
+    body: '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>strict CSP</title><link rel="icon" ' +
+      'href="data:,">'
       + '<meta name="ffn-lab-sandbox" content="file">'
       + '<script type="module" src="/tests/fixtures/csp-strict.js"></script></head>'
       + '<body><ffn-exercise id="ex" exercise="gelu"></ffn-exercise></body></html>',
@@ -402,7 +410,8 @@ test('browser: default colours meet WCAG contrast ' +
     await p.emulateMedia({ colorScheme: scheme });
     await p.goto(new URL('tests/fixtures/sandbox.html', served.url).href);
     await p.waitForFunction(() => window.__ready === true);
-    await p.locator('#ex-ffn textarea.code').fill('function ffn(X) { return X }\nfunction ffnParamCount(d, f) { return 2 * d * f + f + d }');
+    await p.locator('#ex-ffn textarea.code').fill('function ffn(X) { return X }\nfunction ffnParamCount(d, f) { ' +
+      'return 2 * d * f + f + d }');
     await p.locator('#ex-ffn button.run').click();
     await p.waitForFunction(() => /of \d+ tests passed/.test(document.querySelector('#ex-ffn').shadowRoot.querySelector('.summary')?.textContent || ''), null, { timeout: 15000 });
     const pairs = await p.evaluate(() => {

@@ -56,9 +56,11 @@ test('the seeds\' figures are among the hidden tests and checked against the ref
   assert.equal(gpt2.expected.value, 4722432); // the course's figure, not the code under test
   const r = await gradeExercise('gqa-budget', byId('gqa-budget').solution);
   assert.ok(r.tests.some((t) => t.name.includes('14336') && t.pass));
-  const wrongShare = await gradeExercise('gqa-budget', 'function gqaBlockCounts(){ return { attention: 41943040, ffn: 176160768, ffnShare: 0.808 } }\nfunction matchedGatedWidth(m){ return 2*m/3 }');
+  const wrongShare = await gradeExercise('gqa-budget', 'function gqaBlockCounts(){ return { attention: 41943040, ' +
+    'ffn: 176160768, ffnShare: 0.808 } }\nfunction matchedGatedWidth(m){ return 2*m/3 }');
   assert.equal(wrongShare.tests[0].pass, false); // 0.808 is a rounded figure; the exact share is 0.80769...
-  const exact = await gradeExercise('gqa-budget', 'function gqaBlockCounts(){ return { attention: 41943040, ffn: 176160768, ffnShare: 176160768 / 218103808 } }\nfunction matchedGatedWidth(m){ return 2*m/3 }');
+  const exact = await gradeExercise('gqa-budget', 'function gqaBlockCounts(){ return { attention: 41943040, ffn: ' +
+    '176160768, ffnShare: 176160768 / 218103808 } }\nfunction matchedGatedWidth(m){ return 2*m/3 }');
   assert.equal(exact.tests[0].pass, true); // the seed's 41,943,040 and 176,160,768
 });
 
@@ -283,7 +285,8 @@ test('oversized, cyclic, non-cloneable and hostile results are refused with a me
 });
 
 test('learner code that mutates its inputs does not change the reference', async () => {
-  const src = byId('gelu').solution.replace('function gelu(x) {', 'function gelu(x) {\n  const y = map(x, (z) => 0.5 * z * (1 + erf(z / Math.SQRT2)));\n  x.data.fill(0);\n  return y;\n}\nfunction unused(x) {');
+  const src = byId('gelu').solution.replace('function gelu(x) {', 'function gelu(x) {\n  const y = map(x, (z) => ' +
+    '0.5 * z * (1 + erf(z / Math.SQRT2)));\n  x.data.fill(0);\n  return y;\n}\nfunction unused(x) {');
   const r = await gradeExercise('gelu', src);
   assert.equal(r.passed, true, r.tests.filter((t) => !t.pass).map((t) => t.message).join('\n'));
 });

@@ -32,9 +32,13 @@ export { defineStrings, getStrings } from '../i18n/index.js';
  * options: { timeout, storageKey, storage, seed, api, editor }. Returns { element, run(), reset(), destroy() }.
  */
 export function mountExercise(container, id, options = {}) {
-  if (!container || typeof container.appendChild !== 'function') throw new TypeError('mountExercise: container must be a DOM element');
+  if (!container || typeof container.appendChild !== 'function') {
+    throw new TypeError('mountExercise: container must be a DOM element');
+  }
   getExercise(id); // a clear RangeError for an unknown id, before touching the DOM
-  if (!defineFfnExercise()) throw new Error('mountExercise: custom elements are not available here (use gradeExercise in Node)');
+  if (!defineFfnExercise()) {
+    throw new Error('mountExercise: custom elements are not available here (use gradeExercise in Node)');
+  }
   const element = container.ownerDocument.createElement('ffn-exercise');
   if (options.storage) element.storage = options.storage;
   if (options.api) element.api = options.api;

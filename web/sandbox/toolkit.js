@@ -59,7 +59,8 @@ function asTensor(x, fn = 'tensor') {
     }
     return { data, shape };
   }
-  throw new TypeError(`${fn}: expected a tensor {data, shape}, a nested array of numbers or a number; got ${x === null ? 'null' : typeof x}`);
+  const got = x === null ? 'null' : typeof x;
+  throw new TypeError(`${fn}: expected a tensor {data, shape}, a nested array of numbers or a number; got ${got}`);
 }
 
 /** tensor(nested) or tensor(flatData, shape): a fresh Float64Array-backed tensor. */
@@ -71,7 +72,9 @@ export function tensor(data, shape) {
   const flat = Float64Array.from(ArrayBuffer.isView(data) || Array.isArray(data) ? data : asTensor(data,
     'tensor').data);
   const s = Array.from(shape);
-  if (product(s) !== flat.length) throw new RangeError(`tensor: shape ${fmt(s)} holds ${product(s)} numbers but data has ${flat.length}`);
+  if (product(s) !== flat.length) {
+    throw new RangeError(`tensor: shape ${fmt(s)} holds ${product(s)} numbers but data has ${flat.length}`);
+  }
   return { data: flat, shape: s };
 }
 
@@ -116,7 +119,9 @@ export function reshape(x, shape) {
 /** Apply f(value, flatIndex) to every number; same shape. */
 export function map(x, f) {
   const t = asTensor(x, 'map');
-  if (typeof f !== 'function') throw new TypeError('map: the second argument must be a function (value, index) => number');
+  if (typeof f !== 'function') {
+    throw new TypeError('map: the second argument must be a function (value, index) => number');
+  }
   const out = new Float64Array(t.data.length);
   for (let i = 0; i < out.length; i++) out[i] = f(t.data[i], i);
   return { data: out, shape: t.shape.slice() };
@@ -126,7 +131,9 @@ export function map(x, f) {
 export function zip(a, b, f) {
   const ta = asTensor(a, 'zip');
   const tb = asTensor(b, 'zip');
-  if (typeof f !== 'function') throw new TypeError('zip: the third argument must be a function (a, b, index) => number');
+  if (typeof f !== 'function') {
+    throw new TypeError('zip: the third argument must be a function (a, b, index) => number');
+  }
   if (ta.shape.length !== tb.shape.length || ta.shape.some((s, i) => s !== tb.shape[i])) {
     throw new RangeError(`zip: shapes differ, ${fmt(ta.shape)} and ${fmt(tb.shape)}`);
   }
@@ -141,7 +148,8 @@ function broadcast(fn, a, b, op) {
   const k = tb.shape.length;
   const ok = k <= ta.shape.length && tb.shape.every((s, i) => s === ta.shape[ta.shape.length - k + i]);
   if (!ok) {
-    throw new RangeError(`${fn}: cannot combine shape ${fmt(ta.shape)} with ${fmt(tb.shape)} (the second must match the first's trailing dimensions)`);
+    throw new RangeError(`${fn}: cannot combine shape ${fmt(ta.shape)} with ${fmt(tb.shape)} ` +
+      "(the second must match the first's trailing dimensions)");
   }
   const n = tb.data.length;
   const out = new Float64Array(ta.data.length);
@@ -168,11 +176,16 @@ export function mul(a, b) {
 export function matmul(A, B) {
   const a = asTensor(A, 'matmul');
   const b = asTensor(B, 'matmul');
-  if (a.shape.length < 1) throw new RangeError(`matmul: A has shape ${fmt(a.shape)}, expected at least 1 dimension (..., k)`);
+  if (a.shape.length < 1) {
+    throw new RangeError(`matmul: A has shape ${fmt(a.shape)}, expected at least 1 dimension (..., k)`);
+  }
   if (b.shape.length !== 2) throw new RangeError(`matmul: B has shape ${fmt(b.shape)}, expected 2 dimensions (k, n)`);
   const k = a.shape[a.shape.length - 1];
   const [kb, n] = b.shape;
-  if (k !== kb) throw new RangeError(`matmul: A ${fmt(a.shape)} @ B ${fmt(b.shape)}: A's last dimension ${k} must equal B's first ${kb}`);
+  if (k !== kb) {
+    const shapes = `A ${fmt(a.shape)} @ B ${fmt(b.shape)}`;
+    throw new RangeError(`matmul: ${shapes}: A's last dimension ${k} must equal B's first ${kb}`);
+  }
   const m = k === 0 ? 0 : a.data.length / k;
   const out = new Float64Array(m * n);
   for (let i = 0; i < m; i++) {
@@ -217,7 +230,9 @@ export function sum(x, axis) {
 export function dot(a, b) {
   const ta = asTensor(a, 'dot');
   const tb = asTensor(b, 'dot');
-  if (ta.data.length !== tb.data.length) throw new RangeError(`dot: lengths differ, ${ta.data.length} and ${tb.data.length}`);
+  if (ta.data.length !== tb.data.length) {
+    throw new RangeError(`dot: lengths differ, ${ta.data.length} and ${tb.data.length}`);
+  }
   let s = 0;
   for (let i = 0; i < ta.data.length; i++) s += ta.data[i] * tb.data[i];
   return s;
@@ -246,11 +261,15 @@ export function col(A, j) {
 /** The number at a multi-index: get(t, i, j, ...). */
 export function get(x, ...index) {
   const t = asTensor(x, 'get');
-  if (index.length !== t.shape.length) throw new RangeError(`get: shape ${fmt(t.shape)} needs ${t.shape.length} indices, got ${index.length}`);
+  if (index.length !== t.shape.length) {
+    throw new RangeError(`get: shape ${fmt(t.shape)} needs ${t.shape.length} indices, got ${index.length}`);
+  }
   let flat = 0;
   for (let a = 0; a < index.length; a++) {
     const i = index[a];
-    if (!Number.isInteger(i) || i < 0 || i >= t.shape[a]) throw new RangeError(`get: index ${i} on axis ${a} is outside 0..${t.shape[a] - 1}`);
+    if (!Number.isInteger(i) || i < 0 || i >= t.shape[a]) {
+      throw new RangeError(`get: index ${i} on axis ${a} is outside 0..${t.shape[a] - 1}`);
+    }
     flat = flat * t.shape[a] + i;
   }
   return t.data[flat];
