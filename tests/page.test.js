@@ -36,7 +36,8 @@ async function openPage(path, viewport = { width: 1280, height: 900 }) {
 
 /** Wait until a component has computed its first result from the kernels. */
 function waitReady(p, selector, prop = 'result') {
-  return p.waitForFunction(([s, k]) => { const el = document.querySelector(s); return el && el[k]; }, [selector, prop], { timeout: 15000 });
+  return p.waitForFunction(([s, k]) => { const el = document.querySelector(s); return el && el[k]; }, [selector, prop],
+    { timeout: 15000 });
 }
 
 const memRows = (p) => p.$$eval('#memory', ([el]) => [...el.shadowRoot.querySelectorAll('tbody tr')].map((tr) => ({
@@ -68,7 +69,9 @@ test('the course page loads with no console error and no request outside 127.0.0
   // Every exercise of the sandbox catalog is placed in the page, once, and mounted by <ffn-exercise>.
   const { exerciseIds } = await import('ffn-lab/sandbox');
   await page.waitForFunction(() => [...document.querySelectorAll('ffn-exercise')].every((e) => e.shadowRoot && e.shadowRoot.textContent.length > 100), null, { timeout: 10000 });
-  const placed = await page.$$eval('ffn-exercise', (els) => els.map((e) => ({ id: e.getAttribute('exercise'), mounted: !!e.shadowRoot && e.shadowRoot.textContent.length > 100 })));
+  const placed = await page.$$eval('ffn-exercise',
+    (els) => els.map((e) => ({ id: e.getAttribute('exercise'),
+    mounted: !!e.shadowRoot && e.shadowRoot.textContent.length > 100 })));
   assert.deepEqual(placed.map((e) => e.id).sort(), [...exerciseIds].sort());
   assert.ok(placed.every((e) => e.mounted), JSON.stringify(placed));
   await nextFrames(page);
@@ -122,9 +125,13 @@ test('dragging the query onto Tokyo fires only Tokyo and decodes Japan', { skip 
   });
   await w.evaluate((el, [from, to]) => {
     const svg = el.shadowRoot.querySelector('svg.plane.in');
-    const fire = (type, x, y) => svg.dispatchEvent(new PointerEvent(type, { pointerType: 'touch', pointerId: 7, isPrimary: true, button: 0, bubbles: true, composed: true, clientX: x, clientY: y }));
+    const fire = (type, x,
+      y) => svg.dispatchEvent(new PointerEvent(type,
+      { pointerType: 'touch', pointerId: 7, isPrimary: true, button: 0, bubbles: true, composed: true, clientX: x,
+      clientY: y }));
     fire('pointerdown', from.x + from.width / 2, from.y + from.height / 2);
-    for (let i = 1; i <= 5; i++) fire('pointermove', from.x + from.width / 2 + (i / 5) * (to.x - from.x), from.y + from.height / 2 + (i / 5) * (to.y - from.y));
+    for (let i = 1; i <= 5; i++) fire('pointermove', from.x + from.width / 2 + (i / 5) * (to.x - from.x),
+      from.y + from.height / 2 + (i / 5) * (to.y - from.y));
     fire('pointerup', to.x + to.width / 2, to.y + to.height / 2);
   }, [tokyo, paris]);
   await nextFrames(page);
@@ -193,18 +200,21 @@ test('the top-k control changes the partial sum', { skip }, async () => {
   // Between Tokyo (90 deg) and Paris (210 deg) with a low threshold both memories fire.
   await w.evaluate((el) => { el.threshold = 0.5; el.query = [-0.75, 0.43]; el.k = 3; });
   await nextFrames(page);
-  const r3 = await w.evaluate((el) => ({ partial: Array.from(el.result.partial), written: Array.from(el.result.written), fires: el.result.fires }));
+  const r3 = await w.evaluate((el) => ({ partial: Array.from(el.result.partial), written: Array.from(el.result.written),
+    fires: el.result.fires }));
   assert.equal(r3.fires.length, 2);
   assert.deepEqual(r3.partial, r3.written);
   const range = await w.$('input[type="range"]');
   await range.fill('1');
   await nextFrames(page);
-  const r1 = await w.evaluate((el) => ({ partial: Array.from(el.result.partial), top: el.result.top, coef: Array.from(el.result.coef) }));
+  const r1 = await w.evaluate((el) => ({ partial: Array.from(el.result.partial), top: el.result.top,
+    coef: Array.from(el.result.coef) }));
   assert.equal(await w.evaluate((el) => el.getAttribute('k')), '1');
   assert.equal(r1.top.length, 1);
   const dist = Math.hypot(r1.partial[0] - r3.partial[0], r1.partial[1] - r3.partial[1]);
   const other = r1.coef[r1.top[0] === 0 ? 1 : 0];
-  assert.ok(Math.abs(dist - other) < 1e-5, `dropping one memory moves the partial sum by its activation (${dist} vs ${other})`);
+  assert.ok(Math.abs(dist - other) < 1e-5,
+    `dropping one memory moves the partial sum by its activation (${dist} vs ${other})`);
   const text = await w.evaluate((el) => el.shadowRoot.querySelectorAll('.out p')[1].textContent);
   assert.match(text, /^Top-1 partial sum/);
   await w.evaluate((el) => { el.removeAttribute('threshold'); el.k = 3; el.selectToken('Tokyo', { animate: false }); });
@@ -214,8 +224,10 @@ test("the calculator's LLaMA-7B preset shows 11008", { skip }, async () => {
   const c = await page.$('#calc');
   const dff = () => c.evaluate((el) => el.shadowRoot.querySelector('[data-out="dff"]').textContent);
   assert.equal(await dff(), '3,072');
-  assert.equal(await c.evaluate((el) => el.shadowRoot.querySelector('[data-out="ffnParams"]').textContent), '4,722,432');
-  assert.equal(await c.evaluate((el) => el.shadowRoot.querySelector('[data-out="attnParams"]').textContent), '2,362,368');
+  assert.equal(await c.evaluate((el) => el.shadowRoot.querySelector('[data-out="ffnParams"]').textContent),
+    '4,722,432');
+  assert.equal(await c.evaluate((el) => el.shadowRoot.querySelector('[data-out="attnParams"]').textContent),
+    '2,362,368');
   await (await c.$('button[data-preset="llama7b"]')).click();
   await page.waitForFunction(() => document.querySelector('#calc').shadowRoot.querySelector('[data-out="dff"]').textContent === '11,008', null, { timeout: 5000 });
   assert.equal(await c.evaluate((el) => el.getAttribute('preset')), 'llama7b');
@@ -233,7 +245,8 @@ test('each component keeps its styles when moved into another document (an ifram
       const tick = () => new Promise((r) => setTimeout(r, 50));
       await tick();
       const look = (el) => ({
-        display: el.ownerDocument.defaultView.getComputedStyle(el).display, // :host { display: block } in each stylesheet
+        display: el.ownerDocument.defaultView.getComputedStyle(el).display,
+          // :host { display: block } in each stylesheet
         sheets: el.shadowRoot.adoptedStyleSheets.length + el.shadowRoot.querySelectorAll('style').length,
       });
       const out = {};
@@ -325,10 +338,12 @@ test('default colours meet 4.5:1 for text and 3:1 for marks, in light and dark',
       const v = await page.$eval(id, (el) => {
         const cs = getComputedStyle(el);
         const out = {};
-        for (const n of ['fg', 'muted', 'bg', 'surface', 'accent', 'fire', 'leak', 'focus', 'border']) out[n] = cs.getPropertyValue(`--_${n}`).trim();
+        for (const n of ['fg', 'muted', 'bg', 'surface', 'accent', 'fire', 'leak', 'focus',
+          'border']) out[n] = cs.getPropertyValue(`--_${n}`).trim();
         return out;
       });
-      for (const [fg, bg] of [['fg', 'bg'], ['muted', 'bg'], ['fg', 'surface'], ['muted', 'surface'], ['accent', 'bg'], ['fire', 'bg'], ['accent', 'surface'], ['fire', 'surface']]) {
+      for (const [fg, bg] of [['fg', 'bg'], ['muted', 'bg'], ['fg', 'surface'], ['muted', 'surface'], ['accent', 'bg'],
+        ['fire', 'bg'], ['accent', 'surface'], ['fire', 'surface']]) {
         const c = contrast(v[fg], v[bg]);
         assert.ok(c >= 4.5, `${scheme} ${id}: ${fg} ${v[fg]} on ${bg} ${v[bg]} has contrast ${c.toFixed(2)}`);
       }
@@ -337,11 +352,13 @@ test('default colours meet 4.5:1 for text and 3:1 for marks, in light and dark',
         assert.ok(c >= 3, `${scheme} ${id}: ${fg} ${v[fg]} on ${bg} ${v[bg]} has contrast ${c.toFixed(2)}`);
       }
     }
-    const curves = await page.$eval('#plot', (el) => [...el.shadowRoot.querySelectorAll('polyline.curve')].map((c) => getComputedStyle(c).stroke));
+    const curves = await page.$eval('#plot',
+      (el) => [...el.shadowRoot.querySelectorAll('polyline.curve')].map((c) => getComputedStyle(c).stroke));
     const surface = await page.$eval('#plot', (el) => getComputedStyle(el).getPropertyValue('--_surface').trim());
     for (const rgb of new Set(curves)) {
       const hex = '#' + rgb.match(/\d+/g).slice(0, 3).map((n) => Number(n).toString(16).padStart(2, '0')).join('');
-      assert.ok(contrast(hex, surface) >= 3, `${scheme}: curve ${hex} on ${surface}: ${contrast(hex, surface).toFixed(2)}`);
+      assert.ok(contrast(hex, surface) >= 3,
+        `${scheme}: curve ${hex} on ${surface}: ${contrast(hex, surface).toFixed(2)}`);
     }
   }
   await page.emulateMedia({ colorScheme: 'light' });
@@ -351,7 +368,8 @@ test('state round-trips through attributes and the URL hash; reduced motion jump
   const w = await page.$('#memory');
   await w.evaluate((el) => { el.activation = 'gelu'; el.threshold = 1.2; el.k = 2; el.query = [0.4, 0.3]; });
   await nextFrames(page);
-  const attrs = await w.evaluate((el) => Object.fromEntries(['query', 'k', 'threshold', 'activation'].map((n) => [n, el.getAttribute(n)])));
+  const attrs = await w.evaluate((el) => Object.fromEntries(['query', 'k', 'threshold',
+    'activation'].map((n) => [n, el.getAttribute(n)])));
   assert.deepEqual(attrs, { query: '0.400,0.300', k: '2', threshold: '1.2', activation: 'gelu' });
   const before = await w.evaluate((el) => Array.from(el.result.coef));
   // A fresh element built from those attributes computes the same thing.
@@ -404,8 +422,11 @@ test('state round-trips through attributes and the URL hash; reduced motion jump
   // A link carrying that hash restores the state.
   await p.goto(base + '/web/embed/memory-widget.html?sync-hash=mem#mem=q:-0.866,-0.500;k:1;t:1.2;a:silu');
   await waitReady(p, 'ffn-memory-widget');
-  await p.waitForFunction(() => document.querySelector('ffn-memory-widget').result.activation === 'silu', null, { timeout: 3000 });
-  const r = await p.$eval('ffn-memory-widget', (el) => ({ q: el.query, k: el.result.k, t: el.threshold, fires: el.result.fires, decoded: el.result.decoded.token }));
+  await p.waitForFunction(() => document.querySelector('ffn-memory-widget').result.activation === 'silu', null,
+    { timeout: 3000 });
+  const r = await p.$eval('ffn-memory-widget',
+    (el) => ({ q: el.query, k: el.result.k, t: el.threshold, fires: el.result.fires,
+    decoded: el.result.decoded.token }));
   assert.deepEqual(r, { q: [-0.866, -0.5], k: 1, t: 1.2, fires: [1], decoded: 'France' });
   await p.close();
 });
@@ -417,7 +438,8 @@ test('screenshots of each component, light and dark (tests/artifacts/)', { skip 
   await w.screenshot({ path: join(ARTIFACTS, 'memory-widget-silu-leaks.png') });
   await w.evaluate((el) => { el.activation = 'relu'; el.selectToken('Tokyo', { animate: false }); });
   await nextFrames(page);
-  for (const [id, name] of [['#memory', 'memory-widget'], ['#plot', 'activation-plot'], ['#calc', 'param-calculator']]) {
+  for (const [id, name] of [['#memory', 'memory-widget'], ['#plot', 'activation-plot'],
+    ['#calc', 'param-calculator']]) {
     await (await page.$(id)).screenshot({ path: join(ARTIFACTS, `${name}.png`) });
   }
   await page.emulateMedia({ colorScheme: 'dark' });
@@ -433,7 +455,8 @@ test('at 360 px the page has no horizontal scroll', { skip }, async () => {
   await waitReady(p, '#calc');
   await waitReady(p, '#plot', 'readout');
   await nextFrames(p);
-  const { sw, cw } = await p.evaluate(() => ({ sw: document.documentElement.scrollWidth, cw: document.documentElement.clientWidth }));
+  const { sw, cw } = await p.evaluate(() => ({ sw: document.documentElement.scrollWidth,
+    cw: document.documentElement.clientWidth }));
   assert.ok(sw <= cw, `scrollWidth ${sw} > clientWidth ${cw}`);
   await p.screenshot({ path: join(ARTIFACTS, 'page-360.png'), fullPage: false });
   await (await p.$('#memory')).screenshot({ path: join(ARTIFACTS, 'memory-widget-360.png') });
@@ -443,16 +466,22 @@ test('at 360 px the page has no horizontal scroll', { skip }, async () => {
 test('each embed page loads its component and takes attributes from the URL', { skip }, async () => {
   const p = await openPage('/web/embed/memory-widget.html?token=the&activation=gelu', { width: 480, height: 800 });
   await waitReady(p, 'ffn-memory-widget');
-  const r = await p.$eval('ffn-memory-widget', (el) => ({ act: el.result.activation, fires: el.result.fires.length, decoded: el.result.decoded.token }));
+  const r = await p.$eval('ffn-memory-widget',
+    (el) => ({ act: el.result.activation, fires: el.result.fires.length, decoded: el.result.decoded.token }));
   assert.deepEqual(r, { act: 'gelu', fires: 0, decoded: null });
   // Author facts from the URL, then through the property; a malformed one is reported, not fatal.
-  await p.goto(base + '/web/embed/memory-widget.html?facts=' + encodeURIComponent('Berlin>Germany, Madrid>Spain@0.8, Lisbon>Portugal, Oslo>Norway') + '&token=Oslo');
+  await p.goto(base + '/web/embed/memory-widget.html?facts=' + encodeURIComponent('Berlin>Germany, ' +
+    'Madrid>Spain@0.8, Lisbon>Portugal, Oslo>Norway') + '&token=Oslo');
   await waitReady(p, 'ffn-memory-widget');
-  await p.waitForFunction(() => document.querySelector('ffn-memory-widget').result?.decoded.token === 'Norway', null, { timeout: 5000 });
+  await p.waitForFunction(() => document.querySelector('ffn-memory-widget').result?.decoded.token === 'Norway', null,
+    { timeout: 5000 });
   assert.deepEqual(await p.$eval('ffn-memory-widget', (el) => el.result.fires), [3]);
   assert.equal(await p.$$eval('ffn-memory-widget >> tbody tr', (rows) => rows.length), 4);
-  await p.$eval('ffn-memory-widget', (el) => { el.facts = [{ key: 'Cairo', value: 'Egypt' }, { key: 'Lima', value: 'Peru' }]; el.selectToken('Lima', { animate: false }); });
-  await p.waitForFunction(() => document.querySelector('ffn-memory-widget').result?.decoded.token === 'Peru', null, { timeout: 5000 });
+  await p.$eval('ffn-memory-widget',
+    (el) => { el.facts = [{ key: 'Cairo', value: 'Egypt' }, { key: 'Lima', value: 'Peru' }]; el.selectToken('Lima',
+    { animate: false }); });
+  await p.waitForFunction(() => document.querySelector('ffn-memory-widget').result?.decoded.token === 'Peru', null,
+    { timeout: 5000 });
   await p.$eval('ffn-memory-widget', (el) => el.setAttribute('facts', 'Cairo-Egypt'));
   const alert = await p.$eval('ffn-memory-widget', (el) => el.shadowRoot.querySelector('[role="alert"]')?.textContent);
   assert.match(alert, /ffn-memory-widget: parseFacts: fact 0 "Cairo-Egypt" should look like "Tokyo>Japan"/);
@@ -461,16 +490,19 @@ test('each embed page loads its component and takes attributes from the URL', { 
   await waitReady(p, 'ffn-param-calculator');
   assert.equal(await p.$eval('ffn-param-calculator', (el) => el.result.dff), 28672);
   await p.$eval('ffn-param-calculator', (el) => el.setAttribute('preset', 'gpt5'));
-  assert.match(await p.$eval('ffn-param-calculator', (el) => el.shadowRoot.querySelector('[role="alert"]').textContent), /unknown preset "gpt5"/);
+  assert.match(await p.$eval('ffn-param-calculator', (el) => el.shadowRoot.querySelector('[role="alert"]').textContent),
+    /unknown preset "gpt5"/);
   assert.equal(await p.$eval('ffn-param-calculator', (el) => el.result.dff), 28672);
   await p.goto(base + '/web/embed/activation-plot.html?x=-1.278');
   await waitReady(p, 'ffn-activation-plot', 'readout');
   const silu = await p.$eval('ffn-activation-plot', (el) => el.readout.rows.find((row) => row.id === 'silu').y);
   assert.ok(Math.abs(silu + 0.2785) < 5e-4, `SiLU(-1.278) = ${silu}`);
   await p.$eval('ffn-activation-plot', (el) => el.setAttribute('range', '3,1'));
-  assert.match(await p.$eval('ffn-activation-plot', (el) => el.shadowRoot.querySelector('[role="alert"]').textContent), /range must be "lo,hi" with lo < hi/);
+  assert.match(await p.$eval('ffn-activation-plot', (el) => el.shadowRoot.querySelector('[role="alert"]').textContent),
+    /range must be "lo,hi" with lo < hi/);
   await p.$eval('ffn-activation-plot', (el) => { el.setAttribute('range', '-2,2'); el.setAttribute('x', '0.5'); });
-  await p.waitForFunction(() => document.querySelector('ffn-activation-plot').readout.x === 0.5, null, { timeout: 3000 });
+  await p.waitForFunction(() => document.querySelector('ffn-activation-plot').readout.x === 0.5, null,
+    { timeout: 3000 });
   await p.close();
   assert.deepEqual(consoleErrors, []);
   assert.deepEqual(foreignRequests, []);

@@ -2,7 +2,10 @@
 import { GEMM_KERNELS } from './codes.js';
 import { describe } from './args.js';
 
-/** Upper bound of wasm memory when the module does not declare one we can read (Emscripten's default MAXIMUM_MEMORY, 2 GiB). */
+/**
+ * Upper bound of wasm memory when the module does not declare one we can read (Emscripten's default MAXIMUM_MEMORY, 2
+ * GiB).
+ */
 const DEFAULT_MAX_WASM_BYTES = 2 ** 31;
 
 // The only module-level state: the memoized loading promise and, once resolved, the instance record.
@@ -36,7 +39,8 @@ async function fetchBytes(url) {
     try {
       return new Uint8Array(await fs.readFile(url));
     } catch (e) {
-      throw new Error(`ffn-lab: could not load the wasm module from ${url.href} (${e.code || e.message})`, { cause: e });
+      throw new Error(`ffn-lab: could not load the wasm module from ${url.href} (${e.code || e.message})`,
+        { cause: e });
     }
   }
   if (typeof fetch !== 'function') throw new Error(`ffn-lab: cannot load ${url.href}: fetch is not available`);
