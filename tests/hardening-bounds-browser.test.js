@@ -338,3 +338,59 @@ test('browser: the element checks its attributes and properties', SLOW, async ()
   assert.equal(out.code[0], 'function gelu(x) { return x }');
   assert.deepEqual(out.errors, []);
 });
+
+// The embed pages' URL (web/embed/params.js): a query past 65,536 characters is not applied, a bad theme or id and
+// a long exercise number are refused with a message the page shows; the height messages still come, without the id.
+test('browser: embed pages refuse URL parameters past their bounds with a visible message', SLOW, async () => {
+  const p = await served.newPage();
+  const errors = [];
+  p.on('pageerror', (e) => errors.push(e.message));
+  try {
+    // the exercise page in an iframe: number of 5,000 characters, theme=purple, an id of 65 characters
+    const q = `exercise=gelu&number=${'N'.repeat(5000)}&theme=purple&id=${'i'.repeat(65)}&storage-key=ffn-lab:embed-b`;
+    const src = new URL(`/web/embed/exercise.html?${q}`, served.url).href;
+    await p.goto(new URL('/tests/fixtures/sandbox.html', served.url).href);
+    await p.evaluate((s) => {
+      window.msgs = [];
+      addEventListener('message', (e) => window.msgs.push(e.data));
+      const f = document.createElement('iframe');
+      f.style.cssText = 'width: 700px; height: 500px';
+      f.src = s;
+      document.body.append(f);
+    }, src);
+    await p.waitForFunction(() => window.msgs.some((m) => m?.type === 'ffn-lab:height'), null, { timeout: 15000 });
+    const frame = p.frames().find((f) => f.url().includes('/web/embed/exercise.html'));
+    const r = await frame.evaluate(() => {
+      const el = document.querySelector('ffn-exercise');
+      return {
+        problem: document.querySelector('.embed-problem')?.textContent ?? '',
+        notice: el.shadowRoot.querySelector('[part="notice"]')?.textContent ?? '',
+        title: el.shadowRoot.querySelector('[part="title"]')?.textContent ?? '',
+        theme: el.getAttribute('theme'),
+      };
+    });
+    assert.match(r.problem, /theme="purple" is not "dark" or "light"/);
+    assert.match(r.problem, /id="i{40}"… \(65 characters\) is not/);
+    assert.match(r.notice, /number="N{40}…" \(5,?000 characters\) is not shown/);
+    assert.ok(r.title.length < 200 && !r.title.includes('NNN'), `the heading: ${r.title.slice(0, 80)}`);
+    assert.equal(r.theme, null);
+    const heights = await p.evaluate(() => window.msgs.filter((m) => m?.type === 'ffn-lab:height'));
+    assert.ok(heights.every((m) => m.id === null), JSON.stringify(heights[0]));
+    // a query past 65,536 characters (a server with room for it: here the route answers): nothing applied, said so
+    const file = readFileSync(new URL('../web/embed/activation-plot.html', import.meta.url), 'utf8');
+    const html = { contentType: 'text/html', body: file };
+    await p.route('**/web/embed/activation-plot.html?*', (route) => route.fulfill(html));
+    const long = `range=-1,1&pad=${'z'.repeat(65_536)}`;
+    await p.goto(new URL(`/web/embed/activation-plot.html?${long}`, served.url).href);
+    await p.waitForFunction(() => document.querySelector('ffn-activation-plot')?.readout, null, { timeout: 15000 });
+    const plot = await p.evaluate(() => ({
+      problem: document.querySelector('.embed-problem')?.textContent ?? '',
+      range: document.querySelector('ffn-activation-plot').getAttribute('range'),
+    }));
+    assert.match(plot.problem, /query is 65,?5\d\d characters long; at most 65,?536 are read/);
+    assert.equal(plot.range, null, 'no parameter of an over-long query is applied');
+    assert.deepEqual(errors, []);
+  } finally {
+    await p.close();
+  }
+});

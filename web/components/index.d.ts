@@ -148,6 +148,8 @@ export declare namespace memoryModel {
   const MAX_LABEL: number;
   /** Characters of the widget's part of the URL hash, at most. */
   const HASH_MAX: number;
+  /** Characters of a URL hash searched for the widget's part, at most. */
+  const HASH_READ_MAX: number;
   const ACTIVATIONS: readonly Activation[];
   const DEFAULT_FACTS: readonly Fact[];
   const DEFAULT_DISTRACTORS: readonly string[];
@@ -171,6 +173,8 @@ export declare namespace memoryModel {
   };
   /** parseHashState, each ignored part as a message shown in the reader's language (String() of one is English). */
   function readHashState(value: string): { state: ReturnType<typeof parseHashState>['state']; ignored: object[] };
+  /** The widget's part (key) of a URL hash, or null; a RangeError for a hash longer than HASH_READ_MAX. */
+  function readHashFrom(hash: string, key: string): ReturnType<typeof readHashState> | null;
   function formatHashState(
     state: { query: [number, number]; k: number; threshold: number; activation: Activation },
   ): string;

@@ -242,6 +242,23 @@ export function readHashState(value) {
   return { state, ignored };
 }
 
+/** The longest URL hash searched for the widget's part (the part itself is at most HASH_MAX characters). */
+export const HASH_READ_MAX = HASH_MAX * 16;
+
+/**
+ * The widget's part of a URL hash ("#other=1&memory=q:0,1;k:2" for key "memory"), read within bounds: null when the
+ * hash has no such part, else readHashState's { state, ignored }. A hash longer than HASH_READ_MAX is refused (a
+ * RangeError naming sync-hash) before it is parsed.
+ */
+export function readHashFrom(hash, key) {
+  if (typeof hash !== 'string') throw fail(TypeError, 'errors.mustBeString', { name: 'sync-hash', type: typeof hash });
+  if (hash.length > HASH_READ_MAX) {
+    throw fail(RangeError, 'errors.hashTooLong', { n: String(hash.length), max: String(HASH_READ_MAX) });
+  }
+  const s = new URLSearchParams(hash.startsWith('#') ? hash.slice(1) : hash).get(key);
+  return s ? readHashState(s) : null;
+}
+
 /** The hash value for a state (inverse of parseHashState). */
 export function formatHashState({ query, k, threshold, activation }) {
   return `q:${query[0].toFixed(3)},${query[1].toFixed(3)};k:${k};t:${threshold};a:${activation}`;

@@ -4,8 +4,8 @@ import * as ffn from '../index.js'; // the wasm bytes inlined: nothing for a bun
 import { FfnElement, define, htmlEl as h, svgEl } from '../element-base.js';
 import { componentCss, rafThrottle, trailingThrottle, prefersReducedMotion, fmt, setProblem } from './styles.js';
 import {
-  ACTIVATIONS, DEFAULT_FACTS, DEFAULT_DISTRACTORS, QUERY_LIMIT, THRESHOLD_MIN, THRESHOLD_MAX, HASH_MAX,
-  parseAttribute, parseFacts, formatFacts, parseDistractors, parseThreshold, parseActivation, parseK, readHashState,
+  ACTIVATIONS, DEFAULT_FACTS, DEFAULT_DISTRACTORS, QUERY_LIMIT, THRESHOLD_MIN, THRESHOLD_MAX, HASH_READ_MAX,
+  parseAttribute, parseFacts, formatFacts, parseDistractors, parseThreshold, parseActivation, parseK, readHashFrom,
   formatHashState, clampQuery, defaultThreshold, buildMemory, compute, nearestToken, firingRegion,
 } from './memory-model.js';
 import { placeLabels, radialCandidates, wrapLines } from './label-layout.js';
@@ -19,7 +19,6 @@ const STEP = 0.05; // arrow-key step
 const BAR_MIN = -0.5, BAR_MAX = 4; // activation bar range
 const BAR_ZERO = -BAR_MIN / (BAR_MAX - BAR_MIN); // where 0 sits on a bar, as a fraction of its width
 const FONT = { key: 13, distractor: 12, vocab: 13 }; // label sizes, px
-const HASH_READ_MAX = HASH_MAX * 16; // longest URL hash searched for the widget's part
 
 const css = `
 .planes { display: flex; flex-wrap: wrap; gap: 12px; }
@@ -320,15 +319,9 @@ export class FfnMemoryWidget extends FfnElement {
     const key = this._hashKey;
     if (!key || typeof location === 'undefined') return;
     try {
-      const hash = location.hash;
-      if (hash.length > HASH_READ_MAX) {
-        const max = String(HASH_READ_MAX);
-        this._problem('sync-hash', localizedError(RangeError, 'errors.hashTooLong', { n: String(hash.length), max }));
-        return;
-      }
-      const s = new URLSearchParams(hash.slice(1)).get(key);
-      if (!s) { this._problem('sync-hash', null); return; }
-      const { state, ignored } = readHashState(s);
+      const read = readHashFrom(location.hash, key); // throws (shown below) for a hash beyond its bound
+      if (!read) { this._problem('sync-hash', null); return; }
+      const { state, ignored } = read;
       if (state.query) { [this._state.x, this._state.y] = state.query; this._placed = true; this._pendingToken = null; }
       if (state.k !== undefined) this._state.k = state.k;
       if (state.threshold !== undefined) this._state.threshold = state.threshold;

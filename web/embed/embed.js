@@ -1,15 +1,22 @@
 // Standalone embed pages: copy allowed URL query parameters onto the page's one element (before the page's next script
 // registers it) and report the page's height to a parent frame (web/embed/host.js sizes the iframe from it).
+import { readEmbedParams } from './params.js';
+
 const el = document.querySelector('[data-embed]');
 const allowed = (el?.dataset.embed || '').split(/\s+/).filter(Boolean);
-const params = new URLSearchParams(location.search);
-for (const name of allowed) {
-  const v = params.get(name);
-  if (v !== null) el.setAttribute(name, v);
+// The query is read within bounds (params.js); each value is then checked by the element's own attribute parser.
+const { attributes, theme, id, problems } = readEmbedParams(location.search, allowed);
+for (const [name, v] of attributes) el.setAttribute(name, v);
+if (theme) {
+  el.setAttribute('theme', theme);
+  document.documentElement.dataset.theme = theme;
 }
-if (params.get('theme') === 'dark' || params.get('theme') === 'light') {
-  el.setAttribute('theme', params.get('theme'));
-  document.documentElement.dataset.theme = params.get('theme');
+if (el && problems.length) {
+  const p = document.createElement('p');
+  p.className = 'embed-problem';
+  p.setAttribute('role', 'alert');
+  p.textContent = problems.join('\n');
+  el.before(p);
 }
 // Tell an embedding page how tall we are, so it can size the iframe (message: { type: 'ffn-lab:height', height, id }):
 // from the element's ffn-ready on (the page is only a few pixels tall before), then on every change.
@@ -20,7 +27,7 @@ if (window.parent !== window && typeof ResizeObserver === 'function' && el) {
     const h = Math.ceil(document.documentElement.getBoundingClientRect().height);
     if (live && h !== last) {
       last = h;
-      window.parent.postMessage({ type: 'ffn-lab:height', height: h, id: params.get('id') }, '*');
+      window.parent.postMessage({ type: 'ffn-lab:height', height: h, id }, '*');
     }
   };
   el.addEventListener('ffn-ready', () => {

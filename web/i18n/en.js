@@ -196,6 +196,7 @@ export default {
     timeoutRange: 'timeout={value} is outside {min} to {max} ms; using {ms}.',
     storageKey: 'storage-key={value} is not usable (at most {max} characters, no control characters); progress is '
       + 'kept for this visit only.',
+    numberRefused: '{name}={value} is not shown: at most {max} characters, no control characters.',
     seedRefused: 'seed was not changed: it must be a whole number; got {got}.',
     propRefused: '{name} was not changed: it must be {kind}; got {got}.',
     kindString: 'a string',

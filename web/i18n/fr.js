@@ -198,6 +198,7 @@ const table = {
     timeoutRange: 'timeout={value} sort de l’intervalle de {min} à {max} ms ; valeur retenue : {ms}.',
     storageKey: 'storage-key={value} est inutilisable (au plus {max} caractères, sans caractère de contrôle) ; la '
       + 'progression n’est conservée que pendant cette visite.',
+    numberRefused: '{name}={value} n’est pas affiché : au plus {max} caractères, sans caractère de contrôle.',
     seedRefused: 'seed n’a pas été modifié : il faut un nombre entier ; reçu : {got}.',
     propRefused: '{name} n’a pas été modifié : il faut {kind} ; reçu : {got}.',
     kindString: 'une chaîne de caractères',

@@ -127,6 +127,8 @@ ul.tests .detail {
 /* Attributes and properties a page sets are checked here: out of range is clamped, nonsense refused, with a notice
    in the element (part="notice"); never a throw or a hang. */
 export const TIMEOUT_RANGE = Object.freeze({ min: 100, max: 60_000 }); // ms
+export const NUMBER_MAX = 16; // characters of the `number` attribute shown before the title
+const TIMEOUT_CHARS = 64; // a longer timeout attribute is not a number of milliseconds (checked before it is parsed)
 const RUNNING_UI_MS = 150; // a run shows "Running…" (and its Stop button) only once it has taken this long
 /** A value quoted in a notice: JSON, cut at 40 characters (then with its length, in the reader's language). */
 const quoteAttr = (s) => (s.length > 40
@@ -136,7 +138,7 @@ const quoteAttr = (s) => (s.length > 40
 /** The timeout attribute -> { ms, notice }: a number of milliseconds, clamped to TIMEOUT_RANGE (notice: a message). */
 export function readTimeout(attr) {
   if (attr === null) return { ms: DEFAULT_TIMEOUT_MS, notice: null };
-  const t = /^\s*$/.test(attr) ? NaN : Number(attr);
+  const t = attr.length > TIMEOUT_CHARS || /^\s*$/.test(attr) ? NaN : Number(attr);
   const { min, max } = TIMEOUT_RANGE;
   if (!(t > 0) || t === Infinity) {
     const notice = msg('exercise.timeoutNaN', { value: quoteAttr(attr), ms: String(DEFAULT_TIMEOUT_MS) });
@@ -160,6 +162,17 @@ export function readStorageKey(attr) {
     return { key: null, notice };
   }
   return { key: attr, notice: null };
+}
+
+/** The number attribute -> { text, notice }: at most NUMBER_MAX characters once trimmed, no control characters. */
+export function readNumber(attr) {
+  if (attr === null) return { text: '', notice: null };
+  const s = attr.length > 4 * NUMBER_MAX ? attr : attr.trim(); // a long value is refused before it is scanned
+  if (s.length > NUMBER_MAX || /[\u0000-\u001f\u007f-\u009f]/.test(s)) {
+    const notice = msg('exercise.numberRefused', { name: 'number', value: quoteAttr(attr), max: String(NUMBER_MAX) });
+    return { text: '', notice };
+  }
+  return { text: s, notice: null };
 }
 
 /** A value given to a property -> words for a notice, whatever it is (a Symbol, an object whose toString throws). */
@@ -390,6 +403,7 @@ export class FfnExerciseElement extends FfnElement {
     if (name === 'timeout') this._notice('timeout', readTimeout(newValue).notice);
     if (name === 'exercise' || name === 'storage-key') this._render();
     else if (name === 'number' && this._ex) {
+      this._notice('number', readNumber(newValue).notice);
       this._ui.title.textContent = this._heading();
       this._ui.section.setAttribute('aria-label', this._t('exercise.section', { title: this._heading() }));
     }
@@ -397,7 +411,7 @@ export class FfnExerciseElement extends FfnElement {
 
   /** The heading: the author's number (attribute `number`), if any, then the exercise's title. */
   _heading() {
-    const n = (this.getAttribute('number') || '').trim();
+    const n = readNumber(this.getAttribute('number')).text;
     const title = this._text.title;
     return n ? this._t('exercise.heading', { number: n, title }) : title;
   }
@@ -466,6 +480,7 @@ export class FfnExerciseElement extends FfnElement {
       ? msg('progress.problem', { problem: new Capitalized(problem) })
       : msg('progress.notAllLoaded', { problem })));
     this._notice('timeout', readTimeout(this.getAttribute('timeout')).notice);
+    this._notice('number', readNumber(this.getAttribute('number')).notice);
     const id = (s) => `${this._uid}-${s}`;
 
     const badge = el(doc, 'span', { class: 'badge', part: 'badge' });
