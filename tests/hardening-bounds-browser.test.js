@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { servedBrowser } from './helpers/served-browser.js';
 import { hostileWorkerSource, PAYLOADS } from './helpers/hostile-worker.js';
 import { sabotagedGelu } from './helpers/sabotage.js';
+import { exercises } from 'ffn-lab/sandbox';
 
 const TOOLKIT = readFileSync(new URL('../web/sandbox/toolkit.js', import.meta.url), 'utf8');
 const LONG_TASK_MS = 100;
@@ -81,7 +82,7 @@ test('browser: hostile results from a stand-in worker are refused, no main-threa
     assert.equal(r.logs.length, 200);
     assert.ok(JSON.stringify(r).length < 200_000);
   };
-  for (const id of ['gelu', 'ffn']) {
+  for (const { id } of exercises) { // every built-in: tensors, objects of tensors, indices, numbers
     const grade = (id) => {
       const workerUrl = new URL('/tests/fixtures/hostile/worker.js', location.href);
       return window.__grade(id, 'function f() {}', { workerUrl, timeout: 3000 });
