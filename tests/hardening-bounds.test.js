@@ -104,14 +104,19 @@ test('cleanWire: each limit holds at the bound and refuses one past it, by the s
   no(typed(new Float64Array(L.maxNumbers + 1)), /more than 200000 numbers/);
   no(arr([typed(new Float64Array(L.maxNumbers)), num(1)]), /more than 200000 numbers/);
   // declared lengths: refused before a single item is read, however large
+  // (a time over the bound is measured again on the same value, up to three attempts: tests/helpers/timing.js)
+  const quick = (w, r, what) => {
+    const { seen } = timeCase(100, r.ms, () => clean(w).ms);
+    assert.ok(Math.min(...seen) <= 100, `${what} took ${shown(seen)}`);
+  };
   for (const n of [L.maxNumbers + 1, 2 ** 24, 2 ** 30, 2 ** 32 - 1]) {
-    const r = no(sparse(n), new RegExp(`array of ${n} items`));
-    assert.ok(r.ms < 100, `${n} declared items took ${r.ms.toFixed(1)} ms`);
+    const w = sparse(n);
+    quick(w, no(w, new RegExp(`array of ${n} items`)), `${n} declared items`);
   }
   // within the declared bound, a hole is refused where it is (never walked past)
   const holey = [];
   holey[L.maxNumbers - 1] = num(1);
-  assert.ok(no(arr(holey), /malformed/).ms < 100);
+  quick(arr(holey), no(arr(holey), /malformed/), 'a hole at 199,999');
   // typed arrays: a Float64Array whose buffer holds exactly its numbers, nothing else
   no(typed(new Float64Array(new ArrayBuffer(2 ** 26), 0, 4)), /array of 4 numbers with a buffer of 67108864 bytes/);
   no(typed(new Float64Array(new ArrayBuffer(40), 8, 4)), /buffer of 40 bytes/);
@@ -127,7 +132,8 @@ test('cleanWire: each limit holds at the bound and refuses one past it, by the s
   // depth: the page allows one level more than the worker's maxDepth, never more
   ok(nest(L.maxDepth + 1));
   no(nest(L.maxDepth + 2), /nested deeper than 8/);
-  assert.ok(no(nest(100_000), /nested deeper/).ms < 100);
+  const deep = nest(100_000);
+  quick(deep, no(deep, /nested deeper/), '100,000 levels');
   // keys: count and length
   const keys = (n, len = 1) => {
     const entries = Array.from({ length: n }, (_, i) => [String(i).padStart(len, 'k'), num(i)]);

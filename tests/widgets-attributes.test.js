@@ -46,6 +46,8 @@ function hostileStrings(seed) {
     '#memory=q', '#memory=q:0,1;k:2;t:0.5;a:gelu', '#memory=' + 'q:0,1;'.repeat(42), '#memory=' + 'q:0,1;'.repeat(43),
     '#' + '&'.repeat(4095), '#' + '&'.repeat(4096), '#memory=' + '%'.repeat(4000), '#' + 'memory=q:1,1&'.repeat(300),
     '#__proto__=q:0,0&constructor=k:1', '#memory=' + 'x'.repeat(1e6),
+    // line counts (the code property's 5,000 lines; any parser that splits on line breaks)
+    '\n'.repeat(99_990), 'a\r\n'.repeat(33_000), '\u2028'.repeat(1e5), 'x\n'.repeat(5000), 'x\n'.repeat(4999) + 'x',
   ];
   for (let i = 0; i < 200; i++) {
     const num = () => pick([
