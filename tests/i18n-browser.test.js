@@ -303,15 +303,24 @@ test(
     try {
       r = await run(fn('  return map(x, (z) => (z > 0 ? z * z : 0));'));
       assert.equal(r.status, 'setup', r.summary);
+      // what happened and the fix are said in French; the URL, the file and the <meta> to write are code
       await noEnglish('exercise, the sandbox file is missing', sel, [
         'Problème d’installation (votre code n’y est pour rien)',
+        'le cadre du bac à sable n’a pas démarré : ',
+        ' a répondu HTTP 404 : le fichier est absent. Correctif : servez avec votre site une copie intacte de ',
+        'et donnez son adresse dans la page : ',
       ]);
-      // what the site's author must fix, with the URL, is shown as code (technical text, like a console's)
       const code = await page.evaluate((s) => {
-        const c = document.querySelector(s).shadowRoot.querySelector('[part~="setup-problem"] code');
-        return c && c.textContent;
+        const c = document.querySelector(s).shadowRoot.querySelectorAll('[part~="setup-problem"] code');
+        return Array.from(c, (x) => x.textContent);
       }, sel);
-      assert.match(code, /\/nowhere\/frame\.html answered HTTP 404/);
+      assert.match(code[0], /^http:\/\/[^ ]+\/nowhere\/frame\.html$/);
+      assert.deepEqual(code.slice(1), [
+        'node_modules/ffn-lab/web/sandbox/frame.html',
+        '<meta name="ffn-lab-sandbox" content="/path/to/frame.html">',
+      ]);
+      // the report keeps its English
+      assert.match(r.summary, /\/nowhere\/frame\.html answered HTTP 404: the file is not there\. Fix: serve a copy/);
     } finally {
       await page.evaluate(() => document.querySelector('meta[name="ffn-lab-sandbox"]').remove());
     }

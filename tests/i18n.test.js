@@ -8,6 +8,7 @@ import fr from '../web/i18n/fr.js';
 import { translator, errorText } from '../web/i18n/index.js';
 import { findEnglish } from './helpers/english.js';
 import { rng } from './helpers/numeric.js';
+import { hostileWorkerUrl, PAYLOADS } from './helpers/hostile-worker.js';
 
 /** [key, leaf] for every leaf of a table (a plural leaf { one, other } is one leaf). */
 function leaves(table, prefix = '') {
@@ -393,4 +394,43 @@ test("a grading report's texts are messages: the report's English, and French wi
   // numbers are written the French way: 1 000 ms, a decimal comma
   assert.ok(texts.some((t) => /plus de 500 ms/.test(t)));
   assert.ok(texts.some((t) => /\d,\d/.test(t)), 'a decimal comma');
+});
+
+test('results the page refuses (runner.js) are messages: the English kept, French with no English', async () => {
+  const { gradeExercise } = await import('ffn-lab/sandbox');
+  const report = await gradeExercise('gelu', 'function f() {}', { workerUrl: hostileWorkerUrl(), timeout: 2000 });
+  const fr = translator('fr');
+  const refused = report.tests.map((t, i) => [t, report.said.tests[i]]).filter(([t]) => t.status === 'refused');
+  // test i gets payload i % PAYLOADS.length; those with a RegExp are refused
+  assert.equal(refused.length, report.tests.filter((t, i) => PAYLOADS[i % PAYLOADS.length][2]).length);
+  const kinds = new Set();
+  for (const [t, m] of refused) {
+    // the report's English as before (hardening-bounds.test.js checks its words), and the message it was made of
+    assert.match(t.message, /^Refused: the result could not be read: it /);
+    assert.equal(String(m), t.message);
+    const french = fr.t(m.key, m.params).replace(/[\u00a0\u202f]/g, ' ');
+    assert.match(french, /^Refusé : le résultat n’a pas pu être lu : il /, french);
+    assert.deepEqual(findEnglish([french]), [], french);
+    kinds.add(m.params.message.params.why.key);
+  }
+  // every kind of refusal the payloads reach: too many items, malformed, buffers, depth, keys
+  for (const k of ['array', 'malformedValue', 'buffer', 'deep', 'keys', 'longKey']) {
+    assert.ok(kinds.has(`report.refused.${k}`), k);
+  }
+});
+
+test('a long shape or key list, cut in a report, says "sizes" and "keys" in the reader\'s language', async () => {
+  const { gradeExercise } = await import('ffn-lab/sandbox');
+  const source = 'function gelu(x) {\n  return { data: [0], shape: [1, 1, 1, 1, 1, 1, 1, 1, 1, 1] };\n}\n'
+    + 'function geluTanh(x) {\n  const o = {};\n  for (let i = 0; i < 20; i++) o["k" + i] = 0;\n  return o;\n}\n';
+  const report = await gradeExercise('gelu', source);
+  const fr = translator('fr');
+  const texts = report.tests.map((t, i) => [t, report.said.tests[i]]).filter(([t]) => !t.pass);
+  const gelu = texts.find(([t]) => t.fn === 'gelu');
+  const tanh = texts.find(([t]) => t.fn === 'geluTanh');
+  assert.match(gelu[0].message, /^returned shape \[1,1,1,1,1,1,1,1,… \(10 sizes\)\], expected \[\d+\]$/);
+  assert.match(tanh[0].message, /keys \{k0, k1, .*, k11, … \(20 keys\)\}/);
+  const said = (m) => fr.t(m.key, m.params).replace(/[\u00a0\u202f]/g, ' ');
+  assert.match(said(gelu[1]), /^renvoie la forme \[1,1,1,1,1,1,1,1,… \(10 tailles\)\], attendue : \[\d+\]$/);
+  assert.match(said(tanh[1]), /\{k0, k1, .*, k11, … \(20 clés\)\}/);
 });

@@ -35,6 +35,55 @@ export default {
       noStart: 'the exercise worker did not start',
     },
     tooLong: 'Your code is {n} characters long; the limit is {max}.',
+    // a result the page refused (runner.js): the report's test reads "Refused: the result could not be read: ..."
+    refusedName: 'Refused',
+    refused: {
+      malformed: 'malformed result',
+      unread: 'the result could not be read: {why}',
+      malformedValue: 'it is malformed',
+      numbers: 'it holds more than {max} numbers',
+      deep: 'it is nested deeper than {max} levels',
+      parts: 'it has too many parts',
+      shared: 'it holds numbers in shared memory',
+      buffer: 'it has a typed array of {n} numbers with a buffer of {bytes} bytes',
+      array: 'it has an array of {n} items, more than {max}',
+      keys: 'it has an object of {n} keys, more than {max}',
+      longKey: 'it has a key longer than {max} characters',
+    },
+    // a long shape or key list, cut (report-bounds.js fmtShape, listKeys)
+    sizesCut: '[{shown},… ({n} sizes)]',
+    keysCut: '{shown}, … ({n} keys)',
+    /*
+     * Why the site's setup keeps the browser sandbox from starting (frame-host.js). The element shows {url},
+     * {file}, {meta}, {directive}, {detail} and {why} as code.
+     */
+    site: {
+      fixFile: 'Fix: serve a copy of {file} with your site, unchanged, and name its URL in the page: {meta}.',
+      notThere: '{url} answered HTTP {status}: the file is not there',
+      notFrame: "{url} is not ffn-lab's sandbox frame (the server answered with another page, such as the site's "
+        + 'index)',
+      didNotStart: 'the sandbox frame did not start: {problem}. {fix}',
+      slow: 'the sandbox frame {url} did not start within {s} s. {fix}',
+      cspFrame: "this page's Content-Security-Policy ({directive}) refuses to load the sandbox frame {url}. Fix: "
+        + "allow its origin in frame-src, e.g. {example} when ffn-lab is served by your site.",
+      inlineNamed: 'the inline sandbox frame ({meta}) cannot run here: {problem}. Fix: remove that <meta>, or allow '
+        + "the inline frame (see ffn-lab's README, Content Security Policy).",
+      cannotRun: 'the sandbox frame {url} cannot run exercises: {problem}',
+      scriptRefused: "its script was refused: a Content-Security-Policy other than the one in its <meta> applies to "
+        + "it (your site's header?). Fix: serve this file without your site's policy, or host a copy on another "
+        + 'origin and name it in {meta}.',
+      cspNeeds: 'the Content-Security-Policy refuses what learner code needs: {detail}',
+      inlineNoAnswer: 'the inline sandbox frame did not answer',
+      inlineScript: "the page's Content-Security-Policy refused the inline frame's script",
+      sources: 'the sandbox frame {url} refused its sources: {detail}',
+      chunk: "could not load ffn-lab's sandbox-inline.js ({detail}). Fix: serve every file your bundler emitted, or "
+        + '{dir} whole.',
+      noUrl: "{refused}without import.meta.url ffn-lab cannot find its own frame.html. Bundle ffn-lab as an ES "
+        + 'module, or: {fix}',
+      noInline: 'this page refuses the inline sandbox frame ({why}), and ',
+      viaFile: "this page's Content-Security-Policy refuses the inline sandbox frame ({why}), so ffn-lab used its "
+        + 'frame file, and {problem}',
+    },
     // one test's line
     stoppedAfter: 'stopped after {ms} ms',
     threw: '{name}: {message}{where}',

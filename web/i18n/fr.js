@@ -32,6 +32,52 @@ const table = {
       noStart: 'le worker de l’exercice n’a pas démarré',
     },
     tooLong: 'Votre code compte {n} caractères ; la limite est de {max}.',
+    refusedName: 'Refusé',
+    refused: {
+      malformed: 'résultat mal formé',
+      unread: 'le résultat n’a pas pu être lu : {why}',
+      malformedValue: 'il est mal formé',
+      numbers: 'il contient plus de {max} nombres',
+      deep: 'il est imbriqué sur plus de {max} niveaux',
+      parts: 'il a trop de parties',
+      shared: 'il contient des nombres en mémoire partagée',
+      buffer: 'il a un tableau typé de {n} nombres sur un tampon de {bytes} octets',
+      array: 'il a un tableau de {n} éléments, plus de {max}',
+      keys: 'il a un objet de {n} clés, plus de {max}',
+      longKey: 'il a une clé de plus de {max} caractères',
+    },
+    sizesCut: '[{shown},… ({n} tailles)]',
+    keysCut: '{shown}, … ({n} clés)',
+    site: {
+      fixFile: 'Correctif : servez avec votre site une copie intacte de {file} et donnez son adresse dans la page : '
+        + '{meta}.',
+      notThere: '{url} a répondu HTTP {status} : le fichier est absent',
+      notFrame: '{url} n’est pas le cadre bac à sable de ffn-lab (le serveur a répondu par une autre page, comme '
+        + 'l’accueil du site)',
+      didNotStart: 'le cadre du bac à sable n’a pas démarré : {problem}. {fix}',
+      slow: 'le cadre du bac à sable {url} n’a pas démarré en {s} s. {fix}',
+      cspFrame: 'la politique de sécurité du contenu de cette page ({directive}) interdit de charger le cadre du bac '
+        + 'à sable {url}. Correctif : autorisez son origine dans frame-src, par exemple {example} quand ffn-lab est '
+        + 'servi par votre site.',
+      inlineNamed: 'le cadre en ligne du bac à sable ({meta}) ne peut pas fonctionner ici : {problem}. Correctif : '
+        + 'retirez cette balise <meta>, ou autorisez le cadre en ligne (voir le README de ffn-lab, politique de '
+        + 'sécurité du contenu).',
+      cannotRun: 'le cadre du bac à sable {url} ne peut pas exécuter les exercices : {problem}',
+      scriptRefused: 'son script a été refusé : une politique de sécurité du contenu autre que celle de sa balise '
+        + '<meta> s’y applique (l’en-tête de votre site ?). Correctif : servez ce fichier sans la politique de votre '
+        + 'site, ou hébergez-en une copie sur une autre origine et nommez-la dans {meta}.',
+      cspNeeds: 'la politique de sécurité du contenu refuse ce dont le code de l’apprenant a besoin : {detail}',
+      inlineNoAnswer: 'le cadre en ligne du bac à sable n’a pas répondu',
+      inlineScript: 'la politique de sécurité du contenu de la page a refusé le script du cadre en ligne',
+      sources: 'le cadre du bac à sable {url} a refusé ses sources : {detail}',
+      chunk: 'impossible de charger sandbox-inline.js de ffn-lab ({detail}). Correctif : servez tous les fichiers '
+        + 'produits par votre outil d’assemblage, ou le dossier {dir} en entier.',
+      noUrl: '{refused}sans import.meta.url, ffn-lab ne trouve pas son propre frame.html. Assemblez ffn-lab en '
+        + 'module ES, ou : {fix}',
+      noInline: 'cette page refuse le cadre en ligne du bac à sable ({why}), et ',
+      viaFile: 'la politique de sécurité du contenu de cette page refuse le cadre en ligne du bac à sable ({why}) ; '
+        + 'ffn-lab a donc utilisé son fichier de cadre, et {problem}',
+    },
     stoppedAfter: 'arrêté après {ms} ms',
     threw: '{name} : {message}{where}',
     missingFn: '{fn} n’est pas définie : écrivez sa définition, {fn}(...) { ... }',

@@ -197,6 +197,19 @@ function kernelProblem(e) {
   return msg('exercise.kernelsFailed', { error: code(error), fix });
 }
 
+// The parameters of the sandbox's setup messages (report.site, frame-host.js) that are code: URLs, markup, policies.
+const SITE_CODE = new Set(['url', 'file', 'meta', 'directive', 'detail', 'why', 'example', 'dir']);
+
+/** A setup message of the sandbox with its code parameters shown as code (nested messages too). */
+function siteProblem(m, depth = 0) {
+  const params = {};
+  for (const [k, v] of Object.entries(m.params)) {
+    if (isMessage(v) && depth < 8) params[k] = siteProblem(v, depth + 1);
+    else params[k] = SITE_CODE.has(k) && typeof v === 'string' ? code(v) : v;
+  }
+  return msg(m.key, params);
+}
+
 /** A message shown with its first letter in upper case (a reason that starts a sentence). */
 class Capitalized {
   constructor(message) {
@@ -881,7 +894,8 @@ export class FfnExerciseElement extends FfnElement {
     if (report.status === 'setup') {
       this._editor.markLine(null);
       const setup = report.said && report.said.setup;
-      this._showSetupProblem(typeof setup === 'string' ? code(setup) : report.summary);
+      const problem = isMessage(setup) ? siteProblem(setup) : typeof setup === 'string' ? code(setup) : null;
+      this._showSetupProblem(problem ?? report.summary);
       return;
     }
     const said = report.said || { tests: [], notes: [] };

@@ -27,6 +27,8 @@
  * Removing the iframe element is the hard stop: it ends the frame's process and every worker in it.
  */
 
+import { say } from './report-bounds.js';
+
 const READY_MS = 10000; // the frame loads nothing but itself; this only guards a blocked or broken frame
 const DIAGNOSE_MS = 1500; // a frame file silent this long after its load is fetched once to say what is wrong
 const PING_MS = 500; // while runs are in flight, the frame's main thread (never running learner code) is pinged
@@ -36,8 +38,12 @@ const MARKER = '<title>ffn-lab exercise sandbox</title>';
 
 export const FRAME_DIED = 'its process ended, most likely because your code used too much memory';
 export const FRAME_REMOVED = 'the sandbox frame was removed from the page';
-const FIX_FILE = 'Fix: serve a copy of node_modules/ffn-lab/web/sandbox/frame.html with your site, unchanged, '
-  + 'and name its URL in the page: <meta name="ffn-lab-sandbox" content="/path/to/frame.html">.';
+// Setup problems are messages of report.site (web/i18n/en.js): the error's message is their English, .said the
+// message, which <ffn-exercise> shows in the reader's language (URLs and markup as code).
+const FIX_FILE = say('site.fixFile', {
+  file: 'node_modules/ffn-lab/web/sandbox/frame.html',
+  meta: '<meta name="ffn-lab-sandbox" content="/path/to/frame.html">',
+});
 
 const frames = new Map(); // 'inline' or the frame file's URL -> live frame
 let sources = null; // the texts of frame.html, worker.js and toolkit.js (sandbox-inline.js, loaded on first use)
@@ -72,9 +78,10 @@ function planFor(doc) {
   return { url: packagedFrameUrl(), named: false };
 }
 
-function setupError(message) {
-  const e = new Error(message);
+function setupError(said) {
+  const e = new Error(String(said));
   e.setup = true;
+  e.said = said;
   return e;
 }
 
@@ -82,11 +89,9 @@ function setupError(message) {
 async function diagnose(url) {
   try {
     const res = await fetch(url, { credentials: 'same-origin', cache: 'no-store' });
-    if (!res.ok) return `${url} answered HTTP ${res.status}: the file is not there`;
+    if (!res.ok) return say('site.notThere', { url, status: String(res.status) });
     const text = await res.text();
-    if (!text.includes(MARKER)) {
-      return `${url} is not ffn-lab's sandbox frame (the server answered with another page, such as the site's index)`;
-    }
+    if (!text.includes(MARKER)) return say('site.notFrame', { url });
     return null;
   } catch {
     return null; // cross-origin or refused by connect-src: nothing more to learn here
@@ -138,18 +143,19 @@ function openFrame(key, plan, src) {
     // refused: the inline frame cannot run here (the caller falls back to a file); else a setup problem
     const refuse = (why) => {
       if (plan.inline && plan.named) {
-        fail(setupError('the inline sandbox frame (<meta name="ffn-lab-sandbox" content="inline">) '
-          + `cannot run here: ${why}. `
-          + 'Fix: remove that <meta>, or allow the inline frame (see ffn-lab\'s README, Content Security Policy).'));
+        const meta = '<meta name="ffn-lab-sandbox" content="inline">';
+        fail(setupError(say('site.inlineNamed', { meta, problem: why })));
         return;
       }
-      const e = plan.inline ? new Error(why) : setupError(`the sandbox frame ${plan.url} cannot run exercises: ${why}`);
+      const e = plan.inline
+        ? new Error(String(why))
+        : setupError(say('site.cannotRun', { url: plan.url, problem: why }));
       e.refused = plan.inline;
       fail(e);
     };
     const timers = [setTimeout(() => {
-      if (plan.inline) refuse('the inline sandbox frame did not answer');
-      else fail(setupError(`the sandbox frame ${plan.url} did not start within ${READY_MS / 1000} s. ${FIX_FILE}`));
+      if (plan.inline) refuse(say('site.inlineNoAnswer'));
+      else fail(setupError(say('site.slow', { url: plan.url, s: String(READY_MS / 1000), fix: FIX_FILE })));
     }, READY_MS)];
     cleanups.push(() => timers.forEach(clearTimeout));
     if (!plan.inline) {
@@ -157,8 +163,7 @@ function openFrame(key, plan, src) {
       const onViolation = (e) => {
         const d = e.effectiveDirective || e.violatedDirective || '';
         if (/^(frame|child|default)-src/.test(d) && e.blockedURI && plan.url.startsWith(e.blockedURI.split('#')[0])) {
-          fail(setupError(`this page's Content-Security-Policy (${d}) refuses to load the sandbox frame ${plan.url}. `
-            + 'Fix: allow its origin in frame-src, e.g. frame-src \'self\' when ffn-lab is served by your site.'));
+          fail(setupError(say('site.cspFrame', { directive: d, url: plan.url, example: "frame-src 'self'" })));
         }
       };
       doc.addEventListener('securitypolicyviolation', onViolation);
@@ -170,16 +175,14 @@ function openFrame(key, plan, src) {
       if (++loads > 1) {
         // The frame's script did not run, so its refresh took it to about:blank.
         refuse(plan.inline
-          ? 'the page\'s Content-Security-Policy refused the inline frame\'s script'
-          : 'its script was refused: a Content-Security-Policy other than the one in its <meta> applies to it '
-            + '(your site\'s header?). Fix: serve this file without your site\'s policy, or host a copy on another '
-            + 'origin and name it in <meta name="ffn-lab-sandbox" content="...">.');
+          ? say('site.inlineScript')
+          : say('site.scriptRefused', { meta: '<meta name="ffn-lab-sandbox" content="...">' }));
         return;
       }
       if (!plan.inline) {
         timers.push(setTimeout(async () => {
           const why = await diagnose(plan.url);
-          if (why) fail(setupError(`the sandbox frame did not start: ${why}. ${FIX_FILE}`));
+          if (why) fail(setupError(say('site.didNotStart', { problem: why, fix: FIX_FILE })));
         }, DIAGNOSE_MS));
       }
       const ch = new MessageChannel();
@@ -194,11 +197,10 @@ function openFrame(key, plan, src) {
           resolve(frame);
         } else if (m.type === 'refused') {
           const list = Array.isArray(m.violations) ? m.violations.map(String).join('; ').slice(0, 300) : '';
-          refuse(`the Content-Security-Policy refuses what learner code needs: ${String(m.message).slice(0, 200)}`
-            + (list ? ` (${list})` : ''));
+          refuse(say('site.cspNeeds', { detail: String(m.message).slice(0, 200) + (list ? ` (${list})` : '') }));
         } else if (m.type === 'init-failed') {
           const what = plan.url || '(inline)';
-          fail(setupError(`the sandbox frame ${what} refused its sources: ${String(m.message).slice(0, 200)}`));
+          fail(setupError(say('site.sources', { url: what, detail: String(m.message).slice(0, 200) })));
         } else if (m.type === 'pong') {
           if (frame.ping && m.seq === frame.ping.seq) frame.ping = null;
         } else {
@@ -242,8 +244,7 @@ async function sourcesFor(workerUrl) {
   // a chunk of its own for bundlers that split: the page loads it when a learner first gets to an exercise
   const own = await (sources ??= import('./sandbox-inline.js').catch((e) => {
     sources = null;
-    throw setupError(`could not load ffn-lab's sandbox-inline.js (${e && e.message}). `
-      + 'Fix: serve every file your bundler emitted, or node_modules/ffn-lab/web/ whole.');
+    throw setupError(say('site.chunk', { detail: String(e && e.message), dir: 'node_modules/ffn-lab/web/' }));
   }));
   if (!workerUrl) return own;
   let texts = overrides.get(workerUrl);
@@ -263,9 +264,8 @@ async function liveFrame(workerUrl = null) {
   for (;;) {
     const plan = planFor(doc);
     if (!plan.inline && !plan.url) {
-      const refused = inlineRefused ? `this page refuses the inline sandbox frame (${inlineRefused}), and ` : '';
-      throw setupError(`${refused}without import.meta.url ffn-lab cannot find its own frame.html. `
-        + `Bundle ffn-lab as an ES module, or: ${FIX_FILE}`);
+      const refused = inlineRefused ? say('site.noInline', { why: inlineRefused }) : '';
+      throw setupError(say('site.noUrl', { refused, fix: FIX_FILE }));
     }
     const key = `${plan.inline ? 'inline' : plan.url} ${workerUrl || ''}`;
     let frame = frames.get(key);
@@ -282,8 +282,8 @@ async function liveFrame(workerUrl = null) {
       if (frames.get(key) === frame) frames.delete(key);
       if (!e.refused) {
         if (e.setup && !plan.named && inlineRefused) {
-          e.message = `this page's Content-Security-Policy refuses the inline sandbox frame (${inlineRefused}), `
-            + `so ffn-lab used its frame file, and ${e.message}`;
+          e.said = say('site.viaFile', { why: inlineRefused, problem: e.said ?? e.message });
+          e.message = String(e.said);
         }
         throw e;
       }

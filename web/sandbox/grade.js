@@ -143,6 +143,8 @@ function compareOne(t, run, i, tol) {
     o.error = learnerError(r.error || {});
     // the learner has not written this function: said by the page (in the reader's language), not the worker
     if (r.missing) Object.defineProperty(o, 'missing', { value: true });
+    // a result the page refused (runner.js): why, as a message
+    if (r.refused && r.said) Object.defineProperty(o, 'refusal', { value: r.said });
     return o;
   }
   const c = compareValue(r.value, t.expected, tol);
@@ -168,8 +170,10 @@ function locationText(e) {
 function testMessage(o, expected, timeout) {
   if (o.status === 'timeout') return say('stoppedAfter', { ms: plain(timeout) });
   if (o.error) {
-    const message = o.missing ? say('missingFn', { fn: o.fn }) : o.error.message;
-    return say('threw', { name: o.error.name, message, where: locationText(o.error) });
+    const message = o.missing ? say('missingFn', { fn: o.fn }) : (o.refusal ?? o.error.message);
+    // "Refused" is the sandbox's word (the page's refusals, and the worker's, whose reasons stay English)
+    const name = o.status === 'refused' && o.error.name === 'Refused' ? say('refusedName') : o.error.name;
+    return say('threw', { name, message, where: locationText(o.error) });
   }
   if (o.problem) return o.said ?? o.problem;
   if (!o.mismatch) return '';
@@ -219,7 +223,9 @@ function runSummary(run, tests, timeout) {
   }
   if (run.status === 'aborted') return { status: 'aborted', message: say('aborted') };
   if (run.status === 'setup') {
-    return { status: 'setup', message: say('setup', { message: run.setup }), setup: run.setup };
+    // said: what the sandbox said (a message of report.site, frame-host.js), else its English text
+    const said = run.setupSaid ?? run.setup;
+    return { status: 'setup', message: say('setup', { message: run.setup }), setup: run.setup, setupSaid: said };
   }
   if (run.status === 'crashed') {
     const why = CRASHES.get(run.crash) ?? clip(run.crash, CAPS.errorMessage);
@@ -259,7 +265,7 @@ function buildReport(base, tests, outcomes, summary, { logs = [], ms = 0, diagno
   else text = say('somePassed', { k: passedCount, n: list.length });
   // What each text says as a message (non-enumerable: the report stays plain JSON, its texts English), for
   // <ffn-exercise> to show in the reader's language: { summary, setup, tests: [message], notes: [message] }.
-  const said = { summary: text, setup: summary.setup ?? null, tests: [], notes };
+  const said = { summary: text, setup: summary.setupSaid ?? summary.setup ?? null, tests: [], notes };
   const report = {
     ...base,
     passed,
@@ -272,7 +278,8 @@ function buildReport(base, tests, outcomes, summary, { logs = [], ms = 0, diagno
       if (o.error) out.error = learnerError(o.error, take);
       if (o.problem) out.problem = take(o.problem, CAPS.problem);
       if (!o.pass && o.status !== 'not-run') {
-        const m = testMessage({ ...out, said: o.said, missing: o.missing }, tests[i].expected, timeout);
+        const kept = { said: o.said, missing: o.missing, refusal: o.refusal }; // non-enumerable on o
+        const m = testMessage({ ...out, ...kept }, tests[i].expected, timeout);
         said.tests[i] = m || null;
         out.message = take(String(m), CAPS.message);
       }

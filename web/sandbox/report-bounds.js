@@ -94,19 +94,24 @@ export function fmtNum(v) {
 
 const fmtSize = (v) => (Number.isSafeInteger(v) ? String(v) : fmtNum(v));
 
-/** A shape or an index, at most CAPS.dims sizes of it: [2,3,4] or [0,1e+20,…,1e+20,… (199,990 sizes)]. */
+/**
+ * A shape or an index, at most CAPS.dims sizes of it: [2,3,4], or when cut a message (String(): its English)
+ * [0,1e+20,…,1e+20,… (199,990 sizes)].
+ */
 export function fmtShape(shape) {
   const n = shape.length;
   const shown = [];
   for (let i = 0; i < Math.min(n, CAPS.dims); i++) shown.push(fmtSize(shape[i]));
-  return n > CAPS.dims ? `[${shown.join(',')},… (${n.toLocaleString('en-US')} sizes)]` : `[${shown.join(',')}]`;
+  // cut: a message (its English is the text), so that "sizes" is said in the reader's language
+  return n > CAPS.dims ? say('sizesCut', { shown: shown.join(','), n: num(n) }) : `[${shown.join(',')}]`;
 }
 
-/** At most CAPS.keys keys, each cut at CAPS.key: "a, b, c, … (40 keys)". */
+/** At most CAPS.keys keys, each cut at CAPS.key: "a, b, c", or when cut a message "a, b, c, … (40 keys)". */
 export function listKeys(keys) {
   const shown = [];
   for (let i = 0; i < Math.min(keys.length, CAPS.keys); i++) shown.push(clip(keys[i], CAPS.key));
-  return shown.join(', ') + (keys.length > CAPS.keys ? `, … (${keys.length.toLocaleString('en-US')} keys)` : '');
+  const list = shown.join(', ');
+  return keys.length > CAPS.keys ? say('keysCut', { shown: list, n: num(keys.length) }) : list;
 }
 
 /*

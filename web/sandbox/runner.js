@@ -1,7 +1,8 @@
 // Runs learner source in a fresh worker with a hard timeout: in browsers a worker inside the sandbox frame (another
 // process in Chromium, see frame-host.js), in Node worker_threads.
 import { startFrameRun, FRAME_DIED } from './frame-host.js';
-import { DEFAULT_TIMEOUT_MS } from './report-bounds.js';
+import { DEFAULT_TIMEOUT_MS, say } from './report-bounds.js';
+import { numeral } from '../i18n/index.js';
 
 const IS_BROWSER = typeof window === 'object' && typeof Worker === 'function';
 // Node built-ins are loaded through a variable specifier so browser bundlers leave them alone.
@@ -189,7 +190,16 @@ function cleanError(e) {
   }
 }
 
-class WireError extends Error {}
+/** Why a result is refused: its message is the English of a `report.refused` message, kept as .said. */
+class WireError extends Error {
+  constructor(said) {
+    super(String(said));
+    this.said = said;
+  }
+}
+
+/** A limit or a size in a refusal, written as String() writes it in English (200000), the reader's way elsewhere. */
+const plain = (v) => numeral(v, String(v));
 
 /**
  * A result value from the worker (wire format: { k: 'number', v } | { k: 'bad', what } |
@@ -201,19 +211,19 @@ export function cleanWire(w, limits = DEFAULT_LIMITS) {
   const maxNodes = 2 * maxNumbers + 1000;
   let numbers = 0;
   let nodes = 0;
-  const refuse = (why) => {
-    throw new WireError(why);
+  const refuse = (key, params) => {
+    throw new WireError(say(`refused.${key}`, params));
   };
-  const tooMany = () => refuse(`it holds more than ${maxNumbers} numbers`);
+  const tooMany = () => refuse('numbers', { max: plain(maxNumbers) });
   const visit = (v, depth) => {
-    if (depth > maxDepth + 1) refuse(`it is nested deeper than ${maxDepth} levels`);
-    if (++nodes > maxNodes) refuse('it has too many parts');
-    if (!isRecord(v)) refuse('it is malformed');
+    if (depth > maxDepth + 1) refuse('deep', { max: plain(maxDepth) });
+    if (++nodes > maxNodes) refuse('parts');
+    if (!isRecord(v)) refuse('malformedValue');
     const k = v.k;
     switch (k) {
       case 'number': {
         const x = v.v;
-        if (typeof x !== 'number') refuse('it is malformed');
+        if (typeof x !== 'number') refuse('malformedValue');
         if (++numbers > maxNumbers) tooMany();
         return { k, v: x };
       }
@@ -223,27 +233,27 @@ export function cleanWire(w, limits = DEFAULT_LIMITS) {
         const type = v.type;
         const data = v.data;
         const float64 = ArrayBuffer.isView(data) && typedTag.call(data) === 'Float64Array';
-        if (typeof type !== 'string' || !float64) refuse('it is malformed');
+        if (typeof type !== 'string' || !float64) refuse('malformedValue');
         const n = typedLength.call(data);
         if (n > maxNumbers - numbers) tooMany();
         let bytes;
         try {
           bytes = bufferBytes.call(typedBuffer.call(data));
         } catch {
-          refuse('it holds numbers in shared memory');
+          refuse('shared');
         }
         if (typedOffset.call(data) !== 0 || bytes !== n * 8) {
-          refuse(`it has a typed array of ${n} numbers with a buffer of ${bytes} bytes`);
+          refuse('buffer', { n: plain(n), bytes: plain(bytes) });
         }
         numbers += n;
         return { k, type: text(type, 40), data: new Float64Array(data) };
       }
       case 'array': {
         const items = v.items;
-        if (!Array.isArray(items)) refuse('it is malformed');
+        if (!Array.isArray(items)) refuse('malformedValue');
         const n = items.length; // declared: checked before any item is read
-        if (n > maxNumbers) refuse(`it has an array of ${n} items, more than ${maxNumbers}`);
-        if (n > maxNodes - nodes) refuse('it has too many parts');
+        if (n > maxNumbers) refuse('array', { n: plain(n), max: plain(maxNumbers) });
+        if (n > maxNodes - nodes) refuse('parts');
         const out = [];
         // A hole reads as undefined, which visit refuses: the walk stops at the first empty slot.
         for (let i = 0; i < n; i++) out.push(visit(items[i], depth + 1));
@@ -251,33 +261,38 @@ export function cleanWire(w, limits = DEFAULT_LIMITS) {
       }
       case 'object': {
         const e = v.entries;
-        if (!isRecord(e)) refuse('it is malformed');
+        if (!isRecord(e)) refuse('malformedValue');
         const keys = Object.keys(e);
-        if (keys.length > maxKeys) refuse(`it has an object of ${keys.length} keys, more than ${maxKeys}`);
+        if (keys.length > maxKeys) refuse('keys', { n: plain(keys.length), max: plain(maxKeys) });
         const entries = {};
         for (const key of keys) {
-          if (key.length > 64) refuse('it has a key longer than 64 characters');
+          if (key.length > 64) refuse('longKey', { max: plain(64) });
           Object.defineProperty(entries, key,
             { value: visit(e[key], depth + 1), enumerable: true, writable: true, configurable: true });
         }
         return { k, entries };
       }
       default:
-        return refuse('it is malformed');
+        return refuse('malformedValue');
     }
   };
   try {
     return visit(w, 0);
   } catch (e) {
     // A getter (which structured clone never makes) or anything else unexpected: refused all the same.
-    throw e instanceof WireError ? e : new WireError('it is malformed');
+    throw e instanceof WireError ? e : new WireError(say('refused.malformedValue'));
   }
 }
 
 function cleanResult(r, limits) {
-  const refused = (message) => ({ ok: false, refused: true, error: cleanError({ name: 'Refused', message }) });
+  // The error holds the English; a non-enumerable `said` on the result keeps the message (report.refused.*),
+  // which grading passes on for <ffn-exercise> to show in the reader's language.
+  const refused = (m) => {
+    const out = { ok: false, refused: true, error: cleanError({ name: 'Refused', message: String(m) }) };
+    return Object.defineProperty(out, 'said', { value: m });
+  };
   try {
-    if (!isRecord(r)) return refused('malformed result');
+    if (!isRecord(r)) return refused(say('refused.malformed'));
     if (r.ok !== true) {
       const out = { ok: false, error: cleanError(r.error) };
       if (r.refused === true) out.refused = true;
@@ -286,7 +301,7 @@ function cleanResult(r, limits) {
     }
     return { ok: true, value: cleanWire(r.value, limits) };
   } catch (e) {
-    return refused(`the result could not be read: ${e instanceof WireError ? e.message : 'it is malformed'}`);
+    return refused(say('refused.unread', { why: e instanceof WireError ? e.said : say('refused.malformedValue') }));
   }
 }
 
@@ -352,7 +367,10 @@ async function runOnce(options = {}) {
   try {
     w = await take(workerUrl);
   } catch (e) {
-    if (e && e.setup) return { ...base, status: 'setup', setup: String(e.message) };
+    if (e && e.setup) {
+      // setupSaid: the message (report.site.*, frame-host.js) that the English `setup` is the text of, if any
+      return { ...base, status: 'setup', setup: String(e.message), ...(e.said ? { setupSaid: e.said } : {}) };
+    }
     return { ...base, status: 'crashed', crash: String((e && e.message) || e), retry: !!(e && e.frameDied) };
   }
   // The next run's worker: in Node it starts now, beside this run (a grading loop overlaps them); in a page once
