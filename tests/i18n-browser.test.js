@@ -254,6 +254,12 @@ test(
     // an error in the learner's code: thrown, then a syntax error (the engine's own message stays as it is)
     await run(fn('  throw new RangeError("non");'));
     await noEnglish('exercise, threw', sel, ['RangeError : non (ligne 2, colonne']);
+    // a toolkit function refusing its input (it runs in the worker): said in French, the report's English as before
+    r = await run(fn('  return transpose(reshape(x, [1, 1, -1]));'));
+    assert.match(r.summary, /^0 of 3 tests passed\.$/);
+    await noEnglish('exercise, a toolkit error', sel, [
+      'RangeError : transpose : un tenseur à 2 dimensions était attendu, forme reçue : [1,1,',
+    ]);
     r = await run(fn('  return (;'));
     assert.equal(r.status, 'error');
     const syntax = await shadow(sel, '.summary');

@@ -434,3 +434,33 @@ test('a long shape or key list, cut in a report, says "sizes" and "keys" in the 
   assert.match(said(gelu[1]), /^renvoie la forme \[1,1,1,1,1,1,1,1,… \(10 tailles\)\], attendue : \[\d+\]$/);
   assert.match(said(tanh[1]), /\{k0, k1, .*, k11, … \(20 clés\)\}/);
 });
+
+test("the toolkit's errors carry a key: English as before, French on the page; learners' keep their text", async () => {
+  const { gradeExercise } = await import('ffn-lab/sandbox');
+  const { TOOLKIT_TEMPLATES } = await import('../web/sandbox/toolkit.js');
+  // the worker's copy of the English is the table's
+  assert.deepEqual({ ...TOOLKIT_TEMPLATES }, en.report.toolkit);
+  const source = [
+    // a toolkit error, as learners meet it
+    'function gelu(x) {\n  return transpose(reshape(x, [1, 1, -1]));\n}',
+    // the learner's own error, dressed as a toolkit one, and a toolkit error whose message the learner changed
+    'function geluTanh(x) {\n  if (x.data.length % 2) {\n    const e = new RangeError("mine");\n'
+      + '    e.said = { key: "notTwoD", params: { fn: "a", shape: "b" } };\n    throw e;\n  }\n'
+      + '  try { transpose(reshape(x, [1, 1, -1])); } catch (e) { e.message = "changed"; throw e; }\n}',
+  ].join('\n');
+  const report = await gradeExercise('gelu', source);
+  const fr = translator('fr');
+  const shown = report.tests.map((t, i) => [t, report.said.tests[i]]);
+  const said = (m) => fr.t(m.key, m.params).replace(/[\u00a0\u202f]/g, ' ');
+  const gelu = shown.filter(([t]) => t.fn === 'gelu');
+  assert.ok(gelu.length > 0);
+  for (const [t, m] of gelu) {
+    assert.match(t.message, /^RangeError: transpose: expected a 2-D tensor, got shape \[1,1,\d+\] \(line 2, column/);
+    assert.equal(String(m), t.message);
+    const french = /^RangeError : transpose : un tenseur à 2 dimensions était attendu, forme reçue : \[1,1,\d+\]/;
+    assert.match(said(m), french);
+  }
+  const tanh = shown.filter(([t]) => t.fn === 'geluTanh').map(([, m]) => said(m));
+  assert.ok(tanh.some((s) => /^RangeError : mine \(ligne 6,/.test(s)), tanh.join('\n'));
+  assert.ok(tanh.some((s) => /^RangeError : changed \(ligne 10,/.test(s)), tanh.join('\n'));
+});

@@ -5,6 +5,7 @@ import { resolveExercise, generateTests, validateValues } from './exercises/inde
 import { diagnose } from './diagnose.js';
 import { CAPS, clip, slicer, textBudget, say, num } from './report-bounds.js';
 import { ordinal, numeral } from '../i18n/index.js';
+import en from '../i18n/en.js';
 
 const plain = (v) => numeral(v, String(v)); // a number written as String() writes it, in English
 import { runLearnerCode, DEFAULT_TIMEOUT_MS, DEFAULT_LIMITS, NO_START } from './runner.js';
@@ -105,6 +106,18 @@ function purityNotes(exercise, run) {
 
 /* ---------------- stage 3: compare every test (stage 4, diagnose: diagnose.js) ---------------- */
 
+/**
+ * An error the toolkit threw, as a message of report.toolkit (its key and texts came from the worker, runner.js
+ * checked them), or null: also when the error's message is no longer that message's English (learner code may
+ * change an error it caught; the worker cuts long messages).
+ */
+function toolkitSaid(e) {
+  const s = e && e.said;
+  if (!s || typeof s.key !== 'string' || !Object.hasOwn(en.report.toolkit, s.key)) return null;
+  const m = say(`toolkit.${s.key}`, s.params);
+  return String(m) === e.message ? m : null;
+}
+
 /** The report's form of an error in learner code, its texts cut (by `take`, default: to their caps). */
 function learnerError(e, take = clip) {
   const pos = (v) => (Number.isSafeInteger(v) && v > 0 ? v : null);
@@ -143,6 +156,8 @@ function compareOne(t, run, i, tol) {
     o.error = learnerError(r.error || {});
     // the learner has not written this function: said by the page (in the reader's language), not the worker
     if (r.missing) Object.defineProperty(o, 'missing', { value: true });
+    const tk = toolkitSaid(r.error);
+    if (tk) Object.defineProperty(o, 'errorSaid', { value: tk });
     // a result the page refused (runner.js): why, as a message
     if (r.refused && r.said) Object.defineProperty(o, 'refusal', { value: r.said });
     return o;
@@ -170,7 +185,7 @@ function locationText(e) {
 function testMessage(o, expected, timeout) {
   if (o.status === 'timeout') return say('stoppedAfter', { ms: plain(timeout) });
   if (o.error) {
-    const message = o.missing ? say('missingFn', { fn: o.fn }) : (o.refusal ?? o.error.message);
+    const message = o.missing ? say('missingFn', { fn: o.fn }) : (o.refusal ?? o.errorSaid ?? o.error.message);
     // "Refused" is the sandbox's word (the page's refusals, and the worker's, whose reasons stay English)
     const name = o.status === 'refused' && o.error.name === 'Refused' ? say('refusedName') : o.error.name;
     return say('threw', { name, message, where: locationText(o.error) });
@@ -214,7 +229,8 @@ function runSummary(run, tests, timeout) {
     const e = run.compileError;
     const err = learnerError(e);
     const what = e.phase === 'top-level' ? 'setupThrew' : err.name === 'SyntaxError' ? 'syntaxError' : 'couldNotRun';
-    return { status: 'error', error: err, message: say(what, { message: err.message, where: locationText(err) }) };
+    const message = toolkitSaid(e) ?? err.message;
+    return { status: 'error', error: err, message: say(what, { message, where: locationText(err) }) };
   }
   if (run.status === 'timeout') {
     const t = tests[run.lastIndex];
@@ -278,7 +294,7 @@ function buildReport(base, tests, outcomes, summary, { logs = [], ms = 0, diagno
       if (o.error) out.error = learnerError(o.error, take);
       if (o.problem) out.problem = take(o.problem, CAPS.problem);
       if (!o.pass && o.status !== 'not-run') {
-        const kept = { said: o.said, missing: o.missing, refusal: o.refusal }; // non-enumerable on o
+        const kept = { said: o.said, missing: o.missing, refusal: o.refusal, errorSaid: o.errorSaid }; // not enumerable
         const m = testMessage({ ...out, ...kept }, tests[i].expected, timeout);
         said.tests[i] = m || null;
         out.message = take(String(m), CAPS.message);

@@ -177,6 +177,23 @@ function isRecord(v) {
   return p === Object.prototype || p === null;
 }
 
+/**
+ * The key and texts of a toolkit error (worker.js), or null: a name of letters, at most 8 texts of at most 200
+ * characters each. Whether the key is one the page knows is for grading to say (grade.js).
+ */
+function cleanSaid(s) {
+  if (!isRecord(s) || typeof s.key !== 'string' || !/^[A-Za-z]{1,40}$/.test(s.key) || !isRecord(s.params)) return null;
+  const names = Object.keys(s.params);
+  if (names.length > 8) return null;
+  const params = {};
+  for (const name of names) {
+    const v = s.params[name];
+    if (!/^[A-Za-z]{1,20}$/.test(name) || typeof v !== 'string') return null;
+    params[name] = text(v, 200);
+  }
+  return { key: s.key, params };
+}
+
 function cleanError(e) {
   const pos = (v) => (Number.isSafeInteger(v) && v > 0 ? v : null);
   try {
@@ -184,6 +201,8 @@ function cleanError(e) {
     const out = { name: text(o.name, 100) || 'Error', message: text(o.message), line: pos(o.line), column: null };
     out.column = pos(o.column);
     if (o.phase === 'top-level') out.phase = 'top-level';
+    const said = cleanSaid(o.said);
+    if (said) out.said = said;
     return out;
   } catch {
     return { name: 'Error', message: 'the error could not be read', line: null, column: null };

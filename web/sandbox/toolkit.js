@@ -7,6 +7,87 @@
  * (shape []), and returns a fresh tensor backed by a Float64Array. Errors name the helper and the shapes.
  */
 
+/*
+ * The toolkit's errors, as templates: the same as web/i18n/en.js's report.toolkit (tests/i18n.test.js checks it),
+ * here because the worker has no locale tables. An error's message is its English; its key and parameters (texts)
+ * are kept where learner code cannot change them, and toolkitMessage(err) gives them to the worker, which sends
+ * them along so that the page can say the error in the reader's language.
+ */
+export const TOOLKIT_TEMPLATES = Object.freeze({
+  notNumberInside: '{fn}: expected a number inside the array, got {type}',
+  ragged: '{fn}: the nested array is ragged (expected length {n} at depth {depth})',
+  sizeMismatch: '{fn}: shape {shape} holds {n} numbers but data has {m}',
+  notTensor: '{fn}: expected a tensor {data, shape}, a nested array of numbers or a number; got {type}',
+  reshape: 'reshape: cannot view shape {shape} ({n} numbers) as {to}',
+  mapFunction: 'map: the second argument must be a function (value, index) => number',
+  zipFunction: 'zip: the third argument must be a function (a, b, index) => number',
+  zipShapes: 'zip: shapes differ, {a} and {b}',
+  broadcast: "{fn}: cannot combine shape {a} with {b} (the second must match the first's trailing dimensions)",
+  matmulA: 'matmul: A has shape {shape}, expected at least 1 dimension (..., k)',
+  matmulB: 'matmul: B has shape {shape}, expected 2 dimensions (k, n)',
+  matmulInner: "matmul: A {a} @ B {b}: A's last dimension {k} must equal B's first {kb}",
+  notTwoD: '{fn}: expected a 2-D tensor, got shape {shape}',
+  sumAxis: '{fn}: only axis 0 (or no axis) is supported',
+  sumRank: '{fn}: axis 0 needs at least 1 dimension',
+  dotLengths: 'dot: lengths differ, {a} and {b}',
+  outside: '{fn}: index {i} is outside 0..{max}',
+  getIndices: 'get: shape {shape} needs {n} indices, got {m}',
+  getIndex: 'get: index {i} on axis {axis} is outside 0..{max}',
+  erf: 'erf: expected a number, got {type}',
+});
+
+// Built-ins captured when the worker loads this file, before learner code runs (it may replace them later).
+const apply = Reflect.apply;
+const said = new WeakMap();
+const saidGet = WeakMap.prototype.get;
+const saidSet = WeakMap.prototype.set;
+const keysOf = Object.keys;
+const freeze = Object.freeze;
+const StringCtor = String;
+
+/**
+ * A template filled with texts ({ __proto__: null }), read by index and joined with +: no method that learner code
+ * could have replaced (String.prototype.replace, RegExp's) runs here.
+ */
+function fillTemplate(template, texts) {
+  let out = '';
+  for (let i = 0; i < template.length; i++) {
+    if (template[i] === '{') {
+      let j = i + 1;
+      let name = '';
+      while (j < template.length && template[j] !== '}' && template[j] !== ' ' && template[j] !== ',') {
+        name += template[j++];
+      }
+      if (template[j] === '}' && name in texts) {
+        out += texts[name];
+        i = j;
+        continue;
+      }
+    }
+    out += template[i];
+  }
+  return out;
+}
+
+/** A new Ctor error whose message is TOOLKIT_TEMPLATES[key] filled with params (each made a string). */
+function fail(Ctor, key, params = {}) {
+  const texts = { __proto__: null };
+  const names = keysOf(params);
+  for (let i = 0; i < names.length; i++) texts[names[i]] = StringCtor(params[names[i]]);
+  const e = new Ctor(fillTemplate(TOOLKIT_TEMPLATES[key], texts));
+  apply(saidSet, said, [e, freeze({ key, params: freeze(texts) })]);
+  return e;
+}
+
+/** { key, params } of an error the toolkit threw, or null (the worker's; not in the learner's scope). */
+export function toolkitMessage(err) {
+  try {
+    return (err !== null && typeof err === 'object' && apply(saidGet, said, [err])) || null;
+  } catch {
+    return null;
+  }
+}
+
 function fmt(shape) {
   return `[${shape.join(',')}]`;
 }
@@ -30,12 +111,12 @@ function nestedShape(fn, x) {
 
 function flattenInto(fn, x, shape, depth, out) {
   if (depth === shape.length) {
-    if (typeof x !== 'number') throw new TypeError(`${fn}: expected a number inside the array, got ${typeof x}`);
+    if (typeof x !== 'number') throw fail(TypeError, 'notNumberInside', { fn, type: typeof x });
     out.push(x);
     return;
   }
   if (!Array.isArray(x) || x.length !== shape[depth]) {
-    throw new RangeError(`${fn}: the nested array is ragged (expected length ${shape[depth]} at depth ${depth})`);
+    throw fail(RangeError, 'ragged', { fn, n: shape[depth], depth });
   }
   for (const item of x) flattenInto(fn, item, shape, depth + 1, out);
 }
@@ -55,12 +136,11 @@ function asTensor(x, fn = 'tensor') {
     let data = x.data;
     if (!ArrayBuffer.isView(data)) data = Float64Array.from(data);
     if (product(shape) !== data.length) {
-      throw new RangeError(`${fn}: shape ${fmt(shape)} holds ${product(shape)} numbers but data has ${data.length}`);
+      throw fail(RangeError, 'sizeMismatch', { fn, shape: fmt(shape), n: product(shape), m: data.length });
     }
     return { data, shape };
   }
-  const got = x === null ? 'null' : typeof x;
-  throw new TypeError(`${fn}: expected a tensor {data, shape}, a nested array of numbers or a number; got ${got}`);
+  throw fail(TypeError, 'notTensor', { fn, type: x === null ? 'null' : typeof x });
 }
 
 /** tensor(nested) or tensor(flatData, shape): a fresh Float64Array-backed tensor. */
@@ -73,7 +153,7 @@ export function tensor(data, shape) {
     'tensor').data);
   const s = Array.from(shape);
   if (product(s) !== flat.length) {
-    throw new RangeError(`tensor: shape ${fmt(s)} holds ${product(s)} numbers but data has ${flat.length}`);
+    throw fail(RangeError, 'sizeMismatch', { fn: 'tensor', shape: fmt(s), n: product(s), m: flat.length });
   }
   return { data: flat, shape: s };
 }
@@ -111,7 +191,7 @@ export function reshape(x, shape) {
     s[free] = known === 0 ? 0 : t.data.length / known;
   }
   if (product(s) !== t.data.length || s.some((v) => !Number.isInteger(v) || v < 0)) {
-    throw new RangeError(`reshape: cannot view shape ${fmt(t.shape)} (${t.data.length} numbers) as ${fmt(shape)}`);
+    throw fail(RangeError, 'reshape', { shape: fmt(t.shape), n: t.data.length, to: fmt(shape) });
   }
   return { data: Float64Array.from(t.data), shape: s };
 }
@@ -119,9 +199,7 @@ export function reshape(x, shape) {
 /** Apply f(value, flatIndex) to every number; same shape. */
 export function map(x, f) {
   const t = asTensor(x, 'map');
-  if (typeof f !== 'function') {
-    throw new TypeError('map: the second argument must be a function (value, index) => number');
-  }
+  if (typeof f !== 'function') throw fail(TypeError, 'mapFunction');
   const out = new Float64Array(t.data.length);
   for (let i = 0; i < out.length; i++) out[i] = f(t.data[i], i);
   return { data: out, shape: t.shape.slice() };
@@ -131,11 +209,9 @@ export function map(x, f) {
 export function zip(a, b, f) {
   const ta = asTensor(a, 'zip');
   const tb = asTensor(b, 'zip');
-  if (typeof f !== 'function') {
-    throw new TypeError('zip: the third argument must be a function (a, b, index) => number');
-  }
+  if (typeof f !== 'function') throw fail(TypeError, 'zipFunction');
   if (ta.shape.length !== tb.shape.length || ta.shape.some((s, i) => s !== tb.shape[i])) {
-    throw new RangeError(`zip: shapes differ, ${fmt(ta.shape)} and ${fmt(tb.shape)}`);
+    throw fail(RangeError, 'zipShapes', { a: fmt(ta.shape), b: fmt(tb.shape) });
   }
   const out = new Float64Array(ta.data.length);
   for (let i = 0; i < out.length; i++) out[i] = f(ta.data[i], tb.data[i], i);
@@ -148,8 +224,7 @@ function broadcast(fn, a, b, op) {
   const k = tb.shape.length;
   const ok = k <= ta.shape.length && tb.shape.every((s, i) => s === ta.shape[ta.shape.length - k + i]);
   if (!ok) {
-    throw new RangeError(`${fn}: cannot combine shape ${fmt(ta.shape)} with ${fmt(tb.shape)} ` +
-      "(the second must match the first's trailing dimensions)");
+    throw fail(RangeError, 'broadcast', { fn, a: fmt(ta.shape), b: fmt(tb.shape) });
   }
   const n = tb.data.length;
   const out = new Float64Array(ta.data.length);
@@ -176,16 +251,11 @@ export function mul(a, b) {
 export function matmul(A, B) {
   const a = asTensor(A, 'matmul');
   const b = asTensor(B, 'matmul');
-  if (a.shape.length < 1) {
-    throw new RangeError(`matmul: A has shape ${fmt(a.shape)}, expected at least 1 dimension (..., k)`);
-  }
-  if (b.shape.length !== 2) throw new RangeError(`matmul: B has shape ${fmt(b.shape)}, expected 2 dimensions (k, n)`);
+  if (a.shape.length < 1) throw fail(RangeError, 'matmulA', { shape: fmt(a.shape) });
+  if (b.shape.length !== 2) throw fail(RangeError, 'matmulB', { shape: fmt(b.shape) });
   const k = a.shape[a.shape.length - 1];
   const [kb, n] = b.shape;
-  if (k !== kb) {
-    const shapes = `A ${fmt(a.shape)} @ B ${fmt(b.shape)}`;
-    throw new RangeError(`matmul: ${shapes}: A's last dimension ${k} must equal B's first ${kb}`);
-  }
+  if (k !== kb) throw fail(RangeError, 'matmulInner', { a: fmt(a.shape), b: fmt(b.shape), k, kb });
   const m = k === 0 ? 0 : a.data.length / k;
   const out = new Float64Array(m * n);
   for (let i = 0; i < m; i++) {
@@ -202,7 +272,7 @@ export function matmul(A, B) {
 export function transpose(A) {
   const a = asTensor(A, 'transpose');
   if (a.shape.length === 1) return { data: Float64Array.from(a.data), shape: [a.shape[0], 1] };
-  if (a.shape.length !== 2) throw new RangeError(`transpose: expected a 2-D tensor, got shape ${fmt(a.shape)}`);
+  if (a.shape.length !== 2) throw fail(RangeError, 'notTwoD', { fn: 'transpose', shape: fmt(a.shape) });
   const [r, c] = a.shape;
   const out = new Float64Array(r * c);
   for (let i = 0; i < r; i++) for (let j = 0; j < c; j++) out[j * r + i] = a.data[i * c + j];
@@ -217,8 +287,8 @@ export function sum(x, axis) {
     for (const v of t.data) s += v;
     return s;
   }
-  if (axis !== 0) throw new RangeError('sum: only axis 0 (or no axis) is supported');
-  if (t.shape.length < 1) throw new RangeError('sum: axis 0 needs at least 1 dimension');
+  if (axis !== 0) throw fail(RangeError, 'sumAxis', { fn: 'sum' });
+  if (t.shape.length < 1) throw fail(RangeError, 'sumRank', { fn: 'sum' });
   const rest = t.shape.slice(1);
   const n = product(rest);
   const out = new Float64Array(n);
@@ -230,9 +300,7 @@ export function sum(x, axis) {
 export function dot(a, b) {
   const ta = asTensor(a, 'dot');
   const tb = asTensor(b, 'dot');
-  if (ta.data.length !== tb.data.length) {
-    throw new RangeError(`dot: lengths differ, ${ta.data.length} and ${tb.data.length}`);
-  }
+  if (ta.data.length !== tb.data.length) throw fail(RangeError, 'dotLengths', { a: ta.data.length, b: tb.data.length });
   let s = 0;
   for (let i = 0; i < ta.data.length; i++) s += ta.data[i] * tb.data[i];
   return s;
@@ -241,18 +309,18 @@ export function dot(a, b) {
 /** Row i of a 2-D tensor, as a 1-D tensor. */
 export function row(A, i) {
   const a = asTensor(A, 'row');
-  if (a.shape.length !== 2) throw new RangeError(`row: expected a 2-D tensor, got shape ${fmt(a.shape)}`);
+  if (a.shape.length !== 2) throw fail(RangeError, 'notTwoD', { fn: 'row', shape: fmt(a.shape) });
   const [r, c] = a.shape;
-  if (!Number.isInteger(i) || i < 0 || i >= r) throw new RangeError(`row: index ${i} is outside 0..${r - 1}`);
+  if (!Number.isInteger(i) || i < 0 || i >= r) throw fail(RangeError, 'outside', { fn: 'row', i, max: r - 1 });
   return { data: Float64Array.from(a.data.subarray(i * c, (i + 1) * c)), shape: [c] };
 }
 
 /** Column j of a 2-D tensor, as a 1-D tensor. */
 export function col(A, j) {
   const a = asTensor(A, 'col');
-  if (a.shape.length !== 2) throw new RangeError(`col: expected a 2-D tensor, got shape ${fmt(a.shape)}`);
+  if (a.shape.length !== 2) throw fail(RangeError, 'notTwoD', { fn: 'col', shape: fmt(a.shape) });
   const [r, c] = a.shape;
-  if (!Number.isInteger(j) || j < 0 || j >= c) throw new RangeError(`col: index ${j} is outside 0..${c - 1}`);
+  if (!Number.isInteger(j) || j < 0 || j >= c) throw fail(RangeError, 'outside', { fn: 'col', i: j, max: c - 1 });
   const out = new Float64Array(r);
   for (let i = 0; i < r; i++) out[i] = a.data[i * c + j];
   return { data: out, shape: [r] };
@@ -262,13 +330,13 @@ export function col(A, j) {
 export function get(x, ...index) {
   const t = asTensor(x, 'get');
   if (index.length !== t.shape.length) {
-    throw new RangeError(`get: shape ${fmt(t.shape)} needs ${t.shape.length} indices, got ${index.length}`);
+    throw fail(RangeError, 'getIndices', { shape: fmt(t.shape), n: t.shape.length, m: index.length });
   }
   let flat = 0;
   for (let a = 0; a < index.length; a++) {
     const i = index[a];
     if (!Number.isInteger(i) || i < 0 || i >= t.shape[a]) {
-      throw new RangeError(`get: index ${i} on axis ${a} is outside 0..${t.shape[a] - 1}`);
+      throw fail(RangeError, 'getIndex', { i, axis: a, max: t.shape[a] - 1 });
     }
     flat = flat * t.shape[a] + i;
   }
@@ -299,7 +367,7 @@ const TWO_OVER_SQRT_PI = 1.1283791670955126;
 
 /** The error function, accurate to about 1e-15 (series below 3, continued fraction above). */
 export function erf(x) {
-  if (typeof x !== 'number') throw new TypeError(`erf: expected a number, got ${typeof x}`);
+  if (typeof x !== 'number') throw fail(TypeError, 'erf', { type: typeof x });
   if (Number.isNaN(x)) return NaN;
   const ax = Math.abs(x);
   if (ax < 3) {

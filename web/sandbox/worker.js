@@ -314,7 +314,17 @@ function describeError(err, source) {
   message = cut(message, 1000);
   if (name.length > 100) name = slice(name, 0, 100);
   const where = locate(stack, source);
-  return { name, message, line: where ? where.line : null, column: where ? where.column : null };
+  const out = { name, message, line: where ? where.line : null, column: where ? where.column : null };
+  // An error the toolkit threw: its key and texts, for the page to say it in the reader's language (runner.js
+  // checks and bounds them; grading uses them only while the message is still the toolkit's own English).
+  const tk = toolkit.toolkitMessage(err);
+  if (tk) {
+    const params = {};
+    const names = ObjectKeys(tk.params);
+    for (let i = 0; i < names.length; i++) defineProperty(params, names[i], data(cut(tk.params[names[i]], 200)));
+    out.said = { key: tk.key, params };
+  }
+  return out;
 }
 
 /** Whether `err` is a SyntaxError (by prototype, read once; no instanceof, which learner code can hook). */
@@ -698,7 +708,7 @@ function run(msg) {
     fns = factory(tk)();
   } catch (err) {
     const e = describeError(err, source);
-    done({ name: e.name, message: e.message, line: e.line, column: e.column, phase: 'top-level' });
+    done({ name: e.name, message: e.message, line: e.line, column: e.column, phase: 'top-level', said: e.said });
     return;
   }
   if (fns === null || typeof fns !== 'object') {
