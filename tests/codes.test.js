@@ -12,12 +12,21 @@ const withPrefix = (p) => constants.filter(([n]) => n.startsWith(p));
 
 test('web/codes.js has the codes of src/ffn.h, in its order', () => {
   const acts = withPrefix('FFN_ACT_').filter(([n]) => n !== 'FFN_ACT_COUNT');
-  assert.deepEqual(Object.entries(ACT_CODES), acts.map(([n, v]) => [n.slice(8).toLowerCase(), v]));
+  assert.deepEqual(
+    Object.entries(ACT_CODES),
+    acts.map(([n, v]) => [n.slice(8).toLowerCase(), v]),
+  );
   assert.equal(acts.length, constants.find(([n]) => n === 'FFN_ACT_COUNT')[1]);
   const status = [['FFN_OK', 0], ...withPrefix('FFN_E')];
-  assert.deepEqual(Object.entries(STATUS), status.map(([n, v]) => [n.slice(4), v]));
+  assert.deepEqual(
+    Object.entries(STATUS),
+    status.map(([n, v]) => [n.slice(4), v]),
+  );
   const kernels = withPrefix('FFN_GEMM_');
-  assert.deepEqual([...GEMM_KERNELS], kernels.map(([n]) => n.slice(9).toLowerCase()));
+  assert.deepEqual(
+    [...GEMM_KERNELS],
+    kernels.map(([n]) => n.slice(9).toLowerCase()),
+  );
   kernels.forEach(([, v], i) => assert.equal(v, i, 'GEMM_KERNELS is indexed by code'));
   // the figures the kernels' callers rely on
   assert.equal(ACT_CODES.gelu_tanh, 6);

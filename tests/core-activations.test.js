@@ -25,8 +25,29 @@ function sampleInputs() {
   for (let x = -12; x <= 12; x += 1 / 64) xs.push(x);
   const r = rng(7);
   for (let i = 0; i < 2000; i++) xs.push((r() - 0.5) * 40);
-  xs.push(-1e4, -1000, -100, -88, -50, -30, -20, -17, -15, -14, -13.5, -10, -9.5, -7, -5.5, -5, -4, -3, -2.5, -1.278,
-    -0.752);
+  xs.push(
+    -1e4,
+    -1000,
+    -100,
+    -88,
+    -50,
+    -30,
+    -20,
+    -17,
+    -15,
+    -14,
+    -13.5,
+    -10,
+    -9.5,
+    -7,
+    -5.5,
+    -5,
+    -4,
+    -3,
+    -2.5,
+    -1.278,
+    -0.752,
+  );
   xs.push(1e4, 1000, 100, 88, 50, 30, 20, 15, 10, 5, 3);
   xs.push(1e-3, -1e-3, 1e-8, -1e-8, 1e-30, -1e-30, 1e-40, -1e-40, 0, -0);
   return Float32Array.from(xs);
@@ -249,73 +270,78 @@ test('max |gelu - geluTanh| is about 4.7e-4 and max |gelu - geluSigmoid| about 2
   assert.ok(ds > 1.9e-2 && ds < 2.1e-2, `max |gelu - geluSigmoid| = ${ds}`);
 });
 
-test('large inputs (98,309 floats) match the reference, NaN passes through anywhere, ' +
-  'input untouched, heap flat', () => {
-  const n = 3 * 32768 + 5;
-  const r = rng(99);
-  const x = new Float32Array(n);
-  for (let i = 0; i < n; i++) x[i] = (r() - 0.5) * 24;
-  for (const i of [0, 32767, 32768, 65535, 65536, n - 1]) x[i] = NaN;
-  const copy = x.slice();
-  const h0 = ffn.heapStats().heapInUse;
-  const cases = [
-    ['gelu', ffn.gelu({ data: x, shape: [1, n] }), (v) => ref.act('gelu', v), [1, n]],
-    ['silu', ffn.silu(x), (v) => ref.act('silu', v), [n]],
-    ["activationGrad('gelu_tanh')", ffn.activationGrad('gelu_tanh', x), (v) => ref.actGrad('gelu_tanh', v), [n]],
-  ];
-  for (const [name, y, f, shape] of cases) {
-    assert.deepEqual(y.shape, shape, name);
-    assert.ok(y.data instanceof Float32Array && y.data.length === n && y.data !== x, name);
-    for (let i = 0; i < n; i++) {
-      const e = f(x[i]);
-      if (Number.isNaN(e)) {
-        assert.ok(Number.isNaN(y.data[i]), `${name}[${i}] should be NaN`);
-        continue;
-      }
-      const err = Math.abs(y.data[i] - e);
-      if (!(err <= 16 * ulp32(e) + 1e-30)) assert.fail(`${name}[${i}] = ${y.data[i]}, expected ${e} (x = ${x[i]})`);
-    }
-  }
-  assert.deepEqual(x, copy, 'input untouched');
-  assert.equal(ffn.heapStats().heapInUse, h0);
-});
-
-test('activations through the API are bit-identical to one kernel pass over the whole ' +
-  'array, across the 64 KiB blocks', async () => {
-  // an independent instance of the same build (ffn.wasm, or ffn-relaxed.wasm under tests/relaxed.test.js), run on the
-  // whole array in one act_forward/act_grad call
-  const { exports: e } = await instantiateRaw();
-  const whole = (fn, code, x) => {
-    const p = e.malloc(4 * Math.max(x.length, 1)) >>> 0;
-    new Float32Array(e.memory.buffer, p, x.length).set(x);
-    assert.equal(e[fn](p, p, x.length, code), 0);
-    const y = new Float32Array(e.memory.buffer, p, x.length).slice();
-    e.free(p);
-    return y;
-  };
-  const codes = Object.fromEntries(ACTIVATIONS.map((name, code) => [name, code]));
-  const r = rng(31);
-  const h0 = ffn.heapStats().heapInUse;
-  for (const n of [0, 1, 3, 16383, 16384, 16385, 2 * 16384 + 7, 3 * 16384]) {
+test(
+  'large inputs (98,309 floats) match the reference, NaN passes through anywhere, ' + 'input untouched, heap flat',
+  () => {
+    const n = 3 * 32768 + 5;
+    const r = rng(99);
     const x = new Float32Array(n);
-    for (let i = 0; i < n; i++) x[i] = (r() - 0.5) * 30;
-    for (const i of [0, 16383, 16384, n - 1]) if (i >= 0 && i < n) x[i] = [NaN, -Infinity, 1e4, -0][i % 4];
-    for (const [name, f] of Object.entries(fnByName)) {
-      const got = new Uint32Array(f(x).data.buffer);
-      const want = new Uint32Array(whole('act_forward', codes[name], x).buffer);
-      assert.equal(got.length, n);
+    for (let i = 0; i < n; i++) x[i] = (r() - 0.5) * 24;
+    for (const i of [0, 32767, 32768, 65535, 65536, n - 1]) x[i] = NaN;
+    const copy = x.slice();
+    const h0 = ffn.heapStats().heapInUse;
+    const cases = [
+      ['gelu', ffn.gelu({ data: x, shape: [1, n] }), (v) => ref.act('gelu', v), [1, n]],
+      ['silu', ffn.silu(x), (v) => ref.act('silu', v), [n]],
+      ["activationGrad('gelu_tanh')", ffn.activationGrad('gelu_tanh', x), (v) => ref.actGrad('gelu_tanh', v), [n]],
+    ];
+    for (const [name, y, f, shape] of cases) {
+      assert.deepEqual(y.shape, shape, name);
+      assert.ok(y.data instanceof Float32Array && y.data.length === n && y.data !== x, name);
       for (let i = 0; i < n; i++) {
-        if (got[i] !== want[i]) assert.fail(`${name}, n = ${n}: element ${i} differs (x = ${x[i]})`);
-      }
-      const gGot = new Uint32Array(ffn.activationGrad(name, x).data.buffer);
-      const gWant = new Uint32Array(whole('act_grad', codes[name], x).buffer);
-      for (let i = 0; i < n; i++) {
-        if (gGot[i] !== gWant[i]) assert.fail(`activationGrad('${name}'), n = ${n}: element ${i} differs`);
+        const e = f(x[i]);
+        if (Number.isNaN(e)) {
+          assert.ok(Number.isNaN(y.data[i]), `${name}[${i}] should be NaN`);
+          continue;
+        }
+        const err = Math.abs(y.data[i] - e);
+        if (!(err <= 16 * ulp32(e) + 1e-30)) assert.fail(`${name}[${i}] = ${y.data[i]}, expected ${e} (x = ${x[i]})`);
       }
     }
-  }
-  assert.equal(ffn.heapStats().heapInUse, h0);
-});
+    assert.deepEqual(x, copy, 'input untouched');
+    assert.equal(ffn.heapStats().heapInUse, h0);
+  },
+);
+
+test(
+  'activations through the API are bit-identical to one kernel pass over the whole ' +
+    'array, across the 64 KiB blocks',
+  async () => {
+    // an independent instance of the same build (ffn.wasm, or ffn-relaxed.wasm under tests/relaxed.test.js), run on the
+    // whole array in one act_forward/act_grad call
+    const { exports: e } = await instantiateRaw();
+    const whole = (fn, code, x) => {
+      const p = e.malloc(4 * Math.max(x.length, 1)) >>> 0;
+      new Float32Array(e.memory.buffer, p, x.length).set(x);
+      assert.equal(e[fn](p, p, x.length, code), 0);
+      const y = new Float32Array(e.memory.buffer, p, x.length).slice();
+      e.free(p);
+      return y;
+    };
+    const codes = Object.fromEntries(ACTIVATIONS.map((name, code) => [name, code]));
+    const r = rng(31);
+    const h0 = ffn.heapStats().heapInUse;
+    for (const n of [0, 1, 3, 16383, 16384, 16385, 2 * 16384 + 7, 3 * 16384]) {
+      const x = new Float32Array(n);
+      for (let i = 0; i < n; i++) x[i] = (r() - 0.5) * 30;
+      for (const i of [0, 16383, 16384, n - 1]) if (i >= 0 && i < n) x[i] = [NaN, -Infinity, 1e4, -0][i % 4];
+      for (const [name, f] of Object.entries(fnByName)) {
+        const got = new Uint32Array(f(x).data.buffer);
+        const want = new Uint32Array(whole('act_forward', codes[name], x).buffer);
+        assert.equal(got.length, n);
+        for (let i = 0; i < n; i++) {
+          if (got[i] !== want[i]) assert.fail(`${name}, n = ${n}: element ${i} differs (x = ${x[i]})`);
+        }
+        const gGot = new Uint32Array(ffn.activationGrad(name, x).data.buffer);
+        const gWant = new Uint32Array(whole('act_grad', codes[name], x).buffer);
+        for (let i = 0; i < n; i++) {
+          if (gGot[i] !== gWant[i]) assert.fail(`activationGrad('${name}'), n = ${n}: element ${i} differs`);
+        }
+      }
+    }
+    assert.equal(ffn.heapStats().heapInUse, h0);
+  },
+);
 
 test('a large activation call needs only one 64 KiB heap block: wasm memory does not grow with x', () => {
   const s0 = ffn.heapStats();

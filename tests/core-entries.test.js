@@ -17,11 +17,15 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
  */
 function runModule(code, nodeArgs = []) {
   return new Promise((done, fail) => {
-    execFile(process.execPath, [...nodeArgs, '--input-type=module', '-e', code], { cwd: ROOT, timeout: 20000 },
+    execFile(
+      process.execPath,
+      [...nodeArgs, '--input-type=module', '-e', code],
+      { cwd: ROOT, timeout: 20000 },
       (err, stdout, stderr) => {
-      if (err) fail(new Error(`child failed: ${err.message}\n${stderr}`));
-      else done(stdout.trim());
-    });
+        if (err) fail(new Error(`child failed: ${err.message}\n${stderr}`));
+        else done(stdout.trim());
+      },
+    );
   });
 }
 
@@ -64,7 +68,10 @@ test('ready(): opts.wasm = http URL (fetch in Node), and an HTTP 404 is a clear 
       const y = ffn.gelu([1]).data[0];
       console.log(JSON.stringify({ msg, y }));`);
     const r = JSON.parse(out);
-    assert.match(r.msg, /could not load the wasm module from http:\/\/127\.0\.0\.1:\d+\/web\/missing\.wasm \(HTTP 404\)/);
+    assert.match(
+      r.msg,
+      /could not load the wasm module from http:\/\/127\.0\.0\.1:\d+\/web\/missing\.wasm \(HTTP 404\)/,
+    );
     nearGelu1(r.y);
   } finally {
     await srv.close();
@@ -79,43 +86,77 @@ const info = `console.log(JSON.stringify({ simd: ffn.wasmInfo().simd, y: ffn.gel
 const builds = [
   ['ffn-lab, no flag', [], `import * as ffn from 'ffn-lab'; await ffn.ready(); ${info}`, plain],
   ['ffn-lab/url, no flag', [], `import * as ffn from 'ffn-lab/url'; await ffn.ready(); ${info}`, plain],
-  ['ffn-lab with relaxed SIMD: ffn-relaxed.wasm', R, `import * as ffn from 'ffn-lab'; await ffn.ready(); ${info}`,
-    'relaxed'],
-  ['ffn-lab/url with relaxed SIMD: ffn-relaxed.wasm', R,
-    `import * as ffn from 'ffn-lab/url'; await ffn.ready(); ${info}`, 'relaxed'],
-  ['ffn-lab with relaxed SIMD, relaxed: false: ffn.wasm', R,
-    `import * as ffn from 'ffn-lab'; await ffn.ready({ relaxed: false }); ${info}`, 'simd128'],
-  ['ffn-lab/url with relaxed SIMD, relaxed: true: ffn-relaxed.wasm', R,
-    `import * as ffn from 'ffn-lab/url'; await ffn.ready({ relaxed: true }); ${info}`, 'relaxed'],
+  [
+    'ffn-lab with relaxed SIMD: ffn-relaxed.wasm',
+    R,
+    `import * as ffn from 'ffn-lab'; await ffn.ready(); ${info}`,
+    'relaxed',
+  ],
+  [
+    'ffn-lab/url with relaxed SIMD: ffn-relaxed.wasm',
+    R,
+    `import * as ffn from 'ffn-lab/url'; await ffn.ready(); ${info}`,
+    'relaxed',
+  ],
+  [
+    'ffn-lab with relaxed SIMD, relaxed: false: ffn.wasm',
+    R,
+    `import * as ffn from 'ffn-lab'; await ffn.ready({ relaxed: false }); ${info}`,
+    'simd128',
+  ],
+  [
+    'ffn-lab/url with relaxed SIMD, relaxed: true: ffn-relaxed.wasm',
+    R,
+    `import * as ffn from 'ffn-lab/url'; await ffn.ready({ relaxed: true }); ${info}`,
+    'relaxed',
+  ],
 ];
 for (const [name, args, code, simd] of builds) {
-  test(`ready() picks the build: ${name}`, { skip: relaxedNodeArgs ? false : 'this Node cannot run relaxed SIMD' },
+  test(
+    `ready() picks the build: ${name}`,
+    { skip: relaxedNodeArgs ? false : 'this Node cannot run relaxed SIMD' },
     async () => {
-    const r = JSON.parse(await runModule(code, args));
-    assert.equal(r.simd, simd);
-    nearGelu1(r.y);
-    assert.deepEqual(r.m, [11]);
-  });
+      const r = JSON.parse(await runModule(code, args));
+      assert.equal(r.simd, simd);
+      nearGelu1(r.y);
+      assert.deepEqual(r.m, [11]);
+    },
+  );
 }
 
-test('an explicit opts.relaxed that the already loaded build does not match rejects; a matching one resolves',
-  { skip: relaxedNodeArgs ? false : 'this Node cannot run relaxed SIMD' }, async () => {
-  const r = JSON.parse(await runModule(`
+test(
+  'an explicit opts.relaxed that the already loaded build does not match rejects; a matching one resolves',
+  { skip: relaxedNodeArgs ? false : 'this Node cannot run relaxed SIMD' },
+  async () => {
+    const r = JSON.parse(
+      await runModule(
+        `
     import * as ffn from 'ffn-lab';
     await ffn.ready();
     let msg = '';
     try { await ffn.ready({ relaxed: false }); } catch (e) { msg = e.message; }
     await ffn.ready({ relaxed: true });
     await ffn.ready({ relaxed: 'auto' });
-    console.log(JSON.stringify({ msg, simd: ffn.wasmInfo().simd }));`, relaxedNodeArgs));
-  assert.equal(r.simd, 'relaxed');
-  assert.equal(r.msg, 'ready: opts.relaxed is false but an earlier ready() already loaded ffn-relaxed.wasm; pass ' +
-    'the same choice to the first ready() call');
-});
+    console.log(JSON.stringify({ msg, simd: ffn.wasmInfo().simd }));`,
+        relaxedNodeArgs,
+      ),
+    );
+    assert.equal(r.simd, 'relaxed');
+    assert.equal(
+      r.msg,
+      'ready: opts.relaxed is false but an earlier ready() already loaded ffn-relaxed.wasm; pass ' +
+        'the same choice to the first ready() call',
+    );
+  },
+);
 
-test('ready({ relaxed: true }) without relaxed SIMD rejects clearly and can be retried; bad relaxed options are ' +
-  'TypeErrors', { skip: relaxedByDefault ? 'this Node always runs relaxed SIMD' : false }, async () => {
-  const r = JSON.parse(await runModule(`
+test(
+  'ready({ relaxed: true }) without relaxed SIMD rejects clearly and can be retried; bad relaxed options are ' +
+    'TypeErrors',
+  { skip: relaxedByDefault ? 'this Node always runs relaxed SIMD' : false },
+  async () => {
+    const r = JSON.parse(
+      await runModule(`
     import * as ffn from 'ffn-lab';
     const msgs = [];
     try { await ffn.ready({ relaxed: true }); } catch (e) { msgs.push(e.message); }
@@ -123,14 +164,16 @@ test('ready({ relaxed: true }) without relaxed SIMD rejects clearly and can be r
       try { await ffn.ready(opts); } catch (e) { msgs.push(e.name + ': ' + e.message); }
     }
     await ffn.ready();
-    console.log(JSON.stringify({ msgs, simd: ffn.wasmInfo().simd }));`));
-  assert.equal(r.msgs.length, 4);
-  assert.match(r.msgs[0], /^ready: opts\.relaxed is true but this engine does not run relaxed SIMD/);
-  assert.equal(r.msgs[1], "TypeError: ready: opts.relaxed must be 'auto', true or false; got the string \"yes\"");
-  assert.match(r.msgs[2], /^TypeError: ready: opts\.relaxed must be 'auto', true or false; got /);
-  assert.match(r.msgs[3], /^TypeError: ready: pass either opts\.wasm .* or opts\.relaxed/);
-  assert.equal(r.simd, 'simd128');
-});
+    console.log(JSON.stringify({ msgs, simd: ffn.wasmInfo().simd }));`),
+    );
+    assert.equal(r.msgs.length, 4);
+    assert.match(r.msgs[0], /^ready: opts\.relaxed is true but this engine does not run relaxed SIMD/);
+    assert.equal(r.msgs[1], 'TypeError: ready: opts.relaxed must be \'auto\', true or false; got the string "yes"');
+    assert.match(r.msgs[2], /^TypeError: ready: opts\.relaxed must be 'auto', true or false; got /);
+    assert.match(r.msgs[3], /^TypeError: ready: pass either opts\.wasm .* or opts\.relaxed/);
+    assert.equal(r.simd, 'simd128');
+  },
+);
 
 test('a missing wasm file rejects with a clear error and ready() can be retried', async () => {
   const out = await runModule(`

@@ -61,15 +61,21 @@ test('matmul matches the float64 reference on edge shapes and batch dims', () =>
     const B = randTensor(r, [K, N]);
     const C = ffn.matmul(A, B);
     assert.deepEqual(C.shape, [...batch, N]);
-    assertClose(C, ref.matmul(A, B),
-      { rtol: dotRtol(K), scale: ref.matmul(absT(A), absT(B)), msg: `matmul ${batch},${K},${N}` });
+    assertClose(C, ref.matmul(A, B), {
+      rtol: dotRtol(K),
+      scale: ref.matmul(absT(A), absT(B)),
+      msg: `matmul ${batch},${K},${N}`,
+    });
   }
   // 1-D A: (k) @ (k, n) -> (n), and nested / flat inputs.
-  const v = ffn.matmul([1, 2, 3], [
-    [1, 0],
-    [0, 1],
-    [1, 1],
-  ]);
+  const v = ffn.matmul(
+    [1, 2, 3],
+    [
+      [1, 0],
+      [0, 1],
+      [1, 1],
+    ],
+  );
   assert.deepEqual(v.shape, [2]);
   assert.deepEqual(Array.from(v.data), [4, 5]);
   // Zero rows.
@@ -89,8 +95,11 @@ test('ffn matches the reference for every activation, batch dims, d not a multip
       const Y = ffn.ffn(X, W1, b1, W2, b2, { activation: act });
       assert.deepEqual(Y.shape, X.shape);
       const want = ref.ffn(X, W1, b1, W2, b2, { activation: act });
-      assertClose(Y, want, { rtol: dotRtol(d + dff) + 8 * U, scale: ffnErrScale(X, W1, b1, W2, b2, act),
-        msg: `ffn ${act} ${batch}x${d}x${dff}` });
+      assertClose(Y, want, {
+        rtol: dotRtol(d + dff) + 8 * U,
+        scale: ffnErrScale(X, W1, b1, W2, b2, act),
+        msg: `ffn ${act} ${batch}x${d}x${dff}`,
+      });
     }
   }
 });
@@ -103,8 +112,10 @@ test('ffn defaults to gelu_tanh and accepts null biases', () => {
   const b1 = randTensor(r, [10]);
   const b2 = randTensor(r, [6]);
   const scale = ffnErrScale(X, W1, b1, W2, b2, 'gelu_tanh');
-  assertClose(ffn.ffn(X, W1, b1, W2, b2), ref.ffn(X, W1, b1, W2, b2, { activation: 'gelu_tanh' }),
-    { rtol: 1e-5, scale });
+  assertClose(ffn.ffn(X, W1, b1, W2, b2), ref.ffn(X, W1, b1, W2, b2, { activation: 'gelu_tanh' }), {
+    rtol: 1e-5,
+    scale,
+  });
   // gelu_tanh and gelu differ enough to tell apart at this scale
   const exact = ref.ffn(X, W1, b1, W2, b2, { activation: 'gelu' });
   const tanh = ffn.ffn(X, W1, b1, W2, b2);
@@ -117,11 +128,14 @@ test('ffn defaults to gelu_tanh and accepts null biases', () => {
   assertClose(y1.data, ref.ffn({ data: x1.data, shape: [1, 6] }, W1, b1, W2, b2).data, { rtol: 1e-5, atol: 1e-6 });
   // zero tokens
   assert.deepEqual(ffn.ffn({ data: [], shape: [0, 6] }, W1, b1, W2, b2).shape, [0, 6]);
-  assertClose(ffn.ffn(X, W1, undefined, W2, b2, { activation: 'relu' }),
-    ref.ffn(X, W1, null, W2, b2, { activation: 'relu' }), {
-    rtol: 1e-5,
-    scale,
-  });
+  assertClose(
+    ffn.ffn(X, W1, undefined, W2, b2, { activation: 'relu' }),
+    ref.ffn(X, W1, null, W2, b2, { activation: 'relu' }),
+    {
+      rtol: 1e-5,
+      scale,
+    },
+  );
 });
 
 test('gatedFfn matches the reference for every activation; swigluFfn is the silu case', () => {
@@ -138,11 +152,16 @@ test('gatedFfn matches the reference for every activation; swigluFfn is the silu
       const Y = ffn.gatedFfn(X, Wg, Wu, Wd, { activation: act });
       assert.deepEqual(Y.shape, X.shape);
       const phiG = absT(ref.activation(act, ref.matmul(X, Wg)));
-      const h = { data: Ga.data.map((g, i) => (1.2 * g + phiG.data[i]) * Ua.data[i] + phiG.data[i] * Ua.data[i]),
-        shape: Ga.shape };
+      const h = {
+        data: Ga.data.map((g, i) => (1.2 * g + phiG.data[i]) * Ua.data[i] + phiG.data[i] * Ua.data[i]),
+        shape: Ga.shape,
+      };
       const scale = ref.matmul(h, absT(Wd));
-      assertClose(Y, ref.gatedFfn(X, Wg, Wu, Wd, { activation: act }),
-        { rtol: dotRtol(d + dff) + 8 * U, scale, msg: `gatedFfn ${act} ${batch}x${d}x${dff}` });
+      assertClose(Y, ref.gatedFfn(X, Wg, Wu, Wd, { activation: act }), {
+        rtol: dotRtol(d + dff) + 8 * U,
+        scale,
+        msg: `gatedFfn ${act} ${batch}x${d}x${dff}`,
+      });
     }
     const s = ffn.swigluFfn(X, Wg, Wu, Wd);
     const g = ffn.gatedFfn(X, Wg, Wu, Wd);
@@ -251,8 +270,10 @@ test('swigluBackward is consistent with finite differences of the wasm forward',
       const lm = loss();
       t.data[i] = keep;
       const fd = (lp - lm) / (2 * h);
-      assert.ok(Math.abs(got[gname].data[i] - fd) <= 2e-3 * (1 + Math.abs(fd)),
-        `${gname}[${i}]: ${got[gname].data[i]} vs ${fd}`);
+      assert.ok(
+        Math.abs(got[gname].data[i] - fd) <= 2e-3 * (1 + Math.abs(fd)),
+        `${gname}[${i}]: ${got[gname].data[i]} vs ${fd}`,
+      );
     }
   }
 });
@@ -272,9 +293,11 @@ test('ffnMemories: coef, top (largest first, ties by lower index) and partial ma
     const W2 = randTensor(r, [dff, d]);
     const got = ffn.ffnMemories(x, W1, b1, W2, k);
     const want = ref.ffnMemories(x, W1, b1, W2, k);
-    assertClose(got.coef, want.coef,
-      { rtol: dotRtol(d), scale: addAbs(ref.matmul({ data: absT(x).data, shape: [1, d] }, absT(W1)), b1).data,
-      atol: 0 });
+    assertClose(got.coef, want.coef, {
+      rtol: dotRtol(d),
+      scale: addAbs(ref.matmul({ data: absT(x).data, shape: [1, d] }, absT(W1)), b1).data,
+      atol: 0,
+    });
     assert.ok(got.top instanceof Int32Array);
     assert.equal(got.top.length, k);
     // The order must be the order of the returned coef (largest first, ties by index) ...
@@ -332,8 +355,10 @@ test('counts: the seeds figures (GPT-2, attention, LLaMA widths, 16 d^2 FLOPs)',
   const attention = 4 * 768 ** 2 + 4 * 768;
   assert.equal(attention, 2362368);
   assert.equal(ffn.ffnParamCount(768, 3072) / attention, 4722432 / 2362368);
-  assert.ok(Math.abs(ffn.ffnParamCount(768, 3072) / (ffn.ffnParamCount(768, 3072) + attention) - 2 / 3) < 1e-3,
-    'FFN about two thirds');
+  assert.ok(
+    Math.abs(ffn.ffnParamCount(768, 3072) / (ffn.ffnParamCount(768, 3072) + attention) - 2 / 3) < 1e-3,
+    'FFN about two thirds',
+  );
   assert.ok(Math.abs((12 * ffn.ffnParamCount(768, 3072)) / 1e6 - 56.7) < 0.05, '12 layers hold about 56.7M');
   assert.equal(ffn.ffnParamCount(768, 3072, { bias: false }), 2 * 768 * 3072);
   assert.equal(ffn.ffnParamCount(4096, 11008, { bias: false, gated: true }), 3 * 4096 * 11008);
@@ -406,6 +431,14 @@ test('tensor() builds fresh float32 tensors from flat, nested and typed inputs',
   assert.deepEqual(Array.from(a), [4, 6]);
   assert.deepEqual(Array.from(b), [4, 6]);
   assert.deepEqual(Array.from(c2), [4, 6]);
-  assert.deepEqual(ffn.activations,
-    ['relu', 'relu2', 'sigmoid', 'silu', 'gelu', 'gelu_tanh', 'gelu_sigmoid', 'identity']);
+  assert.deepEqual(ffn.activations, [
+    'relu',
+    'relu2',
+    'sigmoid',
+    'silu',
+    'gelu',
+    'gelu_tanh',
+    'gelu_sigmoid',
+    'identity',
+  ]);
 });

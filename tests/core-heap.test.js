@@ -19,8 +19,11 @@ test('10,000 mixed calls (including failing ones) keep the wasm heap flat', () =
   const Wu = randTensor(r, [6, 10]);
   const x1 = randTensor(r, [6]);
   const expectedY = ffn.ffn(X, W1, b1, W2, b2).data;
-  assertClose({ data: expectedY, shape: [3, 6] }, ref.ffn(X, W1, b1, W2, b2),
-    { rtol: 1e-5, atol: 1e-6, msg: 'before the run' });
+  assertClose({ data: expectedY, shape: [3, 6] }, ref.ffn(X, W1, b1, W2, b2), {
+    rtol: 1e-5,
+    atol: 1e-6,
+    msg: 'before the run',
+  });
   const calls = [
     () => ffn.gelu(X),
     () => ffn.activationGrad('silu', X),
@@ -32,8 +35,15 @@ test('10,000 mixed calls (including failing ones) keep the wasm heap flat', () =
     () => ffn.ffnParamCount(6, 10),
     () => assert.throws(() => ffn.ffn(X, W2, b1, W2, b2), RangeError),
     () => assert.throws(() => ffn.matmul([[1, 2], [3]], W1), TypeError),
-    () => assert.throws(() => ffn.matmul({ data: new Float32Array(40000), shape: [40000, 1] },
-      { data: new Float32Array(40000), shape: [1, 40000] }), RangeError),
+    () =>
+      assert.throws(
+        () =>
+          ffn.matmul(
+            { data: new Float32Array(40000), shape: [40000, 1] },
+            { data: new Float32Array(40000), shape: [1, 40000] },
+          ),
+        RangeError,
+      ),
   ];
   assertHeapFlat(ffn, calls, { warm: 1100, n: 10000 });
   assert.deepEqual(Array.from(ffn.ffn(X, W1, b1, W2, b2).data), Array.from(expectedY), 'results unchanged');
@@ -64,8 +74,11 @@ test('a sequence that grows wasm memory mid-way keeps results correct', () => {
   for (const i of rows) {
     const xi = { data: X.data.subarray(i * d, (i + 1) * d), shape: [1, d] };
     const want = ref.ffn(xi, W1, b1, W2, b2);
-    assertClose({ data: Y.data.subarray(i * d, (i + 1) * d), shape: [1, d] }, want,
-      { rtol: 1e-5, atol: 1e-6, msg: `row ${i}` });
+    assertClose({ data: Y.data.subarray(i * d, (i + 1) * d), shape: [1, d] }, want, {
+      rtol: 1e-5,
+      atol: 1e-6,
+      msg: `row ${i}`,
+    });
   }
   // calls after growth still agree with the ones before it (fresh views on the new buffer)
   assert.deepEqual(Array.from(ffn.ffn(small, W1, b1, W2, b2).data), Array.from(smallY.data));
@@ -79,20 +92,24 @@ test('a sequence that grows wasm memory mid-way keeps results correct', () => {
   assert.equal(ffn.heapStats().heapInUse, 0);
 });
 
-test('a request that fits the ceiling but not the heap fails with a RangeError (malloc returned ' +
-  '0), and the module recovers', () => {
-  // (23170, 0) @ (0, 23170): no input data, a 2,147,395,600-byte output: under the 2 GiB ceiling, but the
-  // heap already holds the static data and stack, so memory cannot grow that far and malloc returns 0.
-  const s0 = ffn.heapStats();
-  const n = 23170;
-  assert.throws(
-    () => ffn.matmul({ data: [], shape: [n, 0] }, { data: [], shape: [0, n] }),
-    (e) => e instanceof RangeError && /^matmul: out of wasm memory/.test(e.message) && e.message.includes(`[${n},${n}]`),
-  );
-  const s1 = ffn.heapStats();
-  assert.equal(s1.heapInUse, s0.heapInUse);
-  const r = rng(23);
-  const A = randTensor(r, [5, 7]);
-  const B = randTensor(r, [7, 3]);
-  assertClose(ffn.matmul(A, B), ref.matmul(A, B), { rtol: 1e-6, scale: ref.matmul(absT(A), absT(B)) });
-});
+test(
+  'a request that fits the ceiling but not the heap fails with a RangeError (malloc returned ' +
+    '0), and the module recovers',
+  () => {
+    // (23170, 0) @ (0, 23170): no input data, a 2,147,395,600-byte output: under the 2 GiB ceiling, but the
+    // heap already holds the static data and stack, so memory cannot grow that far and malloc returns 0.
+    const s0 = ffn.heapStats();
+    const n = 23170;
+    assert.throws(
+      () => ffn.matmul({ data: [], shape: [n, 0] }, { data: [], shape: [0, n] }),
+      (e) =>
+        e instanceof RangeError && /^matmul: out of wasm memory/.test(e.message) && e.message.includes(`[${n},${n}]`),
+    );
+    const s1 = ffn.heapStats();
+    assert.equal(s1.heapInUse, s0.heapInUse);
+    const r = rng(23);
+    const A = randTensor(r, [5, 7]);
+    const B = randTensor(r, [7, 3]);
+    assertClose(ffn.matmul(A, B), ref.matmul(A, B), { rtol: 1e-6, scale: ref.matmul(absT(A), absT(B)) });
+  },
+);

@@ -49,7 +49,10 @@ function assertSameBits(got, want, msg) {
   const g = new Uint32Array(got.buffer, got.byteOffset, got.length);
   const w = new Uint32Array(want.buffer, want.byteOffset, want.length);
   for (let i = 0; i < w.length; i++) {
-    if (g[i] !== w[i]) assert.fail(`${msg}: element ${i} is ${got[i]} (0x${g[i].toString(16)}), the fresh result is ${want[i]} (0x${w[i].toString(16)})`);
+    if (g[i] !== w[i])
+      assert.fail(
+        `${msg}: element ${i} is ${got[i]} (0x${g[i].toString(16)}), the fresh result is ${want[i]} (0x${w[i].toString(16)})`,
+      );
   }
 }
 
@@ -60,27 +63,30 @@ function garbage(n) {
   return a;
 }
 
-test('{ out } gives bit-identical results to the fresh array, for every activation and ' +
-  'activationGrad, sizes 0 to 2*MAP_CHUNK+7', () => {
-  for (const n of SIZES) {
-    const x = input(n, n + 1);
-    const xCopy = x.slice();
-    for (const c of CALLS) {
-      const fresh = c.call(x);
-      const out = garbage(n);
-      const res = c.call(x, { out });
-      assert.equal(res.data, out, `${c.label} n=${n}: returns out as its data`);
-      assert.deepEqual(res.shape, [n]);
-      assertSameBits(out, fresh.data, `${c.label} n=${n}`);
-      // the shape is a fresh copy, x is untouched
-      const t = { data: x, shape: [n] };
-      const res2 = c.call(t, { out: garbage(n) });
-      assert.notEqual(res2.shape, t.shape, `${c.label}: shape is a copy`);
-      assert.deepEqual(res2.shape, t.shape);
+test(
+  '{ out } gives bit-identical results to the fresh array, for every activation and ' +
+    'activationGrad, sizes 0 to 2*MAP_CHUNK+7',
+  () => {
+    for (const n of SIZES) {
+      const x = input(n, n + 1);
+      const xCopy = x.slice();
+      for (const c of CALLS) {
+        const fresh = c.call(x);
+        const out = garbage(n);
+        const res = c.call(x, { out });
+        assert.equal(res.data, out, `${c.label} n=${n}: returns out as its data`);
+        assert.deepEqual(res.shape, [n]);
+        assertSameBits(out, fresh.data, `${c.label} n=${n}`);
+        // the shape is a fresh copy, x is untouched
+        const t = { data: x, shape: [n] };
+        const res2 = c.call(t, { out: garbage(n) });
+        assert.notEqual(res2.shape, t.shape, `${c.label}: shape is a copy`);
+        assert.deepEqual(res2.shape, t.shape);
+      }
+      assertSameBits(x, xCopy, `x unchanged (n=${n})`);
     }
-    assertSameBits(x, xCopy, `x unchanged (n=${n})`);
-  }
-});
+  },
+);
 
 test('without opts, with {} or { out: undefined } the result is a fresh array as before', () => {
   const x = input(100, 5);
@@ -88,8 +94,10 @@ test('without opts, with {} or { out: undefined } the result is a fresh array as
     const want = c.call(x).data;
     for (const o of [undefined, null, {}, { out: undefined }]) {
       const y = c.call(x, o).data;
-      assert.ok(y instanceof Float32Array && y !== x && y.buffer !== x.buffer,
-        `${c.label} ${String(o)}: a fresh array`);
+      assert.ok(
+        y instanceof Float32Array && y !== x && y.buffer !== x.buffer,
+        `${c.label} ${String(o)}: a fresh array`,
+      );
       assertSameBits(y, want, `${c.label} opts ${JSON.stringify(o)}`);
     }
   }
@@ -174,53 +182,99 @@ function badCases(fnName) {
   return [
     { opts: 3, type: TypeError, re: new RegExp(`^${fnName}: opts must be an object \\{ out \\}; got number 3$`) },
     { opts: 'out', type: TypeError, re: new RegExp(`^${fnName}: opts must be an object .*; got the string "out"$`) },
-    { opts: [new Float32Array(6)], type: TypeError,
-      re: new RegExp(`^${fnName}: opts must be an object .*; got an array of length 1$`) },
-    { opts: new Float32Array(6), type: TypeError, re: new RegExp(`^${fnName}: opts must be an object .*; got a Float32Array of length 6 \\(to write into an array, pass \\{ out: array \\}\\)$`) },
-    { opts: { out: [0, 0, 0, 0, 0, 0] }, type: TypeError,
-      re: new RegExp(`^${fnName}: opts\\.out must be a Float32Array; got an array of length 6$`) },
-    { opts: { out: new Float64Array(6) }, type: TypeError,
-      re: new RegExp(`^${fnName}: opts\\.out must be a Float32Array; got a Float64Array of length 6$`) },
-    { opts: { out: new Int32Array(6) }, type: TypeError,
-      re: new RegExp(`^${fnName}: opts\\.out must be a Float32Array; got a Int32Array of length 6$`) },
-    { opts: { out: null }, type: TypeError,
-      re: new RegExp(`^${fnName}: opts\\.out must be a Float32Array; got null$`) },
-    { opts: { out: new Float32Array(5) }, type: RangeError,
-      re: new RegExp(`^${fnName}: opts\\.out has 5 floats but x \\[2,3\\] needs 6$`) },
-    { opts: { out: new Float32Array(7) }, type: RangeError,
-      re: new RegExp(`^${fnName}: opts\\.out has 7 floats but x \\[2,3\\] needs 6$`) },
-    { opts: { out: new Float32Array(0) }, type: RangeError,
-      re: new RegExp(`^${fnName}: opts\\.out has 0 floats but x \\[2,3\\] needs 6$`) },
-    { opts: { out: heap }, type: RangeError, re: new RegExp(`^${fnName}: opts\\.out is a view of ffn-lab's own wasm memory .*length 6.*; pass an ordinary Float32Array$`) },
+    {
+      opts: [new Float32Array(6)],
+      type: TypeError,
+      re: new RegExp(`^${fnName}: opts must be an object .*; got an array of length 1$`),
+    },
+    {
+      opts: new Float32Array(6),
+      type: TypeError,
+      re: new RegExp(
+        `^${fnName}: opts must be an object .*; got a Float32Array of length 6 \\(to write into an array, pass \\{ out: array \\}\\)$`,
+      ),
+    },
+    {
+      opts: { out: [0, 0, 0, 0, 0, 0] },
+      type: TypeError,
+      re: new RegExp(`^${fnName}: opts\\.out must be a Float32Array; got an array of length 6$`),
+    },
+    {
+      opts: { out: new Float64Array(6) },
+      type: TypeError,
+      re: new RegExp(`^${fnName}: opts\\.out must be a Float32Array; got a Float64Array of length 6$`),
+    },
+    {
+      opts: { out: new Int32Array(6) },
+      type: TypeError,
+      re: new RegExp(`^${fnName}: opts\\.out must be a Float32Array; got a Int32Array of length 6$`),
+    },
+    {
+      opts: { out: null },
+      type: TypeError,
+      re: new RegExp(`^${fnName}: opts\\.out must be a Float32Array; got null$`),
+    },
+    {
+      opts: { out: new Float32Array(5) },
+      type: RangeError,
+      re: new RegExp(`^${fnName}: opts\\.out has 5 floats but x \\[2,3\\] needs 6$`),
+    },
+    {
+      opts: { out: new Float32Array(7) },
+      type: RangeError,
+      re: new RegExp(`^${fnName}: opts\\.out has 7 floats but x \\[2,3\\] needs 6$`),
+    },
+    {
+      opts: { out: new Float32Array(0) },
+      type: RangeError,
+      re: new RegExp(`^${fnName}: opts\\.out has 0 floats but x \\[2,3\\] needs 6$`),
+    },
+    {
+      opts: { out: heap },
+      type: RangeError,
+      re: new RegExp(
+        `^${fnName}: opts\\.out is a view of ffn-lab's own wasm memory .*length 6.*; pass an ordinary Float32Array$`,
+      ),
+    },
   ];
 }
 
-test('bad options throw the right error naming the function, opts.out and the sizes, and ' +
-  'leave out (and x) untouched', () => {
-  const x = { data: Float32Array.from([-2, -1, 0, 1, 2, 3]), shape: [2, 3] };
-  for (const c of CALLS) {
-    for (const bc of badCases(c.fnName)) {
-      const out = bc.opts && bc.opts.out instanceof Float32Array ? bc.opts.out : bc.opts instanceof Float32Array ? bc.opts : null;
-      // (the heap view is only read: writing there would corrupt the module)
-      if (out && out.buffer !== wasm('test').memory.buffer) out.set(garbage(out.length));
-      const before = out && out.slice();
-      assert.throws(() => c.call(x, bc.opts), (e) => e instanceof bc.type && bc.re.test(e.message),
-        `${c.label} with ${JSON.stringify(bc.opts)}`);
-      if (out) assertSameBits(out, before, `${c.label}: out untouched after the error`);
-      assertSameBits(x.data, Float32Array.from([-2, -1, 0, 1, 2, 3]), `${c.label}: x untouched`);
+test(
+  'bad options throw the right error naming the function, opts.out and the sizes, and ' + 'leave out (and x) untouched',
+  () => {
+    const x = { data: Float32Array.from([-2, -1, 0, 1, 2, 3]), shape: [2, 3] };
+    for (const c of CALLS) {
+      for (const bc of badCases(c.fnName)) {
+        const out =
+          bc.opts && bc.opts.out instanceof Float32Array
+            ? bc.opts.out
+            : bc.opts instanceof Float32Array
+              ? bc.opts
+              : null;
+        // (the heap view is only read: writing there would corrupt the module)
+        if (out && out.buffer !== wasm('test').memory.buffer) out.set(garbage(out.length));
+        const before = out && out.slice();
+        assert.throws(
+          () => c.call(x, bc.opts),
+          (e) => e instanceof bc.type && bc.re.test(e.message),
+          `${c.label} with ${JSON.stringify(bc.opts)}`,
+        );
+        if (out) assertSameBits(out, before, `${c.label}: out untouched after the error`);
+        assertSameBits(x.data, Float32Array.from([-2, -1, 0, 1, 2, 3]), `${c.label}: x untouched`);
+      }
+      // a bad x with a good out: out untouched too
+      const out = garbage(6);
+      assert.throws(() => c.call([[1, 2], [3]], { out }), TypeError);
+      assertSameBits(out, garbage(6), `${c.label}: out untouched after a bad x`);
     }
-    // a bad x with a good out: out untouched too
-    const out = garbage(6);
-    assert.throws(() => c.call([[1, 2], [3]], { out }), TypeError);
-    assertSameBits(out, garbage(6), `${c.label}: out untouched after a bad x`);
-  }
-});
+  },
+);
 
 test('1000 calls failing on their options keep the wasm heap flat, and the module works after them', () => {
   const x = { data: Float32Array.from([-2, -1, 0, 1, 2, 3]), shape: [2, 3] };
   const fails = [];
-  for (const c of CALLS) for (const bc of badCases(c.fnName)) fails.push(() => assert.throws(() => c.call(x, bc.opts),
-    bc.type));
+  for (const c of CALLS)
+    for (const bc of badCases(c.fnName)) fails.push(() => assert.throws(() => c.call(x, bc.opts), bc.type));
   ffn.gelu(x, { out: new Float32Array(6) });
   assertHeapFlat(ffn, fails, { warm: 200, n: 1000 });
   const y = ffn.gelu(x, { out: new Float32Array(6) }).data;

@@ -53,18 +53,21 @@ test('MIME types: .wasm application/wasm, .js text/javascript, .html, .json, .d.
   assert.equal(head.body, '');
 });
 
-test('only the sandbox frame is served with a CSP: worker.js (fetched as text, never run from its ' +
-  'URL) and pages carry none', async () => {
-  const frame = await get('/web/sandbox/frame.html');
-  assert.equal(frame.status, 200);
-  // its exact value (the frame's meta policy plus sandbox allow-scripts) is checked in sandbox.test.js
-  assert.ok(frame.headers['content-security-policy'], 'the frame carries a CSP');
-  const worker = await get('/web/sandbox/worker.js');
-  assert.equal(worker.status, 200);
-  assert.equal(worker.headers['content-security-policy'], undefined);
-  const page = await get('/web/index.html');
-  assert.equal(page.headers['content-security-policy'], undefined);
-});
+test(
+  'only the sandbox frame is served with a CSP: worker.js (fetched as text, never run from its ' +
+    'URL) and pages carry none',
+  async () => {
+    const frame = await get('/web/sandbox/frame.html');
+    assert.equal(frame.status, 200);
+    // its exact value (the frame's meta policy plus sandbox allow-scripts) is checked in sandbox.test.js
+    assert.ok(frame.headers['content-security-policy'], 'the frame carries a CSP');
+    const worker = await get('/web/sandbox/worker.js');
+    assert.equal(worker.status, 200);
+    assert.equal(worker.headers['content-security-policy'], undefined);
+    const page = await get('/web/index.html');
+    assert.equal(page.headers['content-security-policy'], undefined);
+  },
+);
 
 test('/ redirects to /web/, directories get a trailing slash, missing files 404, other methods 405', async () => {
   const root = await get('/');
@@ -78,8 +81,16 @@ test('/ redirects to /web/, directories get a trailing slash, missing files 404,
 });
 
 test('path traversal and dot-files are refused', async () => {
-  for (const p of ['/../etc/passwd', '/web/../../etc/passwd', '/%2e%2e/%2e%2e/etc/passwd',
-    '/web/%2e%2e%2f%2e%2e%2fetc/passwd', '/..%5c..%5cetc/passwd', '/.git/config', '/web/%00.js', '/%E0%A4%A']) {
+  for (const p of [
+    '/../etc/passwd',
+    '/web/../../etc/passwd',
+    '/%2e%2e/%2e%2e/etc/passwd',
+    '/web/%2e%2e%2f%2e%2e%2fetc/passwd',
+    '/..%5c..%5cetc/passwd',
+    '/.git/config',
+    '/web/%00.js',
+    '/%E0%A4%A',
+  ]) {
     const r = await get(p);
     assert.ok([400, 403, 404].includes(r.status), `${p} -> ${r.status}`);
     assert.ok(!r.body.includes('root:'), `${p} leaked a file`);
@@ -87,8 +98,10 @@ test('path traversal and dot-files are refused', async () => {
 });
 
 test('a taken port is reported clearly (API and CLI)', async () => {
-  await assert.rejects(startServer({ root: ROOT, port: srv.port }),
-    (e) => e.message.includes(`port ${srv.port}`) && /already in use/.test(e.message));
+  await assert.rejects(
+    startServer({ root: ROOT, port: srv.port }),
+    (e) => e.message.includes(`port ${srv.port}`) && /already in use/.test(e.message),
+  );
   const child = spawn(process.execPath, [resolve(ROOT, 'web/serve.js'), '--port', String(srv.port)], { cwd: ROOT });
   let err = '';
   child.stderr.on('data', (c) => (err += c));

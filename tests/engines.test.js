@@ -13,7 +13,10 @@ const RUN = join(HERE, 'engines', 'run.mjs');
 
 const ENGINES = [
   {
-    name: 'JavaScriptCore', cmd: 'jsc', args: ['-m', RUN], pkg: 'libjavascriptcoregtk-4.0-bin',
+    name: 'JavaScriptCore',
+    cmd: 'jsc',
+    args: ['-m', RUN],
+    pkg: 'libjavascriptcoregtk-4.0-bin',
     gemmKernel: 'prebroadcast',
   },
   { name: 'SpiderMonkey', cmd: 'gjs', args: ['-m', RUN], pkg: 'gjs', gemmKernel: 'splat' },
@@ -23,16 +26,24 @@ const ENGINES = [
  * Why an engine's test cannot run here, or false (node:test skips on null too); with CI set, a missing engine is an
  * error.
  */
-const skipReason = ({ cmd, pkg }) => skipUnless(onPath(cmd), `${cmd} is missing (install Debian's ${pkg})`,
-  'engine tests') ?? false;
+const skipReason = ({ cmd, pkg }) =>
+  skipUnless(onPath(cmd), `${cmd} is missing (install Debian's ${pkg})`, 'engine tests') ?? false;
 
 function runEngine({ cmd, args }) {
   return new Promise((done, fail) => {
     execFile(cmd, args, { timeout: 60000, maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
       const line = stdout.split('\n').find((l) => l.startsWith('ENGINE-'));
-      if (!line) return fail(new Error(`${cmd} printed no result (${err?.message ?? 'exit 0'})\n${stdout.slice(0,
-        2000)}\n${stderr.slice(0, 2000)}`));
-      if (line.startsWith('ENGINE-ERROR')) return fail(new Error(`${cmd}: ${stdout.slice(stdout.indexOf('ENGINE-ERROR'))}`));
+      if (!line)
+        return fail(
+          new Error(
+            `${cmd} printed no result (${err?.message ?? 'exit 0'})\n${stdout.slice(
+              0,
+              2000,
+            )}\n${stderr.slice(0, 2000)}`,
+          ),
+        );
+      if (line.startsWith('ENGINE-ERROR'))
+        return fail(new Error(`${cmd}: ${stdout.slice(stdout.indexOf('ENGINE-ERROR'))}`));
       done(JSON.parse(line.slice('ENGINE-RESULT '.length)));
     });
   });
@@ -64,29 +75,33 @@ async function inV8() {
   return v8;
 }
 
-test('the battery is not vacuous in V8: refusals are RangeError/TypeError naming the function, the heap ' +
-  'stays flat, known values hold', async () => {
-  const r = await inV8();
-  assert.equal(ffn.wasmInfo().gemmKernel, 'splat', 'V8 runs the splat microkernel');
-  assert.equal(r.heapFlat, true);
-  for (const e of r.errors) {
-    assert.ok(e !== 'no error', 'a bad call was not refused');
-    assert.ok(e.name === 'RangeError' || e.name === 'TypeError', e.name);
-  }
-  assert.equal(r.counts[0], 4722432); // GPT-2 FFN parameters per layer
-  assert.equal(r.counts[2], 11008); // LLaMA-7B hidden size
-  const at = (v) => GRID + EDGES.findIndex((e) => Object.is(e, v));
-  const g = r.gelu[at(-0.752)]; // GELU's minimum, about -0.170 at -0.752
-  assert.ok(Math.abs(g + 0.16997) < 1e-4, String(g));
-  assert.equal(r.gelu[at(NaN)], 'NaN'); // NaN passes through
-  assert.equal(r.sigmoid[at(-1e4)], 0); // no overflow to NaN at -1e4
-  assert.equal(r.sigmoid[at(1e4)], 1);
-  assert.equal(r.silu[at(-1e4)], '-0'); // -1e4 * sigmoid(-1e4) = -1e4 * 0
-});
+test(
+  'the battery is not vacuous in V8: refusals are RangeError/TypeError naming the function, the heap ' +
+    'stays flat, known values hold',
+  async () => {
+    const r = await inV8();
+    assert.equal(ffn.wasmInfo().gemmKernel, 'splat', 'V8 runs the splat microkernel');
+    assert.equal(r.heapFlat, true);
+    for (const e of r.errors) {
+      assert.ok(e !== 'no error', 'a bad call was not refused');
+      assert.ok(e.name === 'RangeError' || e.name === 'TypeError', e.name);
+    }
+    assert.equal(r.counts[0], 4722432); // GPT-2 FFN parameters per layer
+    assert.equal(r.counts[2], 11008); // LLaMA-7B hidden size
+    const at = (v) => GRID + EDGES.findIndex((e) => Object.is(e, v));
+    const g = r.gelu[at(-0.752)]; // GELU's minimum, about -0.170 at -0.752
+    assert.ok(Math.abs(g + 0.16997) < 1e-4, String(g));
+    assert.equal(r.gelu[at(NaN)], 'NaN'); // NaN passes through
+    assert.equal(r.sigmoid[at(-1e4)], 0); // no overflow to NaN at -1e4
+    assert.equal(r.sigmoid[at(1e4)], 1);
+    assert.equal(r.silu[at(-1e4)], '-0'); // -1e4 * sigmoid(-1e4) = -1e4 * 0
+  },
+);
 
 for (const engine of ENGINES) {
-  const title = `${engine.name} (${engine.cmd}): ready() selects the ${engine.gemmKernel} GEMM microkernel; every call `
-    + 'bit-identical to V8 on ffn.wasm, the same refusals, the heap flat';
+  const title =
+    `${engine.name} (${engine.cmd}): ready() selects the ${engine.gemmKernel} GEMM microkernel; every call ` +
+    'bit-identical to V8 on ffn.wasm, the same refusals, the heap flat';
   test(title, { skip: skipReason(engine) }, async () => {
     const [got, want] = await Promise.all([runEngine(engine), inV8()]);
     assert.equal(got.build, 'simd128');

@@ -32,8 +32,15 @@ test('the fixed-point arithmetic of the fits against known values', () => {
 test('the constants of src/activations.c are read and rewritten where they stand', () => {
   const have = readConstants(source);
   assert.deepEqual(Object.fromEntries(Object.entries(have).map(([k, v]) => [k, v.length])), {
-    em1_tail_f: 5, gelu_g_tail: 8, GELU_C0: 1, GELU_C1: 1, gelu_t_num: 5, gelu_t_den: 5, gelu_grad_h: 8,
-    GELU_A0_HI: 1, GELU_A0_LO: 1,
+    em1_tail_f: 5,
+    gelu_g_tail: 8,
+    GELU_C0: 1,
+    GELU_C1: 1,
+    gelu_t_num: 5,
+    gelu_t_den: 5,
+    gelu_grad_h: 8,
+    GELU_A0_HI: 1,
+    GELU_A0_LO: 1,
   });
   assert.equal(have.gelu_t_den[0].value, 1); // lowest degree first: the constant term of the denominator
   // float32 literals in the fewest digits that give the float back

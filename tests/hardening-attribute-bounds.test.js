@@ -16,8 +16,17 @@ const HASH = 4096;
 const RANGE = 1000;
 const SPAN = 0.01;
 const CURVES_CHARS = 200;
-const SIZES = { d: 131072, 'd-ff': 1048576, heads: 4096, 'kv-heads': 4096, 'head-dim': 16384, experts: 4096,
-  'active-experts': 4096, 'shared-experts': 64, 'multiple-of': 65536 };
+const SIZES = {
+  d: 131072,
+  'd-ff': 1048576,
+  heads: 4096,
+  'kv-heads': 4096,
+  'head-dim': 16384,
+  experts: 4096,
+  'active-experts': 4096,
+  'shared-experts': 64,
+  'multiple-of': 65536,
+};
 const PRESETS = 16;
 const PRESETS_CHARS = 16000;
 const TIMEOUT = [100, 60000];
@@ -74,7 +83,7 @@ test('memory widget: facts, distractors, threshold, k, query, sync-hash and the 
   assert.deepEqual(mm.readHashFrom(hash(HASH), 'memory').state, { query: [0.5, 0.5], k: 1 });
   assert.ok(refused(attempt('sync-hash', () => mm.readHashFrom(hash(HASH + 1), 'memory'))));
   assert.equal(mm.readHashFrom(hash(HASH), 'nothing'), null);
-  assert.deepEqual(mm.readHashFrom('#memory=q', 'memory').state, {}, 'the issue\'s #memory=q: ignored, no throw');
+  assert.deepEqual(mm.readHashFrom('#memory=q', 'memory').state, {}, "the issue's #memory=q: ignored, no throw");
   assert.equal(mm.readHashFrom('#memory=q', 'memory').ignored.length, 1);
 });
 
@@ -83,7 +92,7 @@ test('activation plot: range, x and curves at and past bounds', () => {
   assert.deepEqual(p('range', `-${RANGE},${RANGE}`), [-RANGE, RANGE]);
   assert.ok(refused(p('range', `-${RANGE}.001,${RANGE}`)));
   assert.ok(refused(p('range', `-${RANGE},${RANGE}.001`)));
-  assert.ok(refused(p('range', '-1e300,1e300')), 'the issue\'s range');
+  assert.ok(refused(p('range', '-1e300,1e300')), "the issue's range");
   assert.deepEqual(p('range', `0,${SPAN}`), [0, SPAN]);
   assert.ok(refused(p('range', `0,${SPAN * 0.99}`)));
   assert.equal(p('x', String(RANGE)), RANGE);
@@ -121,7 +130,13 @@ test('exercise element: timeout, storage-key, number and code at and past bounds
   const [min, max] = TIMEOUT;
   assert.deepEqual(readTimeout(String(min)), { ms: min, notice: null });
   assert.deepEqual(readTimeout(String(max)), { ms: max, notice: null });
-  for (const [v, ms] of [[min - 1, min], [max + 1, max], ['1e300', max], ['abc', 2000], ['9'.repeat(65), 2000]]) {
+  for (const [v, ms] of [
+    [min - 1, min],
+    [max + 1, max],
+    ['1e300', max],
+    ['abc', 2000],
+    ['9'.repeat(65), 2000],
+  ]) {
     const r = readTimeout(String(v));
     assert.equal(r.ms, ms, String(v).slice(0, 20));
     assert.match(String(r.notice), /^timeout=/);
@@ -144,14 +159,17 @@ test('exercise element: timeout, storage-key, number and code at and past bounds
   assert.equal(codeProblemMessage(code(CODE_LINES, CODE_LINES)), null);
   assert.ok(codeProblemMessage(code(CODE_CHARS + 1)));
   assert.ok(codeProblemMessage(code(CODE_LINES + 1, CODE_LINES + 1)));
-  assert.ok(codeProblemMessage('\n'.repeat(99_990)), 'the issue\'s 99,990 newlines');
+  assert.ok(codeProblemMessage('\n'.repeat(99_990)), "the issue's 99,990 newlines");
 });
 
 test('embed pages: the URL query and the id sent back, at and past bounds; theme checked', () => {
   const allowed = ['d', 'preset'];
   const query = (n) => padTo('?d=64&preset=gpt2&pad=', n, 'z');
   const at = readEmbedParams(query(QUERY), allowed);
-  assert.deepEqual(at.attributes, [['d', '64'], ['preset', 'gpt2']]);
+  assert.deepEqual(at.attributes, [
+    ['d', '64'],
+    ['preset', 'gpt2'],
+  ]);
   assert.deepEqual(at.problems, []);
   const past = readEmbedParams(query(QUERY + 1), allowed);
   assert.deepEqual(past.attributes, [], 'nothing is applied from a query past its bound');

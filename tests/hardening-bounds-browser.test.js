@@ -33,22 +33,25 @@ const SLOW = { skip: skip || false, timeout: 120_000 };
 
 /** Run fn(arg) in the page; returns its value and the main thread's long tasks (> 50 ms) while it ran. */
 async function timed(fn, arg) {
-  return page.evaluate(async ({ src, arg }) => {
-    const t0 = performance.now();
-    let beat = t0;
-    let worstGap = 0;
-    const hb = setInterval(() => {
-      const now = performance.now();
-      worstGap = Math.max(worstGap, now - beat);
-      beat = now;
-    }, 10);
-    const value = await (0, eval)(`(${src})`)(arg); // eslint-disable-line no-eval
-    clearInterval(hb);
-    await new Promise((ok) => setTimeout(ok, 100)); // long-task entries are delivered after the task
-    const t1 = performance.now();
-    const long = window.__long.filter((e) => e.start >= t0 && e.start <= t1).map((e) => Math.round(e.duration));
-    return { value, long, worstGap: Math.round(worstGap), stretch: await window.__stretch() };
-  }, { src: fn.toString(), arg });
+  return page.evaluate(
+    async ({ src, arg }) => {
+      const t0 = performance.now();
+      let beat = t0;
+      let worstGap = 0;
+      const hb = setInterval(() => {
+        const now = performance.now();
+        worstGap = Math.max(worstGap, now - beat);
+        beat = now;
+      }, 10);
+      const value = await (0, eval)(`(${src})`)(arg); // eslint-disable-line no-eval
+      clearInterval(hb);
+      await new Promise((ok) => setTimeout(ok, 100)); // long-task entries are delivered after the task
+      const t1 = performance.now();
+      const long = window.__long.filter((e) => e.start >= t0 && e.start <= t1).map((e) => Math.round(e.duration));
+      return { value, long, worstGap: Math.round(worstGap), stretch: await window.__stretch() };
+    },
+    { src: fn.toString(), arg },
+  );
 }
 
 /*
@@ -86,7 +89,8 @@ test('browser: hostile results from a stand-in worker are refused, no main-threa
     assert.equal(r.logs.length, 200);
     assert.ok(JSON.stringify(r).length < 200_000);
   };
-  for (const { id } of exercises) { // every built-in: tensors, objects of tensors, indices, numbers
+  for (const { id } of exercises) {
+    // every built-in: tensors, objects of tensors, indices, numbers
     const grade = (id) => {
       const workerUrl = new URL('/tests/fixtures/hostile/worker.js', location.href);
       return window.__grade(id, 'function f() {}', { workerUrl, timeout: 3000 });
@@ -100,7 +104,14 @@ test('browser: hostile results from a stand-in worker are refused, no main-threa
 test('browser: a correct solution overriding built-ins still passes, no learner text in the report', SLOW, async () => {
   const src = sabotagedGelu({ functionMethods: true });
   const r = await page.evaluate((src) => window.__grade('gelu', src, { timeout: 5000 }), src);
-  assert.equal(r.passed, true, `${r.summary}\n${r.tests.filter((t) => !t.pass).map((t) => t.message).join('\n')}`);
+  assert.equal(
+    r.passed,
+    true,
+    `${r.summary}\n${r.tests
+      .filter((t) => !t.pass)
+      .map((t) => t.message)
+      .join('\n')}`,
+  );
   assert.ok(!JSON.stringify(r).includes('PWNED'));
   assert.ok(r.logs.length > 0 && r.logs.every((l) => l.text === 'grabbed 0 none'), JSON.stringify(r.logs));
 });
@@ -131,12 +142,19 @@ function mountSix(key) {
 // of rows, aligned with the code when it scrolls.
 test('browser: six exercises with huge saved code render with no main-thread task of 100 ms', SLOW, async () => {
   const ids = await page.evaluate(async () => (await import('/web/sandbox/index.js')).exerciseIds);
-  const cases = [['99,990 newlines', NEWLINES, false], ['5,000 lines at the bounds', AT_BOUNDS, true]];
+  const cases = [
+    ['99,990 newlines', NEWLINES, false],
+    ['5,000 lines at the bounds', AT_BOUNDS, true],
+  ];
   for (const [what, code, kept] of cases) {
     const text = PROGRESS(Object.fromEntries(ids.map((id) => [id, { code, status: 'attempted' }])));
     await page.evaluate((text) => localStorage.setItem('ffn-lab:bounds-load', text), text);
     await withoutLongTasks(`six exercises, ${what}`, mountSix, 'ffn-lab:bounds-load', (lengths) => {
-      assert.deepEqual(lengths.map((n) => n === code.length), ids.map(() => kept), `${what}: code lengths ${lengths}`);
+      assert.deepEqual(
+        lengths.map((n) => n === code.length),
+        ids.map(() => kept),
+        `${what}: code lengths ${lengths}`,
+      );
     });
     const notice = await page.evaluate(() => {
       const root = document.querySelector('#six ffn-exercise').shadowRoot;
@@ -182,14 +200,17 @@ test('browser: importing hostile progress through the Import button', SLOW, asyn
     ffn: { code: '// my ffn', status: 'passed', passedAt: '2026-12-01T10:00:00.000Z' },
     gelu: { code: '// my gelu', status: 'attempted' },
   };
-  await page.evaluate(({ key, text }) => {
-    localStorage.setItem(key, text);
-    const e = document.createElement('ffn-exercise');
-    e.id = 'importer';
-    e.setAttribute('storage-key', key);
-    e.setAttribute('exercise', 'gelu');
-    document.body.append(e);
-  }, { key, text: PROGRESS(saved) });
+  await page.evaluate(
+    ({ key, text }) => {
+      localStorage.setItem(key, text);
+      const e = document.createElement('ffn-exercise');
+      e.id = 'importer';
+      e.setAttribute('storage-key', key);
+      e.setAttribute('exercise', 'gelu');
+      document.body.append(e);
+    },
+    { key, text: PROGRESS(saved) },
+  );
   const pad = (text, n) => text.slice(0, -1) + ' '.repeat(n - text.length) + '}';
   const cases = [
     ['99,990 newlines for another exercise', PROGRESS({ ffn: { code: NEWLINES } }), /^Could not import: .*ffn: code/],
@@ -209,18 +230,26 @@ test('browser: importing hostile progress through the Import button', SLOW, asyn
   for (const [what, text, re] of cases) {
     // The progress box stays closed while the text is put in (a learner pasting 2 MB into an open box makes
     // the browser lay it out; that is not the import).
-    await withoutLongTasks(`import: ${what}`, (text) => {
-      const root = document.getElementById('importer').shadowRoot;
-      root.querySelector('details.progress').open = false;
-      root.querySelector('textarea.progress-json').value = text;
-      root.querySelector('button[part~="import-button"]').click();
-      return root.querySelector('.progress [role="status"]:not(:empty)')?.textContent ?? '';
-    }, text, (message) => assert.match(message, re, what));
+    await withoutLongTasks(
+      `import: ${what}`,
+      (text) => {
+        const root = document.getElementById('importer').shadowRoot;
+        root.querySelector('details.progress').open = false;
+        root.querySelector('textarea.progress-json').value = text;
+        root.querySelector('button[part~="import-button"]').click();
+        return root.querySelector('.progress [role="status"]:not(:empty)')?.textContent ?? '';
+      },
+      text,
+      (message) => assert.match(message, re, what),
+    );
     const stored = await page.evaluate((key) => JSON.parse(localStorage.getItem(key)).exercises, key);
     assert.deepEqual(stored.ffn, saved.ffn, `${what}: ffn's saved progress changed`);
   }
   assert.equal(await page.evaluate(() => document.getElementById('importer').code), '// imported');
-  await page.evaluate((key) => { document.getElementById('importer').remove(); localStorage.removeItem(key); }, key);
+  await page.evaluate((key) => {
+    document.getElementById('importer').remove();
+    localStorage.removeItem(key);
+  }, key);
 });
 
 // Attributes exercise, timeout, storage-key and properties seed, code: clamped or refused with a visible notice, never
@@ -278,14 +307,25 @@ test('browser: the element checks its attributes and properties', SLOW, async ()
     }
     // properties: values with no text, wrong types, code beyond the bounds
     const e = make({ exercise: 'gelu', 'storage-key': 'ffn-lab:bounds-attrs' });
-    const throwing = { toString() { throw new Error('no text'); } };
+    const throwing = {
+      toString() {
+        throw new Error('no text');
+      },
+    };
     r.setters = [];
     const seeds = ['abc', 1.5, NaN, 10n, throwing, Symbol('s')].map((v) => ['seed', v]);
     const codes = ['\n'.repeat(99_990), 'x'.repeat(100_001), Symbol('c'), throwing].map((v) => ['code', v]);
-    const others = [['code', 42], ['timeout', Symbol('t')], ['exercise', throwing], ['storageKey', Symbol('k')]];
+    const others = [
+      ['code', 42],
+      ['timeout', Symbol('t')],
+      ['exercise', throwing],
+      ['storageKey', Symbol('k')],
+    ];
     for (const [name, v] of [...seeds, ...codes, ...others]) {
       const code = e.code;
-      const threw = attempt(() => { e[name] = v; });
+      const threw = attempt(() => {
+        e[name] = v;
+      });
       r.setters.push([name, typeof v, threw, notice(e), e.code === code, e.seed]);
     }
     e.seed = 42;
@@ -380,7 +420,10 @@ test('browser: embed pages refuse URL parameters past their bounds with a visibl
     assert.ok(r.title.length < 200 && !r.title.includes('NNN'), `the heading: ${r.title.slice(0, 80)}`);
     assert.equal(r.theme, null);
     const heights = await p.evaluate(() => window.msgs.filter((m) => m?.type === 'ffn-lab:height'));
-    assert.ok(heights.every((m) => m.id === null), JSON.stringify(heights[0]));
+    assert.ok(
+      heights.every((m) => m.id === null),
+      JSON.stringify(heights[0]),
+    );
     // a query past 65,536 characters (a server with room for it: here the route answers): nothing applied, said so
     const file = readFileSync(new URL('../web/embed/activation-plot.html', import.meta.url), 'utf8');
     const html = { contentType: 'text/html', body: file };

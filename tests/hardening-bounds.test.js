@@ -127,7 +127,7 @@ test('cleanWire: each limit holds at the bound and refuses one past it, by the s
   no(typed(Object.setPrototypeOf({ length: 1e9 }, Float64Array.prototype)), /malformed/);
   const input = new Float64Array([1, 2, 3]);
   const copy = ok(typed(input)).data;
-  assert.notEqual(copy, input, 'the page keeps a view on the message\'s buffer');
+  assert.notEqual(copy, input, "the page keeps a view on the message's buffer");
   assert.deepEqual([...copy], [1, 2, 3]);
   // depth: the page allows one level more than the worker's maxDepth, never more
   ok(nest(L.maxDepth + 1));
@@ -164,19 +164,51 @@ test('cleanWire: prototype keys stay plain, getters are read once (or refuse the
   assert.deepEqual(Object.keys(out.entries), ['__proto__', 'constructor']);
   assert.equal(Object.getPrototypeOf(out.entries), Object.prototype);
   assert.equal(Object.getOwnPropertyDescriptor(out.entries, '__proto__').value.v, 1);
-  assert.equal(({}).v, undefined, 'Object.prototype was changed');
+  assert.equal({}.v, undefined, 'Object.prototype was changed');
   // a getter that answers differently on each read: read once, so what is checked is what is kept
   let reads = 0;
   const shifty = {
-    get k() { reads += 1; return reads === 1 ? 'number' : 'array'; },
-    get v() { reads += 1; return 7; },
+    get k() {
+      reads += 1;
+      return reads === 1 ? 'number' : 'array';
+    },
+    get v() {
+      reads += 1;
+      return 7;
+    },
   };
   assert.deepEqual(cleanWire(shifty, L), { k: 'number', v: 7 });
   assert.equal(reads, 2);
   // a getter that throws: refused with the page's own words
   const malformed = { message: 'it is malformed' };
-  assert.throws(() => cleanWire({ k: 'array', get items() { throw new Error('from a getter'); } }, L), malformed);
-  assert.throws(() => cleanWire(new Proxy({}, { getPrototypeOf() { throw new Error('trap'); } }), L), malformed);
+  assert.throws(
+    () =>
+      cleanWire(
+        {
+          k: 'array',
+          get items() {
+            throw new Error('from a getter');
+          },
+        },
+        L,
+      ),
+    malformed,
+  );
+  assert.throws(
+    () =>
+      cleanWire(
+        new Proxy(
+          {},
+          {
+            getPrototypeOf() {
+              throw new Error('trap');
+            },
+          },
+        ),
+        L,
+      ),
+    malformed,
+  );
   const odd = [null, undefined, 7, 'number', [], new Map(), new Date(0), Object.create(Array.prototype), num(1n)];
   const shapes = [{ k: 'typed', type: 'x', data: [1, 2] }, obj(null), obj([]), obj(new Map()), arr({ length: 3 })];
   for (const w of [...odd, ...shapes]) {
@@ -208,7 +240,20 @@ function hostile(rng, depth = 0, budget = { parts: 200 }) {
     case 'number':
       return num(pick([0, -0, 1.5, NaN, Infinity, -Infinity, 5e-324, Number.MAX_VALUE, '1', null, 1n]));
     case 'bad':
-      return { k: 'bad', what: pick(['short', LONG, 42, null, { toString() { throw new Error('x'); } }]) };
+      return {
+        k: 'bad',
+        what: pick([
+          'short',
+          LONG,
+          42,
+          null,
+          {
+            toString() {
+              throw new Error('x');
+            },
+          },
+        ]),
+      };
     case 'typed': {
       const n = pick([0, 1, 4, 64]);
       const data = pick([
@@ -242,12 +287,19 @@ function hostile(rng, depth = 0, budget = { parts: 200 }) {
     case 'getter': {
       const inner = hostile(rng, depth + 1, budget);
       return pick([
-        { get k() { throw new Error('getter'); } },
-        Object.defineProperties({}, {
-          k: { get: () => inner.k, enumerable: true },
-          v: { get: () => inner.v, enumerable: true },
-          items: { get: () => inner.items, enumerable: true },
-        }),
+        {
+          get k() {
+            throw new Error('getter');
+          },
+        },
+        Object.defineProperties(
+          {},
+          {
+            k: { get: () => inner.k, enumerable: true },
+            v: { get: () => inner.v, enumerable: true },
+            items: { get: () => inner.items, enumerable: true },
+          },
+        ),
       ]);
     }
     default:
@@ -282,7 +334,8 @@ test('cleanWire property: 3,000 hostile values each give a checked, bounded valu
 // indices, 2^32 - 1 log lines.
 test('Node grader: a stand-in worker sending hostile messages: within timeout + 1 s, all refused/failed', async () => {
   const timeout = 2000;
-  for (const { id } of exercises) { // every built-in: tensors, objects of tensors, indices, numbers
+  for (const { id } of exercises) {
+    // every built-in: tensors, objects of tensors, indices, numbers
     const grade = async () => {
       const t0 = performance.now();
       const r = await gradeExercise(id, 'function f() {}', { workerUrl: hostileWorkerUrl(), timeout });
@@ -375,7 +428,14 @@ async function directRun(source, calls) {
 test('worker primordials: learner overrides of built-ins reach no worker callback, text or result', async () => {
   // through the grader: the sabotaged but correct solution passes, as it does untouched
   const r = await gradeExercise('gelu', SABOTAGED_GELU, { timeout: 5000 });
-  assert.equal(r.passed, true, `${r.summary}\n${r.tests.filter((t) => !t.pass).map((t) => t.message).join('\n')}`);
+  assert.equal(
+    r.passed,
+    true,
+    `${r.summary}\n${r.tests
+      .filter((t) => !t.pass)
+      .map((t) => t.message)
+      .join('\n')}`,
+  );
   assert.ok(!JSON.stringify(r).includes('PWNED'), JSON.stringify(r).slice(0, 2000));
   assert.ok(r.logs.length > 0 && r.logs.every((l) => l.text === 'grabbed 0 none'), JSON.stringify(r.logs));
   assert.equal((await gradeExercise('gelu', GELU)).passed, true);
@@ -409,7 +469,11 @@ test('worker primordials: learner overrides of built-ins reach no worker callbac
     const results = messages.filter((m) => m.type === 'result');
     if (values) {
       assert.equal(dones[0].compileError, null, what);
-      assert.deepEqual(results.map((m) => m.result), values.map((value) => ({ ok: true, value })), what);
+      assert.deepEqual(
+        results.map((m) => m.result),
+        values.map((value) => ({ ok: true, value })),
+        what,
+      );
     }
     if (what === 'a refused result') assert.match(results[0].result.error.message, /nested deeper than 8 levels/);
     const error = results[0].result.error;

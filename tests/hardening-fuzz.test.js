@@ -32,35 +32,42 @@ try {
   });
 }
 
-test(`libFuzzer: every ffn.h entry point for ${FUZZ_SECONDS} s under ASan+UBSan, past findings replayed, corpus replayed on the wasm SIMD and relaxed-SIMD builds`, { skip: skip || false, timeout: (FUZZ_SECONDS + 240) * 1000 }, () => {
-  const out = mkdtempSync(path.join(tmpdir(), 'ffn-fuzz-'));
-  let passed = false;
-  try {
-    const run = spawnSync('bash', [path.join(root, 'tests/fuzz/run.sh'), String(FUZZ_SECONDS)], {
-      encoding: 'utf8',
-      env: { ...process.env, FFN_FUZZ_OUT: out },
-      maxBuffer: 16 * 2 ** 20,
-    });
-    const text = `${run.stdout}\n${run.stderr}`;
-    assert.equal(run.status, 0,
-      `fuzzing found a problem (crash input kept in ${out}/artifacts):\n${text.slice(-6000)}`);
-    const m = /fuzz: .* (\d+) inputs, (\d+) coverage edges/.exec(run.stdout);
-    assert.ok(m, `no summary line in:\n${text.slice(-2000)}`);
-    // the harness must really have run: thousands of inputs and coverage of all kernel families
-    assert.ok(Number(m[1]) > 1000, `only ${m[1]} inputs ran`);
-    assert.ok(Number(m[2]) > 800, `only ${m[2]} coverage edges`);
-    // and the same harness on the shipped wasm SIMD build (emcc is there whenever the package builds)
-    if (onPath('emcc')) {
-      const w = /wasm SIMD build: (\d+) corpus inputs and (\d+) random inputs, no finding/.exec(run.stdout);
-      assert.ok(w && Number(w[1]) > 500 && Number(w[2]) >= 500, `no wasm replay summary in:\n${run.stdout}`);
+test(
+  `libFuzzer: every ffn.h entry point for ${FUZZ_SECONDS} s under ASan+UBSan, past findings replayed, corpus replayed on the wasm SIMD and relaxed-SIMD builds`,
+  { skip: skip || false, timeout: (FUZZ_SECONDS + 240) * 1000 },
+  () => {
+    const out = mkdtempSync(path.join(tmpdir(), 'ffn-fuzz-'));
+    let passed = false;
+    try {
+      const run = spawnSync('bash', [path.join(root, 'tests/fuzz/run.sh'), String(FUZZ_SECONDS)], {
+        encoding: 'utf8',
+        env: { ...process.env, FFN_FUZZ_OUT: out },
+        maxBuffer: 16 * 2 ** 20,
+      });
+      const text = `${run.stdout}\n${run.stderr}`;
+      assert.equal(
+        run.status,
+        0,
+        `fuzzing found a problem (crash input kept in ${out}/artifacts):\n${text.slice(-6000)}`,
+      );
+      const m = /fuzz: .* (\d+) inputs, (\d+) coverage edges/.exec(run.stdout);
+      assert.ok(m, `no summary line in:\n${text.slice(-2000)}`);
+      // the harness must really have run: thousands of inputs and coverage of all kernel families
+      assert.ok(Number(m[1]) > 1000, `only ${m[1]} inputs ran`);
+      assert.ok(Number(m[2]) > 800, `only ${m[2]} coverage edges`);
+      // and the same harness on the shipped wasm SIMD build (emcc is there whenever the package builds)
+      if (onPath('emcc')) {
+        const w = /wasm SIMD build: (\d+) corpus inputs and (\d+) random inputs, no finding/.exec(run.stdout);
+        assert.ok(w && Number(w[1]) > 500 && Number(w[2]) >= 500, `no wasm replay summary in:\n${run.stdout}`);
+      }
+      // and on the relaxed-SIMD build (clang-16 and wasm-ld-16 are there whenever the package builds)
+      if (onPath('clang-16') && onPath('wasm-ld-16') && relaxedNodeArgs) {
+        const w = /relaxed-SIMD build: (\d+) corpus inputs and (\d+) random inputs, no finding/.exec(run.stdout);
+        assert.ok(w && Number(w[1]) > 500 && Number(w[2]) >= 500, `no relaxed-SIMD replay summary in:\n${run.stdout}`);
+      }
+      passed = true;
+    } finally {
+      if (passed) rmSync(out, { recursive: true, force: true }); // a failing run keeps its artifacts
     }
-    // and on the relaxed-SIMD build (clang-16 and wasm-ld-16 are there whenever the package builds)
-    if (onPath('clang-16') && onPath('wasm-ld-16') && relaxedNodeArgs) {
-      const w = /relaxed-SIMD build: (\d+) corpus inputs and (\d+) random inputs, no finding/.exec(run.stdout);
-      assert.ok(w && Number(w[1]) > 500 && Number(w[2]) >= 500, `no relaxed-SIMD replay summary in:\n${run.stdout}`);
-    }
-    passed = true;
-  } finally {
-    if (passed) rmSync(out, { recursive: true, force: true }); // a failing run keeps its artifacts
-  }
-});
+  },
+);

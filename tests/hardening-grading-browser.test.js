@@ -82,7 +82,8 @@ test(
         // right after each run (at most 2.5: tests/helpers/stretch.js), and a case fails when it is over on three
         // runs in a row; the same for the grading's own time (timeout + 1 s).
         const over = (q) => Math.max(0, ...q.long) > LONG_TASK_MS * q.stretch || q.ms > TIMEOUT + 1000;
-        const said = (q) => `${Math.max(0, ...q.long)} ms (bound ${(LONG_TASK_MS * q.stretch).toFixed(0)} ms, ` +
+        const said = (q) =>
+          `${Math.max(0, ...q.long)} ms (bound ${(LONG_TASK_MS * q.stretch).toFixed(0)} ms, ` +
           `grading ${q.ms.toFixed(0)} ms)`;
         let r = await grade();
         const seen = [said(r)];

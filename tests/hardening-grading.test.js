@@ -37,8 +37,8 @@ function assertBounded(r, what) {
       assert.ok(t.error.message.length <= ERROR_MESSAGE + 1, `${what}: an error message of ${t.error.message.length}`);
     }
   }
-  for (const d of r.diagnoses) assert.ok(d.message.length <= DIAGNOSIS + 1,
-    `${what}: a diagnosis of ${d.message.length}`);
+  for (const d of r.diagnoses)
+    assert.ok(d.message.length <= DIAGNOSIS + 1, `${what}: a diagnosis of ${d.message.length}`);
   assert.ok(r.summary.length <= TEST_MESSAGE + 400, `${what}: a summary of ${r.summary.length}`);
   let logChars = 0;
   for (const l of r.logs) {

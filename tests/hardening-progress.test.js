@@ -140,7 +140,7 @@ test('progress import never destroys saved progress it cannot replace with good 
   assert.equal(store.importJSON(`{"format":"${FORMAT}","version":1,"exercises":${protoKeys}}`), 2);
   assert.deepEqual(store.get('__proto__'), { code: 'p' });
   assert.deepEqual(store.get('constructor'), { code: 'c' });
-  assert.equal(({}).code, undefined, 'Object.prototype was changed');
+  assert.equal({}.code, undefined, 'Object.prototype was changed');
   assert.deepEqual(JSON.parse(storage.getItem(KEY)).exercises.gelu, GOOD.gelu);
 });
 
@@ -225,14 +225,33 @@ test('saved progress already in storage is read within the same bounds', () => {
  */
 function hostileFile(rng) {
   const pick = (list) => list[Math.floor(rng.next() * list.length)];
-  const value = () => pick([
-    'function f() {}',
-    '\n'.repeat(pick([10, P.codeLines - 1, P.codeLines, 99_990])),
-    'x'.repeat(pick([10, P.codeChars, P.codeChars + 1])),
-    'passed', 'attempted', 'done', '2026-01-01', 'z'.repeat(41),
-    true, false, null, 0, 3, 100, 101, -1, 1.5, 1e308, -0, 2 ** 53,
-    [], [1, 2], {}, { code: 'x' },
-  ]);
+  const value = () =>
+    pick([
+      'function f() {}',
+      '\n'.repeat(pick([10, P.codeLines - 1, P.codeLines, 99_990])),
+      'x'.repeat(pick([10, P.codeChars, P.codeChars + 1])),
+      'passed',
+      'attempted',
+      'done',
+      '2026-01-01',
+      'z'.repeat(41),
+      true,
+      false,
+      null,
+      0,
+      3,
+      100,
+      101,
+      -1,
+      1.5,
+      1e308,
+      -0,
+      2 ** 53,
+      [],
+      [1, 2],
+      {},
+      { code: 'x' },
+    ]);
   const field = () => pick(['code', 'status', 'passedAt', 'solutionShown', 'hintsShown', '__proto__', 'constructor']);
   const put = (o, key, value) => Object.defineProperty(o, key, { value, enumerable: true, configurable: true });
   const entry = () => {
@@ -249,7 +268,10 @@ function hostileFile(rng) {
   for (let i = 0; i < n; i++) put(exercises, id(), entry());
   const text = file(pick([exercises, exercises, exercises, null, [], 'x']));
   return pick([
-    text, text, text, text,
+    text,
+    text,
+    text,
+    text,
     text.replace('"version":1', pick(['"version":2', '"version":"1"', '"version":1e400'])),
     text.slice(0, Math.floor(rng.next() * text.length)),
     '['.repeat(pick([4, 1000, 500_000])) + text,

@@ -229,8 +229,12 @@ test(
 
     // failed, told by grading's own diagnosis (a constant factor) and first-mismatch lines, with a note that the
     // function changed its input in place
-    r = await run(fn('  for (let i = 0; i < x.data.length; i++) x.data[i] = x.data[i] > 0 ? 2 * x.data[i] ** 2 : 0;\n'
-      + '  return x;'));
+    r = await run(
+      fn(
+        '  for (let i = 0; i < x.data.length; i++) x.data[i] = x.data[i] > 0 ? 2 * x.data[i] ** 2 : 0;\n' +
+          '  return x;',
+      ),
+    );
     assert.equal(r.status, 'done');
     assert.match(r.summary, /^0 of 3 tests passed\.$/);
     await noEnglish('exercise, failed: constant factor, mismatches, impure', sel, [
@@ -418,11 +422,18 @@ test(
       return src.replace('const top = order.slice(0, k);', 'const top = order.slice(0, k).reverse();');
     });
     await page.evaluate(([s, code]) => Object.assign(document.querySelector(s), { code }).run(), [sel, wrongTop]);
-    const shown = (await noEnglish('memories, top in the wrong order', sel, [
-      'ffnMemories : d = 7, dFF = 10, k = 3 : échoué',
-      'ffnMemories : k = 0 (aucune mémoire : top est vide et partial est nul) : réussi',
-      '1er rang (par force décroissante) : obtenu mémoire',
-    ], ['partial'])).join('\n');
+    const shown = (
+      await noEnglish(
+        'memories, top in the wrong order',
+        sel,
+        [
+          'ffnMemories : d = 7, dFF = 10, k = 3 : échoué',
+          'ffnMemories : k = 0 (aucune mémoire : top est vide et partial est nul) : réussi',
+          '1er rang (par force décroissante) : obtenu mémoire',
+        ],
+        ['partial'],
+      )
+    ).join('\n');
     assert.doesNotMatch(shown, /strongest|memory \d/);
     await page.evaluate(() => document.getElementById('slot').replaceChildren());
   },

@@ -346,17 +346,35 @@ test("a grading report's texts are messages: the report's English, and French wi
   // wrong solutions written as learners write them, one per kind of text grading makes
   const cases = [
     ['gelu', 'function gelu(x) {\n  return x;\n}\nfunction geluTanh(x) {\n  return x;\n}\n', /^\d+ of \d+ tests/],
-    ['gelu', swap(gelu, 'Math.tanh(c * (z + 0.044715 * z * z * z))',
-      '(Math.exp(2 * c * (z + 0.044715 * z ** 3)) - 1) / (Math.exp(2 * c * (z + 0.044715 * z ** 3)) + 1)'),
-    /NaN or Infinity/],
+    [
+      'gelu',
+      swap(
+        gelu,
+        'Math.tanh(c * (z + 0.044715 * z * z * z))',
+        '(Math.exp(2 * c * (z + 0.044715 * z ** 3)) - 1) / (Math.exp(2 * c * (z + 0.044715 * z ** 3)) + 1)',
+      ),
+      /NaN or Infinity/,
+    ],
     ['gelu', swap(gelu, 'return map(x, (z) => 0.5 * z', 'return map(x, (z) => 1.5 * z'), /Off by a constant factor/],
     ['ffn', swap(ffn, 'bias = true, gated = false) {', 'bias, gated = false) {'), /give bias its default/],
-    ['ffn', swap(ffn, 'return add(matmul(H, W2), b2);', 'return transpose(add(matmul(H, W2), b2));'),
-      /transposed layout/],
-    ['swiglu-backward', swap(sol('swiglu-backward'), 'return { dX, dWGate,', 'return { dX, dW_gate: dWGate,'),
-      /expected keys dX, dWGate, dWUp, dWDown; got/],
-    ['gelu', swap(gelu, '(1 + erf(z / Math.SQRT2)));', '(1 + erf(z / Math.SQRT2)));\n  x.data.fill(0);\n  return y;')
-      .replace('return map(x, (z) => 0.5 * z * (1 + erf', 'const y = map(x, (z) => 0.5 * z * (1 + erf'), /in place/],
+    [
+      'ffn',
+      swap(ffn, 'return add(matmul(H, W2), b2);', 'return transpose(add(matmul(H, W2), b2));'),
+      /transposed layout/,
+    ],
+    [
+      'swiglu-backward',
+      swap(sol('swiglu-backward'), 'return { dX, dWGate,', 'return { dX, dW_gate: dWGate,'),
+      /expected keys dX, dWGate, dWUp, dWDown; got/,
+    ],
+    [
+      'gelu',
+      swap(gelu, '(1 + erf(z / Math.SQRT2)));', '(1 + erf(z / Math.SQRT2)));\n  x.data.fill(0);\n  return y;').replace(
+        'return map(x, (z) => 0.5 * z * (1 + erf',
+        'const y = map(x, (z) => 0.5 * z * (1 + erf',
+      ),
+      /in place/,
+    ],
     ['gelu', 'function gelu(x) {\n  return {};\n}\n', /returned an object with keys \{\}/],
     ['gelu', 'function gelu(x) {\n  while (true) {}\n}\n', /ran for more than 500 ms/],
     ['gelu', 'function gelu(x) {\n  throw new Error(x.shape.length ? "non" : "");\n}\n', /line 2/],
@@ -393,7 +411,10 @@ test("a grading report's texts are messages: the report's English, and French wi
   assert.ok(findEnglish(texts).length > 0, 'the check reads what the left-out parts say');
   // numbers are written the French way: 1 000 ms, a decimal comma
   assert.ok(texts.some((t) => /plus de 500 ms/.test(t)));
-  assert.ok(texts.some((t) => /\d,\d/.test(t)), 'a decimal comma');
+  assert.ok(
+    texts.some((t) => /\d,\d/.test(t)),
+    'a decimal comma',
+  );
 });
 
 test('results the page refuses (runner.js) are messages: the English kept, French with no English', async () => {
@@ -421,8 +442,9 @@ test('results the page refuses (runner.js) are messages: the English kept, Frenc
 
 test('a long shape or key list, cut in a report, says "sizes" and "keys" in the reader\'s language', async () => {
   const { gradeExercise } = await import('ffn-lab/sandbox');
-  const source = 'function gelu(x) {\n  return { data: [0], shape: [1, 1, 1, 1, 1, 1, 1, 1, 1, 1] };\n}\n'
-    + 'function geluTanh(x) {\n  const o = {};\n  for (let i = 0; i < 20; i++) o["k" + i] = 0;\n  return o;\n}\n';
+  const source =
+    'function gelu(x) {\n  return { data: [0], shape: [1, 1, 1, 1, 1, 1, 1, 1, 1, 1] };\n}\n' +
+    'function geluTanh(x) {\n  const o = {};\n  for (let i = 0; i < 20; i++) o["k" + i] = 0;\n  return o;\n}\n';
   const report = await gradeExercise('gelu', source);
   const fr = translator('fr');
   const texts = report.tests.map((t, i) => [t, report.said.tests[i]]).filter(([t]) => !t.pass);
@@ -444,9 +466,9 @@ test("the toolkit's errors carry a key: English as before, French on the page; l
     // a toolkit error, as learners meet it
     'function gelu(x) {\n  return transpose(reshape(x, [1, 1, -1]));\n}',
     // the learner's own error, dressed as a toolkit one, and a toolkit error whose message the learner changed
-    'function geluTanh(x) {\n  if (x.data.length % 2) {\n    const e = new RangeError("mine");\n'
-      + '    e.said = { key: "notTwoD", params: { fn: "a", shape: "b" } };\n    throw e;\n  }\n'
-      + '  try { transpose(reshape(x, [1, 1, -1])); } catch (e) { e.message = "changed"; throw e; }\n}',
+    'function geluTanh(x) {\n  if (x.data.length % 2) {\n    const e = new RangeError("mine");\n' +
+      '    e.said = { key: "notTwoD", params: { fn: "a", shape: "b" } };\n    throw e;\n  }\n' +
+      '  try { transpose(reshape(x, [1, 1, -1])); } catch (e) { e.message = "changed"; throw e; }\n}',
   ].join('\n');
   const report = await gradeExercise('gelu', source);
   const fr = translator('fr');
@@ -461,6 +483,12 @@ test("the toolkit's errors carry a key: English as before, French on the page; l
     assert.match(said(m), french);
   }
   const tanh = shown.filter(([t]) => t.fn === 'geluTanh').map(([, m]) => said(m));
-  assert.ok(tanh.some((s) => /^RangeError : mine \(ligne 6,/.test(s)), tanh.join('\n'));
-  assert.ok(tanh.some((s) => /^RangeError : changed \(ligne 10,/.test(s)), tanh.join('\n'));
+  assert.ok(
+    tanh.some((s) => /^RangeError : mine \(ligne 6,/.test(s)),
+    tanh.join('\n'),
+  );
+  assert.ok(
+    tanh.some((s) => /^RangeError : changed \(ligne 10,/.test(s)),
+    tanh.join('\n'),
+  );
 });

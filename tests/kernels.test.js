@@ -14,8 +14,35 @@ const { alloc, put, get, f32, i32, free: freeAll, held } = rawHeap(k);
 /* ---- data ---- */
 const rand = rng(12345);
 const randArray = (n, lo = -1, hi = 1) => Float32Array.from({ length: n }, () => lo + (hi - lo) * rand());
-const SPECIALS = [NaN, Infinity, -Infinity, 1e4, -1e4, 1e30, -1e30, 3.4e38, -3.4e38, 0, -0, 1e-40, -1e-40,
-  1e-45, 88, -88, 104, -104, 20, -20, 5, -5, -0.752, 1, -1, 30, -30];
+const SPECIALS = [
+  NaN,
+  Infinity,
+  -Infinity,
+  1e4,
+  -1e4,
+  1e30,
+  -1e30,
+  3.4e38,
+  -3.4e38,
+  0,
+  -0,
+  1e-40,
+  -1e-40,
+  1e-45,
+  88,
+  -88,
+  104,
+  -104,
+  20,
+  -20,
+  5,
+  -5,
+  -0.752,
+  1,
+  -1,
+  30,
+  -30,
+];
 const SIZES = [0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 23, 24, 25, 33, 47, 48, 49, 64, 65];
 
 const sameBits = (a, b) => (Number.isNaN(a) && Number.isNaN(b)) || Object.is(a, b);
@@ -30,10 +57,31 @@ test('imports are exactly env.emscripten_notify_memory_growth; the API is export
     { module: 'env', name: 'emscripten_notify_memory_growth', kind: 'function' },
   ]);
   const names = new Set(WebAssembly.Module.exports(module).map((e) => e.name));
-  for (const n of ['memory', '_initialize', 'malloc', 'free', 'matmul_forward', 'matmul_ref', 'act_forward',
-    'act_ref', 'act_grad', 'act_grad_ref', 'act_backward', 'ffn_forward', 'ffn_ref', 'gated_ffn_forward',
-    'gated_ffn_ref', 'swiglu_backward', 'swiglu_backward_ref', 'ffn_memories', 'ffn_memories_ref',
-    'ffn_param_count', 'llama_hidden_dim', 'ffn_flops', 'ffn_heap_in_use']) {
+  for (const n of [
+    'memory',
+    '_initialize',
+    'malloc',
+    'free',
+    'matmul_forward',
+    'matmul_ref',
+    'act_forward',
+    'act_ref',
+    'act_grad',
+    'act_grad_ref',
+    'act_backward',
+    'ffn_forward',
+    'ffn_ref',
+    'gated_ffn_forward',
+    'gated_ffn_ref',
+    'swiglu_backward',
+    'swiglu_backward_ref',
+    'ffn_memories',
+    'ffn_memories_ref',
+    'ffn_param_count',
+    'llama_hidden_dim',
+    'ffn_flops',
+    'ffn_heap_in_use',
+  ]) {
     assert.ok(names.has(n), `missing export ${n}`);
   }
 });
@@ -60,11 +108,15 @@ test('act_forward / act_grad vs act_ref / act_grad_ref, act_backward == dy * act
       for (let i = 0; i < n; i++) if (rand() < 0.25) x[i] = SPECIALS[Math.floor(rand() * SPECIALS.length)];
       if (n0 === 65) x.set(SPECIALS, n0);
       const dy = randArray(n, -2, 2);
-      const px = put(x); const pdy = put(dy);
-      const py = alloc(n); const pr = alloc(n); const pdx = alloc(n);
+      const px = put(x);
+      const pdy = put(dy);
+      const py = alloc(n);
+      const pr = alloc(n);
+      const pdx = alloc(n);
       assert.equal(k.act_forward(py, px, n, act), 0);
       assert.equal(k.act_ref(pr, px, n, act), 0);
-      let y = get(py, n); let r = get(pr, n);
+      let y = get(py, n);
+      let r = get(pr, n);
       for (let i = 0; i < n; i++) {
         const u = ulps(y[i], r[i]);
         worstF = Math.max(worstF, u);
@@ -73,7 +125,8 @@ test('act_forward / act_grad vs act_ref / act_grad_ref, act_backward == dy * act
       }
       assert.equal(k.act_grad(py, px, n, act), 0);
       assert.equal(k.act_grad_ref(pr, px, n, act), 0);
-      y = get(py, n); r = get(pr, n);
+      y = get(py, n);
+      r = get(pr, n);
       for (let i = 0; i < n; i++) {
         const u = Math.abs(y[i] - r[i]) < 1e-30 ? 0 : ulps(y[i], r[i]); // tiny floor at zero crossings
         worstG = Math.max(worstG, u);
@@ -96,8 +149,12 @@ test('act_forward / act_grad vs act_ref / act_grad_ref, act_backward == dy * act
 
 test('activation limits: +-inf, +-1e4, NaN, signed zero', () => {
   const x = [-Infinity, Infinity, -1e4, 1e4, NaN, -0];
-  const px = put(x); const py = alloc(x.length);
-  const run = (fn, act) => { k[fn](py, px, x.length, act); return get(py, x.length); };
+  const px = put(x);
+  const py = alloc(x.length);
+  const run = (fn, act) => {
+    k[fn](py, px, x.length, act);
+    return get(py, x.length);
+  };
   let y = run('act_forward', 3);
   assert.deepEqual([...y.slice(0, 4)], [0, 1, 0, 1]);
   for (const act of [4, 5, 6, 7]) {
@@ -121,13 +178,18 @@ test('matmul_forward equals matmul_ref bit for bit (same summation order), incl.
   for (const M of [0, 1, 3, 4, 5]) {
     for (const K of [0, 1, 3, 4, 8, 17]) {
       for (const N of [0, 1, 3, 4, 5, 8, 9, 33]) {
-        const A = randArray(M * K); const B = randArray(K * N);
+        const A = randArray(M * K);
+        const B = randArray(K * N);
         if (M * K > 1 && (M + K + N) % 2) A[1] = SPECIALS[(M + N) % SPECIALS.length];
-        const pa = put(A); const pb = put(B); const pc = alloc(M * N); const pr = alloc(M * N);
+        const pa = put(A);
+        const pb = put(B);
+        const pc = alloc(M * N);
+        const pr = alloc(M * N);
         f32(pc, M * N).fill(7);
         assert.equal(k.matmul_forward(pc, pa, pb, M, K, N), 0);
         assert.equal(k.matmul_ref(pr, pa, pb, M, K, N), 0);
-        const c = get(pc, M * N); const r = get(pr, M * N);
+        const c = get(pc, M * N);
+        const r = get(pr, M * N);
         for (let i = 0; i < M * N; i++) {
           assert.ok(sameBits(c[i], r[i]), `matmul ${M}x${K}x${N}[${i}]: ${c[i]} vs ${r[i]}`);
         }
@@ -137,91 +199,144 @@ test('matmul_forward equals matmul_ref bit for bit (same summation order), incl.
   }
 });
 
-test('large products go to the packed GEMM (M >= 4 and M*K*N >= 2^18): matmul_forward still equals matmul_ref ' +
-  'bit for bit for K <= 768 (or its fused in-order sum in ffn-relaxed.wasm) and stays within the float32 bound ' +
-  'beyond, on both sides of the threshold', () => {
-  // [M, K, N]: just under / at / over the threshold, M = 3 (never GEMM), tails in every dimension, K > 768 (K blocks)
-  const shapes = [[4, 255, 257], [4, 256, 256], [3, 1000, 100], [5, 300, 177], [9, 64, 513], [13, 768, 33],
-    [6, 769, 70], [5, 1500, 41]];
-  for (const [M, K, N] of shapes) {
-    const A = randArray(M * K); const B = randArray(K * N);
-    A[K + 2] = NaN; B[3 * N + 1] = 1e30; // a NaN row and an overflowing column take the same path as in the reference
-    const pa = put(A); const pb = put(B); const pc = alloc(M * N); const pr = alloc(M * N);
-    f32(pc, M * N).fill(7);
-    assert.equal(k.matmul_forward(pc, pa, pb, M, K, N), 0);
-    assert.equal(k.matmul_ref(pr, pa, pb, M, K, N), 0);
-    const c = get(pc, M * N);
-    let r = get(pr, M * N);
-    // ffn-relaxed.wasm's GEMM may fuse its multiply-adds: then the whole product is the same in-order sums
-    // with fused steps (the plain loop below the threshold never fuses)
-    if (RELAXED && K <= 768 && M >= 4 && M * K * N >= 2 ** 18 && !c.every((v, i) => sameBits(v, r[i]))) {
-      r = fusedInOrderMatmul(A, B, M, K, N);
-    }
-    for (let i = 0; i < M; i++) {
-      for (let j = 0; j < N; j++) {
-        const got = c[i * N + j], want = r[i * N + j];
-        const at = `matmul ${M}x${K}x${N}[${i},${j}]`;
-        if (K <= 768) { assert.ok(sameBits(got, want), `${at}: ${got} vs ${want}`); continue; }
-        if (!Number.isFinite(want)) { assert.ok(sameBits(got, want), `${at}: ${got} vs ${want}`); continue; }
-        let exact = 0, mag = 0;
-        for (let q = 0; q < K; q++) {
-          exact += A[i * K + q] * B[q * N + j];
-          mag += Math.abs(A[i * K + q] * B[q * N + j]);
-        }
-        assert.ok(Math.abs(got - exact) <= 2 * (K + 2) * 2 ** -24 * mag, `${at}: ${got} vs float64 ${exact}`);
+test(
+  'large products go to the packed GEMM (M >= 4 and M*K*N >= 2^18): matmul_forward still equals matmul_ref ' +
+    'bit for bit for K <= 768 (or its fused in-order sum in ffn-relaxed.wasm) and stays within the float32 bound ' +
+    'beyond, on both sides of the threshold',
+  () => {
+    // [M, K, N]: just under / at / over the threshold, M = 3 (never GEMM), tails in every dimension, K > 768 (K blocks)
+    const shapes = [
+      [4, 255, 257],
+      [4, 256, 256],
+      [3, 1000, 100],
+      [5, 300, 177],
+      [9, 64, 513],
+      [13, 768, 33],
+      [6, 769, 70],
+      [5, 1500, 41],
+    ];
+    for (const [M, K, N] of shapes) {
+      const A = randArray(M * K);
+      const B = randArray(K * N);
+      A[K + 2] = NaN;
+      B[3 * N + 1] = 1e30; // a NaN row and an overflowing column take the same path as in the reference
+      const pa = put(A);
+      const pb = put(B);
+      const pc = alloc(M * N);
+      const pr = alloc(M * N);
+      f32(pc, M * N).fill(7);
+      assert.equal(k.matmul_forward(pc, pa, pb, M, K, N), 0);
+      assert.equal(k.matmul_ref(pr, pa, pb, M, K, N), 0);
+      const c = get(pc, M * N);
+      let r = get(pr, M * N);
+      // ffn-relaxed.wasm's GEMM may fuse its multiply-adds: then the whole product is the same in-order sums
+      // with fused steps (the plain loop below the threshold never fuses)
+      if (RELAXED && K <= 768 && M >= 4 && M * K * N >= 2 ** 18 && !c.every((v, i) => sameBits(v, r[i]))) {
+        r = fusedInOrderMatmul(A, B, M, K, N);
       }
+      for (let i = 0; i < M; i++) {
+        for (let j = 0; j < N; j++) {
+          const got = c[i * N + j],
+            want = r[i * N + j];
+          const at = `matmul ${M}x${K}x${N}[${i},${j}]`;
+          if (K <= 768) {
+            assert.ok(sameBits(got, want), `${at}: ${got} vs ${want}`);
+            continue;
+          }
+          if (!Number.isFinite(want)) {
+            assert.ok(sameBits(got, want), `${at}: ${got} vs ${want}`);
+            continue;
+          }
+          let exact = 0,
+            mag = 0;
+          for (let q = 0; q < K; q++) {
+            exact += A[i * K + q] * B[q * N + j];
+            mag += Math.abs(A[i * K + q] * B[q * N + j]);
+          }
+          assert.ok(Math.abs(got - exact) <= 2 * (K + 2) * 2 ** -24 * mag, `${at}: ${got} vs float64 ${exact}`);
+        }
+      }
+      freeAll();
     }
-    freeAll();
-  }
-});
+  },
+);
 
-test('ffn_forward and gated_ffn_forward on the packed GEMM (large shapes, biases, every ' +
-  'activation) vs their references', () => {
-  for (let act = 0; act < ACTS.length; act++) {
-    const [T, d, F] = act % 2 ? [5, 130, 700] : [8, 67, 520];
-    const X = randArray(T * d, -2, 2); const W1 = randArray(d * F, -0.2, 0.2); const W2 = randArray(F * d, -0.2, 0.2);
-    const W3 = randArray(d * F, -0.2, 0.2); const b1 = randArray(F); const b2 = randArray(d);
-    const p = { X: put(X), W1: put(W1), W2: put(W2), W3: put(W3), b1: put(b1), b2: put(b2) };
-    const py = alloc(T * d); const pr = alloc(T * d); const w1 = alloc(2 * T * F); const w2 = alloc(2 * T * F);
-    assert.equal(k.ffn_forward(py, p.X, p.W1, p.b1, p.W2, p.b2, T, d, F, act, w1), 0);
-    assert.equal(k.ffn_ref(pr, p.X, p.W1, p.b1, p.W2, p.b2, T, d, F, act, w2), 0);
-    let y = get(py, T * d); let r = get(pr, T * d);
-    // the activation differs by an ulp or two from act_ref
-    for (let i = 0; i < T * d; i++) {
-      assert.ok(closeTo(y[i], r[i], 1e-5), `ffn ${ACTS[act]} ${T},${d},${F}[${i}]: ${y[i]} vs ${r[i]}`);
+test(
+  'ffn_forward and gated_ffn_forward on the packed GEMM (large shapes, biases, every ' +
+    'activation) vs their references',
+  () => {
+    for (let act = 0; act < ACTS.length; act++) {
+      const [T, d, F] = act % 2 ? [5, 130, 700] : [8, 67, 520];
+      const X = randArray(T * d, -2, 2);
+      const W1 = randArray(d * F, -0.2, 0.2);
+      const W2 = randArray(F * d, -0.2, 0.2);
+      const W3 = randArray(d * F, -0.2, 0.2);
+      const b1 = randArray(F);
+      const b2 = randArray(d);
+      const p = { X: put(X), W1: put(W1), W2: put(W2), W3: put(W3), b1: put(b1), b2: put(b2) };
+      const py = alloc(T * d);
+      const pr = alloc(T * d);
+      const w1 = alloc(2 * T * F);
+      const w2 = alloc(2 * T * F);
+      assert.equal(k.ffn_forward(py, p.X, p.W1, p.b1, p.W2, p.b2, T, d, F, act, w1), 0);
+      assert.equal(k.ffn_ref(pr, p.X, p.W1, p.b1, p.W2, p.b2, T, d, F, act, w2), 0);
+      let y = get(py, T * d);
+      let r = get(pr, T * d);
+      // the activation differs by an ulp or two from act_ref
+      for (let i = 0; i < T * d; i++) {
+        assert.ok(closeTo(y[i], r[i], 1e-5), `ffn ${ACTS[act]} ${T},${d},${F}[${i}]: ${y[i]} vs ${r[i]}`);
+      }
+      assert.equal(k.gated_ffn_forward(py, p.X, p.W1, p.W3, p.W2, T, d, F, act, w1), 0);
+      assert.equal(k.gated_ffn_ref(pr, p.X, p.W1, p.W3, p.W2, T, d, F, act, w2), 0);
+      y = get(py, T * d);
+      r = get(pr, T * d);
+      for (let i = 0; i < T * d; i++) {
+        assert.ok(closeTo(y[i], r[i], 1e-5), `gated ${ACTS[act]} ${T},${d},${F}[${i}]: ${y[i]} vs ${r[i]}`);
+      }
+      freeAll();
     }
-    assert.equal(k.gated_ffn_forward(py, p.X, p.W1, p.W3, p.W2, T, d, F, act, w1), 0);
-    assert.equal(k.gated_ffn_ref(pr, p.X, p.W1, p.W3, p.W2, T, d, F, act, w2), 0);
-    y = get(py, T * d); r = get(pr, T * d);
-    for (let i = 0; i < T * d; i++) {
-      assert.ok(closeTo(y[i], r[i], 1e-5), `gated ${ACTS[act]} ${T},${d},${F}[${i}]: ${y[i]} vs ${r[i]}`);
-    }
-    freeAll();
-  }
-});
+  },
+);
 
 test('ffn_forward and gated_ffn_forward vs their references, every activation', () => {
   for (let act = 0; act < ACTS.length; act++) {
-    for (const [T, d, F] of [[0, 3, 4], [1, 1, 1], [2, 4, 8], [3, 5, 17], [1, 9, 0], [4, 16, 33]]) {
-      const X = randArray(T * d, -2, 2); const W1 = randArray(d * F); const W2 = randArray(F * d);
-      const W3 = randArray(d * F); const b1 = randArray(F); const b2 = randArray(d);
+    for (const [T, d, F] of [
+      [0, 3, 4],
+      [1, 1, 1],
+      [2, 4, 8],
+      [3, 5, 17],
+      [1, 9, 0],
+      [4, 16, 33],
+    ]) {
+      const X = randArray(T * d, -2, 2);
+      const W1 = randArray(d * F);
+      const W2 = randArray(F * d);
+      const W3 = randArray(d * F);
+      const b1 = randArray(F);
+      const b2 = randArray(d);
       const p = { X: put(X), W1: put(W1), W2: put(W2), W3: put(W3), b1: put(b1), b2: put(b2) };
-      const py = alloc(T * d); const pr = alloc(T * d); const w1 = alloc(2 * T * F); const w2 = alloc(2 * T * F);
+      const py = alloc(T * d);
+      const pr = alloc(T * d);
+      const w1 = alloc(2 * T * F);
+      const w2 = alloc(2 * T * F);
       assert.equal(k.ffn_forward(py, p.X, p.W1, p.b1, p.W2, p.b2, T, d, F, act, w1), 0);
       assert.equal(k.ffn_ref(pr, p.X, p.W1, p.b1, p.W2, p.b2, T, d, F, act, w2), 0);
-      let y = get(py, T * d); let r = get(pr, T * d);
+      let y = get(py, T * d);
+      let r = get(pr, T * d);
       for (let i = 0; i < T * d; i++) {
         assert.ok(closeTo(y[i], r[i], 1e-5), `ffn ${ACTS[act]} ${T},${d},${F}: ${y[i]} vs ${r[i]}`);
       }
       assert.equal(k.ffn_forward(py, p.X, p.W1, 0, p.W2, 0, T, d, F, act, w1), 0); // no biases
       assert.equal(k.ffn_ref(pr, p.X, p.W1, 0, p.W2, 0, T, d, F, act, w2), 0);
-      y = get(py, T * d); r = get(pr, T * d);
+      y = get(py, T * d);
+      r = get(pr, T * d);
       for (let i = 0; i < T * d; i++) {
         assert.ok(closeTo(y[i], r[i], 1e-5), `ffn (no bias) ${ACTS[act]}: ${y[i]} vs ${r[i]}`);
       }
       assert.equal(k.gated_ffn_forward(py, p.X, p.W1, p.W3, p.W2, T, d, F, act, w1), 0);
       assert.equal(k.gated_ffn_ref(pr, p.X, p.W1, p.W3, p.W2, T, d, F, act, w2), 0);
-      y = get(py, T * d); r = get(pr, T * d);
+      y = get(py, T * d);
+      r = get(pr, T * d);
       for (let i = 0; i < T * d; i++) {
         assert.ok(closeTo(y[i], r[i], 1e-5), `gated ${ACTS[act]} ${T},${d},${F}: ${y[i]} vs ${r[i]}`);
       }
@@ -231,9 +346,20 @@ test('ffn_forward and gated_ffn_forward vs their references, every activation', 
 });
 
 test('swiglu_backward vs swiglu_backward_ref on edge shapes', () => {
-  for (const [N, d, F] of [[0, 2, 3], [1, 1, 1], [2, 3, 4], [3, 4, 5], [5, 9, 17], [2, 0, 3], [2, 3, 0]]) {
-    const X = randArray(N * d, -2, 2); const dY = randArray(N * d);
-    const Wg = randArray(d * F); const Wu = randArray(d * F); const Wd = randArray(F * d);
+  for (const [N, d, F] of [
+    [0, 2, 3],
+    [1, 1, 1],
+    [2, 3, 4],
+    [3, 4, 5],
+    [5, 9, 17],
+    [2, 0, 3],
+    [2, 3, 0],
+  ]) {
+    const X = randArray(N * d, -2, 2);
+    const dY = randArray(N * d);
+    const Wg = randArray(d * F);
+    const Wu = randArray(d * F);
+    const Wd = randArray(F * d);
     const ins = [put(dY), put(X), put(Wg), put(Wu), put(Wd)];
     const lens = [N * d, d * F, d * F, F * d];
     const outs = [lens.map(alloc), lens.map(alloc)];
@@ -241,7 +367,8 @@ test('swiglu_backward vs swiglu_backward_ref on edge shapes', () => {
     assert.equal(k.swiglu_backward(...outs[0], ...ins, N, d, F, work[0]), 0);
     assert.equal(k.swiglu_backward_ref(...outs[1], ...ins, N, d, F, work[1]), 0);
     lens.forEach((len, o) => {
-      const a = get(outs[0][o], len); const b = get(outs[1][o], len);
+      const a = get(outs[0][o], len);
+      const b = get(outs[1][o], len);
       for (let i = 0; i < len; i++) {
         assert.ok(closeTo(a[i], b[i], 1e-5), `swiglu_backward ${N},${d},${F} out ${o}[${i}]: ${a[i]} vs ${b[i]}`);
       }
@@ -251,7 +378,14 @@ test('swiglu_backward vs swiglu_backward_ref on edge shapes', () => {
 });
 
 test('ffn_memories vs ffn_memories_ref: ties by lower index, NaN first, k = 0 .. dff', () => {
-  for (const [d, F] of [[0, 0], [1, 1], [3, 4], [4, 5], [5, 9], [8, 33]]) {
+  for (const [d, F] of [
+    [0, 0],
+    [1, 1],
+    [3, 4],
+    [4, 5],
+    [5, 9],
+    [8, 33],
+  ]) {
     for (let kk = 0; kk <= F; kk++) {
       const x = Float32Array.from({ length: d }, () => Math.floor(rand() * 3));
       const W1 = Float32Array.from({ length: d * F }, () => Math.floor(rand() * 5) - 2); // many ties
@@ -280,7 +414,11 @@ test('ffn_memories vs ffn_memories_ref: ties by lower index, NaN first, k = 0 ..
 test('bad sizes, unknown activations and k out of range return EINVAL and touch nothing', () => {
   const s = alloc(64);
   f32(s, 64).fill(7);
-  const bad = [[-1, 2, 2], [2, -1, 2], [2, 2, -1]];
+  const bad = [
+    [-1, 2, 2],
+    [2, -1, 2],
+    [2, 2, -1],
+  ];
   for (const [a, b, c] of bad) {
     assert.equal(k.matmul_forward(s, s, s, a, b, c), EINVAL);
     assert.equal(k.matmul_ref(s, s, s, a, b, c), EINVAL);
@@ -301,11 +439,20 @@ test('bad sizes, unknown activations and k out of range return EINVAL and touch 
   }
   for (const fn of ['act_forward', 'act_ref', 'act_grad', 'act_grad_ref']) assert.equal(k[fn](s, s, -4, 1), EINVAL);
   assert.equal(k.act_backward(s, s, s, -1, 1), EINVAL);
-  for (const [d, F, kk] of [[-1, 4, 1], [4, -1, 0], [4, 4, -1], [4, 4, 5], [0, 0, 1]]) {
+  for (const [d, F, kk] of [
+    [-1, 4, 1],
+    [4, -1, 0],
+    [4, 4, -1],
+    [4, 4, 5],
+    [0, 0, 1],
+  ]) {
     assert.equal(k.ffn_memories(s, s, s, s, s, s, s, d, F, kk), EINVAL, `memories ${d},${F},${kk}`);
     assert.equal(k.ffn_memories_ref(s, s, s, s, s, s, s, d, F, kk), EINVAL);
   }
-  assert.ok(f32(s, 64).every((v) => v === 7), 'an EINVAL call wrote to memory');
+  assert.ok(
+    f32(s, 64).every((v) => v === 7),
+    'an EINVAL call wrote to memory',
+  );
   // zero sizes are valid; K = 0 gives zeros; dff = 0 gives the output bias
   assert.equal(k.matmul_forward(s, s, s, 2, 0, 3), 0);
   assert.deepEqual([...f32(s, 7)], [0, 0, 0, 0, 0, 0, 7]);
@@ -344,10 +491,13 @@ test('memory growth: emscripten_notify_memory_growth is called and kernels keep 
   assert.ok(k.memory.buffer.byteLength > pages && growths() > before, 'memory did not grow');
   f32(big, 8 << 20).fill(1);
   const x = randArray(1000, -8, 8);
-  const px = put(x); const py = alloc(1000); const pr = alloc(1000);
+  const px = put(x);
+  const py = alloc(1000);
+  const pr = alloc(1000);
   k.act_forward(py, px, 1000, 5);
   k.act_ref(pr, px, 1000, 5);
-  const y = get(py, 1000); const r = get(pr, 1000);
+  const y = get(py, 1000);
+  const r = get(pr, 1000);
   for (let i = 0; i < 1000; i++) assert.ok(ulps(y[i], r[i]) <= 2);
   freeAll();
   assert.equal(k.ffn_heap_in_use(), base, 'heap not back to its level');

@@ -18,13 +18,20 @@ function assertNear(got, want, scale, rtol, msg) {
   assert.ok(got.data instanceof Float32Array, `${msg}: Float32Array result`);
   for (let i = 0; i < want.data.length; i++) {
     const tol = rtol * scale[i] + 1e-30;
-    if (!(Math.abs(got.data[i] - want.data[i]) <= tol)) assert.fail(`${msg} [${i}]: ${got.data[i]} vs ${want.data[i]} (tol ${tol})`);
+    if (!(Math.abs(got.data[i] - want.data[i]) <= tol))
+      assert.fail(`${msg} [${i}]: ${got.data[i]} vs ${want.data[i]} (tol ${tol})`);
   }
 }
 
 test('createLinear: act(X W + b) against float64, for every activation and several X ranks', () => {
   const r = rng(21);
-  for (const [xs, K, N] of [[[3, 5, 9], 9, 17], [[7], 7, 1], [[1, 33], 33, 70], [[0, 4], 4, 6], [[2, 2, 2, 8], 8, 8]]) {
+  for (const [xs, K, N] of [
+    [[3, 5, 9], 9, 17],
+    [[7], 7, 1],
+    [[1, 33], 33, 70],
+    [[0, 4], 4, 6],
+    [[2, 2, 2, 8], 8, 8],
+  ]) {
     const W = randTensor(r, [K, N]);
     const b = randTensor(r, [N]);
     const X = randTensor(r, xs);
@@ -38,8 +45,13 @@ test('createLinear: act(X W + b) against float64, for every activation and sever
         const S = ref.addBias(ref.matmul(abs(X), abs(W)), abs(b)).data;
         const want = ref.activation(act, H);
         const slope = H.data.map((h) => (act === 'relu2' ? 2 * Math.abs(h) + 1 : 1.2));
-        assertNear(Y, want, S.map((s, i) => s * slope[i] + Math.abs(want.data[i])), 2 * (K + 8) * U,
-          `linear ${act} ${xs}`);
+        assertNear(
+          Y,
+          want,
+          S.map((s, i) => s * slope[i] + Math.abs(want.data[i])),
+          2 * (K + 8) * U,
+          `linear ${act} ${xs}`,
+        );
       } finally {
         layer.dispose();
       }
@@ -48,12 +60,20 @@ test('createLinear: act(X W + b) against float64, for every activation and sever
 });
 
 test('createLinear accepts nested arrays, 1-D inputs and a null bias; results are fresh copies', () => {
-  const layer = ffn.createLinear({ W: [[1, 2, 3], [4, 5, 6]] });
+  const layer = ffn.createLinear({
+    W: [
+      [1, 2, 3],
+      [4, 5, 6],
+    ],
+  });
   try {
     const y = layer.forward([1, -1]);
     assert.deepEqual(y.shape, [3]);
     assert.deepEqual(Array.from(y.data), [-3, -3, -3]);
-    const y2 = layer.forward([[1, 0], [0, 1]]);
+    const y2 = layer.forward([
+      [1, 0],
+      [0, 1],
+    ]);
     assert.deepEqual(y2.shape, [2, 3]);
     assert.deepEqual(Array.from(y2.data), [1, 2, 3, 4, 5, 6]);
     y2.data[0] = 99;
@@ -69,9 +89,16 @@ test('createLinear accepts nested arrays, 1-D inputs and a null bias; results ar
 
 test('createFfn and createGatedFfn match the float64 FFN references (and the core API) across token blocks', () => {
   const r = rng(22);
-  for (const [T, d, dff] of [[1, 16, 64], [5, 9, 33], [70, 12, 40], [130, 8, 20]]) {
+  for (const [T, d, dff] of [
+    [1, 16, 64],
+    [5, 9, 33],
+    [70, 12, 40],
+    [130, 8, 20],
+  ]) {
     const X = randTensor(r, [T, d]);
-    const W1 = randTensor(r, [d, dff], -0.5, 0.5), b1 = randTensor(r, [dff]), W2 = randTensor(r, [dff, d], -0.5, 0.5),
+    const W1 = randTensor(r, [d, dff], -0.5, 0.5),
+      b1 = randTensor(r, [dff]),
+      W2 = randTensor(r, [dff, d], -0.5, 0.5),
       b2 = randTensor(r, [d]);
     const Wu = randTensor(r, [d, dff], -0.5, 0.5);
     const tol = 4 * (d + dff) * U;
@@ -82,15 +109,18 @@ test('createFfn and createGatedFfn match the float64 FFN references (and the cor
         const want = ref.ffn(X, W1, b1, W2, b2, { activation: act });
         // scale: |X||W1| + |b1| through a slope-1.2 activation (relu2: 2|h|+1), then |W2|, + |b2|
         const H = ref.addBias(ref.matmul(X, W1), b1).data;
-        const Hs = ref.addBias(ref.matmul(abs(X), abs(W1)), abs(b1)).data.map((s, i) =>
-          (act === 'relu2' ? 2 * Math.abs(H[i]) + 1 : 1.2) * s + Math.abs(ref.act(act, H[i])));
+        const Hs = ref
+          .addBias(ref.matmul(abs(X), abs(W1)), abs(b1))
+          .data.map((s, i) => (act === 'relu2' ? 2 * Math.abs(H[i]) + 1 : 1.2) * s + Math.abs(ref.act(act, H[i])));
         const S = ref.addBias(ref.matmul({ data: Hs, shape: [T, dff] }, abs(W2)), abs(b2)).data;
         assertNear(f.forward(X), want, S, tol, `ffn ${act} ${T},${d},${dff}`);
         const core = ffn.ffn(X, W1, b1, W2, b2, { activation: act });
         assertNear(f.forward(X), core, S, tol, `ffn vs core ${act}`);
         const gw = ref.gatedFfn(X, W1, Wu, W2, { activation: act });
-        const G = ref.matmul(X, W1).data, Uu = ref.matmul(X, Wu).data;
-        const Gs = ref.matmul(abs(X), abs(W1)).data, Us = ref.matmul(abs(X), abs(Wu)).data;
+        const G = ref.matmul(X, W1).data,
+          Uu = ref.matmul(X, Wu).data;
+        const Gs = ref.matmul(abs(X), abs(W1)).data,
+          Us = ref.matmul(abs(X), abs(Wu)).data;
         const Hg = Gs.map((gs, i) => {
           const a = Math.abs(ref.act(act, G[i]));
           const sl = act === 'relu2' ? 2 * Math.abs(G[i]) + 1 : 1.2;
@@ -108,9 +138,13 @@ test('createFfn and createGatedFfn match the float64 FFN references (and the cor
 
 test('defaults: createFfn uses gelu_tanh, createGatedFfn uses silu, createLinear identity', () => {
   const r = rng(23);
-  const W1 = randTensor(r, [4, 8], -2, 2), W2 = randTensor(r, [8, 4], -2, 2), Wu = randTensor(r, [4, 8], -2, 2);
+  const W1 = randTensor(r, [4, 8], -2, 2),
+    W2 = randTensor(r, [8, 4], -2, 2),
+    Wu = randTensor(r, [4, 8], -2, 2);
   const X = randTensor(r, [3, 4], -2, 2);
-  const f = ffn.createFfn({ W1, W2 }), g = ffn.createGatedFfn({ Wg: W1, Wu, Wd: W2 }), l = ffn.createLinear({ W: W1 });
+  const f = ffn.createFfn({ W1, W2 }),
+    g = ffn.createGatedFfn({ Wg: W1, Wu, Wd: W2 }),
+    l = ffn.createLinear({ W: W1 });
   try {
     assert.equal(f.activation, 'gelu_tanh');
     assert.equal(g.activation, 'silu');
@@ -120,7 +154,7 @@ test('defaults: createFfn uses gelu_tanh, createGatedFfn uses silu, createLinear
     assert.ok(near(g.forward(X), ref.swigluFfn(X, W1, Wu, W2)));
     assert.ok(near(l.forward(X), ref.matmul(X, W1)));
   } finally {
-    f.dispose(), g.dispose(), l.dispose();
+    (f.dispose(), g.dispose(), l.dispose());
   }
 });
 
@@ -128,23 +162,46 @@ test('bad specs and inputs throw clear errors naming the function, argument and 
   const W = { data: new Float32Array(6), shape: [2, 3] };
   assert.throws(() => ffn.createLinear(), { name: 'TypeError', message: /createLinear: expected an object/ });
   assert.throws(() => ffn.createLinear({}), { name: 'TypeError', message: /createLinear: W is missing/ });
-  assert.throws(() => ffn.createLinear({ W: [1, 2, 3] }),
-    { name: 'RangeError', message: /createLinear: W has shape \[3\] but expected 2 dimensions/ });
-  assert.throws(() => ffn.createLinear({ W, b: [1, 2] }),
-    { name: 'RangeError', message: /createLinear: b has shape \[2\] but expected \[3\]/ });
-  assert.throws(() => ffn.createLinear({ W, activation: 'tanh' }),
-    { name: 'RangeError', message: /createLinear: unknown activation 'tanh'/ });
-  assert.throws(() => ffn.createLinear({ W, activation: 3 }),
-    { name: 'TypeError', message: /createLinear: activation must be one of/ });
-  assert.throws(() => ffn.createLinear({ W: [[1, 2], [3]] }),
-    { name: 'TypeError', message: /createLinear: W is ragged/ });
-  assert.throws(() => ffn.createFfn({ W1: W, W2: W }),
-    { name: 'RangeError', message: /createFfn: W2 has shape \[2,3\] but expected \[3,2\]/ });
-  assert.throws(() => ffn.createFfn({ W1: W, W2: [[1, 2, 3], [4, 5, 6], [7, 8, 9]].map((r) => r.slice(0, 2)),
-    b2: [1] }), {
+  assert.throws(() => ffn.createLinear({ W: [1, 2, 3] }), {
     name: 'RangeError',
-    message: /createFfn: b2 has shape \[1\] but expected \[2\]/,
+    message: /createLinear: W has shape \[3\] but expected 2 dimensions/,
   });
+  assert.throws(() => ffn.createLinear({ W, b: [1, 2] }), {
+    name: 'RangeError',
+    message: /createLinear: b has shape \[2\] but expected \[3\]/,
+  });
+  assert.throws(() => ffn.createLinear({ W, activation: 'tanh' }), {
+    name: 'RangeError',
+    message: /createLinear: unknown activation 'tanh'/,
+  });
+  assert.throws(() => ffn.createLinear({ W, activation: 3 }), {
+    name: 'TypeError',
+    message: /createLinear: activation must be one of/,
+  });
+  assert.throws(() => ffn.createLinear({ W: [[1, 2], [3]] }), {
+    name: 'TypeError',
+    message: /createLinear: W is ragged/,
+  });
+  assert.throws(() => ffn.createFfn({ W1: W, W2: W }), {
+    name: 'RangeError',
+    message: /createFfn: W2 has shape \[2,3\] but expected \[3,2\]/,
+  });
+  assert.throws(
+    () =>
+      ffn.createFfn({
+        W1: W,
+        W2: [
+          [1, 2, 3],
+          [4, 5, 6],
+          [7, 8, 9],
+        ].map((r) => r.slice(0, 2)),
+        b2: [1],
+      }),
+    {
+      name: 'RangeError',
+      message: /createFfn: b2 has shape \[1\] but expected \[2\]/,
+    },
+  );
   assert.throws(() => ffn.createGatedFfn({ Wg: W, Wu: { data: new Float32Array(6), shape: [3, 2] }, Wd: W }), {
     name: 'RangeError',
     message: /createGatedFfn: Wu has shape \[3,2\] but expected \[2,3\]/,
@@ -163,57 +220,83 @@ test('bad specs and inputs throw clear errors naming the function, argument and 
   }
 });
 
-test('forward(X, { out }) writes the same bits into the given array (reused, in place over X for square layers); a ' +
-  'bad out is refused and the layer stays usable', () => {
-  const r = rng(77);
-  const W = randTensor(r, [24, 40]); const b = randTensor(r, [40]);
-  const W1 = randTensor(r, [24, 64]); const W2 = randTensor(r, [64, 24]);
-  const lin = ffn.createLinear({ W, b, activation: 'gelu' });
-  const mlp = ffn.createFfn({ W1, b1: null, W2, b2: null });
-  const gated = ffn.createGatedFfn({ Wg: W1, Wu: randTensor(r, [24, 64]), Wd: W2 });
-  const h0 = ffn.heapStats().heapInUse;
-  try {
-    const out = new Float32Array(5 * 3 * 40).fill(NaN);
-    for (let round = 0; round < 3; round++) {
-      const X = randTensor(r, [5, 3, 24]);
-      const fresh = lin.forward(X);
-      const got = lin.forward(X, { out });
-      assert.equal(got.data, out, 'the result is the given array');
-      assert.deepEqual(got.shape, [5, 3, 40]);
-      assert.deepEqual(Array.from(got.data), Array.from(fresh.data));
+test(
+  'forward(X, { out }) writes the same bits into the given array (reused, in place over X for square layers); a ' +
+    'bad out is refused and the layer stays usable',
+  () => {
+    const r = rng(77);
+    const W = randTensor(r, [24, 40]);
+    const b = randTensor(r, [40]);
+    const W1 = randTensor(r, [24, 64]);
+    const W2 = randTensor(r, [64, 24]);
+    const lin = ffn.createLinear({ W, b, activation: 'gelu' });
+    const mlp = ffn.createFfn({ W1, b1: null, W2, b2: null });
+    const gated = ffn.createGatedFfn({ Wg: W1, Wu: randTensor(r, [24, 64]), Wd: W2 });
+    const h0 = ffn.heapStats().heapInUse;
+    try {
+      const out = new Float32Array(5 * 3 * 40).fill(NaN);
+      for (let round = 0; round < 3; round++) {
+        const X = randTensor(r, [5, 3, 24]);
+        const fresh = lin.forward(X);
+        const got = lin.forward(X, { out });
+        assert.equal(got.data, out, 'the result is the given array');
+        assert.deepEqual(got.shape, [5, 3, 40]);
+        assert.deepEqual(Array.from(got.data), Array.from(fresh.data));
+      }
+      for (const layer of [mlp, gated]) {
+        const X = randTensor(r, [7, 24]);
+        const want = layer.forward(X);
+        const xdata = Float32Array.from(X.data);
+        const got = layer.forward({ data: xdata, shape: [7, 24] }, { out: xdata }); // in place: X is copied in before Y is written
+        assert.equal(got.data, xdata);
+        assert.deepEqual(Array.from(xdata), Array.from(want.data));
+      }
+      const X = randTensor(r, [2, 24]);
+      assert.throws(
+        () => lin.forward(X, { out: new Float64Array(80) }),
+        (e) =>
+          e instanceof TypeError &&
+          /^createLinear\(\.\.\.\)\.forward: opts\.out must be a Float32Array; got /.test(e.message),
+      );
+      assert.throws(() => lin.forward(X, { out: [] }), TypeError);
+      assert.throws(
+        () => lin.forward(X, 'out'),
+        (e) => e instanceof TypeError && /opts must be an object/.test(e.message),
+      );
+      // an array passed where { out } belongs is refused, not silently ignored
+      assert.throws(
+        () => lin.forward(X, new Float32Array(80)),
+        (e) =>
+          e instanceof TypeError && /opts must be an object \{ out \}; got .*pass \{ out: array \}/.test(e.message),
+      );
+      assert.throws(
+        () => lin.forward(X, [0]),
+        (e) => e instanceof TypeError && /opts must be an object/.test(e.message),
+      );
+      const heapView = new Float32Array(wasm('test').memory.buffer, 1024, 80);
+      const heapBefore = Float32Array.from(heapView);
+      assert.throws(
+        () => lin.forward(X, { out: heapView }),
+        (e) => e instanceof RangeError && /opts\.out is a view of ffn-lab's own wasm memory/.test(e.message),
+      );
+      assert.deepEqual(Array.from(heapView), Array.from(heapBefore), 'the heap view is untouched');
+      assert.throws(
+        () => lin.forward(X, { out: new Float32Array(79) }),
+        (e) =>
+          e instanceof RangeError &&
+          e.message === 'createLinear(...).forward: opts.out has 79 floats but the result [2,40] needs 80',
+      );
+      assert.deepEqual(Array.from(lin.forward(X, { out: new Float32Array(80) }).data), Array.from(lin.forward(X).data));
+      assert.equal(lin.forward(X, {}).data.length, 80);
+      assert.equal(lin.forward(X, null).data.length, 80);
+    } finally {
+      lin.dispose();
+      mlp.dispose();
+      gated.dispose();
     }
-    for (const layer of [mlp, gated]) {
-      const X = randTensor(r, [7, 24]);
-      const want = layer.forward(X);
-      const xdata = Float32Array.from(X.data);
-      const got = layer.forward({ data: xdata, shape: [7, 24] },
-        { out: xdata }); // in place: X is copied in before Y is written
-      assert.equal(got.data, xdata);
-      assert.deepEqual(Array.from(xdata), Array.from(want.data));
-    }
-    const X = randTensor(r, [2, 24]);
-    assert.throws(() => lin.forward(X, { out: new Float64Array(80) }), (e) => e instanceof TypeError && /^createLinear\(\.\.\.\)\.forward: opts\.out must be a Float32Array; got /.test(e.message));
-    assert.throws(() => lin.forward(X, { out: [] }), TypeError);
-    assert.throws(() => lin.forward(X, 'out'),
-      (e) => e instanceof TypeError && /opts must be an object/.test(e.message));
-    // an array passed where { out } belongs is refused, not silently ignored
-    assert.throws(() => lin.forward(X, new Float32Array(80)),
-      (e) => e instanceof TypeError && /opts must be an object \{ out \}; got .*pass \{ out: array \}/.test(e.message));
-    assert.throws(() => lin.forward(X, [0]), (e) => e instanceof TypeError && /opts must be an object/.test(e.message));
-    const heapView = new Float32Array(wasm('test').memory.buffer, 1024, 80);
-    const heapBefore = Float32Array.from(heapView);
-    assert.throws(() => lin.forward(X, { out: heapView }),
-      (e) => e instanceof RangeError && /opts\.out is a view of ffn-lab's own wasm memory/.test(e.message));
-    assert.deepEqual(Array.from(heapView), Array.from(heapBefore), 'the heap view is untouched');
-    assert.throws(() => lin.forward(X, { out: new Float32Array(79) }), (e) => e instanceof RangeError && e.message === 'createLinear(...).forward: opts.out has 79 floats but the result [2,40] needs 80');
-    assert.deepEqual(Array.from(lin.forward(X, { out: new Float32Array(80) }).data), Array.from(lin.forward(X).data));
-    assert.equal(lin.forward(X, {}).data.length, 80);
-    assert.equal(lin.forward(X, null).data.length, 80);
-  } finally {
-    lin.dispose(); mlp.dispose(); gated.dispose();
-  }
-  assert.ok(ffn.heapStats().heapInUse <= h0, 'no memory left behind');
-});
+    assert.ok(ffn.heapStats().heapInUse <= h0, 'no memory left behind');
+  },
+);
 
 test('dispose frees the weights; a disposed layer refuses forward with an Error; double dispose is harmless', () => {
   const before = ffn.heapStats().heapInUse;
@@ -266,9 +349,10 @@ test('a forward pass too large for wasm memory fails with a clear RangeError and
   try {
     const X = { data: new Float32Array(2 ** 20), shape: [2 ** 20, 1] }; // Y would be 4 GiB
     const before = ffn.heapStats().heapInUse;
-    assert.throws(() => layer.forward(X),
-      { name: 'RangeError',
-      message: /createLinear\(\.\.\.\)\.forward: X \[1048576,1\] -> \[1048576,1024\] needs 4\.0 GiB of wasm memory/ });
+    assert.throws(() => layer.forward(X), {
+      name: 'RangeError',
+      message: /createLinear\(\.\.\.\)\.forward: X \[1048576,1\] -> \[1048576,1024\] needs 4\.0 GiB of wasm memory/,
+    });
     assert.equal(ffn.heapStats().heapInUse, before);
     assert.deepEqual(Array.from(layer.forward([2]).data.slice(0, 3)), [2, 2, 2]);
   } finally {

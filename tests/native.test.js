@@ -17,8 +17,9 @@ const sources = readdirSync(path.join(root, 'src'))
 
 // the default compiler, plus clang when it is a different one (its vector extensions differ slightly)
 const compilers = ['cc', 'gcc', 'clang'].filter(onPath);
-const chosen = compilers.length ? [...new Set([compilers[0],
-  compilers.includes('clang') ? 'clang' : compilers[0]])] : [];
+const chosen = compilers.length
+  ? [...new Set([compilers[0], compilers.includes('clang') ? 'clang' : compilers[0]])]
+  : [];
 
 const sanitize = ['-fsanitize=address,undefined', '-fno-sanitize-recover=all'];
 const flags = ['-std=c11', '-O1', '-g', '-Wall', '-Wextra', '-Werror', `-I${path.join(root, 'src')}`];

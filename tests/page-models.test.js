@@ -13,13 +13,17 @@ const erf = (x) => {
   // Abramowitz-Stegun 7.1.26 is too coarse here; use the series / continued fraction via erfc.
   const t = Math.abs(x);
   if (t < 2.5) {
-    let sum = t, term = t;
-    for (let n = 1; n < 80; n++) { term *= (-t * t) / n; sum += term / (2 * n + 1); }
+    let sum = t,
+      term = t;
+    for (let n = 1; n < 80; n++) {
+      term *= (-t * t) / n;
+      sum += term / (2 * n + 1);
+    }
     return Math.sign(x) * (2 / Math.sqrt(Math.PI)) * sum;
   }
   // Continued fraction for erfc at larger |x|.
   let f = 0;
-  for (let n = 60; n >= 1; n--) f = (n / 2) / (t + f);
+  for (let n = 60; n >= 1; n--) f = n / 2 / (t + f);
   const erfc = Math.exp(-t * t) / Math.sqrt(Math.PI) / (t + f);
   return Math.sign(x) * (1 - erfc);
 };
@@ -30,13 +34,17 @@ const close = (a, b, tol, what) => assert.ok(Math.abs(a - b) <= tol, `${what}: $
 /** The memory FFN in float64 from its weights: match, coef, written. */
 function ref(mem, x, y, phi) {
   const N = mem.dff;
-  const match = [], coef = [];
+  const match = [],
+    coef = [];
   for (let i = 0; i < N; i++) {
     match.push(x * mem.W1.data[i] + y * mem.W1.data[N + i] + mem.b1.data[i]);
     coef.push(phi(match[i]));
   }
   const written = [0, 0];
-  for (let i = 0; i < N; i++) { written[0] += coef[i] * mem.W2.data[2 * i]; written[1] += coef[i] * mem.W2.data[2 * i + 1]; }
+  for (let i = 0; i < N; i++) {
+    written[0] += coef[i] * mem.W2.data[2 * i];
+    written[1] += coef[i] * mem.W2.data[2 * i + 1];
+  }
   return { match, coef, written };
 }
 
@@ -67,7 +75,10 @@ test('memory: filler words fire nothing and write nothing; smooth activations le
     assert.deepEqual(Array.from(r.coef), [0, 0, 0], name);
     assert.deepEqual(Array.from(r.written), [0, 0], name);
     assert.equal(r.decoded.token, null, name);
-    for (const [act, phi] of [['gelu', gelu], ['silu', silu]]) {
+    for (const [act, phi] of [
+      ['gelu', gelu],
+      ['silu', silu],
+    ]) {
       const s = mm.compute(ffn, mem, { x: t.pos[0], y: t.pos[1], k: 3, activation: act });
       const e = ref(mem, t.pos[0], t.pos[1], phi);
       assert.deepEqual(s.fires, [], `${name} ${act} fires nothing`);
@@ -130,17 +141,29 @@ test('memory: a leak is any non-zero phi below the threshold (Tokyo, GELU); rank
 
 test('memory: top-k partial sums match a float64 reference for every k and activation', () => {
   const mem = mm.buildMemory(mm.DEFAULT_FACTS, mm.DEFAULT_DISTRACTORS, 0.4);
-  const points = [[-0.75, 0.43], [0.3, 0.2], [1.1, -0.6], [-0.2, -1.0], [0, 0]];
+  const points = [
+    [-0.75, 0.43],
+    [0.3, 0.2],
+    [1.1, -0.6],
+    [-0.2, -1.0],
+    [0, 0],
+  ];
   for (const [x, y] of points) {
-    for (const [act, phi] of [['relu', relu], ['gelu', gelu], ['silu', silu]]) {
+    for (const [act, phi] of [
+      ['relu', relu],
+      ['gelu', gelu],
+      ['silu', silu],
+    ]) {
       const e = ref(mem, x, y, phi);
-      const order = [0, 1, 2].sort((a, b) => (e.coef[b] - e.coef[a]) || (a - b));
+      const order = [0, 1, 2].sort((a, b) => e.coef[b] - e.coef[a] || a - b);
       for (let k = 0; k <= 3; k++) {
         const r = mm.compute(ffn, mem, { x, y, k, activation: act });
         assert.deepEqual(r.top, order.slice(0, k), `top at (${x},${y}) ${act} k=${k}`);
         const p = [0, 0];
-        for (const i of order.slice(0,
-          k)) { p[0] += e.coef[i] * mem.W2.data[2 * i]; p[1] += e.coef[i] * mem.W2.data[2 * i + 1]; }
+        for (const i of order.slice(0, k)) {
+          p[0] += e.coef[i] * mem.W2.data[2 * i];
+          p[1] += e.coef[i] * mem.W2.data[2 * i + 1];
+        }
         close(r.partial[0], p[0], 1e-5, `partial x at (${x},${y}) ${act} k=${k}`);
         close(r.partial[1], p[1], 1e-5, `partial y at (${x},${y}) ${act} k=${k}`);
         for (let i = 0; i < 3; i++) close(r.match[i], e.match[i], 1e-5, `match ${i}`);
@@ -151,7 +174,10 @@ test('memory: top-k partial sums match a float64 reference for every k and activ
 
 test('memory: author facts, per-fact thresholds and bad input', () => {
   const facts = mm.parseFacts('Berlin>Germany, Madrid>Spain@0.5, Lisbon>Portugal, Oslo>Norway');
-  assert.deepEqual(facts.map((f) => f.threshold), [undefined, 0.5, undefined, undefined]);
+  assert.deepEqual(
+    facts.map((f) => f.threshold),
+    [undefined, 0.5, undefined, undefined],
+  );
   assert.equal(mm.formatFacts(facts), 'Berlin>Germany, Madrid>Spain@0.5, Lisbon>Portugal, Oslo>Norway');
   const mem = mm.buildMemory(facts, ['a'], 1.5);
   assert.deepEqual(Array.from(mem.b1.data), [-1.5, -0.5, -1.5, -1.5]);
@@ -167,8 +193,10 @@ test('memory: author facts, per-fact thresholds and bad input', () => {
   assert.throws(() => mm.parseFacts('Tokyo>Japan, Tokyo>Nippon'), /appears twice/);
   assert.throws(() => mm.parseFacts('A>B@x'), /threshold must be a number/);
   assert.throws(() => mm.parseFacts(''), RangeError);
-  assert.throws(() => mm.compute(ffn, mm.buildMemory(), { x: 0, y: 0, activation: 'tanh' }),
-    /activation must be one of relu, gelu, silu/);
+  assert.throws(
+    () => mm.compute(ffn, mm.buildMemory(), { x: 0, y: 0, activation: 'tanh' }),
+    /activation must be one of relu, gelu, silu/,
+  );
   assert.throws(() => mm.compute(ffn, mm.buildMemory(), { x: NaN, y: 0 }), /finite/);
 });
 
@@ -177,9 +205,11 @@ test('memory: the shaded firing region is exactly where the kernel says the memo
   const inside = (poly, p) => {
     let s = 0;
     for (let j = 0; j < poly.length; j++) {
-      const a = poly[j], b = poly[(j + 1) % poly.length];
+      const a = poly[j],
+        b = poly[(j + 1) % poly.length];
       const c = (b[0] - a[0]) * (p[1] - a[1]) - (b[1] - a[1]) * (p[0] - a[0]);
-      if (c < -1e-9) s |= 1; else if (c > 1e-9) s |= 2;
+      if (c < -1e-9) s |= 1;
+      else if (c > 1e-9) s |= 2;
     }
     return s !== 3;
   };
@@ -210,7 +240,7 @@ test('activations: minima and GELU approximation errors found with the kernels',
   assert.ok(Math.abs(Math.abs(p.sigmoid.x) - 2) < 0.5, `sigmoid error peaks near |x| = 2, got ${p.sigmoid.x}`);
   const r = am.readout(ffn, -0.752);
   const byId = Object.fromEntries(r.rows.map((row) => [row.id, row]));
-  close(byId.gelu.y, -0.170, 5e-4, 'readout GELU(-0.752)');
+  close(byId.gelu.y, -0.17, 5e-4, 'readout GELU(-0.752)');
   close(byId.silu.y, silu(-0.752), 1e-6, 'readout SiLU(-0.752)');
   close(byId.gelu.dy, 0, 1e-3, "GELU' at its minimum");
   assert.equal(byId.relu.y, 0);
@@ -260,8 +290,7 @@ test('parameters: the section figures for every preset', () => {
   const qLlama = pm.computeBlock(ffn, { ...P.qwen3_moe, dffMode: 'llama', multipleOf: 256 });
   assert.equal(qLlama.dff, 768);
   assert.equal(qLlama.moe.totalParams, 128 * 3 * 2048 * 768 + 2048 * 128);
-  assert.equal(pm.computeBlock(ffn, { ...P.qwen3_moe, dffMode: 'llama', multipleOf: 256, moe: null }).dff,
-    5632); // 256 * ceil((2/3 * 4 * 2048) / 256)
+  assert.equal(pm.computeBlock(ffn, { ...P.qwen3_moe, dffMode: 'llama', multipleOf: 256, moe: null }).dff, 5632); // 256 * ceil((2/3 * 4 * 2048) / 256)
   assert.throws(() => pm.computeBlock(ffn, { ...P.gpt2, kvHeads: 5 }), /multiple of kvHeads/);
   assert.throws(() => pm.computeBlock(ffn, { ...P.gpt2, d: 0 }), /d must be a positive integer/);
 });

@@ -29,46 +29,59 @@ async function withDelayed(re, ms, body) {
   }
 }
 
-for (const spec of PAGES.filter((p) => !p.path.includes('#'))) { // a page opened at an anchor loads the same
-  test(`${spec.name}: code to ready at most 120 kB with brotli, no chain deeper than 3, a streaming compile`,
-    { skip }, async () => {
+for (const spec of PAGES.filter((p) => !p.path.includes('#'))) {
+  // a page opened at an anchor loads the same
+  test(
+    `${spec.name}: code to ready at most 120 kB with brotli, no chain deeper than 3, a streaming compile`,
+    { skip },
+    async () => {
       const l = await loadPage(served.context, served.url, ROOT, spec);
       await l.page.close();
-      const figures = `brotli ${l.br} B, gzip ${l.gz} B, chain ${l.depth} (deepest ${l.deepest}), `
-        + `wasm compiled by ${l.compileHow}`;
+      const figures =
+        `brotli ${l.br} B, gzip ${l.gz} B, chain ${l.depth} (deepest ${l.deepest}), ` +
+        `wasm compiled by ${l.compileHow}`;
       assert.ok(l.br > 20000 && l.gz > l.br, `the wasm and the elements' code were counted: ${figures}`);
       assert.ok(l.br <= BROTLI_MAX, `brotli: ${figures}`);
       assert.ok(l.depth <= CHAIN_MAX, `chain: ${figures}`);
       // web/serve.js sends application/wasm: the bytes are compiled as they arrive, not after the last one
       assert.equal(l.compileHow, 'compileStreaming', figures);
-    });
+    },
+  );
 }
 
-test('course page: the wasm compile starts while the elements\' modules are still loading', { skip }, async () => {
+test("course page: the wasm compile starts while the elements' modules are still loading", { skip }, async () => {
   // every module but the page's first (dist/boot.js) held back: a compile that waits for the modules starts after
   const late = /^\/web\/(?!dist\/boot\.js$).*\.js$/;
   const l = await withDelayed(late, 600, () => loadPage(served.context, served.url, ROOT, PAGES[0]));
   await l.page.close();
-  assert.ok(Number.isFinite(l.compileStart) && l.compileStart < l.lastModule,
-    `compile started at ${l.compileStart} ms, the last module arrived at ${l.lastModule} ms (${l.compileHow})`);
+  assert.ok(
+    Number.isFinite(l.compileStart) && l.compileStart < l.lastModule,
+    `compile started at ${l.compileStart} ms, the last module arrived at ${l.lastModule} ms (${l.compileHow})`,
+  );
 });
 
-test('course page: the activation plot is ready before the code of the elements below it has arrived', { skip },
+test(
+  'course page: the activation plot is ready before the code of the elements below it has arrived',
+  { skip },
   async () => {
     const below = /(ffn-exercise|memory-widget)\.js$|^\/web\/sandbox\//;
     const page = await served.newPage();
     try {
       await page.addInitScript(() => {
         window.__ready = 0;
-        document.addEventListener('ffn-ready', (e) => {
-          window.__ready++;
-          if (e.target.id !== 'plot') return;
-          window.__plotReady = {
-            at: performance.now(),
-            exercise: !!customElements.get('ffn-exercise'),
-            memory: !!customElements.get('ffn-memory-widget'),
-          };
-        }, true);
+        document.addEventListener(
+          'ffn-ready',
+          (e) => {
+            window.__ready++;
+            if (e.target.id !== 'plot') return;
+            window.__plotReady = {
+              at: performance.now(),
+              exercise: !!customElements.get('ffn-exercise'),
+              memory: !!customElements.get('ffn-memory-widget'),
+            };
+          },
+          true,
+        );
       });
       const seen = await withDelayed(below, 4000, async () => {
         await page.goto(new URL('web/', served.url).href);
@@ -76,13 +89,18 @@ test('course page: the activation plot is ready before the code of the elements 
         const plot = await page.evaluate(() => window.__plotReady);
         // the elements below still get ready once their code arrives
         const all = 'ffn-activation-plot, ffn-exercise, ffn-param-calculator, ffn-memory-widget';
-        await page.waitForFunction((s) => window.__ready === document.querySelectorAll(s).length, all,
-          { timeout: 30000 });
+        await page.waitForFunction((s) => window.__ready === document.querySelectorAll(s).length, all, {
+          timeout: 30000,
+        });
         return plot;
       });
-      assert.deepEqual({ exercise: seen.exercise, memory: seen.memory }, { exercise: false, memory: false },
-        `the plot was ready at ${Math.round(seen.at)} ms, and had waited for the code of the elements below it`);
+      assert.deepEqual(
+        { exercise: seen.exercise, memory: seen.memory },
+        { exercise: false, memory: false },
+        `the plot was ready at ${Math.round(seen.at)} ms, and had waited for the code of the elements below it`,
+      );
     } finally {
       await page.close();
     }
-  });
+  },
+);

@@ -4,7 +4,14 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import {
-  existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
 } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -73,7 +80,11 @@ function leaves(v, path = '', acc = []) {
 function assertShown(got, { text, value, line }) {
   const want = leaves(value);
   const have = leaves(got);
-  assert.deepEqual(have.map(([p]) => p), want.map(([p]) => p), `${line}: printed ${JSON.stringify(got)}`);
+  assert.deepEqual(
+    have.map(([p]) => p),
+    want.map(([p]) => p),
+    `${line}: printed ${JSON.stringify(got)}`,
+  );
   const literals = text.match(/-?\d+(?:\.\d+)?(?:e[-+]?\d+)?/gi) || [];
   let n = 0;
   for (let i = 0; i < want.length; i++) {
@@ -200,23 +211,31 @@ async function runPage(name, html, { logs = 0, iframes = false } = {}) {
   });
   try {
     await page.goto(new URL(name, server.url).href, { waitUntil: 'load' });
-    await page.waitForFunction(
-      (n) => {
-        const els = [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('ffn-'));
-        return els.every((e) => window.__ready.has(e)) && window.__printed >= n;
-      },
-      logs,
-      { timeout: 30000, polling: 100 },
-    ).catch(async (e) => {
-      const state = await page.evaluate(() => [...document.querySelectorAll('*')]
-        .filter((el) => el.localName.startsWith('ffn-') && !window.__ready.has(el)).map((el) => el.localName));
-      const waiting = state.join(', ') || '(all elements ready)';
-      throw new Error(`${name}: not ready: ${waiting}; ${errors.join('; ')} ${e.message}`);
-    });
+    await page
+      .waitForFunction(
+        (n) => {
+          const els = [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('ffn-'));
+          return els.every((e) => window.__ready.has(e)) && window.__printed >= n;
+        },
+        logs,
+        { timeout: 30000, polling: 100 },
+      )
+      .catch(async (e) => {
+        const state = await page.evaluate(() =>
+          [...document.querySelectorAll('*')]
+            .filter((el) => el.localName.startsWith('ffn-') && !window.__ready.has(el))
+            .map((el) => el.localName),
+        );
+        const waiting = state.join(', ') || '(all elements ready)';
+        throw new Error(`${name}: not ready: ${waiting}; ${errors.join('; ')} ${e.message}`);
+      });
     if (iframes) {
       // host.js sizes each embed iframe to its page's content once the element is ready
-      await page.waitForFunction(() => [...document.querySelectorAll('iframe')].every((f) => f.offsetHeight > 300),
-        null, { timeout: 30000 });
+      await page.waitForFunction(
+        () => [...document.querySelectorAll('iframe')].every((f) => f.offsetHeight > 300),
+        null,
+        { timeout: 30000 },
+      );
     }
     return { page, printed: await Promise.all(printed), errors };
   } catch (e) {
@@ -226,8 +245,9 @@ async function runPage(name, html, { logs = 0, iframes = false } = {}) {
 }
 
 // console.log in a page counts as printed once its value is read; count them in the page as well
-const COUNT_LOGS = '<script>window.__printed = 0; { const log = console.log; '
-  + 'console.log = (...a) => { window.__printed++; log(...a); }; }</script>';
+const COUNT_LOGS =
+  '<script>window.__printed = 0; { const log = console.log; ' +
+  'console.log = (...a) => { window.__printed++; log(...a); }; }</script>';
 
 htmlBlocks.forEach((block, i) => {
   const prev = blocks[blocks.indexOf(block) - 1];
@@ -277,7 +297,10 @@ export function anchorsOf(md) {
     const h = /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(line);
     if (!h) continue;
     const text = h[1].replace(/\[([^\]]*)\]\([^)]*\)/g, '$1').replace(/<[^>]+>/g, (t) => t.replace(/[<>]/g, ''));
-    let slug = text.toLowerCase().replace(/[^\p{L}\p{M}\p{N}\p{Pc}\- ]/gu, '').replace(/ /g, '-');
+    let slug = text
+      .toLowerCase()
+      .replace(/[^\p{L}\p{M}\p{N}\p{Pc}\- ]/gu, '')
+      .replace(/ /g, '-');
     const n = seen.get(slug) ?? 0;
     seen.set(slug, n + 1);
     if (n) slug = `${slug}-${n}`;
@@ -340,10 +363,20 @@ test('every relative link and anchor in every README resolves', () => {
 });
 
 test('the anchor rule follows GitHub on the headings these READMEs use', () => {
-  const ids = anchorsOf('# A\n## The element `<ffn-exercise>`\n### Saved and imported progress (`storage.js`)\n'
-    + "## The editor: a textarea, or the site's CodeMirror\n## How src/fit computes them\n## Tests\n## Tests\n"
-    + '```\n# not a heading\n```\n<a id="x-y"></a>');
-  for (const id of ['the-element-ffn-exercise', 'saved-and-imported-progress-storagejs', 'how-srcfit-computes-them',
-    'the-editor-a-textarea-or-the-sites-codemirror', 'tests', 'tests-1', 'x-y']) assert.ok(ids.has(id), id);
+  const ids = anchorsOf(
+    '# A\n## The element `<ffn-exercise>`\n### Saved and imported progress (`storage.js`)\n' +
+      "## The editor: a textarea, or the site's CodeMirror\n## How src/fit computes them\n## Tests\n## Tests\n" +
+      '```\n# not a heading\n```\n<a id="x-y"></a>',
+  );
+  for (const id of [
+    'the-element-ffn-exercise',
+    'saved-and-imported-progress-storagejs',
+    'how-srcfit-computes-them',
+    'the-editor-a-textarea-or-the-sites-codemirror',
+    'tests',
+    'tests-1',
+    'x-y',
+  ])
+    assert.ok(ids.has(id), id);
   assert.ok(!ids.has('not-a-heading'));
 });

@@ -33,7 +33,11 @@ test('the kernel and API tests pass on ffn-relaxed.wasm (in a Node running relax
   const env = { ...process.env, FFN_LAB_TEST_WASM: 'relaxed' };
   delete env.NODE_TEST_CONTEXT; // a test runner of its own, not a child reporting to this one
   const args = [
-    ...relaxedNodeArgs, '--test', '--test-concurrency=1', '--test-reporter=tap', ...FILES.map((f) => `tests/${f}`),
+    ...relaxedNodeArgs,
+    '--test',
+    '--test-concurrency=1',
+    '--test-reporter=tap',
+    ...FILES.map((f) => `tests/${f}`),
   ];
   const { code, stdout } = await new Promise((done) => {
     const opts = { cwd: ROOT, env, timeout: 300000, maxBuffer: 64 << 20 };
@@ -47,9 +51,11 @@ test('the kernel and API tests pass on ffn-relaxed.wasm (in a Node running relax
   assert.ok(count('pass') >= 80, `only ${count('pass')} tests ran`);
 });
 
-test('in that Node, ready() loads ffn-relaxed.wasm, whose layer results agree with ' +
-  'ffn.wasm within float32 rounding', { skip }, async () => {
-  const code = `
+test(
+  'in that Node, ready() loads ffn-relaxed.wasm, whose layer results agree with ' + 'ffn.wasm within float32 rounding',
+  { skip },
+  async () => {
+    const code = `
     import * as ffn from 'ffn-lab';
     await ffn.ready({ relaxed: process.argv.at(-1) === 'relaxed' });
     const K = 300, r = (i) => Math.sin(i * 12.9898) * 0.5;
@@ -57,88 +63,102 @@ test('in that Node, ready() loads ffn-relaxed.wasm, whose layer results agree wi
     const W = { data: Float32Array.from({ length: K * 200 }, (_, i) => r(i + 7)), shape: [K, 200] };
     const y = Array.from(ffn.createLinear({ W }).forward(X).data);
     console.log(JSON.stringify({ simd: ffn.wasmInfo().simd, y }));`;
-  // build: 'relaxed' (ready({ relaxed: true }) in a Node running relaxed SIMD) or 'plain' (relaxed: false)
-  const run = (flags, build) => new Promise((done, fail) => {
-    const args = [...flags, '--input-type=module', '-e', code, '--', build];
-    const opts = { cwd: ROOT, timeout: 20000, maxBuffer: 16 << 20 };
-    execFile(process.execPath, args, opts, (err, out, errOut) => {
-      if (err) fail(new Error(errOut)); else done(JSON.parse(out));
-    });
-  });
-  const [plain, relaxed] = await Promise.all([run([], 'plain'), run(relaxedNodeArgs, 'relaxed')]);
-  assert.equal(plain.simd, 'simd128');
-  assert.equal(relaxed.simd, 'relaxed');
-  assert.equal(relaxed.y.length, 8 * 200);
-  // both are within float32 rounding of the same sums: K = 300 terms of magnitude at most 0.25
-  const K = 300;
-  for (let i = 0; i < plain.y.length; i++) {
-    const bound = 2 * 2 * (K + 2) * 2 ** -24 * 0.25 * K;
-    assert.ok(Math.abs(plain.y[i] - relaxed.y[i]) <= bound, `[${i}] ${plain.y[i]} vs ${relaxed.y[i]}`);
-  }
-});
+    // build: 'relaxed' (ready({ relaxed: true }) in a Node running relaxed SIMD) or 'plain' (relaxed: false)
+    const run = (flags, build) =>
+      new Promise((done, fail) => {
+        const args = [...flags, '--input-type=module', '-e', code, '--', build];
+        const opts = { cwd: ROOT, timeout: 20000, maxBuffer: 16 << 20 };
+        execFile(process.execPath, args, opts, (err, out, errOut) => {
+          if (err) fail(new Error(errOut));
+          else done(JSON.parse(out));
+        });
+      });
+    const [plain, relaxed] = await Promise.all([run([], 'plain'), run(relaxedNodeArgs, 'relaxed')]);
+    assert.equal(plain.simd, 'simd128');
+    assert.equal(relaxed.simd, 'relaxed');
+    assert.equal(relaxed.y.length, 8 * 200);
+    // both are within float32 rounding of the same sums: K = 300 terms of magnitude at most 0.25
+    const K = 300;
+    for (let i = 0; i < plain.y.length; i++) {
+      const bound = 2 * 2 * (K + 2) * 2 ** -24 * 0.25 * K;
+      assert.ok(Math.abs(plain.y[i] - relaxed.y[i]) <= bound, `[${i}] ${plain.y[i]} vs ${relaxed.y[i]}`);
+    }
+  },
+);
 
-test('fma32 (the fused reference of the bit-level GEMM checks) rounds a*b + c once: against exact BigInt ' +
-  'arithmetic, ties included', () => {
-  // exact value of a double as a BigInt times 2^-400 (every float32 product and sum here fits)
-  const SH = 400n;
-  const dv = new DataView(new ArrayBuffer(8));
-  const big = (x) => {
-    if (x === 0) return 0n;
-    dv.setFloat64(0, x);
-    const hi = dv.getUint32(0), lo = dv.getUint32(4);
-    const ex = (hi >>> 20) & 0x7ff;
-    let mant = (BigInt(hi & 0xfffff) << 32n) | BigInt(lo);
-    if (ex) mant |= 1n << 52n;
-    const sh = BigInt((ex ? ex : 1) - 1075) + SH;
-    const m = sh >= 0n ? mant << sh : mant >> -sh;
-    return hi >>> 31 ? -m : m;
-  };
-  // the float32 nearest to v (ties to even), among the neighbours of its float64 rounding
-  const f = new Float32Array(1), bits = new Int32Array(f.buffer);
-  const nearest = (v) => {
-    const r = Math.fround(Number(v) / 2 ** 400);
-    let best = r, bestD = -1n;
-    for (let d = -2; d <= 2; d++) {
-      f[0] = r;
-      bits[0] += d;
-      const c = f[0];
-      const dist = big(c) - v < 0n ? v - big(c) : big(c) - v;
-      if (bestD < 0n || dist < bestD || (dist === bestD && (bits[0] & 1) === 0)) (best = c), (bestD = dist);
+test(
+  'fma32 (the fused reference of the bit-level GEMM checks) rounds a*b + c once: against exact BigInt ' +
+    'arithmetic, ties included',
+  () => {
+    // exact value of a double as a BigInt times 2^-400 (every float32 product and sum here fits)
+    const SH = 400n;
+    const dv = new DataView(new ArrayBuffer(8));
+    const big = (x) => {
+      if (x === 0) return 0n;
+      dv.setFloat64(0, x);
+      const hi = dv.getUint32(0),
+        lo = dv.getUint32(4);
+      const ex = (hi >>> 20) & 0x7ff;
+      let mant = (BigInt(hi & 0xfffff) << 32n) | BigInt(lo);
+      if (ex) mant |= 1n << 52n;
+      const sh = BigInt((ex ? ex : 1) - 1075) + SH;
+      const m = sh >= 0n ? mant << sh : mant >> -sh;
+      return hi >>> 31 ? -m : m;
+    };
+    // the float32 nearest to v (ties to even), among the neighbours of its float64 rounding
+    const f = new Float32Array(1),
+      bits = new Int32Array(f.buffer);
+    const nearest = (v) => {
+      const r = Math.fround(Number(v) / 2 ** 400);
+      let best = r,
+        bestD = -1n;
+      for (let d = -2; d <= 2; d++) {
+        f[0] = r;
+        bits[0] += d;
+        const c = f[0];
+        const dist = big(c) - v < 0n ? v - big(c) : big(c) - v;
+        if (bestD < 0n || dist < bestD || (dist === bestD && (bits[0] & 1) === 0)) ((best = c), (bestD = dist));
+      }
+      return best;
+    };
+    const r = rng(5);
+    let ties = 0;
+    for (let t = 0; t < 20000; t++) {
+      let a = Math.fround((r() - 0.5) * 4),
+        b = Math.fround((r() - 0.5) * 4),
+        c = Math.fround((r() - 0.5) * 8);
+      if (t % 3 === 0) c = Math.fround(-Math.fround(a * b) + Math.fround((r() - 0.5) * 1e-6)); // cancellation
+      if (t % 5 === 0) {
+        // short mantissas: a*b + c often lands exactly between two floats (a tie fma32 must round to even)
+        a = Math.fround(1 + Math.floor(r() * 4096) / 4096);
+        b = Math.fround(1 + Math.floor(r() * 4096) / 4096);
+        c = Math.fround((Math.floor(r() * 2 ** 20) / 2 ** 20) * 4);
+      }
+      if (t % 7 === 0) {
+        // a*b = 2^-14 (1 - i^2 2^-46) onto c = 1024 + odd * 2^-13: the sum lies just below the midpoint to the
+        // next (even) float; float64 rounds it onto the midpoint, and float32 ties-to-even would then go up
+        const i = 1 + Math.floor(r() * 300);
+        a = Math.fround(2 ** -7 * (1 + i * 2 ** -23));
+        b = Math.fround(2 ** -7 * (1 - i * 2 ** -23));
+        c = Math.fround(1024 + (2 * Math.floor(r() * 1000) + 1) * 2 ** -13);
+      }
+      const exact = (big(a) * big(b)) / (1n << SH) + big(c);
+      const s = a * b + c; // float64, rounded
+      if (Math.fround(s) !== nearest(exact)) ties++; // cases where rounding twice would be wrong
+      assert.ok(Object.is(fma32(a, b, c), nearest(exact)), `fma32(${a}, ${b}, ${c})`);
     }
-    return best;
-  };
-  const r = rng(5);
-  let ties = 0;
-  for (let t = 0; t < 20000; t++) {
-    let a = Math.fround((r() - 0.5) * 4), b = Math.fround((r() - 0.5) * 4), c = Math.fround((r() - 0.5) * 8);
-    if (t % 3 === 0) c = Math.fround(-Math.fround(a * b) + Math.fround((r() - 0.5) * 1e-6)); // cancellation
-    if (t % 5 === 0) {
-      // short mantissas: a*b + c often lands exactly between two floats (a tie fma32 must round to even)
-      a = Math.fround(1 + Math.floor(r() * 4096) / 4096);
-      b = Math.fround(1 + Math.floor(r() * 4096) / 4096);
-      c = Math.fround((Math.floor(r() * 2 ** 20) / 2 ** 20) * 4);
-    }
-    if (t % 7 === 0) {
-      // a*b = 2^-14 (1 - i^2 2^-46) onto c = 1024 + odd * 2^-13: the sum lies just below the midpoint to the
-      // next (even) float; float64 rounds it onto the midpoint, and float32 ties-to-even would then go up
-      const i = 1 + Math.floor(r() * 300);
-      a = Math.fround(2 ** -7 * (1 + i * 2 ** -23));
-      b = Math.fround(2 ** -7 * (1 - i * 2 ** -23));
-      c = Math.fround(1024 + (2 * Math.floor(r() * 1000) + 1) * 2 ** -13);
-    }
-    const exact = (big(a) * big(b)) / (1n << SH) + big(c);
-    const s = a * b + c; // float64, rounded
-    if (Math.fround(s) !== nearest(exact)) ties++; // cases where rounding twice would be wrong
-    assert.ok(Object.is(fma32(a, b, c), nearest(exact)), `fma32(${a}, ${b}, ${c})`);
-  }
-  assert.ok(ties > 0, 'the inputs include cases where rounding to float64 first gives the wrong float32');
-});
+    assert.ok(ties > 0, 'the inputs include cases where rounding to float64 first gives the wrong float32');
+  },
+);
 
 /** Count of f32x4.relaxed_madd opcodes (0xfd 0x85 0x02) in the code section (id 10) of a module. */
 function relaxedMadds(bytes) {
-  let p = 8, count = 0;
+  let p = 8,
+    count = 0;
   const leb = () => {
-    let v = 0, shift = 0, b;
+    let v = 0,
+      shift = 0,
+      b;
     do {
       b = bytes[p++];
       v += (b & 0x7f) * 2 ** shift;
@@ -167,10 +187,12 @@ test('ffn-relaxed.wasm carries relaxed_madd in its code (so its GEMM can fuse) a
   assert.equal(relaxedMadds(plain), 0);
 });
 
-test('both builds compute the same activations and derivatives, bit for bit, on a ' +
-  'spread of float32 bit patterns', { skip }, async () => {
-  const harness = JSON.stringify(new URL('./helpers/wasm-under-test.js', import.meta.url).href);
-  const code = `
+test(
+  'both builds compute the same activations and derivatives, bit for bit, on a ' + 'spread of float32 bit patterns',
+  { skip },
+  async () => {
+    const harness = JSON.stringify(new URL('./helpers/wasm-under-test.js', import.meta.url).href);
+    const code = `
     import { instantiateRaw } from ${harness};
     const load = async (spec) => (await instantiateRaw(new URL(import.meta.resolve(spec)))).exports;
     const [a, b] = [await load('ffn-lab/ffn.wasm'), await load('ffn-lab/ffn-relaxed.wasm')];
@@ -192,12 +214,14 @@ test('both builds compute the same activations and derivatives, bit for bit, on 
         for (let i = 0; i < n; i++) (compared++, ya[i] !== yb[i] && differ++);
       }
     console.log(JSON.stringify({ compared, differ }));`;
-  const out = await new Promise((done, fail) => {
-    const args = [...relaxedNodeArgs, '--input-type=module', '-e', code];
-    execFile(process.execPath, args, { cwd: ROOT, timeout: 60000 }, (err, o, e) => {
-      if (err) fail(new Error(e)); else done(JSON.parse(o));
+    const out = await new Promise((done, fail) => {
+      const args = [...relaxedNodeArgs, '--input-type=module', '-e', code];
+      execFile(process.execPath, args, { cwd: ROOT, timeout: 60000 }, (err, o, e) => {
+        if (err) fail(new Error(e));
+        else done(JSON.parse(o));
+      });
     });
-  });
-  assert.equal(out.compared, 16 * 2 ** 20);
-  assert.equal(out.differ, 0);
-});
+    assert.equal(out.compared, 16 * 2 ** 20);
+    assert.equal(out.differ, 0);
+  },
+);

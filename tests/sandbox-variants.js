@@ -39,8 +39,11 @@ function geluTanh(x) {
   'gelu-missing-half': edit('gelu', EXACT, 'z * (1 + erf(z / Math.SQRT2))'),
   'gelu-missing-cubic': edit('gelu', TANH, '0.5 * z * (1 + Math.tanh(c * z))'),
 
-  'ffn-exact-gelu': edit('ffn', "const H = map(add(matmul(X, W1), b1), (z) => geluTanhScalar(z));",
-    'const H = map(add(matmul(X, W1), b1), (z) => 0.5 * z * (1 + erf(z / Math.SQRT2)));'),
+  'ffn-exact-gelu': edit(
+    'ffn',
+    'const H = map(add(matmul(X, W1), b1), (z) => geluTanhScalar(z));',
+    'const H = map(add(matmul(X, W1), b1), (z) => 0.5 * z * (1 + erf(z / Math.SQRT2)));',
+  ),
   'ffn-missing-b1': edit('ffn', 'map(add(matmul(X, W1), b1),', 'map(matmul(X, W1),'),
   'ffn-missing-b2': edit('ffn', 'return add(matmul(H, W2), b2);', 'return matmul(H, W2);'),
   'ffn-relu': edit('ffn', '(z) => geluTanhScalar(z)', '(z) => Math.max(0, z)'),
@@ -74,14 +77,23 @@ function geluTanh(x) {
 `,
   },
 
-  'backward-dx-missing-up': edit('swiglu-backward',
-    'const dX = add(matmul(dG, transpose(Wg)), matmul(dU, transpose(Wu)));', 'const dX = matmul(dG, transpose(Wg));'),
-  'backward-dx-missing-gate': edit('swiglu-backward',
-    'const dX = add(matmul(dG, transpose(Wg)), matmul(dU, transpose(Wu)));', 'const dX = matmul(dU, transpose(Wu));'),
+  'backward-dx-missing-up': edit(
+    'swiglu-backward',
+    'const dX = add(matmul(dG, transpose(Wg)), matmul(dU, transpose(Wu)));',
+    'const dX = matmul(dG, transpose(Wg));',
+  ),
+  'backward-dx-missing-gate': edit(
+    'swiglu-backward',
+    'const dX = add(matmul(dG, transpose(Wg)), matmul(dU, transpose(Wu)));',
+    'const dX = matmul(dU, transpose(Wu));',
+  ),
   'backward-silu-prime-sigma': edit('swiglu-backward', 'return s * (1 + g * (1 - s));', 'return s * (1 - s);'),
   'backward-product-rule': edit('swiglu-backward', 'const dG = mul(mul(dH, U), slope);', 'const dG = mul(dH, slope);'),
-  'backward-dw-transposed': edit('swiglu-backward', 'const dWDown = matmul(transpose(H), dY);',
-    'const dWDown = matmul(transpose(dY), H);'),
+  'backward-dw-transposed': edit(
+    'swiglu-backward',
+    'const dWDown = matmul(transpose(H), dY);',
+    'const dWDown = matmul(transpose(dY), H);',
+  ),
 
   'memories-ascending': {
     exercise: 'memories',
@@ -91,24 +103,39 @@ function geluTanh(x) {
       'const top = order.slice(order.length - k);',
     ),
   },
-  'memories-smallest': edit('memories', 'sort((i, j) => coef.data[j] - coef.data[i])',
-    'sort((i, j) => coef.data[i] - coef.data[j])'),
+  'memories-smallest': edit(
+    'memories',
+    'sort((i, j) => coef.data[j] - coef.data[i])',
+    'sort((i, j) => coef.data[i] - coef.data[j])',
+  ),
   'memories-no-relu': edit('memories', 'map(add(matmul(x, W1), b1), (z) => Math.max(0, z))', 'add(matmul(x, W1), b1)'),
   'memories-partial-all': edit('memories', 'for (const i of top) {', 'for (const i of order) {'),
-  'memories-ties-high-index': edit('memories', 'sort((i, j) => coef.data[j] - coef.data[i])',
-    'sort((i, j) => coef.data[j] - coef.data[i] || j - i)'),
+  'memories-ties-high-index': edit(
+    'memories',
+    'sort((i, j) => coef.data[j] - coef.data[i])',
+    'sort((i, j) => coef.data[j] - coef.data[i] || j - i)',
+  ),
 
-  'gqa-kv-as-full-heads': edit('gqa-budget', 'const kv = 2 * d * nKvHeads * dHead;',
-    'const kv = 2 * d * nHeads * dHead;'),
+  'gqa-kv-as-full-heads': edit(
+    'gqa-budget',
+    'const kv = 2 * d * nKvHeads * dHead;',
+    'const kv = 2 * d * nHeads * dHead;',
+  ),
   'gqa-ffn-two-matrices': edit('gqa-budget', 'const ffn = 3 * d * hidden;', 'const ffn = 2 * d * hidden;'),
   'gqa-share-ratio': edit('gqa-budget', 'ffnShare: ffn / (attention + ffn)', 'ffnShare: ffn / attention'),
-  'gqa-share-percent': edit('gqa-budget', 'ffnShare: ffn / (attention + ffn)',
-    'ffnShare: (100 * ffn) / (attention + ffn)'),
+  'gqa-share-percent': edit(
+    'gqa-budget',
+    'ffnShare: ffn / (attention + ffn)',
+    'ffnShare: (100 * ffn) / (attention + ffn)',
+  ),
   'gqa-d-for-heads': {
     exercise: 'gqa-budget',
     source: mutate(
-      mutate(mutate(Q, 'const q = d * nHeads * dHead;', 'const q = d * d;'), 'const o = nHeads * dHead * d;',
-        'const o = d * d;'),
+      mutate(
+        mutate(Q, 'const q = d * nHeads * dHead;', 'const q = d * d;'),
+        'const o = nHeads * dHead * d;',
+        'const o = d * d;',
+      ),
       'const kv = 2 * d * nKvHeads * dHead;',
       'const kv = 2 * d * (d / nHeads) * nKvHeads;',
     ),

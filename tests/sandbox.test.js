@@ -3,8 +3,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  gradeExercise, mountExercise, exercises, exerciseIds, createProgressStore, memoryStorage, exportProgress,
-  importProgress, toolkitNames, hiddenTests, checkExercise,
+  gradeExercise,
+  mountExercise,
+  exercises,
+  exerciseIds,
+  createProgressStore,
+  memoryStorage,
+  exportProgress,
+  importProgress,
+  toolkitNames,
+  hiddenTests,
+  checkExercise,
 } from 'ffn-lab/sandbox';
 import { variantSources, mutate } from './sandbox-variants.js';
 import { erf, matmul, map } from '../web/sandbox/toolkit.js';
@@ -23,18 +32,45 @@ test('the catalog has the six exercises, each with 3 hints, starter, examples an
 });
 
 test('the toolkit never contains an answer', () => {
-  for (const banned of ['gelu', 'geluTanh', 'silu', 'sigmoid', 'swigluFfn', 'ffn', 'ffnMemories', 'swigluBackward',
-    'llamaHiddenDim', 'ffnParamCount']) {
+  for (const banned of [
+    'gelu',
+    'geluTanh',
+    'silu',
+    'sigmoid',
+    'swigluFfn',
+    'ffn',
+    'ffnMemories',
+    'swigluBackward',
+    'llamaHiddenDim',
+    'ffnParamCount',
+  ]) {
     assert.ok(!toolkitNames.includes(banned), banned);
   }
 });
 
 test('toolkit erf matches known values (independent: Abramowitz & Stegun table)', () => {
   // erf(0.5), erf(1), erf(2), erf(3.5) to 10 digits
-  const known = [[0.5, 0.5204998778], [1, 0.8427007929], [2, 0.9953222650], [3.5, 0.9999992569], [-1, -0.8427007929]];
+  const known = [
+    [0.5, 0.5204998778],
+    [1, 0.8427007929],
+    [2, 0.995322265],
+    [3.5, 0.9999992569],
+    [-1, -0.8427007929],
+  ];
   for (const [x, v] of known) assert.ok(Math.abs(erf(x) - v) < 1e-9, `erf(${x})`);
   assert.ok(Number.isNaN(erf(NaN)));
-  assert.deepEqual(Array.from(matmul([[1, 2], [3, 4]], [[1], [1]]).data), [3, 7]);
+  assert.deepEqual(
+    Array.from(
+      matmul(
+        [
+          [1, 2],
+          [3, 4],
+        ],
+        [[1], [1]],
+      ).data,
+    ),
+    [3, 7],
+  );
   assert.deepEqual(map([[1, 2, 3]], (v) => v * 2).shape, [1, 3]);
 });
 
@@ -42,7 +78,10 @@ for (const ex of exercises) {
   test(`built-in "${ex.id}" passes checkExercise: solution, variants named as themselves, deterministic`, async () => {
     const r = await checkExercise(ex, { seeds: [1, 2, 7] });
     assert.equal(r.ok, true, r.text);
-    assert.ok(r.tests.every((n) => n >= 6), r.text);
+    assert.ok(
+      r.tests.every((n) => n >= 6),
+      r.text,
+    );
     const graded = await gradeExercise(ex.id, ex.solution, { seed: 7 });
     assert.equal(graded.passed, true);
     assert.equal(graded.passedCount, graded.total);
@@ -50,31 +89,53 @@ for (const ex of exercises) {
   });
 }
 
-test('the seeds\' figures are among the hidden tests and checked against the reference', async () => {
+test("the seeds' figures are among the hidden tests and checked against the reference", async () => {
   const ffn = await hiddenTests('ffn', { seed: 1 });
   const gpt2 = ffn.find((t) => t.name.includes('GPT-2'));
   assert.equal(gpt2.expected.value, 4722432); // the course's figure, not the code under test
   const r = await gradeExercise('gqa-budget', byId('gqa-budget').solution);
   assert.ok(r.tests.some((t) => t.name.includes('14336') && t.pass));
-  const wrongShare = await gradeExercise('gqa-budget', 'function gqaBlockCounts(){ return { attention: 41943040, ' +
-    'ffn: 176160768, ffnShare: 0.808 } }\nfunction matchedGatedWidth(m){ return 2*m/3 }');
+  const wrongShare = await gradeExercise(
+    'gqa-budget',
+    'function gqaBlockCounts(){ return { attention: 41943040, ' +
+      'ffn: 176160768, ffnShare: 0.808 } }\nfunction matchedGatedWidth(m){ return 2*m/3 }',
+  );
   assert.equal(wrongShare.tests[0].pass, false); // 0.808 is a rounded figure; the exact share is 0.80769...
-  const exact = await gradeExercise('gqa-budget', 'function gqaBlockCounts(){ return { attention: 41943040, ffn: ' +
-    '176160768, ffnShare: 176160768 / 218103808 } }\nfunction matchedGatedWidth(m){ return 2*m/3 }');
+  const exact = await gradeExercise(
+    'gqa-budget',
+    'function gqaBlockCounts(){ return { attention: 41943040, ffn: ' +
+      '176160768, ffnShare: 176160768 / 218103808 } }\nfunction matchedGatedWidth(m){ return 2*m/3 }',
+  );
   assert.equal(exact.tests[0].pass, true); // the seed's 41,943,040 and 176,160,768
 });
 
-test('every known-wrong variant has a learner source, and the issue\'s required variants exist', () => {
+test("every known-wrong variant has a learner source, and the issue's required variants exist", () => {
   const ids = new Set(exercises.flatMap((e) => e.variants.map((v) => v.id)));
   assert.deepEqual([...ids].sort(), Object.keys(variantSources).sort());
   const required = [
-    'gelu-swapped', 'gelu-sigmoid-form', 'gelu-missing-half', 'gelu-missing-cubic',
-    'ffn-exact-gelu', 'ffn-missing-b1', 'ffn-missing-b2', 'count-without-biases', 'count-gated-ungated-biases',
-    'llama-rounded-down', 'llama-not-rounded', 'llama-without-two-thirds', 'llama-multiplier-after-rounding',
-    'swiglu-silu-on-up', 'swiglu-sigmoid',
-    'backward-dx-missing-up', 'backward-dx-missing-gate', 'backward-silu-prime-sigma', 'backward-product-rule',
-      'backward-dw-transposed',
-    'memories-ascending', 'memories-no-relu', 'memories-partial-all',
+    'gelu-swapped',
+    'gelu-sigmoid-form',
+    'gelu-missing-half',
+    'gelu-missing-cubic',
+    'ffn-exact-gelu',
+    'ffn-missing-b1',
+    'ffn-missing-b2',
+    'count-without-biases',
+    'count-gated-ungated-biases',
+    'llama-rounded-down',
+    'llama-not-rounded',
+    'llama-without-two-thirds',
+    'llama-multiplier-after-rounding',
+    'swiglu-silu-on-up',
+    'swiglu-sigmoid',
+    'backward-dx-missing-up',
+    'backward-dx-missing-gate',
+    'backward-silu-prime-sigma',
+    'backward-product-rule',
+    'backward-dw-transposed',
+    'memories-ascending',
+    'memories-no-relu',
+    'memories-partial-all',
   ];
   for (const id of required) assert.ok(ids.has(id), id);
 });
@@ -84,7 +145,10 @@ for (const [id, { exercise, source }] of Object.entries(variantSources)) {
     const r = await gradeExercise(exercise, source);
     assert.equal(r.status, 'done');
     assert.equal(r.passed, false);
-    assert.deepEqual(r.diagnoses.map((d) => d.id), [id]);
+    assert.deepEqual(
+      r.diagnoses.map((d) => d.id),
+      [id],
+    );
     assert.ok(r.diagnoses[0].message.length > 20);
     assert.ok(r.diagnoses[0].tests.length >= 1);
   });
@@ -92,30 +156,57 @@ for (const [id, { exercise, source }] of Object.entries(variantSources)) {
 
 test('generic diagnoses when no catalog variant fits: constant factor, sign, transposed output', async () => {
   const sol = (id) => byId(id).solution;
-  let r = await gradeExercise('swiglu',
-    mutate(sol('swiglu'), 'return matmul(mul(A, U), Wd);', 'return map(matmul(mul(A, U), Wd), (v) => 3 * v);'));
-  assert.deepEqual(r.diagnoses.map((d) => d.id), ['generic-scaled']);
+  let r = await gradeExercise(
+    'swiglu',
+    mutate(sol('swiglu'), 'return matmul(mul(A, U), Wd);', 'return map(matmul(mul(A, U), Wd), (v) => 3 * v);'),
+  );
+  assert.deepEqual(
+    r.diagnoses.map((d) => d.id),
+    ['generic-scaled'],
+  );
   assert.match(r.diagnoses[0].message, /3 times the expected/);
-  r = await gradeExercise('swiglu-backward',
-    mutate(sol('swiglu-backward'), 'return { dX, dWGate, dWUp, dWDown };',
-    'return { dX: map(dX, (v) => -v), dWGate, dWUp, dWDown };'));
-  assert.deepEqual(r.diagnoses.map((d) => d.id), ['generic-scaled']);
+  r = await gradeExercise(
+    'swiglu-backward',
+    mutate(
+      sol('swiglu-backward'),
+      'return { dX, dWGate, dWUp, dWDown };',
+      'return { dX: map(dX, (v) => -v), dWGate, dWUp, dWDown };',
+    ),
+  );
+  assert.deepEqual(
+    r.diagnoses.map((d) => d.id),
+    ['generic-scaled'],
+  );
   assert.match(r.diagnoses[0].message, /dX values are the negatives/);
-  r = await gradeExercise('ffn',
-    mutate(sol('ffn'), 'return add(matmul(H, W2), b2);', 'return transpose(add(matmul(H, W2), b2));'));
-  assert.deepEqual(r.diagnoses.map((d) => d.id), ['generic-transposed']);
+  r = await gradeExercise(
+    'ffn',
+    mutate(sol('ffn'), 'return add(matmul(H, W2), b2);', 'return transpose(add(matmul(H, W2), b2));'),
+  );
+  assert.deepEqual(
+    r.diagnoses.map((d) => d.id),
+    ['generic-transposed'],
+  );
   // an unrelated bug gets no diagnosis rather than a wrong one
-  r = await gradeExercise('swiglu',
-    mutate(sol('swiglu'), 'return matmul(mul(A, U), Wd);',
-    'return map(matmul(mul(A, U), Wd), (v) => v + Math.sin(v));'));
+  r = await gradeExercise(
+    'swiglu',
+    mutate(
+      sol('swiglu'),
+      'return matmul(mul(A, U), Wd);',
+      'return map(matmul(mul(A, U), Wd), (v) => v + Math.sin(v));',
+    ),
+  );
   assert.equal(r.passed, false);
-  assert.deepEqual(r.diagnoses.filter((d) => d.fn === 'swigluFfn'), []);
+  assert.deepEqual(
+    r.diagnoses.filter((d) => d.fn === 'swigluFfn'),
+    [],
+  );
 });
 
 test('an infinite loop times out and the report says why', async () => {
   const t0 = Date.now();
-  const r = await gradeExercise('gelu', 'function gelu(x) {\n  while (true) {}\n}\nfunction geluTanh(x) { return x }',
-    { timeout: 300 });
+  const r = await gradeExercise('gelu', 'function gelu(x) {\n  while (true) {}\n}\nfunction geluTanh(x) { return x }', {
+    timeout: 300,
+  });
   assert.ok(Date.now() - t0 < 3000);
   assert.equal(r.status, 'timeout');
   assert.equal(r.passed, false);
@@ -134,8 +225,10 @@ test('a throw reports its line and column in the learner code', async () => {
   assert.equal(t.error.column, 9);
   assert.match(t.message, /boom \(line 3, column 9\)/);
   // an error inside a toolkit call is located at the learner's call site
-  const r2 = await gradeExercise('ffn',
-    'function ffn(X, W1, b1, W2, b2) {\n  return matmul(W1, X);\n}\nfunction ffnParamCount() { return 0 }');
+  const r2 = await gradeExercise(
+    'ffn',
+    'function ffn(X, W1, b1, W2, b2) {\n  return matmul(W1, X);\n}\nfunction ffnParamCount() { return 0 }',
+  );
   assert.equal(r2.tests[0].error.line, 2);
   assert.match(r2.tests[0].error.message, /matmul/);
 });
@@ -163,13 +256,29 @@ test('a missing function and wrong shapes or types are reported plainly', async 
   const s = await gradeExercise('gelu', 'function gelu(x) { return "no" }\nfunction geluTanh(x) { return undefined }');
   assert.match(s.tests[0].problem, /returned a string "no"/);
   assert.match(s.tests.find((t) => t.fn === 'geluTanh').problem, /undefined/);
-  const c = compareValue({ k: 'typed', type: 'Float32Array', data: new Float64Array(24) },
-    spec.tensor({ data: new Float32Array(48), shape: [2, 3, 8] }), { atol: 0, rtol: 0 });
+  const c = compareValue(
+    { k: 'typed', type: 'Float32Array', data: new Float64Array(24) },
+    spec.tensor({ data: new Float32Array(48), shape: [2, 3, 8] }),
+    { atol: 0, rtol: 0 },
+  );
   assert.equal(c.problem, 'returned shape [24], expected [2,3,8]');
-  const d = compareValue({ k: 'object',
-    entries: { data: { k: 'typed', type: 'Float64Array', data: new Float64Array(24) },
-    shape: { k: 'array', items: [{ k: 'number', v: 3 }, { k: 'number', v: 8 }] } } },
-    spec.tensor({ data: new Float32Array(48), shape: [2, 3, 8] }), { atol: 0, rtol: 0 });
+  const d = compareValue(
+    {
+      k: 'object',
+      entries: {
+        data: { k: 'typed', type: 'Float64Array', data: new Float64Array(24) },
+        shape: {
+          k: 'array',
+          items: [
+            { k: 'number', v: 3 },
+            { k: 'number', v: 8 },
+          ],
+        },
+      },
+    },
+    spec.tensor({ data: new Float32Array(48), shape: [2, 3, 8] }),
+    { atol: 0, rtol: 0 },
+  );
   assert.equal(d.problem, 'returned shape [3,8], expected [2,3,8]');
 });
 
@@ -186,70 +295,90 @@ test('a failing test reports max error and the first mismatching index with got 
 
 test('network, code-loading and page APIs are unavailable inside the worker', async () => {
   const probe = (expr) => `function gelu(x) {\n  ${expr};\n  return x;\n}\nfunction geluTanh(x) { return x }`;
-  for (const expr of ['fetch("http://127.0.0.1:1/")', 'new XMLHttpRequest()', 'new WebSocket("ws://127.0.0.1:1")',
-    'new EventSource("x")', 'importScripts("x.js")', 'new Worker("x.js")', 'eval("1")', 'Function("return 1")()',
-    '(function(){}).constructor("return 1")()', '(async function(){}).constructor("return 1")()', 'setTimeout("1", 0)',
-    'process.exit(1)']) {
+  for (const expr of [
+    'fetch("http://127.0.0.1:1/")',
+    'new XMLHttpRequest()',
+    'new WebSocket("ws://127.0.0.1:1")',
+    'new EventSource("x")',
+    'importScripts("x.js")',
+    'new Worker("x.js")',
+    'eval("1")',
+    'Function("return 1")()',
+    '(function(){}).constructor("return 1")()',
+    '(async function(){}).constructor("return 1")()',
+    'setTimeout("1", 0)',
+    'process.exit(1)',
+  ]) {
     const r = await gradeExercise('gelu', probe(expr));
     assert.equal(r.tests[0].status, 'error', expr);
     assert.equal(r.tests[0].error.line, 2, expr);
   }
   for (const name of ['document', 'localStorage', 'parent', 'top', 'window', 'require', 'navigator', 'indexedDB']) {
-    const r = await gradeExercise('gelu',
-      `function gelu(x) { if (typeof ${name} !== 'undefined') throw new Error('${name} is reachable'); return x }`);
+    const r = await gradeExercise(
+      'gelu',
+      `function gelu(x) { if (typeof ${name} !== 'undefined') throw new Error('${name} is reachable'); return x }`,
+    );
     assert.notEqual(r.tests[0].status, 'error', `${name}: ${r.tests[0].message}`);
   }
-  const imp = await gradeExercise('gelu',
-    'function gelu(x) {\n  return x;\n}\nconst m = import("http://127.0.0.1:1/x.js");');
+  const imp = await gradeExercise(
+    'gelu',
+    'function gelu(x) {\n  return x;\n}\nconst m = import("http://127.0.0.1:1/x.js");',
+  );
   assert.equal(imp.status, 'error');
   assert.equal(imp.error.line, 4);
   assert.match(imp.error.message, /import is not available/);
 });
 
-test('import: the word is allowed in // and /* */ comments and in quoted strings, refused as ' +
-  'code with its line and column', async () => {
-  const sol = byId('gelu').solution;
-  const allowed = [
-    `// import numpy as np\n${sol}`,
-    `/* import torch\n   import math */\n${sol}`,
-    `${sol}\nconst a = 'import';\nconst b = "don't import it";\nconst c = '\\'import\\'';`,
-    `${sol}\nconst d = 1 / 2; // it's an import-free division, then a comment`,
-  ];
-  for (const src of allowed) {
-    const r = await gradeExercise('gelu', src);
-    assert.equal(r.passed, true, `${JSON.stringify(src.slice(0, 40))}: ${r.summary} ${r.error?.message ?? ''}`);
-  }
-  // A quoted string that really holds the word reaches the code unchanged.
-  const echo = await gradeExercise('gelu', `${sol}\nconsole.log('import' + "import".length);`);
-  assert.equal(echo.passed, true, echo.summary);
-  assert.ok(echo.logs.some((l) => String(l.text ?? l).includes('import6')), JSON.stringify(echo.logs));
+test(
+  'import: the word is allowed in // and /* */ comments and in quoted strings, refused as ' +
+    'code with its line and column',
+  async () => {
+    const sol = byId('gelu').solution;
+    const allowed = [
+      `// import numpy as np\n${sol}`,
+      `/* import torch\n   import math */\n${sol}`,
+      `${sol}\nconst a = 'import';\nconst b = "don't import it";\nconst c = '\\'import\\'';`,
+      `${sol}\nconst d = 1 / 2; // it's an import-free division, then a comment`,
+    ];
+    for (const src of allowed) {
+      const r = await gradeExercise('gelu', src);
+      assert.equal(r.passed, true, `${JSON.stringify(src.slice(0, 40))}: ${r.summary} ${r.error?.message ?? ''}`);
+    }
+    // A quoted string that really holds the word reaches the code unchanged.
+    const echo = await gradeExercise('gelu', `${sol}\nconsole.log('import' + "import".length);`);
+    assert.equal(echo.passed, true, echo.summary);
+    assert.ok(
+      echo.logs.some((l) => String(l.text ?? l).includes('import6')),
+      JSON.stringify(echo.logs),
+    );
 
-  const lines = sol.split('\n').length;
-  const refused = [
-    [`import('http://127.0.0.1:1/x.js');\n${sol}`, 1, 1],
-    [`${sol}\nasync function f() {\n  return await import("http://127.0.0.1:1/x.js");\n}`, lines + 2, 16],
-    [`${sol}\nconst t = \`a \${import('http://127.0.0.1:1/x.js')} b\`;`, lines + 1, 16],
-    [`${sol}\nconst t = \`\${'\`'} \${ {a: 1}.a + import('x') }\`;`, lines + 1, 33],
-    [`${sol}\nconst m = import.meta;`, lines + 1, 11],
-    [`${sol}\nconst e = im\\u0070ort('x');`, lines + 1, 11],
-    [`${sol}\nconst e = \\u{69}mport('x');`, lines + 1, 11],
-    [`${sol}\nconst w = /'/; import('x'); '/';`, lines + 1, 16],
-    // A regular expression after a block's `}` reads as a division to the scanner; the parse check catches it.
-    [`${sol}\nif (1) {} /'/; import('x'); '/';`, lines + 1, 16],
-    [`${sol}\nconst s = 'a\\\nimport' + import('x');`, lines + 2, 11],
-  ];
-  for (const [src, line, column] of refused) {
-    const r = await gradeExercise('gelu', src);
-    assert.equal(r.status, 'error', src);
-    assert.match(r.error.message, /import is not available/, src);
-    assert.deepEqual([r.error.line, r.error.column], [line, column], src);
-  }
-  // A learner's own syntax error is still reported where it is, even with the word in a comment.
-  const syn = await gradeExercise('gelu', `// import numpy\nfunction gelu(x) {\n  return x +;\n}`);
-  assert.equal(syn.status, 'error');
-  assert.doesNotMatch(syn.error.message, /import is not available/);
-  assert.equal(syn.error.line, 3);
-});
+    const lines = sol.split('\n').length;
+    const refused = [
+      [`import('http://127.0.0.1:1/x.js');\n${sol}`, 1, 1],
+      [`${sol}\nasync function f() {\n  return await import("http://127.0.0.1:1/x.js");\n}`, lines + 2, 16],
+      [`${sol}\nconst t = \`a \${import('http://127.0.0.1:1/x.js')} b\`;`, lines + 1, 16],
+      [`${sol}\nconst t = \`\${'\`'} \${ {a: 1}.a + import('x') }\`;`, lines + 1, 33],
+      [`${sol}\nconst m = import.meta;`, lines + 1, 11],
+      [`${sol}\nconst e = im\\u0070ort('x');`, lines + 1, 11],
+      [`${sol}\nconst e = \\u{69}mport('x');`, lines + 1, 11],
+      [`${sol}\nconst w = /'/; import('x'); '/';`, lines + 1, 16],
+      // A regular expression after a block's `}` reads as a division to the scanner; the parse check catches it.
+      [`${sol}\nif (1) {} /'/; import('x'); '/';`, lines + 1, 16],
+      [`${sol}\nconst s = 'a\\\nimport' + import('x');`, lines + 2, 11],
+    ];
+    for (const [src, line, column] of refused) {
+      const r = await gradeExercise('gelu', src);
+      assert.equal(r.status, 'error', src);
+      assert.match(r.error.message, /import is not available/, src);
+      assert.deepEqual([r.error.line, r.error.column], [line, column], src);
+    }
+    // A learner's own syntax error is still reported where it is, even with the word in a comment.
+    const syn = await gradeExercise('gelu', `// import numpy\nfunction gelu(x) {\n  return x +;\n}`);
+    assert.equal(syn.status, 'error');
+    assert.doesNotMatch(syn.error.message, /import is not available/);
+    assert.equal(syn.error.line, 3);
+  },
+);
 
 test('forged messages cannot pass a test: the verdict comes from the page', async () => {
   const src = `
@@ -285,15 +414,27 @@ test('oversized, cyclic, non-cloneable and hostile results are refused with a me
 });
 
 test('learner code that mutates its inputs does not change the reference', async () => {
-  const src = byId('gelu').solution.replace('function gelu(x) {', 'function gelu(x) {\n  const y = map(x, (z) => ' +
-    '0.5 * z * (1 + erf(z / Math.SQRT2)));\n  x.data.fill(0);\n  return y;\n}\nfunction unused(x) {');
+  const src = byId('gelu').solution.replace(
+    'function gelu(x) {',
+    'function gelu(x) {\n  const y = map(x, (z) => ' +
+      '0.5 * z * (1 + erf(z / Math.SQRT2)));\n  x.data.fill(0);\n  return y;\n}\nfunction unused(x) {',
+  );
   const r = await gradeExercise('gelu', src);
-  assert.equal(r.passed, true, r.tests.filter((t) => !t.pass).map((t) => t.message).join('\n'));
+  assert.equal(
+    r.passed,
+    true,
+    r.tests
+      .filter((t) => !t.pass)
+      .map((t) => t.message)
+      .join('\n'),
+  );
 });
 
 test('console output is captured and bounded', async () => {
-  const r = await gradeExercise('gelu',
-    'for (let i = 0; i < 1000; i++) console.log("line", i);\n' + byId('gelu').solution);
+  const r = await gradeExercise(
+    'gelu',
+    'for (let i = 0; i < 1000; i++) console.log("line", i);\n' + byId('gelu').solution,
+  );
   assert.equal(r.passed, true);
   assert.equal(r.logs.length, 200);
   assert.equal(r.logs[0].text, 'line 0');
@@ -303,8 +444,11 @@ test('deep recursion and runaway allocation are contained', async () => {
   const rec = await gradeExercise('gelu', 'function gelu(x) {\n  return gelu(x);\n}');
   assert.equal(rec.tests[0].error.name, 'RangeError');
   assert.equal(rec.tests[0].error.line, 2);
-  const oom = await gradeExercise('gelu',
-    'function gelu(x) { const a = []; while (true) a.push(new Array(1e6).fill(1.5)); }', { timeout: 10000 });
+  const oom = await gradeExercise(
+    'gelu',
+    'function gelu(x) { const a = []; while (true) a.push(new Array(1e6).fill(1.5)); }',
+    { timeout: 10000 },
+  );
   assert.equal(oom.status, 'crashed');
   assert.match(oom.summary, /memory/);
   const after = await gradeExercise('gelu', byId('gelu').solution);
@@ -314,8 +458,10 @@ test('deep recursion and runaway allocation are contained', async () => {
 test('mountExercise needs a DOM; in Node it refuses clearly', () => {
   assert.throws(() => mountExercise(null, 'gelu'), /container must be a DOM element/);
   assert.throws(() => mountExercise({ appendChild() {}, ownerDocument: {} }, 'nope'), /unknown exercise "nope"/);
-  assert.throws(() => mountExercise({ appendChild() {}, ownerDocument: {} }, 'gelu'),
-    /custom elements are not available/);
+  assert.throws(
+    () => mountExercise({ appendChild() {}, ownerDocument: {} }, 'gelu'),
+    /custom elements are not available/,
+  );
 });
 
 test('an aborted run stops the worker', async () => {
@@ -333,38 +479,55 @@ test('an oversized source is refused before it reaches a worker', async () => {
   assert.ok(r.tests.every((t) => t.status === 'not-run'));
 });
 
-test('the sandbox frame: one inline script and nothing else that runs or loads; its CSP allows inline script, eval ' +
-  'and blob: workers, and no network; web/serve.js sends the same policy plus sandbox', async () => {
-  const html = readFileSync(new URL('../web/sandbox/frame.html', import.meta.url), 'utf8');
-  const scripts = [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => m[1]);
-  assert.equal(scripts.length, 1, 'one inline script');
-  assert.equal((html.match(/<script\b/g) || []).length, 1, 'no other script element');
-  // 'unsafe-inline' (a bundler may minify the script, which would break a hash) allows only what the document holds:
-  // so no element besides the script, the head's metas and the title, no event handler, nothing with a URL
-  const tags = [...html.replace(/<script>[\s\S]*?<\/script>/, '').replace(/<!--[\s\S]*?-->/g,
-    '').matchAll(/<([a-z][\w-]*)/gi)].map((m) => m[1].toLowerCase());
-  assert.deepEqual([...new Set(tags)].sort(), ['body', 'head', 'html', 'meta', 'title']);
-  assert.doesNotMatch(html.replace(/<script>[\s\S]*?<\/script>/, ''), /\s(on\w+|src|href|srcset|action|data)=/i);
-  const meta = /<meta http-equiv="Content-Security-Policy" content="([^"]+)">/.exec(html)[1];
-  const directives = Object.fromEntries(meta.split(';').map((d) => d.trim().split(/\s+/)).map(([k, ...v]) => [k, v]));
-  assert.deepEqual(directives['script-src'].sort(), ["'unsafe-inline'", "'unsafe-eval'", 'blob:'].sort());
-  assert.deepEqual(directives['default-src'], ["'none'"]);
-  assert.deepEqual(directives['connect-src'], ["'none'"]);
-  assert.deepEqual(directives['worker-src'], ['blob:']);
-  assert.ok(!('img-src' in directives) && !('font-src' in directives) && !('media-src' in directives),
-    'everything else falls back to none');
-  // The frame checks worker.js's one import line by exact text: it must be the line worker.js has.
-  const worker = readFileSync(new URL('../web/sandbox/worker.js', import.meta.url), 'utf8');
-  const line = /const IMPORT_LINE = "([^"]+)";/.exec(scripts[0])[1];
-  assert.deepEqual(worker.split('\n').filter((l) => /^\s*import\b/.test(l)), [line]);
-  const server = await startServer({ port: 0 });
-  try {
-    const res = await fetch(new URL('web/sandbox/frame.html', server.url));
-    assert.equal(res.headers.get('content-security-policy'), `${meta}; sandbox allow-scripts`);
-  } finally {
-    await server.close();
-  }
-});
+test(
+  'the sandbox frame: one inline script and nothing else that runs or loads; its CSP allows inline script, eval ' +
+    'and blob: workers, and no network; web/serve.js sends the same policy plus sandbox',
+  async () => {
+    const html = readFileSync(new URL('../web/sandbox/frame.html', import.meta.url), 'utf8');
+    const scripts = [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => m[1]);
+    assert.equal(scripts.length, 1, 'one inline script');
+    assert.equal((html.match(/<script\b/g) || []).length, 1, 'no other script element');
+    // 'unsafe-inline' (a bundler may minify the script, which would break a hash) allows only what the document holds:
+    // so no element besides the script, the head's metas and the title, no event handler, nothing with a URL
+    const tags = [
+      ...html
+        .replace(/<script>[\s\S]*?<\/script>/, '')
+        .replace(/<!--[\s\S]*?-->/g, '')
+        .matchAll(/<([a-z][\w-]*)/gi),
+    ].map((m) => m[1].toLowerCase());
+    assert.deepEqual([...new Set(tags)].sort(), ['body', 'head', 'html', 'meta', 'title']);
+    assert.doesNotMatch(html.replace(/<script>[\s\S]*?<\/script>/, ''), /\s(on\w+|src|href|srcset|action|data)=/i);
+    const meta = /<meta http-equiv="Content-Security-Policy" content="([^"]+)">/.exec(html)[1];
+    const directives = Object.fromEntries(
+      meta
+        .split(';')
+        .map((d) => d.trim().split(/\s+/))
+        .map(([k, ...v]) => [k, v]),
+    );
+    assert.deepEqual(directives['script-src'].sort(), ["'unsafe-inline'", "'unsafe-eval'", 'blob:'].sort());
+    assert.deepEqual(directives['default-src'], ["'none'"]);
+    assert.deepEqual(directives['connect-src'], ["'none'"]);
+    assert.deepEqual(directives['worker-src'], ['blob:']);
+    assert.ok(
+      !('img-src' in directives) && !('font-src' in directives) && !('media-src' in directives),
+      'everything else falls back to none',
+    );
+    // The frame checks worker.js's one import line by exact text: it must be the line worker.js has.
+    const worker = readFileSync(new URL('../web/sandbox/worker.js', import.meta.url), 'utf8');
+    const line = /const IMPORT_LINE = "([^"]+)";/.exec(scripts[0])[1];
+    assert.deepEqual(
+      worker.split('\n').filter((l) => /^\s*import\b/.test(l)),
+      [line],
+    );
+    const server = await startServer({ port: 0 });
+    try {
+      const res = await fetch(new URL('web/sandbox/frame.html', server.url));
+      assert.equal(res.headers.get('content-security-policy'), `${meta}; sandbox allow-scripts`);
+    } finally {
+      await server.close();
+    }
+  },
+);
 
 test('bad grader arguments throw clear errors', async () => {
   await assert.rejects(() => gradeExercise('nope', ''), /unknown exercise "nope"/);
@@ -393,8 +556,17 @@ test('progress store: versioned key, update, reset, export/import, blocked stora
   mem.setItem('ffn-lab:sandbox:v1', '{broken');
   assert.deepEqual(createProgressStore({ storage: mem }).get('ffn'), {});
   // a storage that throws on every access (blocked) falls back to memory and keeps working
-  const blocked = { getItem() { throw new Error('SecurityError'); }, setItem() { throw new Error('SecurityError'); },
-    removeItem() { throw new Error('SecurityError'); } };
+  const blocked = {
+    getItem() {
+      throw new Error('SecurityError');
+    },
+    setItem() {
+      throw new Error('SecurityError');
+    },
+    removeItem() {
+      throw new Error('SecurityError');
+    },
+  };
   const b = createProgressStore({ storage: blocked, key: 'ffn-lab:sandbox:v1:blocked-test' });
   b.update('gelu', { code: 'z' });
   assert.equal(b.get('gelu').code, 'z');

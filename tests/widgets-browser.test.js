@@ -13,14 +13,16 @@ async function open(path, width = 1280) {
   const p = await served.newPage();
   p.errors = [];
   p.on('pageerror', (e) => p.errors.push(`pageerror: ${e.message}`));
-  p.on('console', (m) => { if (m.type() === 'error') p.errors.push(m.text()); });
+  p.on('console', (m) => {
+    if (m.type() === 'error') p.errors.push(m.text());
+  });
   await p.setViewportSize({ width, height: 900 });
   await p.goto(new URL(path, served.url).href, { waitUntil: 'load' });
   return p;
 }
 
-const ready = (p, sel, prop = 'result') => p.waitForFunction(([s, k]) => document.querySelector(s)?.[k], [sel, prop],
-  { timeout: 15000 });
+const ready = (p, sel, prop = 'result') =>
+  p.waitForFunction(([s, k]) => document.querySelector(s)?.[k], [sel, prop], { timeout: 15000 });
 
 // In the page: apply a change to the memory widget, wait for the ffn-change it causes, and return its detail and
 // what the widget then shows (row states and cells, the output lines, the status line).
@@ -57,7 +59,10 @@ test('memory widget: status line and vector agree; every row says what its numbe
     await ready(p, 'ffn-memory-widget');
     // The case of the issue: "the" under GELU writes a small vector, so the status cannot say nothing is written.
     const the = await settle(p, 'ffn-memory-widget', { token: 'the', activation: 'gelu' });
-    assert.ok(the.d.written.some((v) => v !== 0), 'the leaks write a vector');
+    assert.ok(
+      the.d.written.some((v) => v !== 0),
+      'the leaks write a vector',
+    );
     const live = await liveText(p, 'ffn-memory-widget');
     assert.doesNotMatch(live, /nothing is written/, live);
     assert.match(live, /3 memories leak through GELU and write \(/, live);
@@ -88,20 +93,28 @@ test('memory widget: status line and vector agree; every row says what its numbe
   }
 });
 
-test('memory widget: the seed\'s demonstration (Tokyo, then GELU) shows Paris and Rome leaking', { skip }, async () => {
+test("memory widget: the seed's demonstration (Tokyo, then GELU) shows Paris and Rome leaking", { skip }, async () => {
   const p = await open('/web/embed/memory-widget.html');
   try {
     await ready(p, 'ffn-memory-widget');
     const relu = await settle(p, 'ffn-memory-widget', { token: 'Tokyo', activation: 'relu' });
-    assert.deepEqual(relu.rows.map((r) => r.state), ['fires', 'silent', 'silent']);
+    assert.deepEqual(
+      relu.rows.map((r) => r.state),
+      ['fires', 'silent', 'silent'],
+    );
     const { d, rows } = await settle(p, 'ffn-memory-widget', { activation: 'gelu' });
-    assert.deepEqual(rows.map((r) => r.state), ['fires', 'leaks', 'leaks']);
+    assert.deepEqual(
+      rows.map((r) => r.state),
+      ['fires', 'leaks', 'leaks'],
+    );
     for (const i of [1, 2]) {
       assert.ok(d.coef[i] < 0, `memory ${i} leaks below zero: ${d.coef[i]}`);
       assert.ok(Number(rows[i].phi) < 0, `memory ${i} shows its leak: ${rows[i].phi}`);
     }
-    assert.match(await liveText(p, 'ffn-memory-widget'),
-      /Tokyo's memory fires \(3\.10\) and writes Japan \(score 3\.\d\d\); 2 memories leak through GELU\./);
+    assert.match(
+      await liveText(p, 'ffn-memory-widget'),
+      /Tokyo's memory fires \(3\.10\) and writes Japan \(score 3\.\d\d\); 2 memories leak through GELU\./,
+    );
   } finally {
     await p.close();
   }
@@ -114,7 +127,10 @@ test('memory widget: the top-k column ranks only memories that add something to 
     // On "the" under ReLU nothing contributes: the kernel's top-3 still lists three memories, the column none.
     const the = await settle(p, 'ffn-memory-widget', { token: 'the', activation: 'relu', k: 3 });
     assert.equal(the.d.top.length, 3);
-    assert.deepEqual(the.rows.map((r) => r.top), ['–', '–', '–']);
+    assert.deepEqual(
+      the.rows.map((r) => r.top),
+      ['–', '–', '–'],
+    );
     for (const activation of ['relu', 'gelu', 'silu']) {
       for (const k of [0, 1, 2, 3]) {
         for (const token of ['Tokyo', 'the', 'Paris']) {
@@ -132,31 +148,49 @@ test('memory widget: the top-k column ranks only memories that add something to 
   }
 });
 
-test('memory widget: the course page\'s claims hold (halfway between cities, lower threshold)', { skip }, async () => {
+test("memory widget: the course page's claims hold (halfway between cities, lower threshold)", { skip }, async () => {
   const p = await open('/web/');
   try {
     await ready(p, '#memory');
     const text = await p.$eval('#kv-memory', (s) => s.textContent.replace(/\s+/g, ' '));
-    assert.match(text, new RegExp('Put the query halfway between two cities and both their memories fire: the write '
-      + 'is an even blend of the two values and decodes to neither; move it a little toward one city and the blend '
-      + 'decodes to that city\'s country\\.'));
+    assert.match(
+      text,
+      new RegExp(
+        'Put the query halfway between two cities and both their memories fire: the write ' +
+          'is an even blend of the two values and decodes to neither; move it a little toward one city and the blend ' +
+          "decodes to that city's country\\.",
+      ),
+    );
     assert.match(text, /Lower the threshold and every firing region grows, until one query fires all three memories\./);
-    assert.match(text,
-      /back on "Tokyo", switch φ to GELU or SiLU and watch the memories of Paris and Rome, silent under ReLU, leak/);
+    assert.match(
+      text,
+      /back on "Tokyo", switch φ to GELU or SiLU and watch the memories of Paris and Rome, silent under ReLU, leak/,
+    );
     const pos = await p.$eval('#memory', async (el) => {
       const at = {};
-      for (const t of ['Tokyo', 'Paris', 'Rome']) { el.selectToken(t, { animate: false }); at[t] = el.query; }
+      for (const t of ['Tokyo', 'Paris', 'Rome']) {
+        el.selectToken(t, { animate: false });
+        at[t] = el.query;
+      }
       return at;
     });
     const name = ['Tokyo', 'Paris', 'Rome'];
     const country = ['Japan', 'France', 'Italy'];
-    for (const [a, b] of [[0, 2], [0, 1], [1, 2]]) {
-      const A = pos[name[a]], B = pos[name[b]];
+    for (const [a, b] of [
+      [0, 2],
+      [0, 1],
+      [1, 2],
+    ]) {
+      const A = pos[name[a]],
+        B = pos[name[b]];
       const along = (t) => [A[0] + t * (B[0] - A[0]), A[1] + t * (B[1] - A[1])];
       const mid = await settle(p, '#memory', { activation: 'relu', query: along(0.5) });
       assert.deepEqual([...mid.d.fires].sort(), [a, b], `halfway between ${name[a]} and ${name[b]}: ${mid.d.status}`);
       assert.equal(mid.d.decoded.token, null, `an even blend decodes to neither: ${mid.d.status}`);
-      for (const [t, want] of [[0.45, a], [0.55, b]]) {
+      for (const [t, want] of [
+        [0.45, a],
+        [0.55, b],
+      ]) {
         const r = await settle(p, '#memory', { query: along(t) });
         assert.deepEqual([...r.d.fires].sort(), [a, b], `at ${t} of the way: ${r.d.status}`);
         assert.equal(r.d.decoded.token, country[want], `at ${t} of the way: ${r.d.status}`);
@@ -182,12 +216,18 @@ test('memory widget at 360 px: the top-k rank stays visible (in the stacked layo
         const c = tr.cells[5];
         const r = c.getBoundingClientRect();
         return {
-          text: c.textContent, shown: getComputedStyle(c).display !== 'none' && r.width > 0 && r.height > 0,
-          inside: r.left >= host.left && r.right <= host.right, label: getComputedStyle(c, '::before').content,
+          text: c.textContent,
+          shown: getComputedStyle(c).display !== 'none' && r.width > 0 && r.height > 0,
+          inside: r.left >= host.left && r.right <= host.right,
+          label: getComputedStyle(c, '::before').content,
         };
       });
     });
-    assert.deepEqual(cells.map((c) => c.text), ['#1', '#2', '#3'], JSON.stringify(cells));
+    assert.deepEqual(
+      cells.map((c) => c.text),
+      ['#1', '#2', '#3'],
+      JSON.stringify(cells),
+    );
     for (const c of cells) {
       assert.ok(c.shown && c.inside, JSON.stringify(c));
       assert.match(c.label, /top-k/, 'the rank is labelled in place');
@@ -203,43 +243,59 @@ test('memory widget at 360 px: the top-k rank stays visible (in the stacked layo
 });
 
 const LONG_FACTS = [
-  ['Saint Petersburg', 'Russian Federation'], ['Rio de Janeiro', 'Brazil'],
+  ['Saint Petersburg', 'Russian Federation'],
+  ['Rio de Janeiro', 'Brazil'],
   ['Llanfairpwllgwyngyllgogerychwyrndrobwll', 'Wales'],
-  ['Ouagadougou', 'Burkina Faso'], ['Madrid', 'Spain'], ['Kuala Lumpur', 'Malaysia'],
-  ['Washington D.C.', 'United States of America'], ['Reykjavik', 'Iceland'],
+  ['Ouagadougou', 'Burkina Faso'],
+  ['Madrid', 'Spain'],
+  ['Kuala Lumpur', 'Malaysia'],
+  ['Washington D.C.', 'United States of America'],
+  ['Reykjavik', 'Iceland'],
 ];
 
 /** Geometry of every label and mark of both planes, and overflow of the widget's HTML parts. */
 const GEOMETRY = (el) => {
   const R = (r) => ({ l: r.left, t: r.top, r: r.right, b: r.bottom });
   // A label's text: its lines (tspans) joined by spaces.
-  const lines = (t) => (t.querySelector('tspan') ? [...t.querySelectorAll('tspan')].map((s) => s.textContent).join(' ')
-    : t.textContent);
+  const lines = (t) =>
+    t.querySelector('tspan') ? [...t.querySelectorAll('tspan')].map((s) => s.textContent).join(' ') : t.textContent;
   const planes = [...el.shadowRoot.querySelectorAll('svg.plane')].map((svg) => ({
     svg: R(svg.getBoundingClientRect()),
-    labels: [...svg.querySelectorAll('text')].filter((t) => t.getAttribute('visibility') !== 'hidden').map((t) => ({
-      text: lines(t), box: R(t.getBoundingClientRect()),
-    })),
+    labels: [...svg.querySelectorAll('text')]
+      .filter((t) => t.getAttribute('visibility') !== 'hidden')
+      .map((t) => ({
+        text: lines(t),
+        box: R(t.getBoundingClientRect()),
+      })),
     marks: [...svg.querySelectorAll('.tok circle')].map((c) => ({
-      name: c.parentNode.textContent, box: R(c.getBoundingClientRect()),
+      name: c.parentNode.textContent,
+      box: R(c.getBoundingClientRect()),
     })),
   }));
   const overflow = [...el.shadowRoot.querySelectorAll('th, td, button, .out p, .live, .tablewrap')]
     .filter((e) => e.scrollWidth > e.clientWidth + 1)
     .map((e) => `${e.tagName}.${e.className}: ${e.textContent.slice(0, 40)}`);
   const host = el.getBoundingClientRect();
-  return { planes, overflow, host: R(host), hostScroll: el.shadowRoot.host.scrollWidth - el.shadowRoot.host.clientWidth,
+  return {
+    planes,
+    overflow,
+    host: R(host),
+    hostScroll: el.shadowRoot.host.scrollWidth - el.shadowRoot.host.clientWidth,
     buttons: [...el.shadowRoot.querySelectorAll('button[data-token]')].map((b) => b.textContent),
-    errors: el.shadowRoot.querySelector('.error')?.textContent ?? '' };
+    errors: el.shadowRoot.querySelector('.error')?.textContent ?? '',
+  };
 };
 
 function assertLabelsClear(g, names, what) {
   const overlap = (a, b) => a.l < b.r - 0.5 && b.l < a.r - 0.5 && a.t < b.b - 0.5 && b.t < a.b - 0.5;
   for (const [pi, plane] of g.planes.entries()) {
     for (const lab of plane.labels) {
-      const b = lab.box, s = plane.svg;
-      assert.ok(b.l >= s.l - 0.5 && b.r <= s.r + 0.5 && b.t >= s.t - 0.5 && b.b <= s.b + 0.5,
-        `${what}: plane ${pi} label "${lab.text}" ${JSON.stringify(b)} is cut by the plane ${JSON.stringify(s)}`);
+      const b = lab.box,
+        s = plane.svg;
+      assert.ok(
+        b.l >= s.l - 0.5 && b.r <= s.r + 0.5 && b.t >= s.t - 0.5 && b.b <= s.b + 0.5,
+        `${what}: plane ${pi} label "${lab.text}" ${JSON.stringify(b)} is cut by the plane ${JSON.stringify(s)}`,
+      );
       for (const other of plane.labels) {
         if (other !== lab) assert.ok(!overlap(b, other.box), `${what}: "${lab.text}" overlaps "${other.text}"`);
       }
@@ -269,7 +325,10 @@ test('memory widget: 8 author facts, long labels, none clipped or overlapping at
       for (const [, v] of LONG_FACTS) {
         assert.ok(vocab.includes(v.replace(/\s+/g, '')), `${width} px: value ${v} in full`);
       }
-      assert.deepEqual(g.buttons.slice(0, 8), LONG_FACTS.map((f) => f[0]));
+      assert.deepEqual(
+        g.buttons.slice(0, 8),
+        LONG_FACTS.map((f) => f[0]),
+      );
       // Each fact is still recalled alone from its own key token.
       for (const [i, [key, value]] of LONG_FACTS.entries()) {
         const { d } = await settle(p, 'ffn-memory-widget', { token: key, activation: 'relu' });
@@ -304,11 +363,15 @@ test('memory widget: "Madrid" on the left edge and eight filler words are drawn 
 const NOTES = (el) => {
   const svg = el.shadowRoot.querySelector('svg.plot');
   const m = svg.getScreenCTM();
-  const pt = (x, y) => { const q = new DOMPoint(x, y).matrixTransform(m); return [q.x, q.y]; };
+  const pt = (x, y) => {
+    const q = new DOMPoint(x, y).matrixTransform(m);
+    return [q.x, q.y];
+  };
   const R = (r) => ({ l: r.left, t: r.top, r: r.right, b: r.bottom });
   const frames = [...svg.querySelectorAll('rect.frame')].map((f) => R(f.getBoundingClientRect()));
   const notes = [...svg.querySelectorAll('text.note')].map((t) => ({
-    text: t.querySelector('tspan') ? [...t.querySelectorAll('tspan')].map((s) => s.textContent).join(' ')
+    text: t.querySelector('tspan')
+      ? [...t.querySelectorAll('tspan')].map((s) => s.textContent).join(' ')
       : t.textContent,
     box: R(t.getBoundingClientRect()),
   }));
@@ -321,10 +384,20 @@ const NOTES = (el) => {
 
 /** True when segment p-q passes through the inside of box b. */
 function crosses(p, q, b) {
-  let t0 = 0, t1 = 1;
-  const dx = q[0] - p[0], dy = q[1] - p[1];
-  for (const [pp, qq] of [[-dx, p[0] - b.l], [dx, b.r - p[0]], [-dy, p[1] - b.t], [dy, b.b - p[1]]]) {
-    if (pp === 0) { if (qq <= 0) return false; continue; }
+  let t0 = 0,
+    t1 = 1;
+  const dx = q[0] - p[0],
+    dy = q[1] - p[1];
+  for (const [pp, qq] of [
+    [-dx, p[0] - b.l],
+    [dx, b.r - p[0]],
+    [-dy, p[1] - b.t],
+    [dy, b.b - p[1]],
+  ]) {
+    if (pp === 0) {
+      if (qq <= 0) return false;
+      continue;
+    }
     const r = qq / pp;
     if (pp < 0) {
       if (r > t1) return false;
@@ -344,24 +417,31 @@ test('activation plot: annotations never cross or crowd each other (360 px and 1
       await ready(p, 'ffn-activation-plot', 'readout');
       const g = await p.$eval('ffn-activation-plot', NOTES);
       const texts = g.notes.map((n) => n.text);
-      const want = [/GELU min -0\.170 (at|at x =) -0\.752/, /SiLU min -0\.278 (at|at x =) -1\.278/, /tanh max 4\.7e-4/,
-        /sigmoid max 2\.0e-2/];
+      const want = [
+        /GELU min -0\.170 (at|at x =) -0\.752/,
+        /SiLU min -0\.278 (at|at x =) -1\.278/,
+        /tanh max 4\.7e-4/,
+        /sigmoid max 2\.0e-2/,
+      ];
       for (const re of want) {
-        assert.ok(texts.some((t) => re.test(t)), `${width} px: ${re} in ${texts.join(' | ')}`);
+        assert.ok(
+          texts.some((t) => re.test(t)),
+          `${width} px: ${re} in ${texts.join(' | ')}`,
+        );
       }
       const gap = 2;
       const near = (a, b) => a.l < b.r + gap && b.l < a.r + gap && a.t < b.b + gap && b.t < a.b + gap;
       for (const [i, a] of g.notes.entries()) {
-        const inside = (f) => a.box.l >= f.l - 0.5 && a.box.r <= f.r + 0.5
-          && a.box.t >= f.t - 0.5 && a.box.b <= f.b + 0.5;
+        const inside = (f) =>
+          a.box.l >= f.l - 0.5 && a.box.r <= f.r + 0.5 && a.box.t >= f.t - 0.5 && a.box.b <= f.b + 0.5;
         assert.ok(g.frames.some(inside), `${width} px: "${a.text}" lies inside its panel`);
         for (const b of g.notes.slice(i + 1)) {
           assert.ok(!near(a.box, b.box), `${width} px: "${a.text}" and "${b.text}" crowd each other`);
         }
       }
       for (const [p0, p1] of g.leaders) {
-        const gap = (n) => Math.hypot(Math.max(n.box.l - p1[0], 0, p1[0] - n.box.r),
-          Math.max(n.box.t - p1[1], 0, p1[1] - n.box.b));
+        const gap = (n) =>
+          Math.hypot(Math.max(n.box.l - p1[0], 0, p1[0] - n.box.r), Math.max(n.box.t - p1[1], 0, p1[1] - n.box.b));
         const own = g.notes.filter((n) => gap(n) < 3);
         for (const n of g.notes) {
           if (own.includes(n)) continue;
@@ -377,9 +457,18 @@ test('activation plot: annotations never cross or crowd each other (360 px and 1
 
 test('parameter calculator: an author preset (attribute, property, URL) joins the built-ins', { skip }, async () => {
   // Mistral-7B-like sizes: the seed's GQA figures (41,943,040 projection weights, 176,160,768 FFN weights).
-  const mine = [{
-    id: 'mistral7b', label: 'Mistral 7B (mine)', d: 4096, dff: 14336, heads: 32, kvHeads: 8, gated: true, bias: false,
-  }];
+  const mine = [
+    {
+      id: 'mistral7b',
+      label: 'Mistral 7B (mine)',
+      d: 4096,
+      dff: 14336,
+      heads: 32,
+      kvHeads: 8,
+      gated: true,
+      bias: false,
+    },
+  ];
   const p = await open('/web/embed/param-calculator.html'); // an embed page registers its own element only
   try {
     const r = await p.evaluate(async (presets) => {
@@ -391,8 +480,10 @@ test('parameter calculator: an author preset (attribute, property, URL) joins th
       await new Promise((res) => el.addEventListener('ffn-change', res, { once: true }));
       const buttons = () => [...el.shadowRoot.querySelectorAll('button[data-preset]')].map((b) => b.textContent);
       const out = {
-        first: { dff: el.result.dff, ffn: el.result.ffnParams, attn: el.result.attnParams }, buttons: buttons(),
-        error: el.shadowRoot.querySelector('.error')?.textContent ?? '', preset: el.getAttribute('preset'),
+        first: { dff: el.result.dff, ffn: el.result.ffnParams, attn: el.result.attnParams },
+        buttons: buttons(),
+        error: el.shadowRoot.querySelector('.error')?.textContent ?? '',
+        preset: el.getAttribute('preset'),
       };
       el.applyPreset('gpt2');
       await new Promise((res) => el.addEventListener('ffn-change', res, { once: true }));
@@ -433,17 +524,29 @@ test('parameter calculator: an author preset (attribute, property, URL) joins th
 async function hostile(path, sel, prop = 'result') {
   const p = await open(path, 600);
   try {
-    await p.waitForFunction(([s, k]) => {
-      const el = document.querySelector(s);
-      return el && (el[k] || el.shadowRoot?.querySelector('.error'));
-    }, [sel, prop], { timeout: 10000 });
+    await p.waitForFunction(
+      ([s, k]) => {
+        const el = document.querySelector(s);
+        return el && (el[k] || el.shadowRoot?.querySelector('.error'));
+      },
+      [sel, prop],
+      { timeout: 10000 },
+    );
     await p.waitForTimeout(100);
-    return await p.$eval(sel, (el, k) => ({
-      value: el[k] ? JSON.parse(JSON.stringify(el[k], (key, v) => (ArrayBuffer.isView(v) ? Array.from(v) : v))) : null,
-      alert: el.shadowRoot.querySelector('.error')?.textContent ?? '',
-      nodes: el.shadowRoot.querySelectorAll('*').length,
-      errors: null,
-    }), prop).then((r) => ({ ...r, errors: p.errors }));
+    return await p
+      .$eval(
+        sel,
+        (el, k) => ({
+          value: el[k]
+            ? JSON.parse(JSON.stringify(el[k], (key, v) => (ArrayBuffer.isView(v) ? Array.from(v) : v)))
+            : null,
+          alert: el.shadowRoot.querySelector('.error')?.textContent ?? '',
+          nodes: el.shadowRoot.querySelectorAll('*').length,
+          errors: null,
+        }),
+        prop,
+      )
+      .then((r) => ({ ...r, errors: p.errors }));
   } finally {
     await p.close();
   }
@@ -470,8 +573,13 @@ test('activation plot: a hostile range is refused with a message, a wide one sta
 });
 
 test('memory widget: a malformed hash is reported, nothing throws, the height is sent', { skip }, async () => {
-  const hashes = ['memory=q', 'memory=q:', 'memory=q:1,2,3;k:1e300;t:1e300;a:tanh', `memory=${'q:0,1;'.repeat(20000)}`,
-    'memory=%E0%A4%A'];
+  const hashes = [
+    'memory=q',
+    'memory=q:',
+    'memory=q:1,2,3;k:1e300;t:1e300;a:tanh',
+    `memory=${'q:0,1;'.repeat(20000)}`,
+    'memory=%E0%A4%A',
+  ];
   for (const hash of hashes) {
     const r = await hostile(`/web/embed/memory-widget.html?sync-hash=memory#${hash}`, 'ffn-memory-widget');
     assert.match(r.alert, /sync-hash/, hash.slice(0, 30));
@@ -485,8 +593,9 @@ test('memory widget: a malformed hash is reported, nothing throws, the height is
   try {
     await p.setContent(`<script>window.msgs = []; addEventListener('message', (e) => msgs.push(e.data));</script>
       <iframe style="width: 600px; height: 400px" src="${src}"></iframe>`);
-    await p.waitForFunction(() => window.msgs.some((m) => m?.type === 'ffn-lab:height' && m.height > 300), null,
-      { timeout: 10000 });
+    await p.waitForFunction(() => window.msgs.some((m) => m?.type === 'ffn-lab:height' && m.height > 300), null, {
+      timeout: 10000,
+    });
     assert.deepEqual(p.errors, []);
   } finally {
     await p.close();
@@ -536,8 +645,10 @@ test('parameter calculator: hostile URL parameters (prototype keys, huge sizes) 
     ['presets', '{"__proto__":{"d":1}}', /presets must be an array/],
   ];
   for (const [name, value, re] of calc) {
-    const r = await hostile(`/web/embed/param-calculator.html?${name}=${encodeURIComponent(value)}`,
-      'ffn-param-calculator');
+    const r = await hostile(
+      `/web/embed/param-calculator.html?${name}=${encodeURIComponent(value)}`,
+      'ffn-param-calculator',
+    );
     assert.match(r.alert, re, `${name}=${value.slice(0, 30)}: ${r.alert.slice(0, 200)}`);
     assert.equal(r.value.dff, 3072, `${name}: the defaults stay in use`);
     assert.deepEqual(r.errors, []);

@@ -110,7 +110,7 @@ function isArrayLike(v) {
 
 function flatNumbers(fnName, argName, arr, out, offset) {
   // arr is an Array or typed array of numbers; writes into out from offset.
-  if (arr instanceof Float32Array || (isNumericTyped(arr))) {
+  if (arr instanceof Float32Array || isNumericTyped(arr)) {
     out.set(arr, offset);
     return;
   }

@@ -80,7 +80,9 @@ export function styleShadow(root, css) {
       }
       root.adoptedStyleSheets = [...root.adoptedStyleSheets.filter((s) => !ours.has(s)), sheet];
       return;
-    } catch { /* fall through to <style> */ }
+    } catch {
+      /* fall through to <style> */
+    }
   }
   const style = doc.createElement('style');
   style.setAttribute('data-ffn-style', '');
@@ -177,13 +179,16 @@ export class FfnElement extends (globalThis.HTMLElement ?? class {}) {
     this._loadState = 'loading';
     this._loadingText = loading;
     if (loading) this.shadowRoot.append(createEl(this.ownerDocument, 'p', { class: 'muted loading', text: loading() }));
-    new Promise((resolve) => resolve(kernels())).then(() => {
-      this._loadState = 'ready';
-      if (ready() !== false) this._fireReady();
-    }, (err) => {
-      this._loadState = 'error';
-      failed(err);
-    });
+    new Promise((resolve) => resolve(kernels())).then(
+      () => {
+        this._loadState = 'ready';
+        if (ready() !== false) this._fireReady();
+      },
+      (err) => {
+        this._loadState = 'error';
+        failed(err);
+      },
+    );
   }
 
   /** Show the loading paragraph's text again (in a new language). */

@@ -3,7 +3,15 @@
 import { ready as loadRuntime, wasm } from './runtime.js';
 import { withHeap, mapChunks, outOption, heapStats as runtimeHeapStats } from './heap.js';
 import {
-  parseTensor, makeTensor, fmtShape, describe, checkKernelDims, ACTIVATIONS, actCode, matrix, vector,
+  parseTensor,
+  makeTensor,
+  fmtShape,
+  describe,
+  checkKernelDims,
+  ACTIVATIONS,
+  actCode,
+  matrix,
+  vector,
 } from './args.js';
 import { ACT_CODES } from './codes.js';
 export * from './layers.js';
@@ -56,13 +64,16 @@ function bool(fnName, name, v, dflt) {
 
 function posInt(fnName, name, v) {
   if (typeof v !== 'number') throw new TypeError(`${fnName}: ${name} must be a positive integer; got ${describe(v)}`);
-  if (!Number.isSafeInteger(v) || v <= 0) throw new RangeError(`${fnName}: ${name} must be a positive integer; got ${v}`);
+  if (!Number.isSafeInteger(v) || v <= 0)
+    throw new RangeError(`${fnName}: ${name} must be a positive integer; got ${v}`);
   return v;
 }
 
 function atLeast1D(fnName, argName, t, what = '(..., d)') {
   if (t.shape.length < 1) {
-    throw new RangeError(`${fnName}: ${argName} has shape ${fmtShape(t.shape)} but expected ${what} with at least one dimension`);
+    throw new RangeError(
+      `${fnName}: ${argName} has shape ${fmtShape(t.shape)} but expected ${what} with at least one dimension`,
+    );
   }
 }
 
@@ -78,8 +89,10 @@ function rows(t) {
 
 /** A first-layer weight (d, d_ff): 2-D, its first size d, the last dimension of the input xName. Returns d_ff. */
 function inWeight(fnName, argName, t, d, xName) {
-  if (t.shape.length !== 2) throw new RangeError(`${fnName}: ${argName} has shape ${fmtShape(t.shape)} but expected 2 dimensions [${d},d_ff]`);
-  if (t.shape[0] !== d) throw new RangeError(`${fnName}: ${argName} has shape ${fmtShape(t.shape)} but ${xName}'s last dimension is ${d}`);
+  if (t.shape.length !== 2)
+    throw new RangeError(`${fnName}: ${argName} has shape ${fmtShape(t.shape)} but expected 2 dimensions [${d},d_ff]`);
+  if (t.shape[0] !== d)
+    throw new RangeError(`${fnName}: ${argName} has shape ${fmtShape(t.shape)} but ${xName}'s last dimension is ${d}`);
   return t.shape[1];
 }
 
@@ -94,7 +107,9 @@ function elementwise(fnName, x, code, grad, opts) {
   const out = outOption(fnName, r, opts);
   const t = parseTensor(fnName, 'x', x);
   if (out !== undefined && out.length !== t.data.length) {
-    throw new RangeError(`${fnName}: opts.out has ${out.length} floats but x ${fmtShape(t.shape)} needs ${t.data.length}`);
+    throw new RangeError(
+      `${fnName}: opts.out has ${out.length} floats but x ${fmtShape(t.shape)} needs ${t.data.length}`,
+    );
   }
   const what = () => `x ${fmtShape(t.shape)}`;
   const kernel = grad ? 'act_grad' : 'act_forward';
@@ -141,7 +156,8 @@ export function matmul(A, B) {
   const b = parseTensor(fn, 'B', B);
   atLeast1D(fn, 'A', a, '(..., k)');
   const K = lastDim(a);
-  if (b.shape.length !== 2) throw new RangeError(`${fn}: B has shape ${fmtShape(b.shape)} but expected 2 dimensions [${K},n]`);
+  if (b.shape.length !== 2)
+    throw new RangeError(`${fn}: B has shape ${fmtShape(b.shape)} but expected 2 dimensions [${K},n]`);
   if (b.shape[0] !== K) throw new RangeError(`${fn}: B has shape ${fmtShape(b.shape)} but A's last dimension is ${K}`);
   const M = rows(a);
   const N = b.shape[1];
@@ -151,7 +167,11 @@ export function matmul(A, B) {
   const [C] = withHeap(
     fn,
     () => `A ${fmtShape(a.shape)} @ B ${fmtShape(b.shape)} -> ${fmtShape(outShape)}`,
-    [{ len: M * N, out: true }, { len: M * K, data: a.data }, { len: K * N, data: b.data }],
+    [
+      { len: M * N, out: true },
+      { len: M * K, data: a.data },
+      { len: K * N, data: b.data },
+    ],
     ([pC, pA, pB], ex) => ex.matmul_forward(pC, pA, pB, M, K, N),
   );
   return { data: C, shape: outShape };
@@ -251,7 +271,9 @@ export function swigluBackward(dY, X, Wg, Wu, Wd) {
   const { x, wg, wu, wd, d, dff, T } = gatedShapes(fn, X, Wg, Wu, Wd);
   const dy = parseTensor(fn, 'dY', dY);
   if (dy.shape.length !== x.shape.length || dy.shape.some((s, i) => s !== x.shape[i])) {
-    throw new RangeError(`${fn}: dY has shape ${fmtShape(dy.shape)} but expected ${fmtShape(x.shape)} (the shape of X)`);
+    throw new RangeError(
+      `${fn}: dY has shape ${fmtShape(dy.shape)} but expected ${fmtShape(x.shape)} (the shape of X)`,
+    );
   }
   const bufs = [
     { len: T * d, out: true },
@@ -294,7 +316,8 @@ export function ffnMemories(x, W1, b1, W2, k) {
   if (bb1) vector(fn, 'b1', bb1, dff, "d_ff, W1's second dimension");
   const w2 = parseTensor(fn, 'W2', W2);
   matrix(fn, 'W2', w2, dff, d, () => `expected [${dff},${d}] (d_ff from W1, d from x)`);
-  if (typeof k !== 'number') throw new TypeError(`${fn}: k must be an integer between 0 and d_ff = ${dff}; got ${describe(k)}`);
+  if (typeof k !== 'number')
+    throw new TypeError(`${fn}: k must be an integer between 0 and d_ff = ${dff}; got ${describe(k)}`);
   if (!Number.isInteger(k) || k < 0 || k > dff) {
     throw new RangeError(`${fn}: k is ${k} but must be an integer between 0 and d_ff = ${dff}`);
   }
@@ -337,8 +360,10 @@ export function llamaHiddenDim(d, opts) {
   const multipleOf = o.multipleOf === undefined ? 256 : posInt(fn, 'multipleOf', o.multipleOf);
   const m = o.ffnDimMultiplier;
   if (m !== undefined && m !== null) {
-    if (typeof m !== 'number') throw new TypeError(`${fn}: ffnDimMultiplier must be a positive number or null; got ${describe(m)}`);
-    if (!(Number.isFinite(m) && m > 0)) throw new RangeError(`${fn}: ffnDimMultiplier must be a positive finite number or null; got ${m}`);
+    if (typeof m !== 'number')
+      throw new TypeError(`${fn}: ffnDimMultiplier must be a positive number or null; got ${describe(m)}`);
+    if (!(Number.isFinite(m) && m > 0))
+      throw new RangeError(`${fn}: ffnDimMultiplier must be a positive finite number or null; got ${m}`);
   }
   return r.exports.llama_hidden_dim(d, multipleOf, m == null ? 0 : m);
 }

@@ -32,15 +32,7 @@ export type TensorLike =
   | NumericArray;
 
 /** Activation names accepted by activationGrad, ffn and gatedFfn. */
-export type ActivationName =
-  | 'relu'
-  | 'relu2'
-  | 'sigmoid'
-  | 'silu'
-  | 'gelu'
-  | 'gelu_tanh'
-  | 'gelu_sigmoid'
-  | 'identity';
+export type ActivationName = 'relu' | 'relu2' | 'sigmoid' | 'silu' | 'gelu' | 'gelu_tanh' | 'gelu_sigmoid' | 'identity';
 
 /** Where the wasm comes from: a URL (or URL string / file path in Node), its bytes, or a compiled module. */
 export type WasmSource = URL | string | ArrayBuffer | ArrayBufferView | WebAssembly.Module;

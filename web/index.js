@@ -11,6 +11,8 @@ export * from './ffn.js';
  */
 export function ready(opts) {
   return loadRuntime(opts, async (relaxed) =>
-    base64ToBytes((relaxed ? await import('./ffn-relaxed-wasm-inline.js') : await import('./ffn-wasm-inline.js')).default),
+    base64ToBytes(
+      (relaxed ? await import('./ffn-relaxed-wasm-inline.js') : await import('./ffn-wasm-inline.js')).default,
+    ),
   );
 }

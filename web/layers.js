@@ -74,13 +74,17 @@ function makeLayer(kind, { dIn, dOut, floats, pack, run, workFloats, info }) {
     if (disposed) throw new Error(`${fwd}: this layer was disposed; create a new one with ${kind}()`);
     const n = x.shape.length;
     if (n < 1 || x.shape[n - 1] !== dIn) {
-      throw new RangeError(`${fwd}: X has shape ${fmtShape(x.shape)} but expected (..., ${dIn}) (the layer's input size)`);
+      throw new RangeError(
+        `${fwd}: X has shape ${fmtShape(x.shape)} but expected (..., ${dIn}) (the layer's input size)`,
+      );
     }
     let rowsM = 1;
     for (let i = 0; i < n - 1; i++) rowsM *= x.shape[i];
     const outShape = [...x.shape.slice(0, -1), dOut];
     if (out !== undefined && out.length !== rowsM * dOut) {
-      throw new RangeError(`${fwd}: opts.out has ${out.length} floats but the result ${fmtShape(outShape)} needs ${rowsM * dOut}`);
+      throw new RangeError(
+        `${fwd}: opts.out has ${out.length} floats but the result ${fmtShape(outShape)} needs ${rowsM * dOut}`,
+      );
     }
     const inF = Math.ceil((rowsM * dIn) / 16) * 16; // whole 64-byte lines: Y and the work block stay aligned
     const outF = Math.ceil((rowsM * dOut) / 16) * 16;
@@ -266,7 +270,7 @@ export function createGatedFfn(opts) {
       }
     },
     workFloats: (M) => r.exports.ffn_packed_work_size(M, d, dff),
-    run: (ex, pY, pX, M, pW, base) => ex.gated_packed_forward(pY, pX, base, base + fgu * FLOAT_BYTES, M, d, dff, code,
-      pW),
+    run: (ex, pY, pX, M, pW, base) =>
+      ex.gated_packed_forward(pY, pX, base, base + fgu * FLOAT_BYTES, M, d, dff, code, pW),
   });
 }

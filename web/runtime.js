@@ -39,8 +39,9 @@ async function fetchBytes(url) {
     try {
       return new Uint8Array(await fs.readFile(url));
     } catch (e) {
-      throw new Error(`ffn-lab: could not load the wasm module from ${url.href} (${e.code || e.message})`,
-        { cause: e });
+      throw new Error(`ffn-lab: could not load the wasm module from ${url.href} (${e.code || e.message})`, {
+        cause: e,
+      });
     }
   }
   if (typeof fetch !== 'function') throw new Error(`ffn-lab: cannot load ${url.href}: fetch is not available`);
@@ -84,10 +85,13 @@ async function resolveSource(src) {
 /** Read the maximum of the module's own memory from its binary (memory section, id 5), or null. */
 function declaredMaxBytes(bytes) {
   try {
-    if (!bytes || bytes.length < 8 || bytes[0] !== 0 || bytes[1] !== 0x61 || bytes[2] !== 0x73 || bytes[3] !== 0x6d) return null;
+    if (!bytes || bytes.length < 8 || bytes[0] !== 0 || bytes[1] !== 0x61 || bytes[2] !== 0x73 || bytes[3] !== 0x6d)
+      return null;
     let p = 8;
     const leb = () => {
-      let result = 0, shift = 0, b;
+      let result = 0,
+        shift = 0,
+        b;
       do {
         b = bytes[p++];
         result += (b & 0x7f) * 2 ** shift;
@@ -118,7 +122,12 @@ function declaredMaxBytes(bytes) {
 async function load(src) {
   const { module, bytes } = await resolveSource(src);
   const record = {
-    exports: null, memory: null, maxBytes: DEFAULT_MAX_WASM_BYTES, growths: 0, simd: 'simd128', gemmKernel: 'splat',
+    exports: null,
+    memory: null,
+    maxBytes: DEFAULT_MAX_WASM_BYTES,
+    growths: 0,
+    simd: 'simd128',
+    gemmKernel: 'splat',
   };
   const imports = {
     env: {
@@ -133,7 +142,10 @@ async function load(src) {
     if (module) instance = await WebAssembly.instantiate(module, imports);
     else instance = (await WebAssembly.instantiate(bytes, imports)).instance;
   } catch (e) {
-    const hint = e instanceof WebAssembly.CompileError ? ' (this engine may lack 128-bit wasm SIMD, or relaxed SIMD for ffn-relaxed.wasm)' : '';
+    const hint =
+      e instanceof WebAssembly.CompileError
+        ? ' (this engine may lack 128-bit wasm SIMD, or relaxed SIMD for ffn-relaxed.wasm)'
+        : '';
     throw new Error(`ffn-lab: could not instantiate the wasm module${hint}: ${e.message}`, { cause: e });
   }
   const ex = instance.exports;
@@ -174,10 +186,43 @@ export function isJavaScriptCore() {
  * engine runs relaxed SIMD (Chrome 114+, Node 21+; Node 20 behind --experimental-wasm-relaxed-simd).
  */
 const RELAXED_PROBE = new Uint8Array([
-  0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, // magic, version 1
-  0x01, 0x08, 0x01, 0x60, 0x03, 0x7b, 0x7b, 0x7b, 0x01, 0x7b, // type: (v128 v128 v128) -> v128
-  0x03, 0x02, 0x01, 0x00, // one function of that type
-  0x0a, 0x0d, 0x01, 0x0b, 0x00, 0x20, 0x00, 0x20, 0x01, 0x20, 0x02, 0xfd, 0x85, 0x02, 0x0b, // body
+  0x00,
+  0x61,
+  0x73,
+  0x6d,
+  0x01,
+  0x00,
+  0x00,
+  0x00, // magic, version 1
+  0x01,
+  0x08,
+  0x01,
+  0x60,
+  0x03,
+  0x7b,
+  0x7b,
+  0x7b,
+  0x01,
+  0x7b, // type: (v128 v128 v128) -> v128
+  0x03,
+  0x02,
+  0x01,
+  0x00, // one function of that type
+  0x0a,
+  0x0d,
+  0x01,
+  0x0b,
+  0x00,
+  0x20,
+  0x00,
+  0x20,
+  0x01,
+  0x20,
+  0x02,
+  0xfd,
+  0x85,
+  0x02,
+  0x0b, // body
 ]);
 
 /** True when this engine runs relaxed SIMD (feature detection by validating RELAXED_PROBE). */
@@ -198,7 +243,8 @@ export function relaxedSimdSupported() {
  * an Error where it cannot be had) or false (always the 128-bit SIMD build).
  */
 export function ready(opts, fallback) {
-  if (opts != null && typeof opts !== 'object') throw new TypeError(`ready: opts must be an object; got ${describe(opts)}`);
+  if (opts != null && typeof opts !== 'object')
+    throw new TypeError(`ready: opts must be an object; got ${describe(opts)}`);
   const relaxedOpt = opts && opts.relaxed !== undefined ? opts.relaxed : 'auto';
   if (relaxedOpt !== 'auto' && relaxedOpt !== true && relaxedOpt !== false) {
     throw new TypeError(`ready: opts.relaxed must be 'auto', true or false; got ${describe(relaxedOpt)}`);
@@ -209,19 +255,27 @@ export function ready(opts, fallback) {
     return loading.then(() => {
       if ((inst.simd === 'relaxed') !== relaxedOpt) {
         const loaded = inst.simd === 'relaxed' ? 'ffn-relaxed.wasm' : 'ffn.wasm';
-        throw new Error(`ready: opts.relaxed is ${relaxedOpt} but an earlier ready() already loaded ${loaded}; pass the same choice to the first ready() call`);
+        throw new Error(
+          `ready: opts.relaxed is ${relaxedOpt} but an earlier ready() already loaded ${loaded}; pass the same choice to the first ready() call`,
+        );
       }
     });
   }
   const wasm = opts && opts.wasm != null ? opts.wasm : null;
   if (wasm != null && relaxedOpt !== 'auto') {
-    throw new TypeError('ready: pass either opts.wasm (that module is used as given) or opts.relaxed (which build to load), not both');
+    throw new TypeError(
+      'ready: pass either opts.wasm (that module is used as given) or opts.relaxed (which build to load), not both',
+    );
   }
   let relaxed = false;
   if (wasm == null && relaxedOpt !== false) {
     relaxed = relaxedSimdSupported();
     if (relaxedOpt === true && !relaxed) {
-      return Promise.reject(new Error('ready: opts.relaxed is true but this engine does not run relaxed SIMD (Node 20 needs --experimental-wasm-relaxed-simd); use relaxed: \'auto\' or false'));
+      return Promise.reject(
+        new Error(
+          "ready: opts.relaxed is true but this engine does not run relaxed SIMD (Node 20 needs --experimental-wasm-relaxed-simd); use relaxed: 'auto' or false",
+        ),
+      );
     }
   }
   const built = async (r) => load(await (fallback ? fallback(r) : defaultUrl(r)));
@@ -230,7 +284,8 @@ export function ready(opts, fallback) {
     else if (relaxed && relaxedOpt === 'auto') {
       inst = await built(true).catch((e) => {
         // a host that serves only ffn.wasm (or an engine that validates but cannot compile it) still works
-        if (typeof console !== 'undefined') console.warn(`ffn-lab: could not load the relaxed-SIMD build, using ffn.wasm instead (${e.message})`);
+        if (typeof console !== 'undefined')
+          console.warn(`ffn-lab: could not load the relaxed-SIMD build, using ffn.wasm instead (${e.message})`);
         return built(false);
       });
     } else inst = await built(relaxed);

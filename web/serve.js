@@ -41,8 +41,11 @@ const MIME = {
 export const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 function send(res, status, body, headers = {}) {
-  res.writeHead(status,
-    { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff', ...headers });
+  res.writeHead(status, {
+    'Content-Type': 'text/plain; charset=utf-8',
+    'X-Content-Type-Options': 'nosniff',
+    ...headers,
+  });
   res.end(body);
 }
 
@@ -142,8 +145,11 @@ export function startServer({ root = PACKAGE_ROOT, port = 8080, host = '127.0.0.
   return new Promise((resolvePromise, reject) => {
     server.once('error', (e) => {
       if (e.code === 'EADDRINUSE') {
-        reject(new Error(`ffn-lab serve: port ${port} on ${host} is already in use; pass another one with --port N`,
-          { cause: e }));
+        reject(
+          new Error(`ffn-lab serve: port ${port} on ${host} is already in use; pass another one with --port N`, {
+            cause: e,
+          }),
+        );
       } else reject(e);
     });
     server.listen(port, host, () => {

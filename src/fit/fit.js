@@ -47,12 +47,18 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const fits = allFits();
   const fitted = fittedConstants(fits);
   console.log(`fits done in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-  console.log(`em1_tail_f   minimax abs error ${fits.em1.minimax.toExponential(4)}, ` +
-    `with the float32 coefficients ${fits.em1.max.toExponential(4)}`);
-  console.log(`gelu_g_tail  minimax rel error ${fits.g.minimax.toExponential(4)}, ` +
-    `float32 tail and double c0, c1 ${fits.g.E.toExponential(4)}`);
-  console.log(`gelu_t_*     minimax rel error in D ${fits.t.minimax.toExponential(4)}, ` +
-    `with the float32 coefficients ${fits.t.max.toExponential(4)}`);
+  console.log(
+    `em1_tail_f   minimax abs error ${fits.em1.minimax.toExponential(4)}, ` +
+      `with the float32 coefficients ${fits.em1.max.toExponential(4)}`,
+  );
+  console.log(
+    `gelu_g_tail  minimax rel error ${fits.g.minimax.toExponential(4)}, ` +
+      `float32 tail and double c0, c1 ${fits.g.E.toExponential(4)}`,
+  );
+  console.log(
+    `gelu_t_*     minimax rel error in D ${fits.t.minimax.toExponential(4)}, ` +
+      `with the float32 coefficients ${fits.t.max.toExponential(4)}`,
+  );
   console.log(`gelu_grad_h  minimax rel error ${fits.h.minimax.toExponential(4)}`);
   const rows = compare(src, fitted);
   for (const r of rows) {

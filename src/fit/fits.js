@@ -81,7 +81,13 @@ export function geluG() {
   const w = memo((y) => div(ONE, F(y)));
   const powers = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9];
   const { coef, minimax, E } = fitRounded({
-    f: F, w, powers, lo: -ONE, hi: ratio(23, 37), toFloat: [9, 8, 7, 6, 5, 4, 3, 2], grid: 300,
+    f: F,
+    w,
+    powers,
+    lo: -ONE,
+    hi: ratio(23, 37),
+    toFloat: [9, 8, 7, 6, 5, 4, 3, 2],
+    grid: 300,
   });
   const g = powers.map((p) => toNumber(coef.get(p)));
   return { g, minimax: toNumber(abs(minimax)), E: toNumber(abs(E)) };
@@ -191,4 +197,3 @@ export function allFits() {
   const h = geluGradH();
   return { em1, g, t, h };
 }
-

@@ -201,4 +201,3 @@ export function remezRational({ f, w, dn, dd, lo, hi, grid = 600, maxIter = 40 }
   }
   throw new Error('remezRational: no convergence');
 }
-

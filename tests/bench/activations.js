@@ -32,7 +32,7 @@ function interleaved(fns, { batchMs, reps, warmMs }) {
   const calls = fns.map((f) => {
     let n = 0;
     const t0 = now();
-    while (n < 3 || now() - t0 < warmMs) f(), n++;
+    while (n < 3 || now() - t0 < warmMs) (f(), n++);
     return Math.max(1, Math.ceil(batchMs / Math.max((now() - t0) / n, 1e-4)));
   });
   const times = fns.map(() => []);
@@ -57,11 +57,24 @@ export function buildActivationsAt(rev = F64_BASELINE_REV) {
       writeFileSync(join(dir, 'src', f), execFileSync('git', ['-C', root, 'show', `${rev}:src/${f}`]));
     }
     const out = join(dir, 'act.wasm');
-    execFileSync('emcc', [
-      '-O3', '-std=c11', '-msimd128', `-I${join(dir, 'src')}`, join(dir, 'src/activations.c'), '-o', out,
-      '--no-entry', '-sSTANDALONE_WASM', '-sALLOW_MEMORY_GROWTH', '-sFILESYSTEM=0',
-      '-sEXPORTED_FUNCTIONS=_malloc,_free,_act_forward,_act_grad,_act_backward',
-    ], { stdio: ['ignore', 'ignore', 'pipe'] });
+    execFileSync(
+      'emcc',
+      [
+        '-O3',
+        '-std=c11',
+        '-msimd128',
+        `-I${join(dir, 'src')}`,
+        join(dir, 'src/activations.c'),
+        '-o',
+        out,
+        '--no-entry',
+        '-sSTANDALONE_WASM',
+        '-sALLOW_MEMORY_GROWTH',
+        '-sFILESYSTEM=0',
+        '-sEXPORTED_FUNCTIONS=_malloc,_free,_act_forward,_act_grad,_act_backward',
+      ],
+      { stdio: ['ignore', 'ignore', 'pipe'] },
+    );
     return readFileSync(out);
   } catch (e) {
     console.error(`activations bench: could not build the ${rev} baseline (${String(e.message).split('\n')[0]})`);
@@ -85,13 +98,25 @@ function ulps(a, b) {
  * base: optional exports of a baseline module (baseLabel names its column); tf: optional tfjs-core with the wasm backend ready.
  * Every timed kernel's output is checked against act_ref/act_grad_ref (plain C in float64) to 4 ulps.
  */
-export function runActivationBench({ raw, base = null, baseLabel = 'f64x2', tf = null, quick = false, log = console.log }) {
+export function runActivationBench({
+  raw,
+  base = null,
+  baseLabel = 'f64x2',
+  tf = null,
+  quick = false,
+  log = console.log,
+}) {
   const opts = quick ? { batchMs: 25, reps: 5, warmMs: 40 } : { batchMs: 50, reps: 15, warmMs: 100 };
   const n = 1 << 20;
   const x = new Float32Array(n);
   let s = 12345;
-  for (let i = 0; i < n; i++) { // uniform in [-8, 8): the range a pre-activation occupies
-    s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0;
+  for (let i = 0; i < n; i++) {
+    // uniform in [-8, 8): the range a pre-activation occupies
+    s ^= s << 13;
+    s >>>= 0;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    s >>>= 0;
     x[i] = (s / 2147483648 - 1) * 8;
   }
   const mods = [['new', raw], ...(base ? [[baseLabel, base]] : [])].map(([name, e]) => {
@@ -111,7 +136,8 @@ export function runActivationBench({ raw, base = null, baseLabel = 'f64x2', tf =
     const r = new Float32Array(raw.memory.buffer, pr, 4096);
     for (let i = 0; i < 4096; i++) {
       const u = Math.abs(y[i * stride] - r[i]) < 1e-30 ? 0 : ulps(y[i * stride], r[i]);
-      if (!(u <= 4)) throw new Error(`activations bench: ${m.name} ${fn}(${x[i * stride]}) = ${y[i * stride]}, ref ${r[i]}`);
+      if (!(u <= 4))
+        throw new Error(`activations bench: ${m.name} ${fn}(${x[i * stride]}) = ${y[i * stride]}, ref ${r[i]}`);
     }
     raw.free(pr);
     raw.free(pxs);
@@ -120,8 +146,12 @@ export function runActivationBench({ raw, base = null, baseLabel = 'f64x2', tf =
   const rate = (sec) => n / sec / 1e6;
   const fmt = (v) => (v == null ? '-' : v.toFixed(0)).padStart(9);
   const ratio = (a, b) => (a == null || b == null ? '-' : (a / b).toFixed(2) + 'x').padStart(8);
-  log(`activations, ${n} floats in [-8, 8), in wasm memory (y = phi(x), not in place), Melem/s, medians of ${opts.reps}:`);
-  log(`${'function'.padEnd(14)}${'new'.padStart(9)}${baseLabel.slice(0, 8).padStart(9)}${'speedup'.padStart(8)}${'tfjs'.padStart(9)}${'ort(q)'.padStart(9)}${'new/ort'.padStart(8)}${'anchored'.padStart(9)}`);
+  log(
+    `activations, ${n} floats in [-8, 8), in wasm memory (y = phi(x), not in place), Melem/s, medians of ${opts.reps}:`,
+  );
+  log(
+    `${'function'.padEnd(14)}${'new'.padStart(9)}${baseLabel.slice(0, 8).padStart(9)}${'speedup'.padStart(8)}${'tfjs'.padStart(9)}${'ort(q)'.padStart(9)}${'new/ort'.padStart(8)}${'anchored'.padStart(9)}`,
+  );
   for (const fn of ['act_forward', 'act_grad']) {
     for (const [name, act] of Object.entries(CODES)) {
       const cands = mods.map((m) => () => m.e[fn](m.py, m.px, n, act));
@@ -131,9 +161,17 @@ export function runActivationBench({ raw, base = null, baseLabel = 'f64x2', tf =
       if (tf && fn === 'act_forward') {
         const xt = tf.tensor1d(x);
         tfIdx = cands.length;
-        cands.push(name === 'sigmoid'
-          ? () => tf.tidy(() => { tf.sigmoid(xt); })
-          : () => tf.tidy(() => { tf.mul(xt, tf.sigmoid(xt)); }));
+        cands.push(
+          name === 'sigmoid'
+            ? () =>
+                tf.tidy(() => {
+                  tf.sigmoid(xt);
+                })
+            : () =>
+                tf.tidy(() => {
+                  tf.mul(xt, tf.sigmoid(xt));
+                }),
+        );
         cands.cleanup = () => xt.dispose();
       }
       const secs = interleaved(cands, opts);
@@ -141,25 +179,38 @@ export function runActivationBench({ raw, base = null, baseLabel = 'f64x2', tf =
       mods.forEach((m) => check(m, fn, act));
       const tfRate = tfIdx >= 0 ? rate(secs[tfIdx]) : null;
       const r = {
-        fn, name,
+        fn,
+        name,
         melem: rate(secs[0]),
         f64x2: base ? rate(secs[1]) : null,
         tfjs: tfRate,
         tfjsOp: tfIdx < 0 ? null : name === 'sigmoid' ? 'sigmoid' : 'silu',
-        ortQuoted: fn === 'act_forward' ? QUOTED[name] ?? null : null,
+        ortQuoted: fn === 'act_forward' ? (QUOTED[name] ?? null) : null,
       };
       // ours / tfjs SiLU in the same row, times the quoted tfjs SiLU / ort ratio
-      r.ortAnchored = r.ortQuoted && tfRate && r.tfjsOp === 'silu' ? (r.melem / tfRate) * (QUOTED.tfjs_silu / r.ortQuoted) : null;
+      r.ortAnchored =
+        r.ortQuoted && tfRate && r.tfjsOp === 'silu' ? (r.melem / tfRate) * (QUOTED.tfjs_silu / r.ortQuoted) : null;
       rows.push(r);
       const label = fn === 'act_forward' ? name : `${name}'`;
       const anch = r.ortAnchored == null ? '-'.padStart(9) : (r.ortAnchored.toFixed(2) + 'x').padStart(9);
-      log(`${label.padEnd(14)}${fmt(r.melem)}${fmt(r.f64x2)}${ratio(r.melem, r.f64x2)}${fmt(r.tfjs)}${fmt(r.ortQuoted)}${ratio(r.melem, r.ortQuoted)}${anch}`);
+      log(
+        `${label.padEnd(14)}${fmt(r.melem)}${fmt(r.f64x2)}${ratio(r.melem, r.f64x2)}${fmt(r.tfjs)}${fmt(r.ortQuoted)}${ratio(r.melem, r.ortQuoted)}${anch}`,
+      );
     }
   }
-  log(`(tfjs: tfjs-wasm tf.sigmoid (sigmoid row) or tf.mul(x, tf.sigmoid(x)) (other rows) on a resident tensor, output allocation included,`);
-  log(` interleaved with ours; ort(q): onnxruntime-web rates quoted in issue 3 (not installed here); new/ort: against the quoted rate;`);
-  log(` anchored: (new / tfjs SiLU in the same row) x (${QUOTED.tfjs_silu} / ort), the quoted tfjs SiLU rate, which load on this shared machine does not skew)`);
-  mods.forEach((m) => { m.e.free(m.px); m.e.free(m.py); });
+  log(
+    `(tfjs: tfjs-wasm tf.sigmoid (sigmoid row) or tf.mul(x, tf.sigmoid(x)) (other rows) on a resident tensor, output allocation included,`,
+  );
+  log(
+    ` interleaved with ours; ort(q): onnxruntime-web rates quoted in issue 3 (not installed here); new/ort: against the quoted rate;`,
+  );
+  log(
+    ` anchored: (new / tfjs SiLU in the same row) x (${QUOTED.tfjs_silu} / ort), the quoted tfjs SiLU rate, which load on this shared machine does not skew)`,
+  );
+  mods.forEach((m) => {
+    m.e.free(m.px);
+    m.e.free(m.py);
+  });
   return rows;
 }
 
@@ -191,26 +242,40 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   const baseBytes = flag('--no-baseline') ? null : buildActivationsAt(rev);
   if (flag('--browser')) {
     // the same bench in a page: its functions and constants as source, both modules as bytes
-    const src = [now, median, interleaved, ulps, runActivationBench].map(String).join('\n') +
+    const src =
+      [now, median, interleaved, ulps, runActivationBench].map(String).join('\n') +
       `\nconst CODES = ${JSON.stringify(CODES)}, QUOTED = ${JSON.stringify(QUOTED)};`;
     const { launchBrowser } = await import(pathToFileURL(join(root, 'tests/helpers/browser.js')).href);
     const b = await launchBrowser();
     try {
       const page = await b.newPage();
-      const { ua, lines } = await page.evaluate(async ({ src, raw64, base64, baseLabel, quick }) => {
-        const bench = new Function(`${src}\nreturn runActivationBench;`)();
-        const inst = async (b64) => {
-          const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
-          const { instance } = await WebAssembly.instantiate(bytes, { env: { emscripten_notify_memory_growth() {} } });
-          instance.exports._initialize?.();
-          return instance.exports;
-        };
-        const lines = [];
-        const raw = await inst(raw64);
-        bench({ raw, base: base64 ? await inst(base64) : null, baseLabel, quick, log: (l) => lines.push(l) });
-        return { ua: navigator.userAgent.match(/Chrome\/[\d.]+/)?.[0], lines };
-      }, { src, raw64: rawBytes.toString('base64'), base64: baseBytes ? baseBytes.toString('base64') : null, baseLabel: rev, quick: flag('--quick') });
-      console.log(`# ffn-lab activations, headless ${ua}, ${cpus()[0]?.model?.trim()}, baseline ${baseBytes ? rev : 'none'}, ${new Date().toISOString().slice(0, 16)}Z`);
+      const { ua, lines } = await page.evaluate(
+        async ({ src, raw64, base64, baseLabel, quick }) => {
+          const bench = new Function(`${src}\nreturn runActivationBench;`)();
+          const inst = async (b64) => {
+            const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+            const { instance } = await WebAssembly.instantiate(bytes, {
+              env: { emscripten_notify_memory_growth() {} },
+            });
+            instance.exports._initialize?.();
+            return instance.exports;
+          };
+          const lines = [];
+          const raw = await inst(raw64);
+          bench({ raw, base: base64 ? await inst(base64) : null, baseLabel, quick, log: (l) => lines.push(l) });
+          return { ua: navigator.userAgent.match(/Chrome\/[\d.]+/)?.[0], lines };
+        },
+        {
+          src,
+          raw64: rawBytes.toString('base64'),
+          base64: baseBytes ? baseBytes.toString('base64') : null,
+          baseLabel: rev,
+          quick: flag('--quick'),
+        },
+      );
+      console.log(
+        `# ffn-lab activations, headless ${ua}, ${cpus()[0]?.model?.trim()}, baseline ${baseBytes ? rev : 'none'}, ${new Date().toISOString().slice(0, 16)}Z`,
+      );
       console.log(lines.join('\n'));
     } finally {
       await b.close();
@@ -228,6 +293,8 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
       tf = null;
     }
   }
-  console.log(`# ffn-lab activations, Node ${process.versions.node}, ${cpus()[0]?.model?.trim()}, baseline ${base ? rev : 'none'}, ${new Date().toISOString().slice(0, 16)}Z`);
+  console.log(
+    `# ffn-lab activations, Node ${process.versions.node}, ${cpus()[0]?.model?.trim()}, baseline ${base ? rev : 'none'}, ${new Date().toISOString().slice(0, 16)}Z`,
+  );
   runActivationBench({ raw, base, baseLabel: rev, tf, quick: flag('--quick') });
 }

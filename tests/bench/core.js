@@ -1,7 +1,16 @@
 // The benchmark body, shared by Node (run.js) and the headless-Chromium page: ffn-lab vs XNNPACK (tfjs-wasm), the SIMD peak and streaming anchors, interleaved, medians, every timed result checked against float64.
 
 import * as ref from '../ref.js';
-import { activationGraphs, ortSession, ortGemmSection, interleaved, accuracy, ortFlavour, median, pairedRatio } from './ort.js';
+import {
+  activationGraphs,
+  ortSession,
+  ortGemmSection,
+  interleaved,
+  accuracy,
+  ortFlavour,
+  median,
+  pairedRatio,
+} from './ort.js';
 import { peakLoad, peakLoadLines, hostVerdict, spread } from './peak.js';
 
 const now = () => performance.now();
@@ -46,7 +55,8 @@ export function checkGemm(name, Y, X, W, M, K, N, sample) {
     for (let j = 0; j < N; j++) {
       const err = Math.abs(Y[i * N + j] - acc[j]);
       const tol = 2 * (K + 2) * u * abs[j] + 8 * u * Math.abs(acc[j]);
-      if (!(err <= tol)) throw new Error(`bench: ${name} result wrong at [${i},${j}]: ${Y[i * N + j]} vs float64 ${acc[j]}`);
+      if (!(err <= tol))
+        throw new Error(`bench: ${name} result wrong at [${i},${j}]: ${Y[i * N + j]} vs float64 ${acc[j]}`);
       worst = Math.max(worst, err / (abs[j] || 1));
     }
   }
@@ -59,7 +69,8 @@ function checkAct(name, y, x, ulps = 8) {
   for (let i = 0; i < x.length; i += 61) {
     const want = ref.act(key, x[i]);
     const ulp = 2 ** (Math.floor(Math.log2(Math.max(Math.abs(want), 2 ** -126))) - 23);
-    if (!(Math.abs(y[i] - want) <= ulps * ulp + 2 ** -126)) throw new Error(`bench: ${name}(${x[i]}) = ${y[i]}, float64 ${want}`);
+    if (!(Math.abs(y[i] - want) <= ulps * ulp + 2 ** -126))
+      throw new Error(`bench: ${name}(${x[i]}) = ${y[i]}, float64 ${want}`);
   }
 }
 
@@ -75,7 +86,10 @@ export function rawGemm(raw, W, X, M, K, N) {
     blocks.push(p);
     return ((p + 63) & -64) >>> 0;
   };
-  const pW = take(raw.gemm_packed_size(K, N)), pX = take(M * K), pY = take(M * N), pS = take(raw.gemm_work_size(M, K));
+  const pW = take(raw.gemm_packed_size(K, N)),
+    pX = take(M * K),
+    pY = take(M * N),
+    pS = take(raw.gemm_work_size(M, K));
   // W unpacked only while packing (as the layers do): not resident during the timing
   const tmp = raw.malloc(K * N * 4) >>> 0;
   if (!tmp) throw new Error('bench: out of wasm memory for the raw GEMM');
@@ -97,12 +111,13 @@ const padEnd = (s, n) => String(s).padEnd(n);
 
 /** The chain count (8..14) at which a peak loop fnOf(chains)(iters, m) runs fastest: 8 flops per step and chain. */
 export async function bestChains(fnOf) {
-  let best = 0, bestCh = 12;
+  let best = 0,
+    bestCh = 12;
   for (const ch of [8, 10, 12, 14]) {
     const f = fnOf(ch);
     const [s] = await interleaved([() => f(200000, 0.999)], { batchMs: 10, reps: 5, warmMs: 5 });
     const rate = (ch * 8 * 200000) / s / 1e9;
-    if (rate > best) (best = rate), (bestCh = ch);
+    if (rate > best) ((best = rate), (bestCh = ch));
   }
   return bestCh;
 }
@@ -126,7 +141,8 @@ export const GEMM_KERNELS = ['splat', 'prebroadcast'];
  * throws unless both give the same bits (they sum in the same order).
  */
 export function bothKernels(raw, run) {
-  const chosen = raw.gemm_select_kernel(-1), other = 1 - chosen;
+  const chosen = raw.gemm_select_kernel(-1),
+    other = 1 - chosen;
   const otherRun = () => {
     raw.gemm_select_kernel(other);
     try {
@@ -135,7 +151,8 @@ export function bothKernels(raw, run) {
       raw.gemm_select_kernel(chosen);
     }
   };
-  const a = new Uint32Array(Float32Array.from(run()).buffer), b = new Uint32Array(Float32Array.from(otherRun()).buffer);
+  const a = new Uint32Array(Float32Array.from(run()).buffer),
+    b = new Uint32Array(Float32Array.from(otherRun()).buffer);
   if (a.length !== b.length || a.some((v, i) => v !== b[i])) throw new Error('bench: the two microkernels differ');
   return { otherRun, chosen: GEMM_KERNELS[chosen], other: GEMM_KERNELS[other] };
 }
@@ -143,7 +160,7 @@ export function bothKernels(raw, run) {
 /** v with two decimals, or three where two would round it onto the other side of limit (0.849 against 0.85). */
 export function against(v, limit) {
   const two = v.toFixed(2);
-  return (v < limit) !== (Number(two) < limit) ? v.toFixed(3) : two;
+  return v < limit !== Number(two) < limit ? v.toFixed(3) : two;
 }
 
 /** Batch length, rounds and warm-up of the timed comparisons. */
@@ -153,7 +170,15 @@ export function benchOpts(quick) {
 
 /* ---- activations: Melem/s on 1M floats, the kernel alone, the public API (copies included; a fresh result,
    or { out } into one reused array) and onnxruntime-web's session.run (input from a Float32Array, output read), interleaved ---- */
-export async function runActivationSection({ ffn, raw, tf, ort: ortMod = null, opts, log = console.log, results = { act: [] } }) {
+export async function runActivationSection({
+  ffn,
+  raw,
+  tf,
+  ort: ortMod = null,
+  opts,
+  log = console.log,
+  results = { act: [] },
+}) {
   const n = 1 << 20;
   const x = randomArray(n, 21).map((v) => v * 6);
   // the kernel reads x from one wasm buffer and writes another: timed directly (x stays unchanged)
@@ -165,8 +190,12 @@ export async function runActivationSection({ ffn, raw, tf, ort: ortMod = null, o
   const graphs = ortMod ? activationGraphs(n) : null;
   const xt = tf.tensor1d(x);
   log('');
-  log(`activations, ${n} floats in [-6, 6), Melem/s (medians of ${opts.reps} interleaved rounds; ratios: medians of back-to-back rounds)`);
-  log(`${padEnd('activation', 13)}${pad('kernel', 7)}${pad('API', 7)}${pad('API out', 8)}${pad('ORT', 7)}  ${padEnd('ORT graph (the faster one is the anchor)', 38)}${pad('API/ORT', 8)}${pad('out/ORT', 8)}${pad('kern/ORT', 9)}${pad('copy', 6)}${pad('ceiling', 8)}   max ulps: ffn-lab API, ORT (max abs err)`);
+  log(
+    `activations, ${n} floats in [-6, 6), Melem/s (medians of ${opts.reps} interleaved rounds; ratios: medians of back-to-back rounds)`,
+  );
+  log(
+    `${padEnd('activation', 13)}${pad('kernel', 7)}${pad('API', 7)}${pad('API out', 8)}${pad('ORT', 7)}  ${padEnd('ORT graph (the faster one is the anchor)', 38)}${pad('API/ORT', 8)}${pad('out/ORT', 8)}${pad('kern/ORT', 9)}${pad('copy', 6)}${pad('ceiling', 8)}   max ulps: ffn-lab API, ORT (max abs err)`,
+  );
   for (const name of ['gelu', 'gelu_tanh', 'silu', 'gelu_sigmoid']) {
     const kern = () => raw.act_forward(py, px, n, codes[name]);
     const viaApi = () => api[name](x);
@@ -193,15 +222,29 @@ export async function runActivationSection({ ffn, raw, tf, ort: ortMod = null, o
       orts.push({ how: g.how, s, acc, idx: cands.length });
       cands.push({ fn: s.run.bind(null, x) });
     }
-    const m = await interleaved(cands.map((c) => c.fn), opts, { awaitEach: true });
+    const m = await interleaved(
+      cands.map((c) => c.fn),
+      opts,
+      { awaitEach: true },
+    );
     checkAct(`${name} (after timing)`, viaApi().data, x);
     checkAct(`${name} (API out, after timing)`, outBuf, x);
     checkAct(`${name} (kernel, after timing)`, new Float32Array(raw.memory.buffer, py, n), x);
     const [sk, sa] = m;
     const kRate = n / sk / 1e6;
     const aRate = n / sa / 1e6;
-    const row = { name, kernelMelem: kRate, apiMelem: aRate, apiOutMelem: n / m[3] / 1e6, copyMelem: n / m[2] / 1e6, apiMaxUlp: ours.maxUlp, ort: [] };
-    orts.forEach((o) => row.ort.push({ how: o.how, melem: n / m[o.idx] / 1e6, maxUlp: o.acc.maxUlp, maxAbs: o.acc.maxAbs, idx: o.idx }));
+    const row = {
+      name,
+      kernelMelem: kRate,
+      apiMelem: aRate,
+      apiOutMelem: n / m[3] / 1e6,
+      copyMelem: n / m[2] / 1e6,
+      apiMaxUlp: ours.maxUlp,
+      ort: [],
+    };
+    orts.forEach((o) =>
+      row.ort.push({ how: o.how, melem: n / m[o.idx] / 1e6, maxUlp: o.acc.maxUlp, maxAbs: o.acc.maxAbs, idx: o.idx }),
+    );
     row.ort.sort((a, b) => b.melem - a.melem);
     const best = row.ort[0];
     if (best) {
@@ -217,8 +260,13 @@ export async function runActivationSection({ ffn, raw, tf, ort: ortMod = null, o
     const f = (v) => (v == null ? '-' : v.toFixed(0));
     const rt = (v) => (v == null ? '-' : v.toFixed(2) + 'x');
     const ulpTxt = (o) => `${o.maxUlp > 1e6 ? o.maxUlp.toExponential(1) : o.maxUlp} (${o.maxAbs.toExponential(1)})`;
-    log(`${padEnd(name, 13)}${pad(f(kRate), 7)}${pad(f(aRate), 7)}${pad(f(row.apiOutMelem), 8)}${pad(f(best && best.melem), 7)}  ${padEnd(best ? best.how : 'onnxruntime-web not loaded', 38)}${pad(rt(row.apiVsOrt), 8)}${pad(rt(row.apiOutVsOrt), 8)}${pad(rt(row.kernelVsOrt), 9)}${pad(f(row.copyMelem), 6)}${pad(rt(row.ceiling), 8)}   ${ours.maxUlp}, ${best ? ulpTxt(best) : '-'}`);
-    for (const o of row.ort.slice(1)) log(`${' '.repeat(35)}${pad(f(o.melem), 7)}  ${padEnd(o.how, 38)}${' '.repeat(39)}   ${' '.repeat(String(ours.maxUlp).length + 2)}${ulpTxt(o)}`);
+    log(
+      `${padEnd(name, 13)}${pad(f(kRate), 7)}${pad(f(aRate), 7)}${pad(f(row.apiOutMelem), 8)}${pad(f(best && best.melem), 7)}  ${padEnd(best ? best.how : 'onnxruntime-web not loaded', 38)}${pad(rt(row.apiVsOrt), 8)}${pad(rt(row.apiOutVsOrt), 8)}${pad(rt(row.kernelVsOrt), 9)}${pad(f(row.copyMelem), 6)}${pad(rt(row.ceiling), 8)}   ${ours.maxUlp}, ${best ? ulpTxt(best) : '-'}`,
+    );
+    for (const o of row.ort.slice(1))
+      log(
+        `${' '.repeat(35)}${pad(f(o.melem), 7)}  ${padEnd(o.how, 38)}${' '.repeat(39)}   ${' '.repeat(String(ours.maxUlp).length + 2)}${ulpTxt(o)}`,
+      );
     results.act.push(row);
   }
   const tfSilu = () => {
@@ -229,13 +277,25 @@ export async function runActivationSection({ ffn, raw, tf, ort: ortMod = null, o
   };
   checkAct('tfjs silu', tfSilu(), x, 64);
   const [st] = await interleaved([tfSilu], opts);
-  log(`(kernel: act_forward from one wasm buffer into another, x already in wasm memory; API: ffn.gelu(x) etc. on a Float32Array, result a fresh tensor; ORT: onnxruntime-web ${ortMod ? ortMod.env.versions.web : '-'} wasm EP, ${ortMod ? ortFlavour(ortMod) : '-'}, numThreads ${ortMod ? ortMod.env.wasm.numThreads : '-'}, SIMD,`);
-  log(' session.run({ x: new ort.Tensor(\'float32\', x, [n]) }) and its output\'s .data read; its Sigmoid + Mul graph is fused by ORT\'s QuickGeluFusion into QuickGelu(alpha=1);');
-  log(' API out: ffn.gelu(x, { out }) etc., the same call writing into one Float32Array reused across calls (no fresh result); out/ORT its ratio to ORT;');
-  log(' copy: x.slice(), a fresh copy of x, the least any call returning a new array pays (allocation, page faults, one pass);');
+  log(
+    `(kernel: act_forward from one wasm buffer into another, x already in wasm memory; API: ffn.gelu(x) etc. on a Float32Array, result a fresh tensor; ORT: onnxruntime-web ${ortMod ? ortMod.env.versions.web : '-'} wasm EP, ${ortMod ? ortFlavour(ortMod) : '-'}, numThreads ${ortMod ? ortMod.env.wasm.numThreads : '-'}, SIMD,`,
+  );
+  log(
+    " session.run({ x: new ort.Tensor('float32', x, [n]) }) and its output's .data read; its Sigmoid + Mul graph is fused by ORT's QuickGeluFusion into QuickGelu(alpha=1);",
+  );
+  log(
+    ' API out: ffn.gelu(x, { out }) etc., the same call writing into one Float32Array reused across calls (no fresh result); out/ORT its ratio to ORT;',
+  );
+  log(
+    ' copy: x.slice(), a fresh copy of x, the least any call returning a new array pays (allocation, page faults, one pass);',
+  );
   log(' ceiling: ORT time / copy time, the API/ORT ratio a kernel taking no time would reach;');
-  log(' max ulps: float32 steps from the float64 value (tests/ref.js) rounded to float32, over every 7th input (ffn-lab also checked within 8 ulps);');
-  log(' ORT\'s huge counts come from the negative tails, where its GELUs return 0 or the wrong sign: gelu(-5.54) = 0 (float64 -8.3e-8),');
+  log(
+    ' max ulps: float32 steps from the float64 value (tests/ref.js) rounded to float32, over every 7th input (ffn-lab also checked within 8 ulps);',
+  );
+  log(
+    " ORT's huge counts come from the negative tails, where its GELUs return 0 or the wrong sign: gelu(-5.54) = 0 (float64 -8.3e-8),",
+  );
   log(' tanh GELU(-4.95) = +3.0e-7 (float64 -3.2e-7); in parentheses its max absolute error)');
   log(`(tfjs-wasm x*sigmoid(x) on a resident tensor, measured here: ${(n / st / 1e6).toFixed(0)} Melem/s)`);
   results.act.push({ name: 'tfjs_silu', apiMelem: n / st / 1e6 });
@@ -251,7 +311,17 @@ export async function runActivationSection({ ffn, raw, tf, ort: ortMod = null, o
  * ort: onnxruntime-web configured by ort.js's configureOrt (1 thread, SIMD), or null; maddProbe: the
  * instantiated probe-relaxed.wasm exports where the engine runs relaxed SIMD, else null.
  */
-export async function runBench({ ffn, raw, tf, probe, maddProbe = null, ort: ortMod = null, quick = false, log = console.log, env = '' }) {
+export async function runBench({
+  ffn,
+  raw,
+  tf,
+  probe,
+  maddProbe = null,
+  ort: ortMod = null,
+  quick = false,
+  log = console.log,
+  env = '',
+}) {
   const opts = benchOpts(quick);
   const sample = quick ? 3 : 6;
   const results = { env, quick, gemm: [], act: [], tiny: [], layers: [] };
@@ -280,10 +350,21 @@ export async function runBench({ ffn, raw, tf, probe, maddProbe = null, ort: ort
   let madd = null;
   if (maddProbe) {
     const ch = await bestChains((c) => maddProbe[`madd_peak${c}`]);
-    const m = await interleaved([peakFn, () => maddProbe[`madd_peak${ch}`](peakIters, 0.999)], { ...opts, reps: quick ? 5 : 9 });
-    madd = { ch, gflops: (ch * 8 * peakIters) / m[1] / 1e9, mulAdd: (peakCh * 8 * peakIters) / m[0] / 1e9, vsMulAdd: pairedRatio(m, 1, 0) * (ch / peakCh) };
+    const m = await interleaved([peakFn, () => maddProbe[`madd_peak${ch}`](peakIters, 0.999)], {
+      ...opts,
+      reps: quick ? 5 : 9,
+    });
+    madd = {
+      ch,
+      gflops: (ch * 8 * peakIters) / m[1] / 1e9,
+      mulAdd: (peakCh * 8 * peakIters) / m[0] / 1e9,
+      vsMulAdd: pairedRatio(m, 1, 0) * (ch / peakCh),
+    };
   }
-  const build = ffn.wasmInfo().simd === 'relaxed' ? 'ffn-relaxed.wasm (relaxed SIMD: the GEMM multiply-adds are f32x4.relaxed_madd)' : 'ffn.wasm (128-bit SIMD)';
+  const build =
+    ffn.wasmInfo().simd === 'relaxed'
+      ? 'ffn-relaxed.wasm (relaxed SIMD: the GEMM multiply-adds are f32x4.relaxed_madd)'
+      : 'ffn.wasm (128-bit SIMD)';
   results.build = ffn.wasmInfo().simd;
   log(`# ffn-lab benchmark ${quick ? '(--quick) ' : ''}${env}`);
   log(`ffn-lab build: ${build}`);
@@ -352,11 +433,13 @@ export async function runBench({ ffn, raw, tf, probe, maddProbe = null, ort: ort
       }
     }
     const flops = 2 * M * K * N;
-    const g1 = flops / s1 / 1e9, g2 = flops / s2 / 1e9;
+    const g1 = flops / s1 / 1e9,
+      g2 = flops / s2 / 1e9;
     const pk = peakFlops / sp / 1e9;
     peaks.push(pk);
     peakRates.push(...rowPeaks);
-    const peakSpread = spread(rowPeaks), maxRelErr = Math.max(e1, e2);
+    const peakSpread = spread(rowPeaks),
+      maxRelErr = Math.max(e1, e2);
     rowsOut.push({ M, K, N, g1, g2, s1, pk, ratio, ofPeak, outPeak, kernPeak, otherPeak, peakSpread, maxRelErr });
     layer.dispose(); // already disposed for M > 1 (before the kernel-alone run): dispose() is idempotent
     wt.dispose();
@@ -365,17 +448,27 @@ export async function runBench({ ffn, raw, tf, probe, maddProbe = null, ort: ort
   const peak = median(peaks);
   results.peak = peak;
   results.streamGBs = streamGBs;
-  log(`anchors: wasm SIMD mul+add peak ${peak.toFixed(1)} GFLOPS (${peakCh} independent f32x4 mul+add chains, the best of 8..14; timed inside each GEMM comparison, median over shapes ${Math.min(...peaks).toFixed(1)}..${Math.max(...peaks).toFixed(1)}); streaming read of 180 MB ${streamGBs.toFixed(1)} GB/s (best of one and four read streams)`);
-  log(madd
-    ? `         relaxed-SIMD madd peak ${madd.gflops.toFixed(1)} GFLOPS against mul+add ${madd.mulAdd.toFixed(1)} timed with it, ${madd.vsMulAdd.toFixed(2)}x (${madd.ch} f32x4.relaxed_madd chains, the best of 8..14; one interleaved run before the GEMMs; the GEMM rows' share of it is their of-peak divided by this ratio)`
-    : '         relaxed-SIMD madd peak: not measured (this engine does not run relaxed SIMD)');
+  log(
+    `anchors: wasm SIMD mul+add peak ${peak.toFixed(1)} GFLOPS (${peakCh} independent f32x4 mul+add chains, the best of 8..14; timed inside each GEMM comparison, median over shapes ${Math.min(...peaks).toFixed(1)}..${Math.max(...peaks).toFixed(1)}); streaming read of 180 MB ${streamGBs.toFixed(1)} GB/s (best of one and four read streams)`,
+  );
+  log(
+    madd
+      ? `         relaxed-SIMD madd peak ${madd.gflops.toFixed(1)} GFLOPS against mul+add ${madd.mulAdd.toFixed(1)} timed with it, ${madd.vsMulAdd.toFixed(2)}x (${madd.ch} f32x4.relaxed_madd chains, the best of 8..14; one interleaved run before the GEMMs; the GEMM rows' share of it is their of-peak divided by this ratio)`
+      : '         relaxed-SIMD madd peak: not measured (this engine does not run relaxed SIMD)',
+  );
   results.madd = madd;
   log('');
   const other = kernels ? kernels.other : 'other';
   // right-aligned columns: [title, width]
   const cols = [
-    ['ffn-lab GFLOPS', 16], ['XNNPACK GFLOPS', 16], ['ratio', 7], ['of peak: kernel', 17], ['out', 6], ['fresh', 7],
-    [`(${other})`, 16], ['peak spread', 13],
+    ['ffn-lab GFLOPS', 16],
+    ['XNNPACK GFLOPS', 16],
+    ['ratio', 7],
+    ['of peak: kernel', 17],
+    ['out', 6],
+    ['fresh', 7],
+    [`(${other})`, 16],
+    ['peak spread', 13],
   ];
   const row = (cells) => cells.map((c, i) => pad(c, cols[i][1])).join('');
   log(`GEMM  ${padEnd('M x K x N', 17)}${row(cols.map((c) => c[0]))}`);
@@ -384,7 +477,7 @@ export async function runBench({ ffn, raw, tf, probe, maddProbe = null, ort: ort
   log(' with X, Y in wasm memory, and out, forward(X, { out }) into a reused array; reported, not a target:');
   log(` fresh, forward(X) as timed against XNNPACK; (${other}): the kernel alone on the microkernel ready()`);
   log(` did not select (${kernels ? kernels.chosen : '-'} selected);`);
-  log(' peak spread: (max - min) / median of the peak loop\'s rounds in the row\'s comparisons)');
+  log(" peak spread: (max - min) / median of the peak loop's rounds in the row's comparisons)");
   const f2 = (v) => (v == null ? '-' : v.toFixed(2));
   for (const w of rowsOut) {
     const { M, K, N, g1, g2, s1, ratio, ofPeak, outPeak, kernPeak, otherPeak, peakSpread } = w;
@@ -397,8 +490,19 @@ export async function runBench({ ffn, raw, tf, probe, maddProbe = null, ort: ort
     cells.push(f2(otherPeak), (100 * peakSpread).toFixed(0) + ' %');
     log(`      ${padEnd(`${M} x ${K} x ${N}`, 17)}${row(cells)}${gemv}${ofMadd}`);
     results.gemm.push({
-      M, K, N, ffnlab: g1, xnnpack: g2, ratio, peak: w.pk, ofPeak, outOfPeak: outPeak, kernelOfPeak: kernPeak,
-      otherKernelOfPeak: otherPeak, peakSpread, maxRelErr: w.maxRelErr,
+      M,
+      K,
+      N,
+      ffnlab: g1,
+      xnnpack: g2,
+      ratio,
+      peak: w.pk,
+      ofPeak,
+      outOfPeak: outPeak,
+      kernelOfPeak: kernPeak,
+      otherKernelOfPeak: otherPeak,
+      peakSpread,
+      maxRelErr: w.maxRelErr,
     });
   }
   results.kernels = kernels && { selected: kernels.chosen, other: kernels.other };
@@ -408,14 +512,24 @@ export async function runBench({ ffn, raw, tf, probe, maddProbe = null, ort: ort
 
   /* ---- fused SwiGLU layer forward vs the same three matmuls + elementwise with XNNPACK ---- */
   {
-    const T = 128, d = 768, dff = 2048;
-    const Wg = randomArray(d * dff, 11), Wu = randomArray(d * dff, 12), Wd = randomArray(dff * d, 13);
+    const T = 128,
+      d = 768,
+      dff = 2048;
+    const Wg = randomArray(d * dff, 11),
+      Wu = randomArray(d * dff, 12),
+      Wd = randomArray(dff * d, 13);
     const sc = 1 / Math.sqrt(d);
     for (const A of [Wg, Wu]) for (let i = 0; i < A.length; i++) A[i] *= sc;
     for (let i = 0; i < Wd.length; i++) Wd[i] /= Math.sqrt(dff);
     const X = randomArray(T * d, 14);
-    const layer = ffn.createGatedFfn({ Wg: { data: Wg, shape: [d, dff] }, Wu: { data: Wu, shape: [d, dff] }, Wd: { data: Wd, shape: [dff, d] } });
-    const tg = tf.tensor2d(Wg, [d, dff]), tu = tf.tensor2d(Wu, [d, dff]), td = tf.tensor2d(Wd, [dff, d]);
+    const layer = ffn.createGatedFfn({
+      Wg: { data: Wg, shape: [d, dff] },
+      Wu: { data: Wu, shape: [d, dff] },
+      Wd: { data: Wd, shape: [dff, d] },
+    });
+    const tg = tf.tensor2d(Wg, [d, dff]),
+      tu = tf.tensor2d(Wu, [d, dff]),
+      td = tf.tensor2d(Wd, [dff, d]);
     const ours = () => layer.forward({ data: X, shape: [T, d] }).data;
     // (dataSync outside tf.tidy: inside it, tfjs 4.22 takes seconds per call)
     const xnn = () => {
@@ -431,19 +545,25 @@ export async function runBench({ ffn, raw, tf, probe, maddProbe = null, ort: ort
     };
     // check both against float64 on sampled rows
     const rowsToCheck = [0, 37, T - 1];
-    for (const [nm, Y] of [['ffn-lab', ours()], ['XNNPACK', xnn()]]) {
+    for (const [nm, Y] of [
+      ['ffn-lab', ours()],
+      ['XNNPACK', xnn()],
+    ]) {
       for (const i of rowsToCheck) {
         const x = X.subarray(i * d, i * d + d);
         const h = new Float64Array(dff);
         for (let j = 0; j < dff; j++) {
-          let g = 0, u = 0;
-          for (let k = 0; k < d; k++) (g += x[k] * Wg[k * dff + j]), (u += x[k] * Wu[k * dff + j]);
+          let g = 0,
+            u = 0;
+          for (let k = 0; k < d; k++) ((g += x[k] * Wg[k * dff + j]), (u += x[k] * Wu[k * dff + j]));
           h[j] = (g / (1 + Math.exp(-g))) * u;
         }
         for (let c = 0; c < d; c++) {
-          let y = 0, s = 0;
-          for (let j = 0; j < dff; j++) (y += h[j] * Wd[j * d + c]), (s += Math.abs(h[j] * Wd[j * d + c]));
-          if (!(Math.abs(Y[i * d + c] - y) <= 1e-4 * s + 1e-6)) throw new Error(`bench: SwiGLU ${nm} wrong at [${i},${c}]: ${Y[i * d + c]} vs ${y}`);
+          let y = 0,
+            s = 0;
+          for (let j = 0; j < dff; j++) ((y += h[j] * Wd[j * d + c]), (s += Math.abs(h[j] * Wd[j * d + c])));
+          if (!(Math.abs(Y[i * d + c] - y) <= 1e-4 * s + 1e-6))
+            throw new Error(`bench: SwiGLU ${nm} wrong at [${i},${c}]: ${Y[i * d + c]} vs ${y}`);
         }
       }
     }
@@ -452,13 +572,16 @@ export async function runBench({ ffn, raw, tf, probe, maddProbe = null, ort: ort
     const fwdRatio = pairedRatio(mf, 0, 1);
     const flops = 6 * T * d * dff;
     log('');
-    log(`SwiGLU layer forward T=${T} d=${d} d_ff=${dff}: ffn-lab createGatedFfn ${(s1 * 1e3).toFixed(2)} ms (${(flops / s1 / 1e9).toFixed(1)} GFLOPS), XNNPACK 3 matMul + sigmoid/mul ${(s2 * 1e3).toFixed(2)} ms: ${fwdRatio.toFixed(2)}x`);
+    log(
+      `SwiGLU layer forward T=${T} d=${d} d_ff=${dff}: ffn-lab createGatedFfn ${(s1 * 1e3).toFixed(2)} ms (${(flops / s1 / 1e9).toFixed(1)} GFLOPS), XNNPACK 3 matMul + sigmoid/mul ${(s2 * 1e3).toFixed(2)} ms: ${fwdRatio.toFixed(2)}x`,
+    );
     results.layers.push({ name: 'swiglu_forward', ffnlabMs: s1 * 1e3, xnnpackMs: s2 * 1e3, speedup: fwdRatio });
 
     /* ---- SwiGLU backward vs the same products with tfjs-wasm ops ---- */
     const dY = randomArray(T * d, 15);
     const t = (a, s) => ({ data: a, shape: s });
-    const oursB = () => ffn.swigluBackward(t(dY, [T, d]), t(X, [T, d]), t(Wg, [d, dff]), t(Wu, [d, dff]), t(Wd, [dff, d]));
+    const oursB = () =>
+      ffn.swigluBackward(t(dY, [T, d]), t(X, [T, d]), t(Wg, [d, dff]), t(Wu, [d, dff]), t(Wd, [dff, d]));
     const xnnB = () => {
       const ts = tf.tidy(() => {
         const x = tf.tensor2d(X, [T, d]);
@@ -483,24 +606,37 @@ export async function runBench({ ffn, raw, tf, probe, maddProbe = null, ort: ort
       return out;
     };
     // both agree with each other on every gradient, and dX agrees with float64 on sampled rows
-    const ob = oursB(), xb = xnnB();
-    const pairs = [[ob.dX.data, xb[0]], [ob.dWGate.data, xb[1]], [ob.dWUp.data, xb[2]], [ob.dWDown.data, xb[3]]];
+    const ob = oursB(),
+      xb = xnnB();
+    const pairs = [
+      [ob.dX.data, xb[0]],
+      [ob.dWGate.data, xb[1]],
+      [ob.dWUp.data, xb[2]],
+      [ob.dWDown.data, xb[3]],
+    ];
     for (const [a, b] of pairs) {
-      let m = 0, sc2 = 0;
-      for (let i = 0; i < a.length; i++) (m = Math.max(m, Math.abs(a[i] - b[i]))), (sc2 = Math.max(sc2, Math.abs(b[i])));
-      if (!(m <= 1e-3 * sc2)) throw new Error(`bench: swigluBackward disagrees with tfjs (max diff ${m}, scale ${sc2})`);
+      let m = 0,
+        sc2 = 0;
+      for (let i = 0; i < a.length; i++)
+        ((m = Math.max(m, Math.abs(a[i] - b[i]))), (sc2 = Math.max(sc2, Math.abs(b[i]))));
+      if (!(m <= 1e-3 * sc2))
+        throw new Error(`bench: swigluBackward disagrees with tfjs (max diff ${m}, scale ${sc2})`);
     }
     {
       const i = 5;
-      const x = X.subarray(i * d, i * d + d), dy = dY.subarray(i * d, i * d + d);
+      const x = X.subarray(i * d, i * d + d),
+        dy = dY.subarray(i * d, i * d + d);
       const dX = new Float64Array(d);
       let s = 0;
       for (let j = 0; j < dff; j++) {
-        let g = 0, u = 0, dh = 0;
-        for (let k = 0; k < d; k++) (g += x[k] * Wg[k * dff + j]), (u += x[k] * Wu[k * dff + j]);
+        let g = 0,
+          u = 0,
+          dh = 0;
+        for (let k = 0; k < d; k++) ((g += x[k] * Wg[k * dff + j]), (u += x[k] * Wu[k * dff + j]));
         for (let c = 0; c < d; c++) dh += dy[c] * Wd[j * d + c];
         const sg = 1 / (1 + Math.exp(-g));
-        const dg = dh * u * sg * (1 + g * (1 - sg)), du = dh * g * sg;
+        const dg = dh * u * sg * (1 + g * (1 - sg)),
+          du = dh * g * sg;
         for (let k = 0; k < d; k++) {
           const v = dg * Wg[k * dff + j] + du * Wu[k * dff + j];
           dX[k] += v;
@@ -508,14 +644,22 @@ export async function runBench({ ffn, raw, tf, probe, maddProbe = null, ort: ort
         }
       }
       for (let k = 0; k < d; k++)
-        if (!(Math.abs(ob.dX.data[i * d + k] - dX[k]) <= 1e-4 * s * Math.sqrt(dff))) throw new Error(`bench: swigluBackward dX wrong at [${i},${k}]`);
+        if (!(Math.abs(ob.dX.data[i * d + k] - dX[k]) <= 1e-4 * s * Math.sqrt(dff)))
+          throw new Error(`bench: swigluBackward dX wrong at [${i},${k}]`);
     }
     const ob2 = await interleaved([oursB, xnnB], { ...opts, batchMs: 1, reps: quick ? 3 : 5 }); // tfjs takes seconds per call
     const bflops = 2 * T * d * dff * 8; // 2 recomputed forward products + 6 backward products
-    log(`SwiGLU backward N=${T} d=${d} d_ff=${dff}: ffn-lab swigluBackward ${(ob2[0] * 1e3).toFixed(1)} ms (${(bflops / ob2[0] / 1e9).toFixed(1)} GFLOPS, weights copied in per call), tfjs-wasm ops ${(ob2[1] * 1e3).toFixed(1)} ms: ${pairedRatio(ob2, 0, 1).toFixed(2)}x`);
-    results.layers.push({ name: 'swiglu_backward', ffnlabMs: ob2[0] * 1e3, xnnpackMs: ob2[1] * 1e3, speedup: pairedRatio(ob2, 0, 1) });
+    log(
+      `SwiGLU backward N=${T} d=${d} d_ff=${dff}: ffn-lab swigluBackward ${(ob2[0] * 1e3).toFixed(1)} ms (${(bflops / ob2[0] / 1e9).toFixed(1)} GFLOPS, weights copied in per call), tfjs-wasm ops ${(ob2[1] * 1e3).toFixed(1)} ms: ${pairedRatio(ob2, 0, 1).toFixed(2)}x`,
+    );
+    results.layers.push({
+      name: 'swiglu_backward',
+      ffnlabMs: ob2[0] * 1e3,
+      xnnpackMs: ob2[1] * 1e3,
+      speedup: pairedRatio(ob2, 0, 1),
+    });
     layer.dispose();
-    tg.dispose(), tu.dispose(), td.dispose();
+    (tg.dispose(), tu.dispose(), td.dispose());
   }
 
   await runActivationSection({ ffn, raw, tf, ort: ortMod, opts, log, results });
@@ -525,21 +669,28 @@ export async function runBench({ ffn, raw, tf, probe, maddProbe = null, ort: ort
 
   /* ---- tiny calls ---- */
   {
-    const W = randomArray(8 * 16, 31), X = randomArray(8, 32);
-    const Wt = { data: W, shape: [8, 16] }, Xt = { data: X, shape: [1, 8] };
+    const W = randomArray(8 * 16, 31),
+      X = randomArray(8, 32);
+    const Wt = { data: W, shape: [8, 16] },
+      Xt = { data: X, shape: [1, 8] };
     const layer = ffn.createLinear({ W: Wt });
     const wt = tf.tensor2d(W, [8, 16]);
-    const d = 16, dff = 64;
-    const W1 = { data: randomArray(d * dff, 33), shape: [d, dff] }, b1 = { data: randomArray(dff, 34), shape: [dff] };
-    const W2 = { data: randomArray(dff * d, 35), shape: [dff, d] }, x1 = { data: randomArray(d, 36), shape: [d] };
+    const d = 16,
+      dff = 64;
+    const W1 = { data: randomArray(d * dff, 33), shape: [d, dff] },
+      b1 = { data: randomArray(dff, 34), shape: [dff] };
+    const W2 = { data: randomArray(dff * d, 35), shape: [dff, d] },
+      x1 = { data: randomArray(d, 36), shape: [d] };
     checkGemm('tiny matmul', ffn.matmul(Xt, Wt).data, X, W, 1, 8, 16, 0);
     checkGemm('tiny linear', layer.forward(Xt).data, X, W, 1, 8, 16, 0);
     {
       const got = ffn.ffnMemories(x1, W1, b1, W2, 4);
       const want = ref.ffnMemories(x1, W1, b1, W2, 4);
-      if (Array.from(got.top).join() !== Array.from(want.top).join()) throw new Error('bench: ffnMemories top differs from float64');
+      if (Array.from(got.top).join() !== Array.from(want.top).join())
+        throw new Error('bench: ffnMemories top differs from float64');
       got.partial.data.forEach((v, j) => {
-        if (!(Math.abs(v - want.partial.data[j]) <= 1e-5 * (1 + Math.abs(want.partial.data[j])))) throw new Error('bench: ffnMemories partial wrong');
+        if (!(Math.abs(v - want.partial.data[j]) <= 1e-5 * (1 + Math.abs(want.partial.data[j]))))
+          throw new Error('bench: ffnMemories partial wrong');
       });
     }
     const cands = [
@@ -558,7 +709,10 @@ export async function runBench({ ffn, raw, tf, probe, maddProbe = null, ort: ort
         },
       },
     ];
-    const s = await interleaved(cands.map((c) => c.fn), { ...opts, batchMs: opts.batchMs / 2 });
+    const s = await interleaved(
+      cands.map((c) => c.fn),
+      { ...opts, batchMs: opts.batchMs / 2 },
+    );
     log('');
     log('tiny calls (public API, copies included)   us per call');
     cands.forEach((c, i) => {
@@ -585,22 +739,35 @@ export async function runBench({ ffn, raw, tf, probe, maddProbe = null, ort: ort
   log(`  GEMM >= 1.15x at M = 64: ${against(m64.ratio, 1.15)}x ${yes(m64.ratio >= 1.15)}`);
   const least = (key) => Math.min(...big.map((r) => r[key]));
   const inMadd = (key) => (least(key) / results.madd.vsMulAdd).toFixed(2);
-  const maddNote = results.build === 'relaxed' && results.madd
-    ? ` (ffn-relaxed.wasm, of the madd peak: kernel alone min ${inMadd('kernelOfPeak')}, `
-      + `out min ${inMadd('outOfPeak')})`
-    : '';
+  const maddNote =
+    results.build === 'relaxed' && results.madd
+      ? ` (ffn-relaxed.wasm, of the madd peak: kernel alone min ${inMadd('kernelOfPeak')}, ` +
+        `out min ${inMadd('outOfPeak')})`
+      : '';
   const [kMin, oMin] = [least('kernelOfPeak'), least('outOfPeak')];
-  log(`  >= 0.85 of the mul+add peak for M >= 128: kernel alone min ${against(kMin, 0.85)} ${yes(kMin >= 0.85)}; `
-    + `forward(X, { out }) min ${against(oMin, 0.85)} ${yes(oMin >= 0.85)}${maddNote}`);
+  log(
+    `  >= 0.85 of the mul+add peak for M >= 128: kernel alone min ${against(kMin, 0.85)} ${yes(kMin >= 0.85)}; ` +
+      `forward(X, { out }) min ${against(oMin, 0.85)} ${yes(oMin >= 0.85)}${maddNote}`,
+  );
   log(`  (reported, not a target: forward(X) with a fresh result array min ${least('ofPeak').toFixed(2)})`);
-  log(`  GEMV >= 1.0x XNNPACK: ${gemv.map((r) => r.ratio.toFixed(2) + 'x').join(', ')} ${yes(gemv.every((r) => r.ratio >= 1))}`);
-  log(`  SwiGLU forward >= 1.1x: ${fwd.speedup.toFixed(2)}x ${yes(fwd.speedup >= 1.1)}; swigluBackward >= 3x tfjs ops: ${bwd.speedup.toFixed(2)}x ${yes(bwd.speedup >= 3)}`);
+  log(
+    `  GEMV >= 1.0x XNNPACK: ${gemv.map((r) => r.ratio.toFixed(2) + 'x').join(', ')} ${yes(gemv.every((r) => r.ratio >= 1))}`,
+  );
+  log(
+    `  SwiGLU forward >= 1.1x: ${fwd.speedup.toFixed(2)}x ${yes(fwd.speedup >= 1.1)}; swigluBackward >= 3x tfjs ops: ${bwd.speedup.toFixed(2)}x ${yes(bwd.speedup >= 3)}`,
+  );
   if (acts.every((a) => a.apiVsOrt != null)) {
     const ratios = (key) => acts.map((a) => `${a.name} ${a[key].toFixed(2)}x`).join(', ');
-    log(`  activation kernels >= 2x onnxruntime-web measured here (its call copies in and out): ${ratios('kernelVsOrt')} ${yes(acts.every((a) => a.kernelVsOrt >= 2))}`);
-    log(`  (reported, not a target: through the API into { out } ${ratios('apiOutVsOrt')}; with a fresh result ${ratios('apiVsOrt')})`);
+    log(
+      `  activation kernels >= 2x onnxruntime-web measured here (its call copies in and out): ${ratios('kernelVsOrt')} ${yes(acts.every((a) => a.kernelVsOrt >= 2))}`,
+    );
+    log(
+      `  (reported, not a target: through the API into { out } ${ratios('apiOutVsOrt')}; with a fresh result ${ratios('apiVsOrt')})`,
+    );
   } else log('  activations >= 2x onnxruntime-web: not measured (onnxruntime-web not loaded)');
-  log(`  tiny call under 1 us (ffn.matmul 1x8x16 or ffnMemories): ${tinyMax.toFixed(2)} us ${yes(tinyMax < 1)}; createLinear forward ${results.tiny[1].us.toFixed(2)} us`);
+  log(
+    `  tiny call under 1 us (ffn.matmul 1x8x16 or ffnMemories): ${tinyMax.toFixed(2)} us ${yes(tinyMax < 1)}; createLinear forward ${results.tiny[1].us.toFixed(2)} us`,
+  );
   log(`  host: ${hostVerdict(results.peakLoad)}`);
   log('');
   log(`bench time ${((now() - t00) / 1e3).toFixed(0)} s`);

@@ -23,15 +23,22 @@ function debVersion(pkg) {
 
 const ENGINES = [
   {
-    name: 'JavaScriptCore', cmd: 'jsc', args: (a) => ['-m', SCRIPT, '--', ...a], target: true,
+    name: 'JavaScriptCore',
+    cmd: 'jsc',
+    args: (a) => ['-m', SCRIPT, '--', ...a],
+    target: true,
     version: () => `jsc, WebKitGTK ${debVersion('libjavascriptcoregtk-4.0-18')}`,
   },
   {
-    name: 'SpiderMonkey', cmd: 'gjs', args: (a) => ['-m', SCRIPT, ...a],
+    name: 'SpiderMonkey',
+    cmd: 'gjs',
+    args: (a) => ['-m', SCRIPT, ...a],
     version: () => `gjs ${debVersion('gjs')}, mozjs ${debVersion('libmozjs-102-0')}`,
   },
   {
-    name: 'V8', cmd: process.execPath, args: (a) => [SCRIPT, ...a],
+    name: 'V8',
+    cmd: process.execPath,
+    args: (a) => [SCRIPT, ...a],
     version: () => `node ${process.versions.node}, V8 ${process.versions.v8}`,
   },
 ];
@@ -61,8 +68,8 @@ export async function runEngines({ probeBytes, quick = false, log = console.log,
     log(`# ffn-lab GEMM in other engines ${quick ? '(--quick) ' : ''}${env}`);
     log('Each engine runs tests/bench/engine-gemm.mjs: per shape one interleaved run of the kernel alone');
     log('(gemm_forward, X and Y in wasm memory) and forward(X, { out }) on both microkernels, forward(X) with a fresh');
-    log('array, and the engine\'s own mul+add peak loop; of peak: medians of the round-by-round ratios to that loop.');
-    log('Targets: kernel and out; fresh is reported. selected/other: the other kernel\'s time / the selected one\'s.');
+    log("array, and the engine's own mul+add peak loop; of peak: medians of the round-by-round ratios to that loop.");
+    log("Targets: kernel and out; fresh is reported. selected/other: the other kernel's time / the selected one's.");
     for (const e of ENGINES) {
       if (!onPath(e.cmd)) {
         log('');
@@ -77,15 +84,25 @@ export async function runEngines({ probeBytes, quick = false, log = console.log,
       results.push(r);
       log('');
       const choice = `${r.firstChooseUs.toFixed(0)} us on its first call, ${r.chooseUs.toFixed(2)} us warm`;
-      log(`${e.name} (${r.version}), build ${r.build}: ready() ${r.readyMs.toFixed(1)} ms, selected the `
-        + `${r.kernels.selected} microkernel (the choice: ${choice}); peak loop ${r.peakCh} chains`);
+      log(
+        `${e.name} (${r.version}), build ${r.build}: ready() ${r.readyMs.toFixed(1)} ms, selected the ` +
+          `${r.kernels.selected} microkernel (the choice: ${choice}); peak loop ${r.peakCh} chains`,
+      );
       log(`${' '.repeat(39)}of peak (selected)     ${padEnd(r.kernels.other, 14)}selected/  peak`);
       log(`GEMM  M x K x N        GFLOPS   peak   kernel    out  fresh    kernel    out     other    spread`);
       for (const w of r.rows) {
         const sp = (Math.max(...w.peakRounds) - Math.min(...w.peakRounds)) / w.peak;
-        const cells = [[w.gflops.toFixed(1), 6], [w.peak.toFixed(1), 7], [w.kernel.toFixed(2), 9],
-          [w.out.toFixed(2), 7], [w.fresh.toFixed(2), 7], [w.otherKernel.toFixed(2), 10], [w.otherOut.toFixed(2), 7],
-          [w.selectedVsOther.toFixed(2) + 'x', 10], [(100 * sp).toFixed(0) + ' %', 10]];
+        const cells = [
+          [w.gflops.toFixed(1), 6],
+          [w.peak.toFixed(1), 7],
+          [w.kernel.toFixed(2), 9],
+          [w.out.toFixed(2), 7],
+          [w.fresh.toFixed(2), 7],
+          [w.otherKernel.toFixed(2), 10],
+          [w.otherOut.toFixed(2), 7],
+          [w.selectedVsOther.toFixed(2) + 'x', 10],
+          [(100 * sp).toFixed(0) + ' %', 10],
+        ];
         log(`      ${padEnd(`${w.M} x ${w.K} x ${w.N}`, 18)}${cells.map(([v, n]) => pad(v, n)).join('')}`);
       }
       peakLoadLines(r.load).forEach((l) => log(l));
@@ -104,8 +121,10 @@ export async function runEngines({ probeBytes, quick = false, log = console.log,
         : `kernel alone min ${k.toFixed(2)}, forward(X, { out }) min ${o.toFixed(2)}`;
       const goal = r.target ? `>= 0.85 of its peak loop for M >= 128: ${mins}` : `of its peak loop, M >= 128: ${mins}`;
       const range = `${Math.min(...vs).toFixed(2)}x..${Math.max(...vs).toFixed(2)}x`;
-      log(`  ${r.engine} ${goal}; fresh array min ${least('fresh').toFixed(2)} (reported); `
-        + `${r.kernels.selected} against ${r.kernels.other}, kernel alone: ${range}${host}`);
+      log(
+        `  ${r.engine} ${goal}; fresh array min ${least('fresh').toFixed(2)} (reported); ` +
+          `${r.kernels.selected} against ${r.kernels.other}, kernel alone: ${range}${host}`,
+      );
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -15,7 +15,7 @@ class Pb {
     this.length++;
   }
   flush() {
-    if (this.cur.length) this.parts.push(Uint8Array.from(this.cur)), (this.cur = []);
+    if (this.cur.length) (this.parts.push(Uint8Array.from(this.cur)), (this.cur = []));
   }
   varint(v) {
     // v: a non-negative integer below 2^53 (every value the models here need)
@@ -36,7 +36,7 @@ class Pb {
   bytesField(field, u8) {
     this.key(field, 2).varint(u8.length);
     if (u8.length < 256) for (let i = 0; i < u8.length; i++) this.push(u8[i]);
-    else this.flush(), this.parts.push(u8), (this.length += u8.length);
+    else (this.flush(), this.parts.push(u8), (this.length += u8.length));
     return this;
   }
   string(field, s) {
@@ -59,7 +59,7 @@ class Pb {
     this.flush();
     const out = new Uint8Array(this.length);
     let o = 0;
-    for (const p of this.parts) out.set(p, o), (o += p.length);
+    for (const p of this.parts) (out.set(p, o), (o += p.length));
     return out;
   }
 }
@@ -105,7 +105,9 @@ export function onnxModel({ nodes, inputs, outputs, initializers = [], opsets = 
   for (const [name, shape, data] of initializers) {
     const t = new Pb();
     for (const d of shape) t.int(1, d);
-    t.int(2, FLOAT).string(8, name).bytesField(9, new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
+    t.int(2, FLOAT)
+      .string(8, name)
+      .bytesField(9, new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
     g.msg(5, t);
   }
   for (const [name, shape] of inputs) g.msg(11, valueInfo(name, shape));
@@ -129,13 +131,14 @@ export function activationGraphs(n) {
   const io = { inputs: [['x', [n]]], outputs: [['y', [n]]] };
   const one = (op, domain, attrs, how) => ({
     how,
-    model: onnxModel({ ...io, nodes: [{ op, domain, inputs: ['x'], outputs: ['y'], attrs }], opsets: domain ? { '': 20, [MS]: 1 } : { '': 20 } }),
+    model: onnxModel({
+      ...io,
+      nodes: [{ op, domain, inputs: ['x'], outputs: ['y'], attrs }],
+      opsets: domain ? { '': 20, [MS]: 1 } : { '': 20 },
+    }),
   });
   return {
-    gelu: [
-      one('Gelu', '', {}, 'Gelu (opset 20)'),
-      one('Gelu', MS, {}, 'com.microsoft Gelu'),
-    ],
+    gelu: [one('Gelu', '', {}, 'Gelu (opset 20)'), one('Gelu', MS, {}, 'com.microsoft Gelu')],
     gelu_tanh: [
       one('Gelu', '', { approximate: 'tanh' }, "Gelu approximate='tanh' (opset 20)"),
       one('FastGelu', MS, {}, 'com.microsoft FastGelu'),
@@ -210,21 +213,21 @@ export async function interleaved(fns, { batchMs, reps, warmMs }, { awaitEach = 
   // ms taken by k calls of f, timed around the calls only
   const batch = awaitEach
     ? async (f, k) => {
-      const t0 = now();
-      for (let j = 0; j < k; j++) await f();
-      return now() - t0;
-    }
+        const t0 = now();
+        for (let j = 0; j < k; j++) await f();
+        return now() - t0;
+      }
     : (f, k) => {
-      const t0 = now();
-      for (let j = 0; j < k; j++) f();
-      return now() - t0;
-    };
+        const t0 = now();
+        for (let j = 0; j < k; j++) f();
+        return now() - t0;
+      };
   const calls = [];
   for (const f of fns) {
     // warm-up in batches of 1, 2, 4, ... calls (a coarse timer reads a single sub-microsecond call as 0)
     let n = 0;
     let ms = 0;
-    for (let k = 1; n < 2 || ms < warmMs; k *= 2) (ms += await batch(f, k)), (n += k);
+    for (let k = 1; n < 2 || ms < warmMs; k *= 2) ((ms += await batch(f, k)), (n += k));
     calls.push(Math.max(1, Math.ceil(batchMs / Math.max(ms / n, 1e-4))));
   }
   const times = fns.map(() => []);
@@ -255,11 +258,13 @@ export function ulpsF32(y, w) {
 
 /** Max float32 ulps of y against ref(x) (float64) over every `step`-th element; also the max absolute error. */
 export function accuracy(y, x, ref, step = 7) {
-  let maxUlp = 0, maxAbs = 0, at = 0;
+  let maxUlp = 0,
+    maxAbs = 0,
+    at = 0;
   for (let i = 0; i < x.length; i += step) {
     const w = ref(x[i]);
     const u = ulpsF32(y[i], w);
-    if (u > maxUlp) (maxUlp = u), (at = x[i]);
+    if (u > maxUlp) ((maxUlp = u), (at = x[i]));
     maxAbs = Math.max(maxAbs, Math.abs(y[i] - w));
   }
   return { maxUlp, maxAbs, at };
@@ -268,7 +273,10 @@ export function accuracy(y, x, ref, step = 7) {
 /** Which ORT wasm binary the page or process fetched (browser: resource timing; else the configured path). */
 export function ortFlavour(ort) {
   if (typeof performance !== 'undefined' && performance.getEntriesByType) {
-    const w = performance.getEntriesByType('resource').map((e) => e.name).filter((s) => /ort-wasm[^/]*\.wasm/.test(s));
+    const w = performance
+      .getEntriesByType('resource')
+      .map((e) => e.name)
+      .filter((s) => /ort-wasm[^/]*\.wasm/.test(s));
     if (w.length) return w.map((s) => s.split('/').pop()).join(', ');
   }
   const p = ort.env.wasm.wasmPaths;
@@ -283,7 +291,9 @@ export function ortFlavour(ort) {
 export async function ortGemmSection({ ffn, ort, shapes, opts, randomArray, checkGemm, log }) {
   const rows = [];
   log('');
-  log(`GEMM anchor 2: onnxruntime-web ${ort.env.versions.web} MatMul (wasm EP, ${ortFlavour(ort)}, 1 thread, W an initializer), session.run with X in and Y read`);
+  log(
+    `GEMM anchor 2: onnxruntime-web ${ort.env.versions.web} MatMul (wasm EP, ${ortFlavour(ort)}, 1 thread, W an initializer), session.run with X in and Y read`,
+  );
   log('GEMM  M x K x N      ffn-lab GFLOPS  ORT GFLOPS  ratio');
   for (const [M, K, N] of shapes) {
     const W = randomArray(K * N, 7 + K + N);
@@ -302,7 +312,9 @@ export async function ortGemmSection({ ffn, ort, shapes, opts, randomArray, chec
     const r = { M, K, N, ffnlab: flops / m[0] / 1e9, ort: flops / m[1] / 1e9, ratio: pairedRatio(m, 0, 1) };
     rows.push(r);
     const pad = (v, w) => String(v).padStart(w);
-    log(`      ${`${M} x ${K} x ${N}`.padEnd(17)}${pad(r.ffnlab.toFixed(1), 10)}${pad(r.ort.toFixed(1), 12)}${pad(r.ratio.toFixed(2) + 'x', 7)}`);
+    log(
+      `      ${`${M} x ${K} x ${N}`.padEnd(17)}${pad(r.ffnlab.toFixed(1), 10)}${pad(r.ort.toFixed(1), 12)}${pad(r.ratio.toFixed(2) + 'x', 7)}`,
+    );
     await s.release();
     layer.dispose();
   }

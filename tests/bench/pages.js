@@ -63,16 +63,22 @@ async function openFloor(page) {
     f.src = '/tests/bench/floor-frame.html';
     f.hidden = true;
     document.body.append(f);
-    await new Promise((ok) => { f.onload = ok; });
+    await new Promise((ok) => {
+      f.onload = ok;
+    });
     const ch = new MessageChannel();
     f.contentWindow.postMessage('floor-init', '*', [ch.port2]);
-    await new Promise((ok) => { ch.port1.onmessage = ok; });
+    await new Promise((ok) => {
+      ch.port1.onmessage = ok;
+    });
     window.__floor = async () => {
       const c = new MessageChannel();
       const t0 = performance.now();
       ch.port1.postMessage(null, [c.port2]);
       c.port1.postMessage('ping');
-      await new Promise((ok) => { c.port1.onmessage = ok; });
+      await new Promise((ok) => {
+        c.port1.onmessage = ok;
+      });
       return performance.now() - t0;
     };
   });
@@ -94,8 +100,8 @@ function chainDepths(reqs, docUrl) {
     if (r.url === docUrl || r.type === 'Document') return 0;
     if (seen.has(r)) return NaN;
     seen.add(r);
-    const from = r.initiator.url || r.initiator.stack?.callFrames?.[0]?.url
-      || r.initiator.stack?.parent?.callFrames?.[0]?.url;
+    const from =
+      r.initiator.url || r.initiator.stack?.callFrames?.[0]?.url || r.initiator.stack?.parent?.callFrames?.[0]?.url;
     const parent = from && byUrl.get(from);
     return parent ? depth(parent, seen) + 1 : 1;
   };
@@ -120,11 +126,16 @@ export async function loadPage(context, base, root, spec, { throttle = false } =
   await page.addInitScript(RECORDER);
   const url = base + spec.path;
   await page.goto(url);
-  const want = await page.evaluate((names) => names.reduce((n, s) => n + document.querySelectorAll(s).length, 0), ELEMENTS);
+  const want = await page.evaluate(
+    (names) => names.reduce((n, s) => n + document.querySelectorAll(s).length, 0),
+    ELEMENTS,
+  );
   await page.waitForFunction((n) => window.__b.ready.length >= n, want, { timeout: 60000 });
   const b = await page.evaluate(() => ({
     ...window.__b,
-    resources: performance.getEntriesByType('resource').map((e) => ({ url: e.name, type: e.initiatorType, end: e.responseEnd })),
+    resources: performance
+      .getEntriesByType('resource')
+      .map((e) => ({ url: e.name, type: e.initiatorType, end: e.responseEnd })),
   }));
   const readyAt = Math.max(...b.ready.map((r) => r.at));
   await page.waitForTimeout(200); // loadingFinished events of the last loads
@@ -174,7 +185,10 @@ async function runsIn(load, spec, solution, { pairs, atOnce }) {
   const one = async (how) => {
     const n = await page.evaluate(() => window.__b.runs.length);
     if (how === 'click') await ex.locator('button.run').click();
-    else await ex.evaluate((el) => { el.run(); });
+    else
+      await ex.evaluate((el) => {
+        el.run();
+      });
     await page.waitForFunction((k) => window.__b.runs.length > k && window.__b.runs.at(-1).end, n, { timeout: 60000 });
     const r = await page.evaluate(() => window.__b.runs.at(-1));
     if (!r.passed) throw new Error(`${spec.name}: the solution did not pass`);
@@ -183,7 +197,9 @@ async function runsIn(load, spec, solution, { pairs, atOnce }) {
   const t0 = await page.evaluate(() => performance.now());
   let first;
   if (atOnce) {
-    await ex.evaluate((el, code) => { el.code = code; }, solution);
+    await ex.evaluate((el, code) => {
+      el.code = code;
+    }, solution);
     first = await one('call');
   } else {
     await ex.scrollIntoViewIfNeeded();
@@ -191,7 +207,10 @@ async function runsIn(load, spec, solution, { pairs, atOnce }) {
     await page.waitForTimeout(1000);
     first = await one('click');
   }
-  const longest = Math.max(0, ...(await page.evaluate(() => window.__b.long)).filter((l) => l.at >= t0).map((l) => l.ms));
+  const longest = Math.max(
+    0,
+    ...(await page.evaluate(() => window.__b.long)).filter((l) => l.at >= t0).map((l) => l.ms),
+  );
   const later = [];
   for (let i = 0; i < pairs; i++) {
     await page.waitForTimeout(200);
@@ -213,8 +232,11 @@ async function nodeLoop(root, { rounds, per }) {
     ...Object.values(variantSources).map((v) => [v.exercise, v.source]),
   ];
   const floor = async () => {
-    const w = new Worker('const { parentPort } = require("node:worker_threads");'
-      + 'parentPort.once("message", (m) => parentPort.postMessage(m));', { eval: true });
+    const w = new Worker(
+      'const { parentPort } = require("node:worker_threads");' +
+        'parentPort.once("message", (m) => parentPort.postMessage(m));',
+      { eval: true },
+    );
     w.postMessage(1);
     await new Promise((ok) => w.once('message', ok));
     w.terminate();
@@ -231,13 +253,27 @@ async function nodeLoop(root, { rounds, per }) {
   const f = [];
   const g = [];
   for (let r = 0; r < rounds; r++) {
-    for (const [list, fn] of r % 2 ? [[f, floor], [g, grade]] : [[g, grade], [f, floor]]) {
+    for (const [list, fn] of r % 2
+      ? [
+          [f, floor],
+          [g, grade],
+        ]
+      : [
+          [g, grade],
+          [f, floor],
+        ]) {
       const t = performance.now();
       for (let i = 0; i < per; i++) await fn();
       list.push((performance.now() - t) / per);
     }
   }
-  return { grade: med(g), floor: med(f), ratio: med(g.map((x, i) => x / f[i])), solutions: rounds * per, kinds: sources.length };
+  return {
+    grade: med(g),
+    floor: med(f),
+    ratio: med(g.map((x, i) => x / f[i])),
+    solutions: rounds * per,
+    kinds: sources.length,
+  };
 }
 
 /** The short commit of a checkout, marked when its web/ has changes not committed. */
@@ -263,7 +299,12 @@ export async function runPagesBench({ quick = false, log = console.log, root = r
   const loads = quick ? 2 : 6;
   const pairs = quick ? 3 : 6;
   const targets = [];
-  for (const [dir, label] of base ? [[root, ''], [base, ' (base)']] : [[root, '']]) {
+  for (const [dir, label] of base
+    ? [
+        [root, ''],
+        [base, ' (base)'],
+      ]
+    : [[root, '']]) {
     const { startServer } = await import(pathToFileURL(join(dir, 'web/serve.js')).href);
     targets.push({ root: dir, label, server: await startServer({ root: dir, port: 0 }) });
   }
@@ -302,26 +343,32 @@ export async function runPagesBench({ quick = false, log = console.log, root = r
       }
     }
     const revs = targets.map((t) => `${revOf(t.root)}${t.label}`).join(' against ');
-    log(`\n# ffn-lab pages (${revs}), headless ${version}, ${when}, served by web/serve.js; ${loads} loads per page,`
-      + ' interleaved');
+    log(
+      `\n# ffn-lab pages (${revs}), headless ${version}, ${when}, served by web/serve.js; ${loads} loads per page,` +
+        ' interleaved',
+    );
     log('# ready: ms from navigation until every element fired ffn-ready (in view: those in the first screen);');
-    const mbits = THROTTLE.downloadThroughput * 8 / 1e6;
+    const mbits = (THROTTLE.downloadThroughput * 8) / 1e6;
     log(`# throttled: the same with ${THROTTLE.latency} ms per request and ${mbits} Mbit/s;`);
     log('# sent: bytes transferred until ready; code gz/br: its ffn-lab JS and wasm compressed (gzip -6, brotli -11);');
     log('# chain: the longest chain of requests each started by the one before (the page is 0);');
     log('# wasm: when its compile started and ended, and when the last module before ready had loaded (ms)');
-    log(`${'page'.padEnd(width)}ready  in view  throttled  requests  sent KiB  code gz KiB  br KiB  chain`
-      + '  wasm start  end  last module  via');
+    log(
+      `${'page'.padEnd(width)}ready  in view  throttled  requests  sent KiB  code gz KiB  br KiB  chain` +
+        '  wasm start  end  last module  via',
+    );
     for (const spec of PAGES) {
       for (const t of targets) {
         const { loads: ls, slow } = rows.get(spec.name + t.label);
         const m = (k, list = ls) => med(list.map((x) => x[k]));
-        log(`${(spec.name + t.label).padEnd(width - 2)}${pad(fix(m('readyAt')), 7)}${pad(fix(m('firstInView')), 9)}`
-          + `${pad(fix(m('readyAt', slow)), 11)}${pad(m('requests'), 10)}${pad(fix(m('sent') / 1024), 10)}`
-          + `${pad(fix(m('gz') / 1024, 1), 13)}${pad(fix(m('br') / 1024, 1), 8)}`
-          + `${pad(Math.max(...ls.map((x) => x.depth)), 7)}`
-          + `${pad(fix(m('compileStart')), 12)}${pad(fix(m('compileEnd')), 5)}${pad(fix(m('lastModule')), 13)}`
-          + `  ${ls[0].compileHow}`);
+        log(
+          `${(spec.name + t.label).padEnd(width - 2)}${pad(fix(m('readyAt')), 7)}${pad(fix(m('firstInView')), 9)}` +
+            `${pad(fix(m('readyAt', slow)), 11)}${pad(m('requests'), 10)}${pad(fix(m('sent') / 1024), 10)}` +
+            `${pad(fix(m('gz') / 1024, 1), 13)}${pad(fix(m('br') / 1024, 1), 8)}` +
+            `${pad(Math.max(...ls.map((x) => x.depth)), 7)}` +
+            `${pad(fix(m('compileStart')), 12)}${pad(fix(m('compileEnd')), 5)}${pad(fix(m('lastModule')), 13)}` +
+            `  ${ls[0].compileHow}`,
+        );
       }
     }
     const deepest = [...rows].map(([name, r]) => `${name}: ${r.loads[0].deepest}`).join('; ');
@@ -329,25 +376,31 @@ export async function runPagesBench({ quick = false, log = console.log, root = r
     log('\n# Run tests -> verdict (ffn-exercise-run to ffn-exercise-result) against the floor in the same page: a');
     log('# sandboxed frame already loaded, a fresh bare worker, one message each way (tests/bench/floor-frame.html).');
     log('# first: scrolled into view, code typed, Run 1 s later; at once: run() as soon as the page is ready;');
-    log(`# later: ${pairs} more Runs per load, each paired with a floor; ratios are medians of per-load (per-pair)`
-      + ' ratios;');
+    log(
+      `# later: ${pairs} more Runs per load, each paired with a floor; ratios are medians of per-load (per-pair)` +
+        ' ratios;',
+    );
     log('# longest task: the longest main-thread task from the scroll to the first verdict');
-    log(`${'page'.padEnd(width - 2)}floor ms  first ms  first/floor  later ms  later/floor  at once ms  at once/floor`
-      + '  longest task ms');
+    log(
+      `${'page'.padEnd(width - 2)}floor ms  first ms  first/floor  later ms  later/floor  at once ms  at once/floor` +
+        '  longest task ms',
+    );
     for (const spec of PAGES.filter((p) => p.exercise)) {
       for (const t of targets) {
         const { runs, atOnce } = rows.get(spec.name + t.label);
         const fl = runs.map((r) => med(r.floors.concat(r.later.map((x) => x.floor))));
         const later = runs.flatMap((r) => r.later);
         const aFl = atOnce.map((r) => med(r.floors));
-        log(`${(spec.name + t.label).padEnd(width - 4)}${pad(fix(med(fl), 1), 10)}`
-          + `${pad(fix(med(runs.map((r) => r.first)), 1), 10)}`
-          + `${pad(fix(med(runs.map((r, i) => r.first / fl[i])), 2), 13)}`
-          + `${pad(fix(med(later.map((x) => x.run)), 1), 10)}`
-          + `${pad(fix(med(later.map((x) => x.run / x.floor)), 2), 13)}`
-          + `${pad(fix(med(atOnce.map((r) => r.first)), 1), 12)}`
-          + `${pad(fix(med(atOnce.map((r, i) => r.first / aFl[i])), 2), 15)}`
-          + `${pad(fix(Math.max(...runs.map((r) => r.longest))), 17)}`);
+        log(
+          `${(spec.name + t.label).padEnd(width - 4)}${pad(fix(med(fl), 1), 10)}` +
+            `${pad(fix(med(runs.map((r) => r.first)), 1), 10)}` +
+            `${pad(fix(med(runs.map((r, i) => r.first / fl[i])), 2), 13)}` +
+            `${pad(fix(med(later.map((x) => x.run)), 1), 10)}` +
+            `${pad(fix(med(later.map((x) => x.run / x.floor)), 2), 13)}` +
+            `${pad(fix(med(atOnce.map((r) => r.first)), 1), 12)}` +
+            `${pad(fix(med(atOnce.map((r, i) => r.first / aFl[i])), 2), 15)}` +
+            `${pad(fix(Math.max(...runs.map((r) => r.longest))), 17)}`,
+        );
       }
     }
   } finally {
@@ -357,7 +410,7 @@ export async function runPagesBench({ quick = false, log = console.log, root = r
   const n = await nodeLoop(root, { rounds: quick ? 4 : 10, per: 10 });
   log(`\n# Node ${process.versions.node}: gradeExercise in a loop over ${n.kinds} sources (the six solutions and the`);
   log('# wrong ones of tests/sandbox-variants.js), in blocks of 10 interleaved with blocks of 10 floors');
-  log('# (a fresh worker_thread, one message each way); ratio: median of the blocks\' ratios');
+  log("# (a fresh worker_thread, one message each way); ratio: median of the blocks' ratios");
   log('solutions  per solution ms  floor ms  ratio');
   log(`${pad(n.solutions, 9)}${pad(fix(n.grade, 1), 17)}${pad(fix(n.floor, 1), 10)}${pad(fix(n.ratio, 2), 7)}`);
 }
@@ -370,6 +423,14 @@ if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1]
   const bat = process.argv.indexOf('--base');
   const base = bat > 0 ? resolve(process.argv[bat + 1]) : null;
   const printed = [];
-  await runPagesBench({ quick, root, base, log: (s = '') => { console.log(s); printed.push(s); } });
+  await runPagesBench({
+    quick,
+    root,
+    base,
+    log: (s = '') => {
+      console.log(s);
+      printed.push(s);
+    },
+  });
   if (root === repo) console.log(`\nbench: saved to ${saveRun(`pages${quick ? '-quick' : ''}`, printed)}`);
 }

@@ -23,9 +23,12 @@ export function spread(rates) {
  */
 export function peakLoad(rates) {
   const s = [...rates].sort((a, b) => a - b);
-  const med = median(s), p10 = quantile(s, 0.1), p90 = quantile(s, 0.9);
+  const med = median(s),
+    p10 = quantile(s, 0.1),
+    p90 = quantile(s, 0.9);
   const n = Math.min(END_ROUNDS, Math.floor(rates.length / 2)) || 1;
-  const first = median(rates.slice(0, n)), last = median(rates.slice(-n));
+  const first = median(rates.slice(0, n)),
+    last = median(rates.slice(-n));
   const moved = last / first - 1;
   const spreadV = (p90 - p10) / med;
   const why = [];
@@ -51,9 +54,9 @@ export function hostVerdict(p) {
 export function peakLoadLines(p, unit = 'GFLOPS') {
   const pct = (v) => `${(100 * v).toFixed(1)} %`;
   const lines = [
-    `peak loop over this run: median ${p.median.toFixed(1)} ${unit} in ${p.rounds} rounds, 10th-90th percentile `
-      + `${p.p10.toFixed(1)}..${p.p90.toFixed(1)} (spread ${pct(p.spread)}); first ${Math.min(END_ROUNDS, p.rounds)} `
-      + `rounds ${p.first.toFixed(1)}, last ${p.last.toFixed(1)}: moved ${p.moved >= 0 ? '+' : ''}${pct(p.moved)}`,
+    `peak loop over this run: median ${p.median.toFixed(1)} ${unit} in ${p.rounds} rounds, 10th-90th percentile ` +
+      `${p.p10.toFixed(1)}..${p.p90.toFixed(1)} (spread ${pct(p.spread)}); first ${Math.min(END_ROUNDS, p.rounds)} ` +
+      `rounds ${p.first.toFixed(1)}, last ${p.last.toFixed(1)}: moved ${p.moved >= 0 ? '+' : ''}${pct(p.moved)}`,
   ];
   if (p.loaded) lines.push(`LOADED HOST: ${p.why}; this run's readings do not count`);
   return lines;

@@ -41,18 +41,38 @@ function buildInTmp(name, build) {
 const quiet = { stdio: ['ignore', 'ignore', 'inherit'] };
 
 /** probe.wasm (peak and streaming anchors), compiled with the same emcc as the kernels. */
-const buildProbe = () => buildInTmp('probe.wasm', (dir) => execFileSync('emcc', [
-  '-O3', '-msimd128', join(here, 'probe.c'), '-o', join(dir, 'probe.wasm'), '--no-entry', '-sSTANDALONE_WASM',
-  '-sALLOW_MEMORY_GROWTH', '-sMAXIMUM_MEMORY=1073741824', '-sFILESYSTEM=0',
-], quiet));
+const buildProbe = () =>
+  buildInTmp('probe.wasm', (dir) =>
+    execFileSync(
+      'emcc',
+      [
+        '-O3',
+        '-msimd128',
+        join(here, 'probe.c'),
+        '-o',
+        join(dir, 'probe.wasm'),
+        '--no-entry',
+        '-sSTANDALONE_WASM',
+        '-sALLOW_MEMORY_GROWTH',
+        '-sMAXIMUM_MEMORY=1073741824',
+        '-sFILESYSTEM=0',
+      ],
+      quiet,
+    ),
+  );
 
 /** probe-relaxed.wasm (the relaxed-SIMD madd peak), compiled with clang-16 as build.sh compiles ffn-relaxed.wasm
  * (compile, then wasm-ld-16: the clang driver would run binaryen's wasm-opt, which rejects relaxed SIMD). */
-const buildRelaxedProbe = () => buildInTmp('probe-relaxed.wasm', (dir) => {
-  const obj = join(dir, 'probe-relaxed.o');
-  execFileSync('clang-16', ['--target=wasm32', '-O3', '-msimd128', '-mrelaxed-simd', '-c', join(here, 'probe-relaxed.c'), '-o', obj], quiet);
-  execFileSync('wasm-ld-16', ['--no-entry', obj, '-o', join(dir, 'probe-relaxed.wasm')], quiet);
-});
+const buildRelaxedProbe = () =>
+  buildInTmp('probe-relaxed.wasm', (dir) => {
+    const obj = join(dir, 'probe-relaxed.o');
+    execFileSync(
+      'clang-16',
+      ['--target=wasm32', '-O3', '-msimd128', '-mrelaxed-simd', '-c', join(here, 'probe-relaxed.c'), '-o', obj],
+      quiet,
+    );
+    execFileSync('wasm-ld-16', ['--no-entry', obj, '-o', join(dir, 'probe-relaxed.wasm')], quiet);
+  });
 
 const probeBytes = buildProbe();
 const maddProbeBytes = buildRelaxedProbe();
@@ -69,7 +89,9 @@ if (engines) {
   const { tf, tfw } = await tfjsWasmNode();
   if (!tf.env().getBool('WASM_HAS_SIMD_SUPPORT')) throw new Error('bench: tfjs-wasm has no SIMD here');
   const { instance } = await WebAssembly.instantiate(probeBytes, { env: { emscripten_notify_memory_growth() {} } });
-  const maddProbe = WebAssembly.validate(maddProbeBytes) ? (await WebAssembly.instantiate(maddProbeBytes)).instance.exports : null;
+  const maddProbe = WebAssembly.validate(maddProbeBytes)
+    ? (await WebAssembly.instantiate(maddProbeBytes)).instance.exports
+    : null;
   // onnxruntime-web (devDependency): Node resolves its ort.node build, which loads dist/ort-wasm-simd-threaded.wasm
   let ort = null;
   if (!noOrt) {
@@ -98,14 +120,28 @@ if (engines) {
     page.on('pageerror', (e) => console.error('page error:', e.message));
     page.on('response', (r) => r.status() >= 400 && console.error(`bench page: HTTP ${r.status()} for ${r.url()}`));
     // everything the page loads comes from the local server (no network)
-    page.on('request', (r) => !r.url().startsWith(server.url) && !r.url().startsWith('data:') && console.error(`bench page: request outside the local server: ${r.url()}`));
+    page.on(
+      'request',
+      (r) =>
+        !r.url().startsWith(server.url) &&
+        !r.url().startsWith('data:') &&
+        console.error(`bench page: request outside the local server: ${r.url()}`),
+    );
     await page.goto(`${server.url}tests/bench/page.html`);
     await page.waitForFunction(() => window.benchReady === true, null, { timeout: 60000 });
-    const version = b.context.browser()?.version() ?? (await page.evaluate(() => navigator.userAgent.match(/Chrome\/[\d.]+/)?.[0]));
+    const version =
+      b.context.browser()?.version() ?? (await page.evaluate(() => navigator.userAgent.match(/Chrome\/[\d.]+/)?.[0]));
     config = `chromium${String(version).match(/\d+/)?.[0] ?? ''}`;
     const res = await page.evaluate(
       async ({ probe, madd, quick: q, env, useOrt, act }) => window.runBenchInPage(probe, madd, q, env, useOrt, act),
-      { probe: probeBytes.toString('base64'), madd: maddProbeBytes.toString('base64'), quick, env: `headless Chromium (${version}), ${cpu}`, useOrt: !noOrt, act: actOnly },
+      {
+        probe: probeBytes.toString('base64'),
+        madd: maddProbeBytes.toString('base64'),
+        quick,
+        env: `headless Chromium (${version}), ${cpu}`,
+        useOrt: !noOrt,
+        act: actOnly,
+      },
     );
     if (res && res.error) throw new Error(res.error);
   } finally {

@@ -69,8 +69,13 @@ export async function runSitesBench({ quick = false, log = console.log } = {}) {
       const ok = r.runs.every((x) => x.passed) && r.wrong && !r.wrong.passed && r.problems.length === 0;
       const later = r.runs.slice(1).map((x) => x.ms);
       const problem = ok ? '' : `  PROBLEM: ${r.problems.join(' | ') || 'a run did not end as expected'}`;
-      const cols = [pad(s.build ? s.build.ms : '-', 10), pad((r.bytes / 1024).toFixed(0), 14), pad(r.requests, 10),
-        pad(r.runs[0].ms.toFixed(0), 18), pad(med(later).toFixed(0), 12)];
+      const cols = [
+        pad(s.build ? s.build.ms : '-', 10),
+        pad((r.bytes / 1024).toFixed(0), 14),
+        pad(r.requests, 10),
+        pad(r.runs[0].ms.toFixed(0), 18),
+        pad(med(later).toFixed(0), 12),
+      ];
       log(`${s.name.padEnd(10)}${cols.join('')}${problem}`);
     }
     // inline vs file, interleaved and alternating which goes first
@@ -107,8 +112,9 @@ export async function runSitesBench({ quick = false, log = console.log } = {}) {
       log(`${mode.padEnd(8)}${cols.join('')}`);
     }
     const ratio = (k) => (med(got.inline.map((x) => x[k])) / med(got.file.map((x) => x[k]))).toFixed(2);
-    log(`inline/file ratio: open ${ratio('open')}, first verdict ${ratio('first')}, `
-      + `next verdict ${ratio('again')}`);
+    log(
+      `inline/file ratio: open ${ratio('open')}, first verdict ${ratio('first')}, ` + `next verdict ${ratio('again')}`,
+    );
   } finally {
     await b.close();
     await close();
@@ -119,6 +125,12 @@ if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1]
   const { saveRun } = await import('./results.js');
   const quick = process.argv.includes('--quick');
   const printed = [];
-  await runSitesBench({ quick, log: (s = '') => { console.log(s); printed.push(s); } });
+  await runSitesBench({
+    quick,
+    log: (s = '') => {
+      console.log(s);
+      printed.push(s);
+    },
+  });
   console.log(`\nbench: saved to ${saveRun(`sites${quick ? '-quick' : ''}`, printed)}`);
 }

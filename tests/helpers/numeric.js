@@ -38,7 +38,8 @@ const fl = new Float32Array(bits.buffer);
 export function ulpDistance(a, b) {
   if (Number.isNaN(a) || Number.isNaN(b)) return Number.isNaN(a) && Number.isNaN(b) ? 0 : Infinity;
   if (a === b) return 0;
-  fl[0] = a; fl[1] = b;
+  fl[0] = a;
+  fl[1] = b;
   const m = (i) => (i < 0 ? -2147483648 - i : i);
   return Math.abs(m(bits[0]) - m(bits[1]));
 }
@@ -96,7 +97,7 @@ const i32 = new Int32Array(f32.buffer);
 function nextToward(r, d) {
   if (r === 0) return d > 0 ? 2 ** -149 : -(2 ** -149);
   f32[0] = r;
-  i32[0] += (d > r) === (r > 0) ? 1 : -1;
+  i32[0] += d > r === r > 0 ? 1 : -1;
   return f32[0];
 }
 
@@ -110,11 +111,11 @@ export function fma32(a, b, c) {
   const r = Math.fround(s);
   if (!Number.isFinite(s) || r === s) return r;
   const bv = s - p;
-  const e = (p - (s - bv)) + (c - bv); // s + e == p + c exactly
+  const e = p - (s - bv) + (c - bv); // s + e == p + c exactly
   if (e === 0) return r;
   const other = nextToward(r, s); // s lies strictly between r and other
   if (s !== (r + other) / 2) return r; // not a tie: e (far below half a float32 step) cannot move it
-  return (e > 0) === (other > r) ? other : r;
+  return e > 0 === other > r ? other : r;
 }
 
 /**

@@ -76,10 +76,18 @@ export function serveStatic(root, { headersFor = () => ({}), cdn = false } = {})
     res.writeHead(200, headers);
     res.end(req.method === 'HEAD' ? undefined : body);
   });
-  return new Promise((ok) => srv.listen(0, '127.0.0.1', () => ok({
-    url: `http://127.0.0.1:${srv.address().port}/`,
-    close: () => new Promise((done) => { srv.close(() => done()); srv.closeAllConnections(); }),
-  })));
+  return new Promise((ok) =>
+    srv.listen(0, '127.0.0.1', () =>
+      ok({
+        url: `http://127.0.0.1:${srv.address().port}/`,
+        close: () =>
+          new Promise((done) => {
+            srv.close(() => done());
+            srv.closeAllConnections();
+          }),
+      }),
+    ),
+  );
 }
 
 /** npm pack of this checkout (already built by build.sh) into WORK; resolves to the tarball's path. */
@@ -87,8 +95,14 @@ async function pack() {
   const out = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', WORK], ROOT);
   const info = JSON.parse(out.slice(out.search(/^\[\s*\{/m)));
   const files = info[0].files.map((f) => f.path);
-  const needed = ['web/sandbox/sandbox-inline.js', 'web/sandbox/frame.html', 'web/ffn-wasm-inline.js',
-    'web/embed/exercise.html', 'web/embed/host.js', 'web/dist/boot.js'];
+  const needed = [
+    'web/sandbox/sandbox-inline.js',
+    'web/sandbox/frame.html',
+    'web/ffn-wasm-inline.js',
+    'web/embed/exercise.html',
+    'web/embed/host.js',
+    'web/dist/boot.js',
+  ];
   for (const f of needed) {
     if (!files.includes(f)) throw new Error(`the tarball lacks ${f} (run bash build.sh first)`);
   }
@@ -127,7 +141,11 @@ const builders = {
     const esbuild = await import('esbuild');
     // esbuild src/main.js --bundle --outfile=dist/main.js
     const r = await esbuild.build({
-      absWorkingDir: site, entryPoints: ['src/main.js'], bundle: true, outfile: 'dist/main.js', logLevel: 'silent',
+      absWorkingDir: site,
+      entryPoints: ['src/main.js'],
+      bundle: true,
+      outfile: 'dist/main.js',
+      logLevel: 'silent',
     });
     return r.warnings.map((w) => w.text);
   },
@@ -183,8 +201,13 @@ export async function startSites({ only = null, log = () => {} } = {}) {
     const dirs = {};
     for (const [name, needed] of Object.entries(needs)) if (needed) dirs[name] = await install(name, tgz);
     const built = {};
-    const tools = [['vite', 'vite'], ['vite-csp', 'vite'], ['webpack', 'webpack'], ['esbuild', 'esbuild'],
-      ['rollup', 'rollup']];
+    const tools = [
+      ['vite', 'vite'],
+      ['vite-csp', 'vite'],
+      ['webpack', 'webpack'],
+      ['esbuild', 'esbuild'],
+      ['rollup', 'rollup'],
+    ];
     for (const [name, kind] of tools) {
       if (!dirs[name] || (name === 'vite' && !want('vite-build'))) continue;
       const t0 = Date.now();
@@ -196,7 +219,9 @@ export async function startSites({ only = null, log = () => {} } = {}) {
     if (want('vite-dev')) {
       const vite = await import('vite');
       const server = await vite.createServer({
-        root: dirs.vite, configFile: false, logLevel: 'error',
+        root: dirs.vite,
+        configFile: false,
+        logLevel: 'error',
         server: { port: 0, host: '127.0.0.1', strictPort: false },
       });
       await server.listen();
@@ -206,7 +231,10 @@ export async function startSites({ only = null, log = () => {} } = {}) {
     if (want('vite-build')) {
       const vite = await import('vite');
       const server = await vite.preview({
-        root: dirs.vite, configFile: false, logLevel: 'error', preview: { port: 0, host: '127.0.0.1' },
+        root: dirs.vite,
+        configFile: false,
+        logLevel: 'error',
+        preview: { port: 0, host: '127.0.0.1' },
       });
       closers.push(() => new Promise((ok) => server.httpServer.close(ok)));
       add('vite-build', server.resolvedUrls.local[0], built.vite);
@@ -290,7 +318,9 @@ export async function driveSite(context, url, { solution, wrong, runs = 1, timeo
   const page = await context.newPage();
   const problems = [];
   const finished = [];
-  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`console: ${m.text()}`);
+  });
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
   page.on('requestfailed', (r) => {
     // Chromium reports a worker started soon after its blob: URL was made as an aborted load, though the worker
@@ -298,7 +328,9 @@ export async function driveSite(context, url, { solution, wrong, runs = 1, timeo
     if (r.url().startsWith('blob:') && r.failure()?.errorText === 'net::ERR_ABORTED') return;
     problems.push(`request failed: ${r.url()} (${r.failure()?.errorText})`);
   });
-  page.on('response', (r) => { if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`); });
+  page.on('response', (r) => {
+    if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`);
+  });
   page.on('requestfinished', async (r) => {
     const t = r.timing();
     const sizes = await r.sizes().catch(() => null);
@@ -342,11 +374,14 @@ export async function driveSite(context, url, { solution, wrong, runs = 1, timeo
     const rendered = {};
     for (const e of ELEMENTS) {
       const f = ready[e].frame;
-      rendered[e] = await f.locator(e).first().evaluate((el) => {
-        const box = el.getBoundingClientRect();
-        const text = el.shadowRoot ? el.shadowRoot.textContent.length : 0;
-        return { width: Math.round(box.width), height: Math.round(box.height), text };
-      });
+      rendered[e] = await f
+        .locator(e)
+        .first()
+        .evaluate((el) => {
+          const box = el.getBoundingClientRect();
+          const text = el.shadowRoot ? el.shadowRoot.textContent.length : 0;
+          return { width: Math.round(box.width), height: Math.round(box.height), text };
+        });
     }
     const grade = async (source) => {
       await ex.locator('ffn-exercise textarea.code').fill(source);

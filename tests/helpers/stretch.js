@@ -20,11 +20,14 @@ export async function installStretch(page) {
       for (let i = 0; i < 2e6; i++) s += Math.sqrt(i);
       return s;
     };
-    const once = () => new Promise((ok) => setTimeout(() => {
-      const t = performance.now();
-      window.__sink = work();
-      ok(performance.now() - t);
-    }, 0));
+    const once = () =>
+      new Promise((ok) =>
+        setTimeout(() => {
+          const t = performance.now();
+          window.__sink = work();
+          ok(performance.now() - t);
+        }, 0),
+      );
     const times = async (n) => {
       const out = [];
       for (let i = 0; i < n; i++) out.push(await once());

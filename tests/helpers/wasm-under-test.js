@@ -18,7 +18,11 @@ export const ACTIVATIONS = ['identity', 'relu', 'relu2', 'sigmoid', 'silu', 'gel
 export async function instantiateRaw(url = wasmUrl) {
   const module = await WebAssembly.compile(await readFile(url));
   let growths = 0;
-  const env = { emscripten_notify_memory_growth: () => { growths++; } };
+  const env = {
+    emscripten_notify_memory_growth: () => {
+      growths++;
+    },
+  };
   const instance = await WebAssembly.instantiate(module, { env });
   instance.exports._initialize();
   return { module, exports: instance.exports, growths: () => growths };

@@ -35,10 +35,17 @@ const sizes = [
 ];
 const menu = [];
 for (const { t, d, f } of sizes) {
-  const X = T([t, d]), W1 = T([d, f]), b1 = T([f]), W2 = T([f, d]), b2 = T([d]), Wu = T([d, f]), x = T([d]);
+  const X = T([t, d]),
+    W1 = T([d, f]),
+    b1 = T([f]),
+    W2 = T([f, d]),
+    b2 = T([d]),
+    Wu = T([d, f]),
+    x = T([d]);
   const nested = Array.from({ length: t }, (_, i) => Array.from(X.data.subarray(i * d, (i + 1) * d)));
   // reused result arrays ({ out }), one per menu item: each call overwrites its own
-  const outA = new Float32Array(t * d), outB = new Float32Array(t * d);
+  const outA = new Float32Array(t * d),
+    outB = new Float32Array(t * d);
   menu.push(
     () => ffn.gelu(X),
     () => ffn.geluTanh(X, { out: outA }),
@@ -60,11 +67,17 @@ const failing = [
   () => ffn.ffnMemories(T([3]), T([3, 5]), null, T([5, 3]), 9),
   () => ffn.gelu('not a tensor'),
   () => ffn.silu(T([3]), { out: new Float32Array(2) }),
-  () => ffn.matmul({ data: new Float32Array(60000), shape: [60000, 1] },
-    { data: new Float32Array(60000), shape: [1, 60000] }),
+  () =>
+    ffn.matmul(
+      { data: new Float32Array(60000), shape: [60000, 1] },
+      { data: new Float32Array(60000), shape: [1, 60000] },
+    ),
 ];
-const counts = [() => ffn.ffnParamCount(768, 3072), () => ffn.llamaHiddenDim(4096),
-  () => ffn.ffnFlops(4096, 11008, { gated: true })];
+const counts = [
+  () => ffn.ffnParamCount(768, 3072),
+  () => ffn.llamaHiddenDim(4096),
+  () => ffn.ffnFlops(4096, 11008, { gated: true }),
+];
 
 // resident layers: created, used a few times and disposed every 2,000 calls
 let layerCount = 0;
@@ -83,7 +96,8 @@ function layerRound() {
 
 const firstResult = new Map();
 const sameBits = (a, b) => {
-  const ta = a.data || a.dX?.data || a.coef?.data, tb = b.data || b.dX?.data || b.coef?.data;
+  const ta = a.data || a.dX?.data || a.coef?.data,
+    tb = b.data || b.dX?.data || b.coef?.data;
   if (typeof a === 'number') return a === b;
   if (!ta || ta.length !== tb.length) return false;
   const ua = new Uint32Array(ta.buffer, ta.byteOffset, ta.length),
@@ -92,7 +106,9 @@ const sameBits = (a, b) => {
   return true;
 };
 
-let calls = 0, errors = 0, checked = 0;
+let calls = 0,
+  errors = 0,
+  checked = 0;
 const warmup = Math.max(1000, Math.floor(CALLS * 0.02));
 let start = null;
 const t0 = Date.now();
@@ -104,7 +120,7 @@ function step(i) {
   }
   if (k < 3) {
     try {
-      failing[(i / 100 | 0) % failing.length]();
+      failing[((i / 100) | 0) % failing.length]();
       throw new Error('soak: a failing call succeeded');
     } catch (e) {
       if (!(e instanceof RangeError || e instanceof TypeError)) throw e;
@@ -128,7 +144,7 @@ function step(i) {
 }
 
 const samples = [];
-for (let i = 0; i < CALLS; ) {
+for (let i = 0; i < CALLS;) {
   step(i);
   i++;
   if (i === warmup) {
@@ -138,8 +154,12 @@ for (let i = 0; i < CALLS; ) {
   }
   if (i % Math.max(1, Math.floor(CALLS / 10)) === 0) {
     globalThis.gc();
-    samples.push({ call: i, heapInUse: ffn.heapStats().heapInUse, memoryBytes: ffn.heapStats().memoryBytes,
-      jsHeap: process.memoryUsage().heapUsed });
+    samples.push({
+      call: i,
+      heapInUse: ffn.heapStats().heapInUse,
+      memoryBytes: ffn.heapStats().memoryBytes,
+      jsHeap: process.memoryUsage().heapUsed,
+    });
   }
 }
 globalThis.gc();

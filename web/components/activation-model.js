@@ -24,9 +24,12 @@ export const SAMPLES = 481;
 export function parseRange(value) {
   checkLength('range', value, 64);
   const parts = value.split(',');
-  const bad = () => fail(RangeError, 'errors.range', {
-    limit: String(RANGE_LIMIT), span: String(MIN_SPAN), got: quote(value),
-  });
+  const bad = () =>
+    fail(RangeError, 'errors.range', {
+      limit: String(RANGE_LIMIT),
+      span: String(MIN_SPAN),
+      got: quote(value),
+    });
   if (parts.length !== 2) throw bad();
   let lo, hi;
   try {
@@ -61,10 +64,14 @@ export function parseCurves(value) {
 export function parseAttribute(name, value) {
   if (typeof value !== 'string') throw fail(TypeError, 'errors.mustBeString', { name, type: typeof value });
   switch (name) {
-    case 'x': return parseX(value);
-    case 'range': return parseRange(value);
-    case 'curves': return parseCurves(value);
-    default: throw fail(RangeError, 'errors.unknownAttribute', { name: quote(name) });
+    case 'x':
+      return parseX(value);
+    case 'range':
+      return parseRange(value);
+    case 'curves':
+      return parseCurves(value);
+    default:
+      throw fail(RangeError, 'errors.unknownAttribute', { name: quote(name) });
   }
 }
 
@@ -104,7 +111,8 @@ export function sample(ffn, xs) {
  * Absolute errors |t - exact| and |s - exact| (float32) of the tanh and sigmoid GELU values t, s against exact ones.
  */
 export function geluErrorsOf(exact, t, s) {
-  const tanh = new Float32Array(exact.length), sigmoid = new Float32Array(exact.length);
+  const tanh = new Float32Array(exact.length),
+    sigmoid = new Float32Array(exact.length);
   for (let i = 0; i < exact.length; i++) {
     tanh[i] = Math.abs(t[i] - exact[i]);
     sigmoid[i] = Math.abs(s[i] - exact[i]);
@@ -128,7 +136,8 @@ function argmax(a) {
 export function errorPeaks(ffn, lo = -6, hi = 6, n = 12001) {
   const xs = grid(lo, hi, n);
   const e = geluErrors(ffn, xs);
-  const jt = argmax(e.tanh), js = argmax(e.sigmoid);
+  const jt = argmax(e.tanh),
+    js = argmax(e.sigmoid);
   return { tanh: { x: xs[jt], err: e.tanh[jt] }, sigmoid: { x: xs[js], err: e.sigmoid[js] } };
 }
 
@@ -143,12 +152,14 @@ export function findMinimum(ffn, id, lo = -3, hi = 0) {
   const ys = ffn[c.fn](xs).data;
   let j = 0;
   for (let i = 1; i < ys.length; i++) if (ys[i] < ys[j]) j = i;
-  let a = xs[Math.max(0, j - 1)], b = xs[Math.min(xs.length - 1, j + 1)];
+  let a = xs[Math.max(0, j - 1)],
+    b = xs[Math.min(xs.length - 1, j + 1)];
   const g = (x) => ffn.activationGrad(id, [x]).data[0];
   if (g(a) < 0 && g(b) > 0) {
     for (let it = 0; it < 40 && b - a > 1e-6; it++) {
       const m = (a + b) / 2;
-      if (g(m) < 0) a = m; else b = m;
+      if (g(m) < 0) a = m;
+      else b = m;
     }
   }
   const x = (a + b) / 2;
@@ -160,7 +171,10 @@ export function readout(ffn, x) {
   if (!Number.isFinite(x)) throw new TypeError(`readout: x must be a finite number, got ${x}`);
   const xs = new Float32Array([x]);
   const rows = CURVES.map((c) => ({
-    id: c.id, label: c.label, y: ffn[c.fn](xs).data[0], dy: ffn.activationGrad(c.id, xs).data[0],
+    id: c.id,
+    label: c.label,
+    y: ffn[c.fn](xs).data[0],
+    dy: ffn.activationGrad(c.id, xs).data[0],
   }));
   // The GELU errors from the rows' values (without calling the three kernels again).
   const y = Object.fromEntries(rows.map((r) => [r.id, r.y]));

@@ -4,7 +4,17 @@ import * as ffn from '../index.js'; // the wasm bytes inlined: nothing for a bun
 import { FfnElement, define, htmlEl as h, svgEl } from '../element-base.js';
 import { componentCss, rafThrottle, trailingThrottle, fmt, setProblem } from './styles.js';
 import {
-  CURVES, CURVE_IDS, SAMPLES, grid, sample, geluErrorsOf, errorPeaks, findMinimum, readout, parseAttribute, niceTicks,
+  CURVES,
+  CURVE_IDS,
+  SAMPLES,
+  grid,
+  sample,
+  geluErrorsOf,
+  errorPeaks,
+  findMinimum,
+  readout,
+  parseAttribute,
+  niceTicks,
 } from './activation-model.js';
 import { placeLabels, polylineObstacles } from './label-layout.js';
 import { translator, langOf } from '../i18n/index.js';
@@ -65,7 +75,9 @@ const PANEL_H = 190;
 const M = { l: 44, r: 10, t: 20, b: 22 };
 
 export class FfnActivationPlot extends FfnElement {
-  static get observedAttributes() { return ['x', 'curves', 'range', 'theme', 'lang']; }
+  static get observedAttributes() {
+    return ['x', 'curves', 'range', 'theme', 'lang'];
+  }
 
   constructor() {
     super();
@@ -76,14 +88,19 @@ export class FfnActivationPlot extends FfnElement {
     this._tr = translator('en');
     this._root = this._attachStyledShadow(componentCss(css));
     this._scheduleCursor = rafThrottle(() => this._drawCursor());
-    this._announce = trailingThrottle((t) => { if (this._live) this._live.textContent = t; }, 800);
+    this._announce = trailingThrottle((t) => {
+      if (this._live) this._live.textContent = t;
+    }, 800);
   }
 
   connectedCallback() {
     super.connectedCallback();
     this._tr = translator(langOf(this));
     for (const name of ['range', 'x', 'curves']) this._readAttribute(name);
-    if (this._ready) { this._observeSize(); return; }
+    if (this._ready) {
+      this._observeSize();
+      return;
+    }
     this._load(() => ffn.ready(), {
       loading: () => this._t('loading'),
       ready: () => {
@@ -98,50 +115,72 @@ export class FfnActivationPlot extends FfnElement {
 
   disconnectedCallback() {
     super.disconnectedCallback();
-    this._ro?.disconnect(); this._ro = null;
+    this._ro?.disconnect();
+    this._ro = null;
   }
 
   /** Text of a key of the plot's namespace of the locale table, in the element's language. */
-  _t(key, params) { return this._tr.t(`plot.${key}`, params); }
+  _t(key, params) {
+    return this._tr.t(`plot.${key}`, params);
+  }
 
   /** The language or its table changed: everything is drawn again in it. */
   _relocalize() {
     this._tr = translator(langOf(this));
     this._problem(null, null);
-    if (this._ready) { this._build(); this._redraw(); }
-    else this._relocalizeLoading();
+    if (this._ready) {
+      this._build();
+      this._redraw();
+    } else this._relocalizeLoading();
   }
 
   _observeSize() {
     if (this._ro || typeof ResizeObserver !== 'function' || !this._box) return;
     // Redraw whenever the box is not as wide as the drawing (text stays at its real size).
-    this._ro = new ResizeObserver(rafThrottle(() => {
-      const w = this._box.clientWidth;
-      if (w && Math.max(260, w) !== this._drawnW) this._redraw();
-    }));
+    this._ro = new ResizeObserver(
+      rafThrottle(() => {
+        const w = this._box.clientWidth;
+        if (w && Math.max(260, w) !== this._drawnW) this._redraw();
+      }),
+    );
     this._ro.observe(this._box);
   }
 
   attributeChangedCallback(name) {
     if (this._reflecting) return;
-    if (name === 'lang') { if (this.isConnected) this._relocalize(); return; }
+    if (name === 'lang') {
+      if (this.isConnected) this._relocalize();
+      return;
+    }
     try {
       if (!this._readAttribute(name) || !this._ready) return;
-      if (name === 'range') { this._computeStatic(); this._redraw(); }
-      else if (name === 'curves') { this._syncLegend(); this._redraw(); }
-      else this._scheduleCursor();
+      if (name === 'range') {
+        this._computeStatic();
+        this._redraw();
+      } else if (name === 'curves') {
+        this._syncLegend();
+        this._redraw();
+      } else this._scheduleCursor();
     } catch (err) {
       this._problem(name, err); // never let an attribute throw into the page
     }
   }
 
   /** Cursor position of the readout. */
-  get x() { return this._x; }
-  set x(v) { this.setAttribute('x', String(v)); }
+  get x() {
+    return this._x;
+  }
+  set x(v) {
+    this.setAttribute('x', String(v));
+  }
   /** The last readout (kernel values at x), or null before the wasm is ready. */
-  get readout() { return this._readout ?? null; }
+  get readout() {
+    return this._readout ?? null;
+  }
   /** Minima of GELU and SiLU and the peaks of the two GELU approximation errors, found with the kernels. */
-  get annotations() { return this._ann ?? null; }
+  get annotations() {
+    return this._ann ?? null;
+  }
 
   /** Read one attribute through the model's parser; a refused value keeps the last good one and is shown. */
   _readAttribute(name) {
@@ -165,7 +204,9 @@ export class FfnActivationPlot extends FfnElement {
   }
 
   /** Record (or with err null, clear) the problem of one source and show them all. */
-  _problem(source, err) { setProblem(this._root, 'ffn-activation-plot', this._problems, source, err, this._tr); }
+  _problem(source, err) {
+    setProblem(this._root, 'ffn-activation-plot', this._problems, source, err, this._tr);
+  }
 
   _reflect() {
     this._reflecting = true;
@@ -177,10 +218,14 @@ export class FfnActivationPlot extends FfnElement {
   }
 
   /** Decimals that resolve one keyboard step. */
-  _decimals() { return Math.max(3, -Math.floor(Math.log10(this._step()))); }
+  _decimals() {
+    return Math.max(3, -Math.floor(Math.log10(this._step())));
+  }
 
   /** The keyboard step: a nice 1/800 of the range (0.01 on the default [-4, 4]). */
-  _step() { return niceTicks(0, (this._range[1] - this._range[0]) / 8, 100).step; }
+  _step() {
+    return niceTicks(0, (this._range[1] - this._range[0]) / 8, 100).step;
+  }
 
   _computeStatic() {
     const [lo, hi] = this._range;
@@ -217,8 +262,11 @@ export class FfnActivationPlot extends FfnElement {
       b.append(t(`curves.${c.id}`));
       b.dataset.curve = c.id;
       b.addEventListener('click', () => {
-        if (this._visible.has(c.id)) this._visible.delete(c.id); else this._visible.add(c.id);
-        this._syncLegend(); this._reflect(); this._redraw();
+        if (this._visible.has(c.id)) this._visible.delete(c.id);
+        else this._visible.add(c.id);
+        this._syncLegend();
+        this._reflect();
+        this._redraw();
       });
       legend.append(b);
       return b;
@@ -251,8 +299,10 @@ export class FfnActivationPlot extends FfnElement {
     this._rows = CURVES.map((c) => {
       const tr = h('tr', { class: `c-${c.id}` });
       tr.dataset.curve = c.id;
-      const th = h('th', { text: t(`curves.${c.id}`) }); th.scope = 'row';
-      const y = h('td', { class: 'num' }); const dy = h('td', { class: 'num' });
+      const th = h('th', { text: t(`curves.${c.id}`) });
+      th.scope = 'row';
+      const y = h('td', { class: 'num' });
+      const dy = h('td', { class: 'num' });
       tr.append(th, y, dy);
       table.tBodies[0].append(tr);
       return { id: c.id, y, dy };
@@ -260,8 +310,10 @@ export class FfnActivationPlot extends FfnElement {
     this._errLine = h('p', { class: 'muted num' });
     const pk = this._ann.peaks;
     const peaks = t('peaks', {
-      tErr: tr.exp(pk.tanh.err, 2), tX: tr.fixed(pk.tanh.x, 2),
-      sErr: tr.exp(pk.sigmoid.err, 2), sX: tr.fixed(pk.sigmoid.x, 2),
+      tErr: tr.exp(pk.tanh.err, 2),
+      tX: tr.fixed(pk.tanh.x, 2),
+      sErr: tr.exp(pk.sigmoid.err, 2),
+      sX: tr.fixed(pk.sigmoid.x, 2),
     });
     this._peakLine = h('p', { class: 'muted num', 'data-peaks': '', text: peaks });
     add(this._errLine, this._peakLine);
@@ -291,7 +343,8 @@ export class FfnActivationPlot extends FfnElement {
   /** x ticks for a plot w px wide: as many as their labels leave room for (at most 10). */
   _ticks(w) {
     const [lo, hi] = this._range;
-    let n = 10, t;
+    let n = 10,
+      t;
     for (;;) {
       t = niceTicks(lo, hi, n);
       const chars = Math.max(...t.values.map((v) => v.toFixed(t.decimals).length));
@@ -309,7 +362,12 @@ export class FfnActivationPlot extends FfnElement {
     this._box.setAttribute('aria-valuemin', String(this._range[0]));
     this._box.setAttribute('aria-valuemax', String(this._range[1]));
     const svg = svgEl('svg', {
-      class: 'plot', viewBox: `0 0 ${W} ${H}`, width: W, height: H, role: 'img', 'aria-label': this._t('plot'),
+      class: 'plot',
+      viewBox: `0 0 ${W} ${H}`,
+      width: W,
+      height: H,
+      role: 'img',
+      'aria-label': this._t('plot'),
     });
     this._box.prepend(svg);
     const P = this._panels(W);
@@ -321,7 +379,8 @@ export class FfnActivationPlot extends FfnElement {
       const t = svgEl('text', { class: 'ptitle', x: M.l, y: pan.top + M.t - 6 }, svg);
       t.textContent = this._t(`panels.${['values', 'slopes', 'errors'][i]}`);
       for (const x of ticks.values) {
-        const y1 = pan.top + M.t, y2 = pan.top + PANEL_H - M.b;
+        const y1 = pan.top + M.t,
+          y2 = pan.top + PANEL_H - M.b;
         svgEl('line', { class: x === 0 ? 'zeroline' : 'gridline', x1: P.sx(x), x2: P.sx(x), y1, y2 }, svg);
         const tx = svgEl('text', { class: 'tick', x: P.sx(x), y: y2 + 13, 'text-anchor': 'middle' }, svg);
         tx.textContent = this._tr.fixed(x, ticks.decimals);
@@ -369,7 +428,11 @@ export class FfnActivationPlot extends FfnElement {
     const size = (text) => {
       probe.textContent = text;
       let b = null;
-      try { b = probe.getBBox(); } catch { /* not rendered */ }
+      try {
+        b = probe.getBBox();
+      } catch {
+        /* not rendered */
+      }
       return b && b.height > 0 ? { w: b.width, h: b.height, top: b.y } : { w: text.length * 6.6, h: 14, top: -11 };
     };
     // The drawn curves of a panel, as obstacles: a note is first placed clear of them, else clear of marks only.
@@ -381,16 +444,24 @@ export class FfnActivationPlot extends FfnElement {
     };
     const groups = [
       {
-        pan: P.p[0], up: true,
+        pan: P.p[0],
+        up: true,
         curves: CURVES.filter((c) => this._visible.has(c.id)).flatMap((c) => curvePoints(this._curves[c.id].y, P.p[0])),
-        notes: [['gelu', a.gelu], ['silu', a.silu]]
+        notes: [
+          ['gelu', a.gelu],
+          ['silu', a.silu],
+        ]
           .filter(([id, m]) => this._visible.has(id) && m.x >= P.lo && m.x <= P.hi)
           .map(([id, m]) => ({ id, x: m.x, y: m.y, texts: this._minimumNote(id, m) })),
       },
       {
-        pan: P.p[2], up: null,
+        pan: P.p[2],
+        up: null,
         curves: [...curvePoints(this._errs.tanh, P.p[2]), ...curvePoints(this._errs.sigmoid, P.p[2])],
-        notes: [['tanh', a.peaks.tanh], ['sigmoid', a.peaks.sigmoid]]
+        notes: [
+          ['tanh', a.peaks.tanh],
+          ['sigmoid', a.peaks.sigmoid],
+        ]
           .filter(([, pk]) => pk.x >= P.lo && pk.x <= P.hi)
           .map(([id, pk]) => ({ id, x: pk.x, y: pk.err, texts: this._peakNote(id, pk) })),
       },
@@ -400,7 +471,8 @@ export class FfnActivationPlot extends FfnElement {
       const anchors = notes.map((n) => [P.sx(n.x), pan.sy(n.y)]);
       const marks = anchors.map((p, i) => ({ x: p[0] - 4, y: p[1] - 4, w: 8, h: 8, key: i }));
       const items = notes.map((n, i) => ({
-        anchorKey: i, candidates: noteCandidates(anchors[i], n.texts, size, pan.frame, up),
+        anchorKey: i,
+        candidates: noteCandidates(anchors[i], n.texts, size, pan.frame, up),
       }));
       const opts = { bounds: pan.frame, pad: 3, budget: 200000 };
       let placed = placeLabels(items, { ...opts, obstacles: [...marks, ...curves] });
@@ -456,13 +528,28 @@ export class FfnActivationPlot extends FfnElement {
     const step = e.shiftKey ? 10 * s : s;
     let x = this._x;
     switch (e.key) {
-      case 'ArrowRight': case 'ArrowUp': x += step; break;
-      case 'ArrowLeft': case 'ArrowDown': x -= step; break;
-      case 'PageUp': x += 50 * s; break;
-      case 'PageDown': x -= 50 * s; break;
-      case 'Home': x = this._range[0]; break;
-      case 'End': x = this._range[1]; break;
-      default: return;
+      case 'ArrowRight':
+      case 'ArrowUp':
+        x += step;
+        break;
+      case 'ArrowLeft':
+      case 'ArrowDown':
+        x -= step;
+        break;
+      case 'PageUp':
+        x += 50 * s;
+        break;
+      case 'PageDown':
+        x -= 50 * s;
+        break;
+      case 'Home':
+        x = this._range[0];
+        break;
+      case 'End':
+        x = this._range[1];
+        break;
+      default:
+        return;
     }
     e.preventDefault();
     this._x = this._xWanted = this._snap(x);
@@ -494,7 +581,9 @@ export class FfnActivationPlot extends FfnElement {
     }
     this._errLine.textContent = this._t('errHere', { t: tr.exp(r.errTanh, 2), s: tr.exp(r.errSigmoid, 2) });
     this._box.setAttribute('aria-valuenow', fmt(r.x, 3));
-    const x2 = tr.fixed(r.x, 2), g = tr.fixed(byId.gelu.y, 3), s = tr.fixed(byId.silu.y, 3);
+    const x2 = tr.fixed(r.x, 2),
+      g = tr.fixed(byId.gelu.y, 3),
+      s = tr.fixed(byId.silu.y, 3);
     this._box.setAttribute('aria-valuetext', this._t('valueText', { x: x2, g, s }));
     this._announce(this._t('announce', { x: x2, g, s, r: tr.fixed(byId.relu.y, 3) }));
     this.dispatchEvent(new CustomEvent('ffn-change', { detail: r }));
@@ -510,7 +599,10 @@ function noteCandidates(a, [oneLine, twoLines], size, frame, up) {
   const out = [];
   for (const lines of [[oneLine], twoLines]) {
     const sz = lines.map(size);
-    const w = Math.max(...sz.map((s) => s.w)), lineH = sz[0].h, h = lineH * lines.length, top = sz[0].top;
+    const w = Math.max(...sz.map((s) => s.w)),
+      lineH = sz[0].h,
+      h = lineH * lines.length,
+      top = sz[0].top;
     const dirs = up ? [-1] : [-1, 1];
     for (let dy = 14; dy <= frame.h; dy += 8) {
       for (const dir of dirs) {

@@ -4,7 +4,11 @@ import type * as Ffn from '../index.js';
 type FfnModule = typeof Ffn;
 type Activation = 'relu' | 'gelu' | 'silu';
 
-export interface Fact { key: string; value: string; threshold?: number }
+export interface Fact {
+  key: string;
+  value: string;
+  threshold?: number;
+}
 
 export type MemoryState = 'fires' | 'leaks' | 'silent';
 
@@ -57,8 +61,18 @@ export class FfnMemoryWidget extends HTMLElement {
   selectToken(name: string, opts?: { animate?: boolean }): void;
 }
 
-export interface ReadoutRow { id: string; label: string; y: number; dy: number }
-export interface Readout { x: number; rows: ReadoutRow[]; errTanh: number; errSigmoid: number }
+export interface ReadoutRow {
+  id: string;
+  label: string;
+  y: number;
+  dy: number;
+}
+export interface Readout {
+  x: number;
+  rows: ReadoutRow[];
+  errTanh: number;
+  errSigmoid: number;
+}
 
 /** <ffn-activation-plot x="-0.752" range="-4,4" curves="relu,gelu,silu">: range in [-1000, 1000], 0.01 wide or more. */
 export class FfnActivationPlot extends HTMLElement {
@@ -87,18 +101,41 @@ export interface BlockConfig {
 }
 
 export interface BlockCounts {
-  d: number; dff: number; gated: boolean; bias: boolean; heads: number; kvHeads: number; headDim: number; ratio: number;
-  ffnParams: number; ffnFlops: number; attnParams: number; attnFlops: number; share: number;
+  d: number;
+  dff: number;
+  gated: boolean;
+  bias: boolean;
+  heads: number;
+  kvHeads: number;
+  headDim: number;
+  ratio: number;
+  ffnParams: number;
+  ffnFlops: number;
+  attnParams: number;
+  attnFlops: number;
+  share: number;
   moe: null | {
-    experts: number; active: number; shared: number; router: number; totalParams: number; activeParams: number;
-    activeFraction: number; activeFlops: number; totalFlopsIfDense: number; shareTotal: number; shareActive: number;
+    experts: number;
+    active: number;
+    shared: number;
+    router: number;
+    totalParams: number;
+    activeParams: number;
+    activeFraction: number;
+    activeFlops: number;
+    totalFlopsIfDense: number;
+    shareTotal: number;
+    shareActive: number;
   };
 }
 
 export type PresetId = 'transformer' | 'gpt2' | 'llama7b' | 'llama3_8b' | 'llama2_70b' | 'qwen3_moe';
 
 /** An author's preset: an id (letters, digits, - and _, at most 32; not a built-in one), a label, and the sizes. */
-export interface AuthorPreset extends BlockConfig { id: string; label: string }
+export interface AuthorPreset extends BlockConfig {
+  id: string;
+  label: string;
+}
 
 /**
  * <ffn-param-calculator preset="llama7b" d="4096" rule="llama" multiple-of="256" gated bias="false" heads="32"
@@ -125,7 +162,11 @@ export interface MemoryFfn {
   tokens: { name: string; kind: 'key' | 'distractor'; pos: [number, number]; angle?: number }[];
   keyTokens: { name: string; kind: 'key'; pos: [number, number]; angle: number }[];
   vocab: { name: string; angle: number; dir: [number, number] }[];
-  W1: Tensor; b1: Tensor; W2: Tensor; W1aug: Tensor; UT: Tensor;
+  W1: Tensor;
+  b1: Tensor;
+  W2: Tensor;
+  W1aug: Tensor;
+  UT: Tensor;
 }
 
 export declare namespace memoryModel {
@@ -175,13 +216,20 @@ export declare namespace memoryModel {
   function readHashState(value: string): { state: ReturnType<typeof parseHashState>['state']; ignored: object[] };
   /** The widget's part (key) of a URL hash, or null; a RangeError for a hash longer than HASH_READ_MAX. */
   function readHashFrom(hash: string, key: string): ReturnType<typeof readHashState> | null;
-  function formatHashState(
-    state: { query: [number, number]; k: number; threshold: number; activation: Activation },
-  ): string;
+  function formatHashState(state: {
+    query: [number, number];
+    k: number;
+    threshold: number;
+    activation: Activation;
+  }): string;
   /** The parser of each attribute of <ffn-memory-widget>; throws a TypeError or RangeError naming the attribute. */
   function parseAttribute(name: string, value: string): unknown;
   function buildMemory(facts?: readonly Fact[], distractors?: readonly string[], threshold?: number): MemoryFfn;
-  function compute(ffn: FfnModule, mem: MemoryFfn, state: { x: number; y: number; k?: number; activation?: Activation }): MemoryResult;
+  function compute(
+    ffn: FfnModule,
+    mem: MemoryFfn,
+    state: { x: number; y: number; k?: number; activation?: Activation },
+  ): MemoryResult;
   function nearestToken(mem: MemoryFfn, x: number, y: number, radius?: number): MemoryFfn['tokens'][number] | null;
   function firingRegion(mem: MemoryFfn, i: number, lim?: number): [number, number][];
 }
@@ -203,9 +251,18 @@ export declare namespace activationModel {
   function niceTicks(lo: number, hi: number, maxCount?: number): { step: number; values: number[]; decimals: number };
   function grid(lo: number, hi: number, n: number): Float32Array;
   function sample(ffn: FfnModule, xs: Float32Array): Record<string, { y: Float32Array; dy: Float32Array }>;
-  function geluErrorsOf(exact: ArrayLike<number>, tanh: ArrayLike<number>, sigmoid: ArrayLike<number>): { tanh: Float32Array; sigmoid: Float32Array };
+  function geluErrorsOf(
+    exact: ArrayLike<number>,
+    tanh: ArrayLike<number>,
+    sigmoid: ArrayLike<number>,
+  ): { tanh: Float32Array; sigmoid: Float32Array };
   function geluErrors(ffn: FfnModule, xs: Float32Array): { tanh: Float32Array; sigmoid: Float32Array };
-  function errorPeaks(ffn: FfnModule, lo?: number, hi?: number, n?: number): { tanh: { x: number; err: number }; sigmoid: { x: number; err: number } };
+  function errorPeaks(
+    ffn: FfnModule,
+    lo?: number,
+    hi?: number,
+    n?: number,
+  ): { tanh: { x: number; err: number }; sigmoid: { x: number; err: number } };
   function findMinimum(ffn: FfnModule, id: string, lo?: number, hi?: number): { x: number; y: number };
   function readout(ffn: FfnModule, x: number): Readout;
 }
@@ -215,18 +272,27 @@ export declare namespace paramModel {
   const DEFAULTS: Readonly<BlockConfig>;
   /** The largest sizes accepted (every count stays an exact integer). */
   const LIMITS: Readonly<{
-    d: number; dff: number; heads: number; headDim: number; multipleOf: number; multiplier: number; experts: number;
+    d: number;
+    dff: number;
+    heads: number;
+    headDim: number;
+    multipleOf: number;
+    multiplier: number;
+    experts: number;
     shared: number;
   }>;
   const MAX_PRESETS: number;
   const PRESETS_MAX_CHARS: number;
   /** The full configuration, checked (DEFAULTS for what is missing); throws a RangeError/TypeError naming the field. */
   function validateConfig(input: Partial<BlockConfig>): Required<BlockConfig>;
-  function findPreset(id: string, extra?: readonly { id: string; label: string; config: BlockConfig }[]):
-    { id: string; label: string; config: BlockConfig } | null;
+  function findPreset(
+    id: string,
+    extra?: readonly { id: string; label: string; config: BlockConfig }[],
+  ): { id: string; label: string; config: BlockConfig } | null;
   /** Author presets from JSON text or an array, each checked. */
-  function parsePresets(input: string | readonly AuthorPreset[]):
-    { id: string; label: string; config: Required<BlockConfig> }[];
+  function parsePresets(
+    input: string | readonly AuthorPreset[],
+  ): { id: string; label: string; config: Required<BlockConfig> }[];
   /** The parser of each attribute of <ffn-param-calculator>; throws a TypeError or RangeError naming the attribute. */
   function parseAttribute(name: string, value: string): unknown;
   function computeBlock(ffn: FfnModule, input: BlockConfig): BlockCounts;

@@ -8,12 +8,28 @@ export function boxesOverlap(a, b, pad = 0) {
 
 /** True when the segment p-q passes through the inside of box b (Liang-Barsky clipping). */
 export function segmentHitsBox(p, q, b) {
-  const dx = q[0] - p[0], dy = q[1] - p[1];
-  let t0 = 0, t1 = 1;
-  for (const [pp, qq] of [[-dx, p[0] - b.x], [dx, b.x + b.w - p[0]], [-dy, p[1] - b.y], [dy, b.y + b.h - p[1]]]) {
-    if (pp === 0) { if (qq <= 0) return false; continue; }
+  const dx = q[0] - p[0],
+    dy = q[1] - p[1];
+  let t0 = 0,
+    t1 = 1;
+  for (const [pp, qq] of [
+    [-dx, p[0] - b.x],
+    [dx, b.x + b.w - p[0]],
+    [-dy, p[1] - b.y],
+    [dy, b.y + b.h - p[1]],
+  ]) {
+    if (pp === 0) {
+      if (qq <= 0) return false;
+      continue;
+    }
     const r = qq / pp;
-    if (pp < 0) { if (r > t1) return false; if (r > t0) t0 = r; } else { if (r < t0) return false; if (r < t1) t1 = r; }
+    if (pp < 0) {
+      if (r > t1) return false;
+      if (r > t0) t0 = r;
+    } else {
+      if (r < t0) return false;
+      if (r < t1) t1 = r;
+    }
   }
   return t1 - t0 > 1e-9;
 }
@@ -21,7 +37,10 @@ export function segmentHitsBox(p, q, b) {
 /** True when segments p1-q1 and p2-q2 cross (touching ends do not count). */
 export function segmentsCross(p1, q1, p2, q2) {
   const side = (a, b, c) => (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
-  const d1 = side(p2, q2, p1), d2 = side(p2, q2, q1), d3 = side(p1, q1, p2), d4 = side(p1, q1, q2);
+  const d1 = side(p2, q2, p1),
+    d2 = side(p2, q2, q1),
+    d3 = side(p1, q1, p2),
+    d4 = side(p1, q1, q2);
   return ((d1 > 0 && d2 < 0) || (d1 < 0 && d2 > 0)) && ((d3 > 0 && d4 < 0) || (d3 < 0 && d4 > 0));
 }
 
@@ -56,15 +75,28 @@ export function wrapLines(text, maxW, measure) {
   let cur = '';
   const push = (word) => {
     const next = cur ? `${cur} ${word}` : word;
-    if (!cur || measure(next) <= maxW) { cur = next; return; }
+    if (!cur || measure(next) <= maxW) {
+      cur = next;
+      return;
+    }
     lines.push(cur);
     cur = word;
   };
   for (const word of text.split(/\s+/).filter(Boolean)) {
-    if (measure(word) <= maxW) { push(word); continue; }
+    if (measure(word) <= maxW) {
+      push(word);
+      continue;
+    }
     let piece = '';
     for (const ch of Array.from(word)) {
-      if (piece && measure(piece + ch) > maxW) { push(piece); piece = ''; if (cur) { lines.push(cur); cur = ''; } }
+      if (piece && measure(piece + ch) > maxW) {
+        push(piece);
+        piece = '';
+        if (cur) {
+          lines.push(cur);
+          cur = '';
+        }
+      }
       piece += ch;
     }
     if (piece) push(piece);
@@ -87,28 +119,42 @@ const grow = (b, by) => ({ x: b.x - by, y: b.y - by, w: b.w + 2 * by, h: b.h + 2
  * conflicts (`conflicts` says how many). Returns [{ index, box, leader, conflicts }].
  */
 export function placeLabels(items, { obstacles = [], bounds = null, pad = 2, budget = 0 } = {}) {
-  const inBounds = (c) => !bounds || (c.x >= bounds.x - 0.01 && c.y >= bounds.y - 0.01
-    && c.x + c.w <= bounds.x + bounds.w + 0.01 && c.y + c.h <= bounds.y + bounds.h + 0.01);
+  const inBounds = (c) =>
+    !bounds ||
+    (c.x >= bounds.x - 0.01 &&
+      c.y >= bounds.y - 0.01 &&
+      c.x + c.w <= bounds.x + bounds.w + 0.01 &&
+      c.y + c.h <= bounds.y + bounds.h + 0.01);
   const fixedConflicts = (item, c) => {
     let n = inBounds(c) ? 0 : 1;
     for (const o of obstacles) {
       if (boxesOverlap(c, o, pad)) n++;
-      else if (c.leader && !o.boxOnly && (o.key === undefined || o.key !== item.anchorKey)
-        && segmentHitsBox(c.leader[0], c.leader[1], grow(o, pad))) n++;
+      else if (
+        c.leader &&
+        !o.boxOnly &&
+        (o.key === undefined || o.key !== item.anchorKey) &&
+        segmentHitsBox(c.leader[0], c.leader[1], grow(o, pad))
+      )
+        n++;
     }
     return n;
   };
-  const clash = (c, t) => boxesOverlap(c, t, pad)
-    || (c.leader && segmentHitsBox(c.leader[0], c.leader[1], grow(t, pad)))
-    || (t.leader && segmentHitsBox(t.leader[0], t.leader[1], grow(c, pad)))
-    || (c.leader && t.leader && segmentsCross(c.leader[0], c.leader[1], t.leader[0], t.leader[1]));
+  const clash = (c, t) =>
+    boxesOverlap(c, t, pad) ||
+    (c.leader && segmentHitsBox(c.leader[0], c.leader[1], grow(t, pad))) ||
+    (t.leader && segmentHitsBox(t.leader[0], t.leader[1], grow(c, pad))) ||
+    (c.leader && t.leader && segmentsCross(c.leader[0], c.leader[1], t.leader[0], t.leader[1]));
   const pick = (index, c, conflicts) => ({
-    index, box: { x: c.x, y: c.y, w: c.w, h: c.h }, leader: c.leader ?? null, conflicts,
+    index,
+    box: { x: c.x, y: c.y, w: c.w, h: c.h },
+    leader: c.leader ?? null,
+    conflicts,
   });
 
   if (budget > 0) {
-    const clear = items.map((item) => item.candidates.map((c, index) => ({ c, index }))
-      .filter(({ c }) => !fixedConflicts(item, c)));
+    const clear = items.map((item) =>
+      item.candidates.map((c, index) => ({ c, index })).filter(({ c }) => !fixedConflicts(item, c)),
+    );
     let work = 0;
     const chosen = [];
     const dfs = (i) => {
@@ -156,7 +202,8 @@ export function radialCandidates(a, dir, w, h, { gap = 6, r0 = 0, step = 4, step
     const support = (Math.abs(d[0]) * w) / 2 + (Math.abs(d[1]) * h) / 2;
     for (let k = 0; k <= steps; k++) {
       const dist = gap + k * step;
-      const cx = a[0] + d[0] * (dist + support), cy = a[1] + d[1] * (dist + support);
+      const cx = a[0] + d[0] * (dist + support),
+        cy = a[1] + d[1] * (dist + support);
       const box = { x: cx - w / 2, y: cy - h / 2, w, h };
       let leader;
       if (dist - gap > leaderFrom || turn !== 0) {

@@ -101,7 +101,10 @@ export function parseFacts(input) {
     }
   } else if (typeof input === 'string') {
     checkLength(msg('errors.factsAttr'), input, FACTS_MAX_CHARS);
-    const parts = input.split(/[,;]/).map((s) => s.trim()).filter(Boolean);
+    const parts = input
+      .split(/[,;]/)
+      .map((s) => s.trim())
+      .filter(Boolean);
     if (parts.length < 1 || parts.length > MAX_FACTS) {
       throw fail(RangeError, 'errors.factCount', { max: String(MAX_FACTS), n: String(parts.length) });
     }
@@ -222,7 +225,10 @@ export function readHashState(value) {
   const state = {};
   const ignored = [];
   const readers = {
-    q: ['query', parseQuery], k: ['k', parseK], t: ['threshold', parseThreshold], a: ['activation', parseActivation],
+    q: ['query', parseQuery],
+    k: ['k', parseK],
+    t: ['threshold', parseThreshold],
+    a: ['activation', parseActivation],
   };
   for (const part of value.split(';')) {
     if (!part) continue;
@@ -271,15 +277,24 @@ export function formatHashState({ query, k, threshold, activation }) {
 export function parseAttribute(name, value) {
   if (typeof value !== 'string') throw fail(TypeError, 'errors.mustBeString', { name, type: typeof value });
   switch (name) {
-    case 'facts': return parseFacts(value);
-    case 'distractors': return parseDistractors(value);
-    case 'threshold': return value.trim() === '' ? null : parseThreshold(value);
-    case 'k': return value.trim() === '' ? null : parseK(value);
-    case 'activation': return parseActivation(value);
-    case 'query': return parseQuery(value);
-    case 'token': return parseLabel('token', value);
-    case 'sync-hash': return parseHashKey(value);
-    default: throw fail(RangeError, 'errors.unknownAttribute', { name: quote(name) });
+    case 'facts':
+      return parseFacts(value);
+    case 'distractors':
+      return parseDistractors(value);
+    case 'threshold':
+      return value.trim() === '' ? null : parseThreshold(value);
+    case 'k':
+      return value.trim() === '' ? null : parseK(value);
+    case 'activation':
+      return parseActivation(value);
+    case 'query':
+      return parseQuery(value);
+    case 'token':
+      return parseLabel('token', value);
+    case 'sync-hash':
+      return parseHashKey(value);
+    default:
+      throw fail(RangeError, 'errors.unknownAttribute', { name: quote(name) });
   }
 }
 
@@ -293,7 +308,9 @@ const dir = (deg) => [snap(Math.cos(rad(deg))), snap(Math.sin(rad(deg)))];
  * Returns plain arrays; `threshold` is the threshold of facts without their own (default: defaultThreshold(N)).
  */
 export function buildMemory(
-  facts = DEFAULT_FACTS, distractors = DEFAULT_DISTRACTORS, threshold = defaultThreshold(facts.length),
+  facts = DEFAULT_FACTS,
+  distractors = DEFAULT_DISTRACTORS,
+  threshold = defaultThreshold(facts.length),
 ) {
   if (!Number.isFinite(threshold)) {
     throw new TypeError(`buildMemory: threshold must be a finite number, got ${threshold}`);
@@ -343,18 +360,29 @@ export function buildMemory(
   // Output embedding, transposed: written (2) @ UT (2, V) -> scores (V).
   const V = vocab.length;
   const UT = new Float32Array(2 * V);
-  for (let j = 0; j < V; j++) { UT[j] = vocab[j].dir[0]; UT[V + j] = vocab[j].dir[1]; }
+  for (let j = 0; j < V; j++) {
+    UT[j] = vocab[j].dir[0];
+    UT[V + j] = vocab[j].dir[1];
+  }
   return {
-    d: 2, dff: N, facts: facts.map((f) => ({ ...f })), thresholds,
-    tokens: [...keyTokens, ...distractorTokens], keyTokens, vocab,
-    W1: { data: W1, shape: [2, N] }, b1: { data: b1, shape: [N] }, W2: { data: W2, shape: [N, 2] },
-    W1aug: { data: W1aug, shape: [3, N] }, UT: { data: UT, shape: [2, V] },
+    d: 2,
+    dff: N,
+    facts: facts.map((f) => ({ ...f })),
+    thresholds,
+    tokens: [...keyTokens, ...distractorTokens],
+    keyTokens,
+    vocab,
+    W1: { data: W1, shape: [2, N] },
+    b1: { data: b1, shape: [N] },
+    W2: { data: W2, shape: [N, 2] },
+    W1aug: { data: W1aug, shape: [3, N] },
+    UT: { data: UT, shape: [2, V] },
   };
 }
 
 function order(coef) {
   // Largest first, ties by lower index (the kernel's rule).
-  return Array.from(coef.keys()).sort((a, b) => (coef[b] - coef[a]) || (a - b));
+  return Array.from(coef.keys()).sort((a, b) => coef[b] - coef[a] || a - b);
 }
 
 /**
@@ -397,24 +425,45 @@ export function compute(ffn, mem, state) {
   const decode = (s) => {
     let best = -1;
     for (let j = 0; j < s.length; j++) if (best < 0 || s[j] > s[best]) best = j;
-    return best >= 0 && s[best] >= DECODE_MIN ? { token: mem.vocab[best].name, index: best, score: s[best] }
+    return best >= 0 && s[best] >= DECODE_MIN
+      ? { token: mem.vocab[best].name, index: best, score: s[best] }
       : { token: null, index: best, score: best >= 0 ? s[best] : 0 };
   };
   // A memory fires when its match is positive, leaks when it stays below but its activation is not zero
   // (a smooth phi), and is silent when it adds exactly nothing. `rank` numbers the top-k memories that add
   // something (0 for the others); `writes` says whether the full sum is anything but the zero vector.
-  const fires = [], leaks = [], silent = [], states = [];
+  const fires = [],
+    leaks = [],
+    silent = [],
+    states = [];
   const rank = new Array(N).fill(0);
   for (let i = 0; i < N; i++) {
     const s = match[i] > 0 && coef[i] > 0 ? 'fires' : coef[i] !== 0 ? 'leaks' : 'silent';
     states.push(s);
     (s === 'fires' ? fires : s === 'leaks' ? leaks : silent).push(i);
   }
-  top.forEach((i, j) => { if (coef[i] !== 0) rank[i] = j + 1; });
+  top.forEach((i, j) => {
+    if (coef[i] !== 0) rank[i] = j + 1;
+  });
   fires.sort((a, b) => coef[b] - coef[a]);
   return {
-    query: [x, y], k, activation: act, match, coef, top, rank, partial, written, scores, partialScores,
-    decoded: decode(scores), partialDecoded: decode(partialScores), fires, leaks, silent, states,
+    query: [x, y],
+    k,
+    activation: act,
+    match,
+    coef,
+    top,
+    rank,
+    partial,
+    written,
+    scores,
+    partialScores,
+    decoded: decode(scores),
+    partialDecoded: decode(partialScores),
+    fires,
+    leaks,
+    silent,
+    states,
     writes: written[0] !== 0 || written[1] !== 0,
   };
 }
@@ -424,9 +473,13 @@ export function nearestToken(mem, x, y, radius = 0.08) {
   let best = null;
   let bd = radius * radius;
   for (const t of mem.tokens) {
-    const dx = t.pos[0] - x, dy = t.pos[1] - y;
+    const dx = t.pos[0] - x,
+      dy = t.pos[1] - y;
     const d2 = dx * dx + dy * dy;
-    if (d2 <= bd) { bd = d2; best = t; }
+    if (d2 <= bd) {
+      bd = d2;
+      best = t;
+    }
   }
   return best;
 }
@@ -437,15 +490,24 @@ export function nearestToken(mem, x, y, radius = 0.08) {
  */
 export function firingRegion(mem, i, lim = 1.5) {
   const N = mem.dff;
-  const kx = mem.W1.data[i], ky = mem.W1.data[N + i], b = mem.b1.data[i];
+  const kx = mem.W1.data[i],
+    ky = mem.W1.data[N + i],
+    b = mem.b1.data[i];
   const f = (p) => p[0] * kx + p[1] * ky + b;
-  const sq = [[-lim, -lim], [lim, -lim], [lim, lim], [-lim, lim]];
+  const sq = [
+    [-lim, -lim],
+    [lim, -lim],
+    [lim, lim],
+    [-lim, lim],
+  ];
   const out = [];
   for (let j = 0; j < 4; j++) {
-    const p = sq[j], q = sq[(j + 1) % 4];
-    const fp = f(p), fq = f(q);
+    const p = sq[j],
+      q = sq[(j + 1) % 4];
+    const fp = f(p),
+      fq = f(q);
     if (fp > 0) out.push(p);
-    if ((fp > 0) !== (fq > 0)) {
+    if (fp > 0 !== fq > 0) {
       const t = fp / (fp - fq);
       out.push([p[0] + t * (q[0] - p[0]), p[1] + t * (q[1] - p[1])]);
     }

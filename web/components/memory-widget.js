@@ -4,9 +4,28 @@ import * as ffn from '../index.js'; // the wasm bytes inlined: nothing for a bun
 import { FfnElement, define, htmlEl as h, svgEl } from '../element-base.js';
 import { componentCss, rafThrottle, trailingThrottle, prefersReducedMotion, fmt, setProblem } from './styles.js';
 import {
-  ACTIVATIONS, DEFAULT_FACTS, DEFAULT_DISTRACTORS, QUERY_LIMIT, THRESHOLD_MIN, THRESHOLD_MAX, HASH_READ_MAX,
-  parseAttribute, parseFacts, formatFacts, parseDistractors, parseThreshold, parseActivation, parseK, readHashFrom,
-  formatHashState, clampQuery, defaultThreshold, buildMemory, compute, nearestToken, firingRegion,
+  ACTIVATIONS,
+  DEFAULT_FACTS,
+  DEFAULT_DISTRACTORS,
+  QUERY_LIMIT,
+  THRESHOLD_MIN,
+  THRESHOLD_MAX,
+  HASH_READ_MAX,
+  parseAttribute,
+  parseFacts,
+  formatFacts,
+  parseDistractors,
+  parseThreshold,
+  parseActivation,
+  parseK,
+  readHashFrom,
+  formatHashState,
+  clampQuery,
+  defaultThreshold,
+  buildMemory,
+  compute,
+  nearestToken,
+  firingRegion,
 } from './memory-model.js';
 import { placeLabels, radialCandidates, wrapLines } from './label-layout.js';
 import { translator, langOf, localizedError } from '../i18n/index.js';
@@ -16,7 +35,8 @@ import { translator, langOf, localizedError } from '../i18n/index.js';
 const LIM = 1.5; // half-width of the embedding square, plane units
 const OUT_LIM = 3.6; // half-width of the output square (an arrow is drawn up to 0.92 of it)
 const STEP = 0.05; // arrow-key step
-const BAR_MIN = -0.5, BAR_MAX = 4; // activation bar range
+const BAR_MIN = -0.5,
+  BAR_MAX = 4; // activation bar range
 const BAR_ZERO = -BAR_MIN / (BAR_MAX - BAR_MIN); // where 0 sits on a bar, as a fraction of its width
 const FONT = { key: 13, distractor: 12, vocab: 13 }; // label sizes, px
 
@@ -131,7 +151,9 @@ export class FfnMemoryWidget extends FfnElement {
     this._anim = 0;
     this._root = this._attachStyledShadow(componentCss(css));
     this._scheduleRender = rafThrottle(() => this._render());
-    this._announce = trailingThrottle((text) => { if (this._live) this._live.textContent = text; }, 700);
+    this._announce = trailingThrottle((text) => {
+      if (this._live) this._live.textContent = text;
+    }, 700);
     for (const name of FfnMemoryWidget.observedAttributes) this._readAttribute(name);
   }
 
@@ -139,21 +161,30 @@ export class FfnMemoryWidget extends FfnElement {
     super.connectedCallback();
     this._useLanguage();
     this._readHash();
-    if (this._ready) { this._observeSize(); return; }
+    if (this._ready) {
+      this._observeSize();
+      return;
+    }
     this._load(() => ffn.ready(), {
       loading: () => this._t('memory.loading'),
-      ready: () => { this._rebuild(); this._observeSize(); },
+      ready: () => {
+        this._rebuild();
+        this._observeSize();
+      },
       failed: (err) => this._problem('load', err),
     });
   }
 
   disconnectedCallback() {
     super.disconnectedCallback();
-    this._ro?.disconnect(); this._ro = null;
+    this._ro?.disconnect();
+    this._ro = null;
   }
 
   /** Text of a key of the locale table in the widget's language. */
-  _t(key, params) { return this._tr.t(key, params); }
+  _t(key, params) {
+    return this._tr.t(key, params);
+  }
 
   /** Take the language of the element or the page (and the default facts of that language); true if it changed. */
   _useLanguage() {
@@ -167,11 +198,19 @@ export class FfnMemoryWidget extends FfnElement {
 
   /** The default facts in the widget's language (the built-in English ones if a page's table gives bad ones). */
   _defaultFacts() {
-    try { return parseFacts(this._t('memory.defaultFacts')); } catch { return DEFAULT_FACTS.map((f) => ({ ...f })); }
+    try {
+      return parseFacts(this._t('memory.defaultFacts'));
+    } catch {
+      return DEFAULT_FACTS.map((f) => ({ ...f }));
+    }
   }
 
   _defaultDistractors() {
-    try { return parseDistractors(this._t('memory.defaultDistractors')); } catch { return [...DEFAULT_DISTRACTORS]; }
+    try {
+      return parseDistractors(this._t('memory.defaultDistractors'));
+    } catch {
+      return [...DEFAULT_DISTRACTORS];
+    }
   }
 
   /** The language or its table changed: everything is drawn again in it. */
@@ -184,7 +223,10 @@ export class FfnMemoryWidget extends FfnElement {
 
   attributeChangedCallback(name) {
     if (this._reflecting) return;
-    if (name === 'lang') { if (this.isConnected) this._relocalize(); return; }
+    if (name === 'lang') {
+      if (this.isConnected) this._relocalize();
+      return;
+    }
     try {
       if (!this._readAttribute(name)) return;
       if (name === 'sync-hash') this._readHash();
@@ -199,22 +241,48 @@ export class FfnMemoryWidget extends FfnElement {
 
   // ---- public properties ------------------------------------------------------------------
   /** The facts as [{ key, value, threshold? }]. Setting rebuilds the memory. */
-  get facts() { return this._facts.map((f) => ({ ...f })); }
-  set facts(v) { this.setAttribute('facts', formatFacts(parseFacts(v))); }
-  get distractors() { return [...this._distractors]; }
-  set distractors(v) { this.setAttribute('distractors', parseDistractors(v).join(', ')); }
+  get facts() {
+    return this._facts.map((f) => ({ ...f }));
+  }
+  set facts(v) {
+    this.setAttribute('facts', formatFacts(parseFacts(v)));
+  }
+  get distractors() {
+    return [...this._distractors];
+  }
+  set distractors(v) {
+    this.setAttribute('distractors', parseDistractors(v).join(', '));
+  }
   /** Query position [x, y] in the embedding plane. */
-  get query() { return [this._state.x, this._state.y]; }
-  set query(v) { this._setQuery(Number(v?.[0]), Number(v?.[1]), true); }
-  get k() { return this._effectiveK(); }
-  set k(v) { this._set({ k: parseK(v) }); }
+  get query() {
+    return [this._state.x, this._state.y];
+  }
+  set query(v) {
+    this._setQuery(Number(v?.[0]), Number(v?.[1]), true);
+  }
+  get k() {
+    return this._effectiveK();
+  }
+  set k(v) {
+    this._set({ k: parseK(v) });
+  }
   /** The threshold in use (the default for the facts unless one was set). */
-  get threshold() { return this._effectiveThreshold(); }
-  set threshold(v) { this._set({ threshold: parseThreshold(v) }, true); }
-  get activation() { return this._state.activation; }
-  set activation(v) { this._set({ activation: parseActivation(String(v)) }); }
+  get threshold() {
+    return this._effectiveThreshold();
+  }
+  set threshold(v) {
+    this._set({ threshold: parseThreshold(v) }, true);
+  }
+  get activation() {
+    return this._state.activation;
+  }
+  set activation(v) {
+    this._set({ activation: parseActivation(String(v)) });
+  }
   /** The last evaluation (kernel outputs and the status line), or null before the wasm is ready. */
-  get result() { return this._result; }
+  get result() {
+    return this._result;
+  }
   /** Move the query onto a token by name. */
   selectToken(name, { animate = true } = {}) {
     const t = this._mem?.tokens.find((tok) => tok.name === name);
@@ -230,13 +298,27 @@ export class FfnMemoryWidget extends FfnElement {
     try {
       const val = v === null ? null : parseAttribute(name, v);
       switch (name) {
-        case 'facts': this._facts = val ?? this._defaultFacts(); break;
-        case 'distractors': this._distractors = val ?? this._defaultDistractors(); break;
-        case 'threshold': this._state.threshold = val; break;
-        case 'k': this._state.k = val; break;
-        case 'activation': this._state.activation = val ?? 'relu'; break;
+        case 'facts':
+          this._facts = val ?? this._defaultFacts();
+          break;
+        case 'distractors':
+          this._distractors = val ?? this._defaultDistractors();
+          break;
+        case 'threshold':
+          this._state.threshold = val;
+          break;
+        case 'k':
+          this._state.k = val;
+          break;
+        case 'activation':
+          this._state.activation = val ?? 'relu';
+          break;
         case 'query':
-          if (val) { [this._state.x, this._state.y] = val; this._placed = true; this._pendingToken = null; }
+          if (val) {
+            [this._state.x, this._state.y] = val;
+            this._placed = true;
+            this._pendingToken = null;
+          }
           break;
         case 'token':
           if (val !== null && this.getAttribute('query') === null) {
@@ -244,8 +326,11 @@ export class FfnMemoryWidget extends FfnElement {
             if (this._mem) this._applyPendingToken();
           }
           break;
-        case 'sync-hash': this._hashKey = val; break;
-        default: break;
+        case 'sync-hash':
+          this._hashKey = val;
+          break;
+        default:
+          break;
       }
       this._problem(name, null);
       return true;
@@ -256,15 +341,21 @@ export class FfnMemoryWidget extends FfnElement {
   }
 
   /** Record (or with err null, clear) the problem of one source and show them all. */
-  _problem(source, err) { setProblem(this._root, 'ffn-memory-widget', this._problems, source, err, this._tr); }
+  _problem(source, err) {
+    setProblem(this._root, 'ffn-memory-widget', this._problems, source, err, this._tr);
+  }
 
   _applyPendingToken() {
     if (!this._pendingToken) return;
     const name = this._pendingToken;
     const t = this._mem.tokens.find((tok) => tok.name === name);
     this._pendingToken = null;
-    if (t) { this._state.x = t.pos[0]; this._state.y = t.pos[1]; this._placed = true; this._problem('token', null); }
-    else this._problem('token', localizedError(RangeError, 'errors.noToken', { name: JSON.stringify(name) }));
+    if (t) {
+      this._state.x = t.pos[0];
+      this._state.y = t.pos[1];
+      this._placed = true;
+      this._problem('token', null);
+    } else this._problem('token', localizedError(RangeError, 'errors.noToken', { name: JSON.stringify(name) }));
   }
 
   _effectiveK() {
@@ -281,7 +372,8 @@ export class FfnMemoryWidget extends FfnElement {
     Object.assign(this._state, patch);
     this._reflect();
     if (!this._ready) return;
-    if (rebuild) this._rebuild(false); else this._scheduleRender();
+    if (rebuild) this._rebuild(false);
+    else this._scheduleRender();
   }
 
   _setQuery(x, y, reflect) {
@@ -299,7 +391,8 @@ export class FfnMemoryWidget extends FfnElement {
     this._reflecting = true;
     try {
       this.setAttribute('query', `${fmt(this._state.x, 3)},${fmt(this._state.y, 3)}`);
-      if (this._state.k === null) this.removeAttribute('k'); else this.setAttribute('k', String(this._effectiveK()));
+      if (this._state.k === null) this.removeAttribute('k');
+      else this.setAttribute('k', String(this._effectiveK()));
       if (this._state.threshold === null) this.removeAttribute('threshold');
       else this.setAttribute('threshold', String(this._state.threshold));
       this.setAttribute('activation', this._state.activation);
@@ -320,9 +413,16 @@ export class FfnMemoryWidget extends FfnElement {
     if (!key || typeof location === 'undefined') return;
     try {
       const read = readHashFrom(location.hash, key); // throws (shown below) for a hash beyond its bound
-      if (!read) { this._problem('sync-hash', null); return; }
+      if (!read) {
+        this._problem('sync-hash', null);
+        return;
+      }
       const { state, ignored } = read;
-      if (state.query) { [this._state.x, this._state.y] = state.query; this._placed = true; this._pendingToken = null; }
+      if (state.query) {
+        [this._state.x, this._state.y] = state.query;
+        this._placed = true;
+        this._pendingToken = null;
+      }
       if (state.k !== undefined) this._state.k = state.k;
       if (state.threshold !== undefined) this._state.threshold = state.threshold;
       if (state.activation !== undefined) this._state.activation = state.activation;
@@ -338,10 +438,15 @@ export class FfnMemoryWidget extends FfnElement {
     if (!key || typeof location === 'undefined' || typeof history === 'undefined') return;
     if (location.hash.length > HASH_READ_MAX) return;
     const params = new URLSearchParams(location.hash.slice(1));
-    params.set(key, formatHashState({
-      query: [this._state.x, this._state.y], k: this._effectiveK(), threshold: this._effectiveThreshold(),
-      activation: this._state.activation,
-    }));
+    params.set(
+      key,
+      formatHashState({
+        query: [this._state.x, this._state.y],
+        k: this._effectiveK(),
+        threshold: this._effectiveThreshold(),
+        activation: this._state.activation,
+      }),
+    );
     clearTimeout(this._hashTimer);
     this._hashTimer = setTimeout(() => history.replaceState(null, '', '#' + params.toString()), 200);
   }
@@ -355,8 +460,14 @@ export class FfnMemoryWidget extends FfnElement {
       return;
     }
     this._applyPendingToken();
-    if (!this._placed) { [this._state.x, this._state.y] = this._mem.keyTokens[0].pos; this._placed = true; }
-    if (!dom && this._rows) { this._scheduleRender(); return; }
+    if (!this._placed) {
+      [this._state.x, this._state.y] = this._mem.keyTokens[0].pos;
+      this._placed = true;
+    }
+    if (!dom && this._rows) {
+      this._scheduleRender();
+      return;
+    }
     for (const n of [...this._root.childNodes]) {
       if (n.nodeName !== 'STYLE' && !n.classList?.contains('error')) n.remove();
     }
@@ -367,10 +478,15 @@ export class FfnMemoryWidget extends FfnElement {
   _observeSize() {
     if (this._ro || typeof ResizeObserver !== 'function' || !this._planesBox) return;
     // Lay the planes out again whenever their width changes (labels keep their real size).
-    this._ro = new ResizeObserver(rafThrottle(() => {
-      const w = this._inFig?.clientWidth;
-      if (w && w !== this._laidW) { this._layoutPlanes(); this._render(); }
-    }));
+    this._ro = new ResizeObserver(
+      rafThrottle(() => {
+        const w = this._inFig?.clientWidth;
+        if (w && w !== this._laidW) {
+          this._layoutPlanes();
+          this._render();
+        }
+      }),
+    );
     this._ro.observe(this._planesBox);
   }
 
@@ -388,16 +504,25 @@ export class FfnMemoryWidget extends FfnElement {
     // Sliders (keyboard and pointer on each axis).
     this._sliders = ['x', 'y'].map((axis) => {
       const thumb = h('div', { class: 'thumb' });
-      const track = h('div', {
-        class: 'track', role: 'slider', tabindex: '0', 'aria-orientation': 'horizontal',
-        'aria-label': t(axis === 'x' ? 'sliderX' : 'sliderY'),
-        'aria-valuemin': String(-QUERY_LIMIT), 'aria-valuemax': String(QUERY_LIMIT),
-      }, thumb);
+      const track = h(
+        'div',
+        {
+          class: 'track',
+          role: 'slider',
+          tabindex: '0',
+          'aria-orientation': 'horizontal',
+          'aria-label': t(axis === 'x' ? 'sliderX' : 'sliderY'),
+          'aria-valuemin': String(-QUERY_LIMIT),
+          'aria-valuemax': String(QUERY_LIMIT),
+        },
+        thumb,
+      );
       track.addEventListener('keydown', (e) => this._onSliderKey(e, axis));
       this._dragOn(track, (e) => {
         const r = track.getBoundingClientRect();
         const v = -QUERY_LIMIT + (2 * QUERY_LIMIT * (e.clientX - r.left)) / r.width;
-        if (axis === 'x') this._setQuery(v, this._state.y, false); else this._setQuery(this._state.x, v, false);
+        if (axis === 'x') this._setQuery(v, this._state.y, false);
+        else this._setQuery(this._state.x, v, false);
       });
       const val = h('span', { class: 'num' });
       return { axis, track, thumb, val };
@@ -418,14 +543,24 @@ export class FfnMemoryWidget extends FfnElement {
     add(this._planesBox);
 
     // Token buttons.
-    const btn = (t) => h('button', {
-      type: 'button', text: t.name, 'data-token': t.name, onclick: () => this.selectToken(t.name),
-    });
+    const btn = (t) =>
+      h('button', {
+        type: 'button',
+        text: t.name,
+        'data-token': t.name,
+        onclick: () => this.selectToken(t.name),
+      });
     const keyBtns = mem.tokens.filter((t) => t.kind === 'key').map(btn);
     const disBtns = mem.tokens.filter((t) => t.kind !== 'key').map(btn);
-    add(h('div', { class: 'tokens row', role: 'group', 'aria-label': t('tokens') },
-      h('span', { class: 'kind', text: t('queryToken') }), ...keyBtns,
-      ...(disBtns.length ? [h('span', { class: 'kind', text: t('orFiller') }), ...disBtns] : [])));
+    add(
+      h(
+        'div',
+        { class: 'tokens row', role: 'group', 'aria-label': t('tokens') },
+        h('span', { class: 'kind', text: t('queryToken') }),
+        ...keyBtns,
+        ...(disBtns.length ? [h('span', { class: 'kind', text: t('orFiller') }), ...disBtns] : []),
+      ),
+    );
 
     // Memory table (explicit roles: the narrow layout changes its display).
     const tbody = h('tbody', { role: 'rowgroup' });
@@ -439,40 +574,82 @@ export class FfnMemoryWidget extends FfnElement {
       const status = h('span', { class: 'status' });
       const intop = h('td', { class: 'intop', role: 'cell', 'data-label': t('cellTop') });
       const keyLine = h('span', { class: 'keyvec' });
-      const tr = h('tr', { role: 'row' },
+      const tr = h(
+        'tr',
+        { role: 'row' },
         h('th', { scope: 'row', role: 'rowheader' }, t('fact', { key: f.key, value: f.value }), keyLine),
-        match, h('td', { class: 'barcell', role: 'cell' }, bar), value,
-        h('td', { class: 'statecell', role: 'cell' }, status), intop);
+        match,
+        h('td', { class: 'barcell', role: 'cell' }, bar),
+        value,
+        h('td', { class: 'statecell', role: 'cell' }, status),
+        intop,
+      );
       tbody.append(tr);
       return { tr, match, fill, value, status, intop, keyLine };
     });
     const col = (text) => h('th', { role: 'columnheader', scope: 'col', text });
-    const thead = h('thead', { role: 'rowgroup' }, h('tr', { role: 'row' },
-      col(t('colMemory')), col(t('colMatch')), col(t('colBar')), col(''), col(t('colState')), col(t('colTop'))));
+    const thead = h(
+      'thead',
+      { role: 'rowgroup' },
+      h(
+        'tr',
+        { role: 'row' },
+        col(t('colMemory')),
+        col(t('colMatch')),
+        col(t('colBar')),
+        col(''),
+        col(t('colState')),
+        col(t('colTop')),
+      ),
+    );
     this._actHeader = thead.querySelectorAll('th')[3];
     const caption = h('caption', { class: 'sr-only', text: t('tableCaption') });
-    add(h('div', { class: 'tablewrap' }, h('table', { role: 'table' }, caption, thead, tbody)),
-      h('p', { class: 'topnote muted', text: t('topNote') }));
+    add(
+      h('div', { class: 'tablewrap' }, h('table', { role: 'table' }, caption, thead, tbody)),
+      h('p', { class: 'topnote muted', text: t('topNote') }),
+    );
 
     // Controls.
     this._kInput = h('input', {
-      type: 'range', min: '0', max: String(mem.dff), step: '1', 'aria-label': t('kAria'),
+      type: 'range',
+      min: '0',
+      max: String(mem.dff),
+      step: '1',
+      'aria-label': t('kAria'),
     });
     this._kInput.addEventListener('input', () => this._set({ k: Number(this._kInput.value) }));
     this._kVal = h('span', { class: 'num' });
     this._tInput = h('input', {
-      type: 'range', min: String(THRESHOLD_MIN), max: String(THRESHOLD_MAX), step: '0.05', 'aria-label': t('tAria'),
+      type: 'range',
+      min: String(THRESHOLD_MIN),
+      max: String(THRESHOLD_MAX),
+      step: '0.05',
+      'aria-label': t('tAria'),
     });
     this._tInput.addEventListener('input', () => this._set({ threshold: Number(this._tInput.value) }, true));
     this._tVal = h('span', { class: 'num' });
-    this._actBtns = ACTIVATIONS.map((a) => h('button', {
-      type: 'button', text: t(`act.${a}`), 'data-activation': a, onclick: () => this._set({ activation: a }),
-    }));
-    add(h('div', { class: 'controls row' },
-      h('label', {}, t('kLabel'), this._kInput, this._kVal),
-      h('label', {}, t('tLabel'), this._tInput, this._tVal),
-      h('span', { class: 'row acts', role: 'group', 'aria-label': t('actGroup') },
-        h('span', { text: t('actPrefix') }), ...this._actBtns)));
+    this._actBtns = ACTIVATIONS.map((a) =>
+      h('button', {
+        type: 'button',
+        text: t(`act.${a}`),
+        'data-activation': a,
+        onclick: () => this._set({ activation: a }),
+      }),
+    );
+    add(
+      h(
+        'div',
+        { class: 'controls row' },
+        h('label', {}, t('kLabel'), this._kInput, this._kVal),
+        h('label', {}, t('tLabel'), this._tInput, this._tVal),
+        h(
+          'span',
+          { class: 'row acts', role: 'group', 'aria-label': t('actGroup') },
+          h('span', { text: t('actPrefix') }),
+          ...this._actBtns,
+        ),
+      ),
+    );
 
     // Output text and live region.
     this._outFull = h('p');
@@ -495,7 +672,11 @@ export class FfnMemoryWidget extends FfnElement {
       probe.setAttribute('font-weight', bold ? '700' : '400');
       probe.textContent = text || 'M';
       let b = null;
-      try { b = probe.getBBox(); } catch { /* not rendered */ }
+      try {
+        b = probe.getBBox();
+      } catch {
+        /* not rendered */
+      }
       const chars = text ? Array.from(text).length : 0;
       const est = { w: chars * font * (bold ? 0.66 : 0.6), top: -0.92 * font, h: 1.2 * font };
       const out = b && b.height > 0 ? { w: text ? b.width : 0, top: b.y, h: b.height } : est;
@@ -522,7 +703,11 @@ export class FfnMemoryWidget extends FfnElement {
     const attempt = (u) => {
       const pts = marks.map((mk) => [u * mk.pos[0], -u * mk.pos[1]]);
       const obstacles = marks.map((mk, i) => ({
-        x: pts[i][0] - mk.r, y: pts[i][1] - mk.r, w: 2 * mk.r, h: 2 * mk.r, key: i,
+        x: pts[i][0] - mk.r,
+        y: pts[i][1] - mk.r,
+        w: 2 * mk.r,
+        h: 2 * mk.r,
+        key: i,
       }));
       const items = marks.map((mk, i) => {
         const len = Math.hypot(mk.pos[0], mk.pos[1]);
@@ -532,10 +717,15 @@ export class FfnMemoryWidget extends FfnElement {
         return { anchorKey: i, candidates: radialCandidates(pts[i], d, t.w, h, { gap: mk.r + 3, r0: mk.r + 1 }) };
       });
       const placed = placeLabels(items, { obstacles, pad: 2 });
-      let x0 = -lim * u, x1 = lim * u, y0 = -lim * u, y1 = lim * u;
+      let x0 = -lim * u,
+        x1 = lim * u,
+        y0 = -lim * u,
+        y1 = lim * u;
       for (const p of placed) {
-        x0 = Math.min(x0, p.box.x - 2); x1 = Math.max(x1, p.box.x + p.box.w + 2);
-        y0 = Math.min(y0, p.box.y - 2); y1 = Math.max(y1, p.box.y + p.box.h + 2);
+        x0 = Math.min(x0, p.box.x - 2);
+        x1 = Math.max(x1, p.box.x + p.box.w + 2);
+        y0 = Math.min(y0, p.box.y - 2);
+        y1 = Math.max(y1, p.box.y + p.box.h + 2);
       }
       return { u, pts, placed, x0, x1, y0, y1 };
     };
@@ -543,7 +733,8 @@ export class FfnMemoryWidget extends FfnElement {
     let best = attempt(u0);
     if (best.x1 - best.x0 > W) {
       // Shrink the plane until the labels fit (bisection; labels keep their size).
-      let lo = u0 * 0.3, hi = u0;
+      let lo = u0 * 0.3,
+        hi = u0;
       const atLo = attempt(lo);
       if (atLo.x1 - atLo.x0 > W) best = atLo;
       else {
@@ -551,7 +742,10 @@ export class FfnMemoryWidget extends FfnElement {
         for (let it = 0; it < 10; it++) {
           const mid = (lo + hi) / 2;
           const a = attempt(mid);
-          if (a.x1 - a.x0 <= W) { best = a; lo = mid; } else hi = mid;
+          if (a.x1 - a.x0 <= W) {
+            best = a;
+            lo = mid;
+          } else hi = mid;
         }
       }
     }
@@ -560,9 +754,17 @@ export class FfnMemoryWidget extends FfnElement {
     const cx = -best.x0 + Math.max(0, spare / 2);
     const cy = -best.y0;
     return {
-      u: best.u, cx, cy, W: Math.max(W, best.x1 - best.x0), H: best.y1 - best.y0,
-      labels: best.placed.map((p, i) => ({ ...texts[i], box: { ...p.box, x: p.box.x + cx, y: p.box.y + cy },
-        leader: p.leader && p.leader.map((q) => [q[0] + cx, q[1] + cy]), conflicts: p.conflicts })),
+      u: best.u,
+      cx,
+      cy,
+      W: Math.max(W, best.x1 - best.x0),
+      H: best.y1 - best.y0,
+      labels: best.placed.map((p, i) => ({
+        ...texts[i],
+        box: { ...p.box, x: p.box.x + cx, y: p.box.y + cy },
+        leader: p.leader && p.leader.map((q) => [q[0] + cx, q[1] + cy]),
+        conflicts: p.conflicts,
+      })),
     };
   }
 
@@ -584,7 +786,8 @@ export class FfnMemoryWidget extends FfnElement {
   _plane(svg, W, lim, marks) {
     svg.replaceChildren();
     const L = this._layout(svg, W, lim, marks);
-    const X = (x) => L.cx + L.u * x, Y = (y) => L.cy - L.u * y;
+    const X = (x) => L.cx + L.u * x,
+      Y = (y) => L.cy - L.u * y;
     svg.setAttribute('viewBox', `0 0 ${L.W} ${L.H}`);
     svgEl('line', { class: 'axis', x1: X(-lim), y1: Y(0), x2: X(lim), y2: Y(0) }, svg);
     svgEl('line', { class: 'axis', x1: X(0), y1: Y(-lim), x2: X(0), y2: Y(lim) }, svg);
@@ -600,11 +803,16 @@ export class FfnMemoryWidget extends FfnElement {
     // Embedding plane.
     const inSvg = this._inSvg;
     const marks = mem.tokens.map((t) => ({
-      pos: t.pos, r: t.kind === 'key' ? 7 : 5, label: t.name, font: FONT[t.kind], kind: t.kind,
+      pos: t.pos,
+      r: t.kind === 'key' ? 7 : 5,
+      label: t.name,
+      font: FONT[t.kind],
+      kind: t.kind,
     }));
     const L = this._plane(inSvg, W, LIM, marks);
     this._inMap = L;
-    const X = (x) => L.cx + L.u * x, Y = (y) => L.cy - L.u * y;
+    const X = (x) => L.cx + L.u * x,
+      Y = (y) => L.cy - L.u * y;
     const poly = (pts) => pts.map((p) => `${X(p[0]).toFixed(1)},${Y(p[1]).toFixed(1)}`).join(' ');
     this._regions = mem.keyTokens.map((t, i) => {
       return svgEl('polygon', { class: 'region', points: poly(firingRegion(mem, i, LIM)) }, inSvg);
@@ -629,11 +837,16 @@ export class FfnMemoryWidget extends FfnElement {
     // Output plane.
     const outSvg = this._outSvg;
     const vmarks = mem.vocab.map((v) => ({
-      pos: [v.dir[0] * 0.95 * OUT_LIM, v.dir[1] * 0.95 * OUT_LIM], r: 1, label: v.name, font: FONT.vocab, bold: true,
+      pos: [v.dir[0] * 0.95 * OUT_LIM, v.dir[1] * 0.95 * OUT_LIM],
+      r: 1,
+      label: v.name,
+      font: FONT.vocab,
+      bold: true,
     }));
     const O = this._plane(outSvg, W, OUT_LIM, vmarks);
     this._outMap = O;
-    const OX = (x) => O.cx + O.u * x, OY = (y) => O.cy - O.u * y;
+    const OX = (x) => O.cx + O.u * x,
+      OY = (y) => O.cy - O.u * y;
     this._vocabMarks = mem.vocab.map((v, j) => {
       const g = svgEl('g', { class: 'vocab', 'data-name': v.name }, outSvg);
       svgEl('line', { x1: OX(0), y1: OY(0), x2: OX(vmarks[j].pos[0]), y2: OY(vmarks[j].pos[1]) }, g);
@@ -653,7 +866,8 @@ export class FfnMemoryWidget extends FfnElement {
     if (!L) return null;
     const r = this._inSvg.getBoundingClientRect();
     if (!r.width) return null;
-    const sx = ((e.clientX - r.left) * L.W) / r.width, sy = ((e.clientY - r.top) * L.H) / r.height;
+    const sx = ((e.clientX - r.left) * L.W) / r.width,
+      sy = ((e.clientY - r.top) * L.H) / r.height;
     return [(sx - L.cx) / L.u, (L.cy - sy) / L.u];
   }
 
@@ -662,7 +876,11 @@ export class FfnMemoryWidget extends FfnElement {
       if (e.button !== undefined && e.button !== 0) return;
       e.preventDefault();
       cancelAnimationFrame(this._anim);
-      try { el.setPointerCapture?.(e.pointerId); } catch { /* synthetic or already released pointer */ }
+      try {
+        el.setPointerCapture?.(e.pointerId);
+      } catch {
+        /* synthetic or already released pointer */
+      }
       if (el.getAttribute('tabindex') !== null) el.focus();
       onMove(e);
       const move = (ev) => onMove(ev);
@@ -683,23 +901,43 @@ export class FfnMemoryWidget extends FfnElement {
     let v = cur;
     const big = e.shiftKey ? 5 : 1;
     switch (e.key) {
-      case 'ArrowRight': case 'ArrowUp': v = cur + STEP * big; break;
-      case 'ArrowLeft': case 'ArrowDown': v = cur - STEP * big; break;
-      case 'PageUp': v = cur + STEP * 5; break;
-      case 'PageDown': v = cur - STEP * 5; break;
-      case 'Home': v = -QUERY_LIMIT; break;
-      case 'End': v = QUERY_LIMIT; break;
-      default: return;
+      case 'ArrowRight':
+      case 'ArrowUp':
+        v = cur + STEP * big;
+        break;
+      case 'ArrowLeft':
+      case 'ArrowDown':
+        v = cur - STEP * big;
+        break;
+      case 'PageUp':
+        v = cur + STEP * 5;
+        break;
+      case 'PageDown':
+        v = cur - STEP * 5;
+        break;
+      case 'Home':
+        v = -QUERY_LIMIT;
+        break;
+      case 'End':
+        v = QUERY_LIMIT;
+        break;
+      default:
+        return;
     }
     e.preventDefault();
     v = Math.round(v / STEP) * STEP;
-    if (axis === 'x') this._setQuery(v, this._state.y, true); else this._setQuery(this._state.x, v, true);
+    if (axis === 'x') this._setQuery(v, this._state.y, true);
+    else this._setQuery(this._state.x, v, true);
   }
 
   _moveTo(x, y, animate) {
     cancelAnimationFrame(this._anim);
-    if (!animate || prefersReducedMotion()) { this._setQuery(x, y, true); return; }
-    const x0 = this._state.x, y0 = this._state.y;
+    if (!animate || prefersReducedMotion()) {
+      this._setQuery(x, y, true);
+      return;
+    }
+    const x0 = this._state.x,
+      y0 = this._state.y;
     const t0 = performance.now();
     const dur = 280;
     const tick = (now) => {
@@ -727,9 +965,11 @@ export class FfnMemoryWidget extends FfnElement {
     const n = r.leaks.length;
     let s;
     if (r.fires.length) {
-      s = r.fires.map((i, j) => t(j ? 'firesMore' : 'fires', { key: mem.facts[i].key, c: tr.small(r.coef[i], 2) }))
+      s = r.fires
+        .map((i, j) => t(j ? 'firesMore' : 'fires', { key: mem.facts[i].key, c: tr.small(r.coef[i], 2) }))
         .join(t('listSep'));
-      s += r.decoded.token ? t('writesToken', { token: r.decoded.token, s: score(r.decoded) })
+      s += r.decoded.token
+        ? t('writesToken', { token: r.decoded.token, s: score(r.decoded) })
         : t('writesNoToken', { w: vec(r.written) });
       if (n) s += t('alsoLeak', { n, act });
     } else if (r.writes) {
@@ -766,10 +1006,12 @@ export class FfnMemoryWidget extends FfnElement {
     }
     r.status = this._describe(r);
     this._result = r;
-    const L = this._inMap, O = this._outMap;
+    const L = this._inMap,
+      O = this._outMap;
 
     // Embedding plane.
-    const qx = L.cx + L.u * s.x, qy = L.cy - L.u * s.y;
+    const qx = L.cx + L.u * s.x,
+      qy = L.cy - L.u * s.y;
     for (const c of [this._queryDot, this._queryHalo]) {
       c.setAttribute('cx', qx.toFixed(1));
       c.setAttribute('cy', qy.toFixed(1));
@@ -816,8 +1058,10 @@ export class FfnMemoryWidget extends FfnElement {
 
     // Controls.
     const t = this._effectiveThreshold();
-    this._kInput.value = String(k); this._kVal.textContent = tr.int(k);
-    this._tInput.value = String(t); this._tVal.textContent = tr.fixed(t, 2);
+    this._kInput.value = String(k);
+    this._kVal.textContent = tr.int(k);
+    this._tInput.value = String(t);
+    this._tVal.textContent = tr.fixed(t, 2);
     for (const b of this._actBtns) b.setAttribute('aria-pressed', String(b.dataset.activation === r.activation));
 
     const near = nearestToken(mem, s.x, s.y);
@@ -826,11 +1070,14 @@ export class FfnMemoryWidget extends FfnElement {
     this._outFull.replaceChildren(
       m('outFull', { near: near ? m('near', { token: near.name }) : '', q, w: this._vec(r.written) }),
       h('span', { class: 'decoded', text: r.decoded.token ?? m('nothing') }),
-      m(r.decoded.token ? 'score' : 'bestScore', { s: tr.fixed(r.decoded.score, 2) }));
+      m(r.decoded.token ? 'score' : 'bestScore', { s: tr.fixed(r.decoded.score, 2) }),
+    );
     this._outFull.dataset.decoded = r.decoded.token ?? '';
     const pd = r.partialDecoded;
     this._outPart.textContent = m('outPart', {
-      k, v: this._vec(r.partial), token: pd.token ?? m('nothing'),
+      k,
+      v: this._vec(r.partial),
+      token: pd.token ?? m('nothing'),
       score: pd.token ? m('score', { s: tr.fixed(pd.score, 2) }) : '',
     });
     this._outPart.dataset.partial = `${r.partial[0]},${r.partial[1]}`;
@@ -840,26 +1087,41 @@ export class FfnMemoryWidget extends FfnElement {
   }
 }
 
-
 /** Draw vector v (plane units) as an arrow on the output plane laid out as O; head size in px. */
 function drawArrow(O, line, head, v, size) {
-  let x = v[0], y = v[1];
+  let x = v[0],
+    y = v[1];
   const len = Math.hypot(x, y);
   const maxLen = OUT_LIM * 0.92;
   if (len * O.u < 1) {
-    line.setAttribute('visibility', 'hidden'); head.setAttribute('visibility', 'hidden');
+    line.setAttribute('visibility', 'hidden');
+    head.setAttribute('visibility', 'hidden');
     return;
   }
-  if (len > maxLen) { x *= maxLen / len; y *= maxLen / len; }
-  const X = (a) => O.cx + O.u * a, Y = (b) => O.cy - O.u * b;
-  const px = X(x), py = Y(y), ox = X(0), oy = Y(0);
+  if (len > maxLen) {
+    x *= maxLen / len;
+    y *= maxLen / len;
+  }
+  const X = (a) => O.cx + O.u * a,
+    Y = (b) => O.cy - O.u * b;
+  const px = X(x),
+    py = Y(y),
+    ox = X(0),
+    oy = Y(0);
   const l = Math.hypot(px - ox, py - oy);
-  const ux = (px - ox) / l, uy = (py - oy) / l;
+  const ux = (px - ox) / l,
+    uy = (py - oy) / l;
   const hs = Math.min(size, l * 0.6);
-  const bx = px - ux * hs, by = py - uy * hs;
-  line.setAttribute('visibility', 'visible'); head.setAttribute('visibility', 'visible');
-  line.setAttribute('x1', ox); line.setAttribute('y1', oy); line.setAttribute('x2', bx); line.setAttribute('y2', by);
-  const nx = -uy * hs * 0.6, ny = ux * hs * 0.6;
+  const bx = px - ux * hs,
+    by = py - uy * hs;
+  line.setAttribute('visibility', 'visible');
+  head.setAttribute('visibility', 'visible');
+  line.setAttribute('x1', ox);
+  line.setAttribute('y1', oy);
+  line.setAttribute('x2', bx);
+  line.setAttribute('y2', by);
+  const nx = -uy * hs * 0.6,
+    ny = ux * hs * 0.6;
   head.setAttribute('points', `${px},${py} ${bx + nx},${by + ny} ${bx - nx},${by - ny}`);
 }
 

@@ -4,7 +4,13 @@ import * as ffn from '../index.js'; // the wasm bytes inlined: nothing for a bun
 import { FfnElement, define, htmlEl as h } from '../element-base.js';
 import { componentCss, rafThrottle, trailingThrottle, setProblem } from './styles.js';
 import {
-  PRESETS, DEFAULTS, computeBlock, validateConfig, findPreset, parsePresets, parseAttribute,
+  PRESETS,
+  DEFAULTS,
+  computeBlock,
+  validateConfig,
+  findPreset,
+  parsePresets,
+  parseAttribute,
 } from './param-model.js';
 import { translator, langOf, localizedError } from '../i18n/index.js';
 
@@ -45,34 +51,78 @@ input:disabled, select:disabled { opacity: 0.55; cursor: not-allowed; }
 }
 `;
 
-const ATTRS = ['preset', 'presets', 'd', 'd-ff', 'rule', 'multiple-of', 'multiplier', 'gated', 'bias', 'heads',
-  'kv-heads', 'head-dim', 'experts', 'active-experts', 'shared-experts', 'theme', 'lang'];
+const ATTRS = [
+  'preset',
+  'presets',
+  'd',
+  'd-ff',
+  'rule',
+  'multiple-of',
+  'multiplier',
+  'gated',
+  'bias',
+  'heads',
+  'kv-heads',
+  'head-dim',
+  'experts',
+  'active-experts',
+  'shared-experts',
+  'theme',
+  'lang',
+];
 
 /** Put one parsed attribute value into a configuration (undefined leaves it as it is). */
 function applyAttribute(cfg, name, v) {
   if (v === undefined) return;
   switch (name) {
-    case 'd': cfg.d = v; break;
-    case 'd-ff': cfg.dff = v; break;
-    case 'rule': cfg.dffMode = v; break;
-    case 'multiple-of': cfg.multipleOf = v; break;
-    case 'multiplier': cfg.multiplier = v; break;
-    case 'gated': cfg.gated = v; break;
-    case 'bias': cfg.bias = v; break;
-    case 'heads': cfg.heads = v; break;
-    case 'kv-heads': cfg.kvHeads = v; break;
-    case 'head-dim': cfg.headDim = v; break;
+    case 'd':
+      cfg.d = v;
+      break;
+    case 'd-ff':
+      cfg.dff = v;
+      break;
+    case 'rule':
+      cfg.dffMode = v;
+      break;
+    case 'multiple-of':
+      cfg.multipleOf = v;
+      break;
+    case 'multiplier':
+      cfg.multiplier = v;
+      break;
+    case 'gated':
+      cfg.gated = v;
+      break;
+    case 'bias':
+      cfg.bias = v;
+      break;
+    case 'heads':
+      cfg.heads = v;
+      break;
+    case 'kv-heads':
+      cfg.kvHeads = v;
+      break;
+    case 'head-dim':
+      cfg.headDim = v;
+      break;
     case 'experts':
       cfg.moe = v === null ? null : { experts: v, active: cfg.moe?.active ?? 1, shared: cfg.moe?.shared ?? 0 };
       break;
-    case 'active-experts': if (cfg.moe) cfg.moe = { ...cfg.moe, active: v }; break;
-    case 'shared-experts': if (cfg.moe) cfg.moe = { ...cfg.moe, shared: v }; break;
-    default: break;
+    case 'active-experts':
+      if (cfg.moe) cfg.moe = { ...cfg.moe, active: v };
+      break;
+    case 'shared-experts':
+      if (cfg.moe) cfg.moe = { ...cfg.moe, shared: v };
+      break;
+    default:
+      break;
   }
 }
 
 export class FfnParamCalculator extends FfnElement {
-  static get observedAttributes() { return ATTRS; }
+  static get observedAttributes() {
+    return ATTRS;
+  }
 
   constructor() {
     super();
@@ -83,62 +133,89 @@ export class FfnParamCalculator extends FfnElement {
     this._tr = translator('en');
     this._root = this._attachStyledShadow(componentCss(css));
     this._schedule = rafThrottle(() => this._render());
-    this._announce = trailingThrottle((t) => { if (this._live) this._live.textContent = t; }, 700);
+    this._announce = trailingThrottle((t) => {
+      if (this._live) this._live.textContent = t;
+    }, 700);
   }
 
   connectedCallback() {
     super.connectedCallback();
     this._tr = translator(langOf(this));
-    if (!this._read) { this._read = true; this._readAll(); }
+    if (!this._read) {
+      this._read = true;
+      this._readAll();
+    }
     this._load(() => ffn.ready(), {
       loading: () => this._t('loading'),
-      ready: () => { this._build(); this._render(); },
+      ready: () => {
+        this._build();
+        this._render();
+      },
       failed: (err) => this._problem('load', err),
     });
   }
 
   /** Text of a key of the calculator's namespace of the locale table, in the element's language. */
-  _t(key, params) { return this._tr.t(`calculator.${key}`, params); }
+  _t(key, params) {
+    return this._tr.t(`calculator.${key}`, params);
+  }
 
   /** The language or its table changed: everything is drawn again in it. */
   _relocalize() {
     this._tr = translator(langOf(this));
     this._problem(null, null);
-    if (this._ready) { this._build(); this._render(); }
-    else this._relocalizeLoading();
+    if (this._ready) {
+      this._build();
+      this._render();
+    } else this._relocalizeLoading();
   }
 
   attributeChangedCallback(name) {
     // Before the first connection every attribute is read at once (preset first), in connectedCallback.
-    if (name === 'lang' && this.isConnected) { this._relocalize(); return; }
+    if (name === 'lang' && this.isConnected) {
+      this._relocalize();
+      return;
+    }
     if (this._reflecting || !this._read || name === 'theme' || name === 'lang') return;
     try {
       if (name === 'presets') this._readPresets();
       else if (name === 'preset') this._readPreset();
       else this._readOne(name, this._cfg);
       this._reflect();
-      if (this._ready) { this._syncForm(); this._schedule(); }
+      if (this._ready) {
+        this._syncForm();
+        this._schedule();
+      }
     } catch (err) {
       this._problem(name, err); // never let an attribute throw into the page
     }
   }
 
   /** Current configuration (see computeBlock). */
-  get config() { return structuredClone(this._cfg); }
+  get config() {
+    return structuredClone(this._cfg);
+  }
   set config(v) {
     this._cfg = validateConfig(v);
     this._preset = null;
     this._reflect();
-    if (this._ready) { this._syncForm(); this._schedule(); }
+    if (this._ready) {
+      this._syncForm();
+      this._schedule();
+    }
   }
   /** The author presets shown after the built-in ones: [{ id, label, ...config }]. Setting checks them all. */
-  get presets() { return this._extra.map((p) => ({ id: p.id, label: p.label, ...structuredClone(p.config) })); }
+  get presets() {
+    return this._extra.map((p) => ({ id: p.id, label: p.label, ...structuredClone(p.config) }));
+  }
   set presets(v) {
     const list = parsePresets(v).map((p) => ({ id: p.id, label: p.label, ...p.config }));
     this.setAttribute('presets', JSON.stringify(list));
   }
   /** Latest counts, or null before the wasm is ready. */
-  get result() { return this._result ?? null; }
+  get result() {
+    return this._result ?? null;
+  }
   /** Load a preset by id: built-in (transformer, gpt2, llama7b, llama3_8b, llama2_70b, qwen3_moe) or an author's. */
   applyPreset(id) {
     const p = findPreset(id, this._extra);
@@ -150,10 +227,15 @@ export class FfnParamCalculator extends FfnElement {
     }
     this._usePreset(p);
     this._reflect();
-    if (this._ready) { this._syncForm(); this._schedule(); }
+    if (this._ready) {
+      this._syncForm();
+      this._schedule();
+    }
   }
 
-  _presetIds() { return [...Object.keys(PRESETS), ...this._extra.map((p) => p.id)]; }
+  _presetIds() {
+    return [...Object.keys(PRESETS), ...this._extra.map((p) => p.id)];
+  }
 
   _usePreset(p) {
     this._cfg = { ...DEFAULTS, ...structuredClone(p.config) };
@@ -188,7 +270,11 @@ export class FfnParamCalculator extends FfnElement {
   _readPreset() {
     const v = this.getAttribute('preset');
     this._pending = null;
-    if (v === null || v.trim() === '') { this._preset = null; this._problem('preset', null); return; }
+    if (v === null || v.trim() === '') {
+      this._preset = null;
+      this._problem('preset', null);
+      return;
+    }
     try {
       const id = parseAttribute('preset', v);
       const p = findPreset(id, this._extra);
@@ -215,27 +301,43 @@ export class FfnParamCalculator extends FfnElement {
   }
 
   /** Record (or with err null, clear) the problem of one source and show them all. */
-  _problem(source, err) { setProblem(this._root, 'ffn-param-calculator', this._problems, source, err, this._tr); }
+  _problem(source, err) {
+    setProblem(this._root, 'ffn-param-calculator', this._problems, source, err, this._tr);
+  }
 
   _reflect() {
     const c = this._cfg;
     this._reflecting = true;
     try {
       const s = (n, v) => this.setAttribute(n, String(v));
-      if (this._pending) { /* an unknown preset stays in the attribute, reported, until it is defined */ }
-      else if (this._preset) s('preset', this._preset); else this.removeAttribute('preset');
+      if (this._pending) {
+        /* an unknown preset stays in the attribute, reported, until it is defined */
+      } else if (this._preset) s('preset', this._preset);
+      else this.removeAttribute('preset');
       s('d', c.d);
       s('rule', c.dffMode === 'llama' ? 'llama' : 'explicit');
       if (c.dffMode === 'llama') {
-        s('multiple-of', c.multipleOf); s('multiplier', c.multiplier ?? ''); this.removeAttribute('d-ff');
+        s('multiple-of', c.multipleOf);
+        s('multiplier', c.multiplier ?? '');
+        this.removeAttribute('d-ff');
+      } else {
+        s('d-ff', c.dff);
+        this.removeAttribute('multiple-of');
+        this.removeAttribute('multiplier');
       }
-      else { s('d-ff', c.dff); this.removeAttribute('multiple-of'); this.removeAttribute('multiplier'); }
-      s('gated', !!c.gated); s('bias', !!c.bias); s('heads', c.heads); s('kv-heads', c.kvHeads);
-      if (c.headDim) s('head-dim', c.headDim); else this.removeAttribute('head-dim');
+      s('gated', !!c.gated);
+      s('bias', !!c.bias);
+      s('heads', c.heads);
+      s('kv-heads', c.kvHeads);
+      if (c.headDim) s('head-dim', c.headDim);
+      else this.removeAttribute('head-dim');
       if (c.moe) {
-        s('experts', c.moe.experts); s('active-experts', c.moe.active); s('shared-experts', c.moe.shared ?? 0);
+        s('experts', c.moe.experts);
+        s('active-experts', c.moe.active);
+        s('shared-experts', c.moe.shared ?? 0);
+      } else {
+        for (const n of ['experts', 'active-experts', 'shared-experts']) this.removeAttribute(n);
       }
-      else { for (const n of ['experts', 'active-experts', 'shared-experts']) this.removeAttribute(n); }
     } finally {
       this._reflecting = false;
     }
@@ -280,9 +382,15 @@ export class FfnParamCalculator extends FfnElement {
       f[key] = h('input', { type: 'checkbox' });
       return h('label', { class: 'check' }, f[key], label);
     };
-    f.rule = h('select', {},
-      h('option', { value: 'explicit', text: t.ruleExplicit }), h('option', { value: 'llama', text: t.ruleLlama }));
-    const form = h('form', { 'aria-label': t.form },
+    f.rule = h(
+      'select',
+      {},
+      h('option', { value: 'explicit', text: t.ruleExplicit }),
+      h('option', { value: 'llama', text: t.ruleLlama }),
+    );
+    const form = h(
+      'form',
+      { 'aria-label': t.form },
       num('d', t.d),
       h('label', {}, t.rule, f.rule),
       num('dff', t.dff),
@@ -295,11 +403,18 @@ export class FfnParamCalculator extends FfnElement {
       num('headDim', t.headDim),
       (() => {
         f.moeOn = h('input', { type: 'checkbox' });
-        const fs = h('fieldset', {}, h('legend', {}, h('label', { class: 'check' }, f.moeOn, t.moe)),
-          num('experts', t.experts), num('active', t.active), num('shared', t.shared, { min: '0' }));
+        const fs = h(
+          'fieldset',
+          {},
+          h('legend', {}, h('label', { class: 'check' }, f.moeOn, t.moe)),
+          num('experts', t.experts),
+          num('active', t.active),
+          num('shared', t.shared, { min: '0' }),
+        );
         f.moeSet = fs;
         return fs;
-      })());
+      })(),
+    );
     form.addEventListener('submit', (e) => e.preventDefault());
     form.addEventListener('input', () => this._fromForm());
     form.addEventListener('change', () => this._fromForm());
@@ -321,23 +436,40 @@ export class FfnParamCalculator extends FfnElement {
     add(this._results);
     this._barFfn = h('div', { class: 'ffn' });
     this._barAttn = h('div', { class: 'attn' });
-    add(h('div', { class: 'sharebar', 'aria-hidden': 'true' }, this._barFfn, this._barAttn),
-      h('p', { class: 'sharekey muted' },
-        h('span', { class: 'swatch sw-ffn' }), t.key, h('span', { class: 'swatch sw-attn' }), t.keyAttn));
+    add(
+      h('div', { class: 'sharebar', 'aria-hidden': 'true' }, this._barFfn, this._barAttn),
+      h(
+        'p',
+        { class: 'sharekey muted' },
+        h('span', { class: 'swatch sw-ffn' }),
+        t.key,
+        h('span', { class: 'swatch sw-attn' }),
+        t.keyAttn,
+      ),
+    );
     this._live = h('p', { class: 'sr-only', 'aria-live': 'polite' });
     add(this._live);
     this._syncForm();
   }
 
   _syncForm() {
-    const f = this._f, c = this._cfg;
+    const f = this._f,
+      c = this._cfg;
     if (!f) return;
-    f.d.value = c.d; f.rule.value = c.dffMode; f.dff.value = c.dff ?? '';
-    f.multipleOf.value = c.multipleOf ?? 256; f.multiplier.value = c.multiplier ?? '';
-    f.gated.checked = !!c.gated; f.bias.checked = !!c.bias;
-    f.heads.value = c.heads; f.kvHeads.value = c.kvHeads; f.headDim.value = c.headDim ?? '';
+    f.d.value = c.d;
+    f.rule.value = c.dffMode;
+    f.dff.value = c.dff ?? '';
+    f.multipleOf.value = c.multipleOf ?? 256;
+    f.multiplier.value = c.multiplier ?? '';
+    f.gated.checked = !!c.gated;
+    f.bias.checked = !!c.bias;
+    f.heads.value = c.heads;
+    f.kvHeads.value = c.kvHeads;
+    f.headDim.value = c.headDim ?? '';
     f.moeOn.checked = !!c.moe;
-    f.experts.value = c.moe?.experts ?? 8; f.active.value = c.moe?.active ?? 2; f.shared.value = c.moe?.shared ?? 0;
+    f.experts.value = c.moe?.experts ?? 8;
+    f.active.value = c.moe?.active ?? 2;
+    f.shared.value = c.moe?.shared ?? 0;
     for (const b of this._presetBtns) b.setAttribute('aria-pressed', String(b.dataset.preset === this._preset));
   }
 
@@ -345,8 +477,16 @@ export class FfnParamCalculator extends FfnElement {
     const f = this._f;
     const n = (el) => (el.value === '' ? null : Number(el.value));
     this._cfg = {
-      d: n(f.d), dffMode: f.rule.value, dff: n(f.dff), multipleOf: n(f.multipleOf), multiplier: n(f.multiplier),
-      gated: f.gated.checked, bias: f.bias.checked, heads: n(f.heads), kvHeads: n(f.kvHeads), headDim: n(f.headDim),
+      d: n(f.d),
+      dffMode: f.rule.value,
+      dff: n(f.dff),
+      multipleOf: n(f.multipleOf),
+      multiplier: n(f.multiplier),
+      gated: f.gated.checked,
+      bias: f.bias.checked,
+      heads: n(f.heads),
+      kvHeads: n(f.kvHeads),
+      headDim: n(f.headDim),
       moe: f.moeOn.checked ? { experts: n(f.experts), active: n(f.active), shared: n(f.shared) ?? 0 } : null,
     };
     this._preset = null;
@@ -356,11 +496,15 @@ export class FfnParamCalculator extends FfnElement {
 
   _render() {
     if (!this._out) return;
-    const f = this._f, c = this._cfg, tr = this._tr;
+    const f = this._f,
+      c = this._cfg,
+      tr = this._tr;
     const t = (key, params) => this._t(key, params);
     f.dff.disabled = c.dffMode === 'llama' && !c.moe;
     f.multipleOf.disabled = f.multiplier.disabled = c.dffMode !== 'llama';
-    f.moeSet.querySelectorAll('input[type=number]').forEach((el) => { el.disabled = !c.moe; });
+    f.moeSet.querySelectorAll('input[type=number]').forEach((el) => {
+      el.disabled = !c.moe;
+    });
     let r;
     try {
       r = computeBlock(ffn, c);
@@ -375,7 +519,10 @@ export class FfnParamCalculator extends FfnElement {
     if (c.dffMode === 'llama' && !c.moe) f.dff.value = r.dff;
     this._reflect();
     const o = this._out;
-    const set = (k, v, s = '') => { o[k].v.textContent = v; o[k].s.textContent = s; };
+    const set = (k, v, s = '') => {
+      o[k].v.textContent = v;
+      o[k].s.textContent = s;
+    };
     const int = (x) => tr.int(x);
     const big = (x) => {
       if (x < 1e6) return '';
@@ -401,7 +548,9 @@ export class FfnParamCalculator extends FfnElement {
       const totalNote = t(`moeTotalNote${shared}`, { big: big(m.totalParams), e: int(m.experts), s: int(m.shared) });
       set('moeTotal', int(m.totalParams), totalNote);
       const activeNote = t(`moeActiveNote${shared}`, {
-        a: int(m.active), s: int(m.shared), pct: pct(m.activeFraction),
+        a: int(m.active),
+        s: int(m.shared),
+        pct: pct(m.activeFraction),
       });
       set('moeActive', int(m.activeParams), activeNote);
       set('moeFlops', int(m.activeFlops), t('moeFlopsNote', { dense: int(m.totalFlopsIfDense) }));

@@ -9,33 +9,84 @@ const config = (Ctor, key, params) => fail(Ctor, 'errors.computeBlock', { inner:
 /** Presets. Dense ones come from the section; the MoE one from Qwen3-30B-A3B's public configuration. */
 export const PRESETS = Object.freeze({
   transformer: Object.freeze({
-    label: 'Original Transformer (base)', d: 512, dffMode: 'explicit', dff: 2048, gated: false, bias: true, heads: 8,
+    label: 'Original Transformer (base)',
+    d: 512,
+    dffMode: 'explicit',
+    dff: 2048,
+    gated: false,
+    bias: true,
+    heads: 8,
     kvHeads: 8,
   }),
   gpt2: Object.freeze({
-    label: 'GPT-2 small', d: 768, dffMode: 'explicit', dff: 3072, gated: false, bias: true, heads: 12, kvHeads: 12,
+    label: 'GPT-2 small',
+    d: 768,
+    dffMode: 'explicit',
+    dff: 3072,
+    gated: false,
+    bias: true,
+    heads: 12,
+    kvHeads: 12,
   }),
   llama7b: Object.freeze({
-    label: 'LLaMA-7B', d: 4096, dffMode: 'llama', multipleOf: 256, multiplier: null, gated: true, bias: false,
-    heads: 32, kvHeads: 32,
+    label: 'LLaMA-7B',
+    d: 4096,
+    dffMode: 'llama',
+    multipleOf: 256,
+    multiplier: null,
+    gated: true,
+    bias: false,
+    heads: 32,
+    kvHeads: 32,
   }),
   llama3_8b: Object.freeze({
-    label: 'LLaMA-3 8B (GQA)', d: 4096, dffMode: 'llama', multipleOf: 1024, multiplier: 1.3, gated: true, bias: false,
-    heads: 32, kvHeads: 8,
+    label: 'LLaMA-3 8B (GQA)',
+    d: 4096,
+    dffMode: 'llama',
+    multipleOf: 1024,
+    multiplier: 1.3,
+    gated: true,
+    bias: false,
+    heads: 32,
+    kvHeads: 8,
   }),
   llama2_70b: Object.freeze({
-    label: 'LLaMA-2 70B (GQA)', d: 8192, dffMode: 'llama', multipleOf: 4096, multiplier: 1.3, gated: true, bias: false,
-    heads: 64, kvHeads: 8,
+    label: 'LLaMA-2 70B (GQA)',
+    d: 8192,
+    dffMode: 'llama',
+    multipleOf: 4096,
+    multiplier: 1.3,
+    gated: true,
+    bias: false,
+    heads: 64,
+    kvHeads: 8,
   }),
   qwen3_moe: Object.freeze({
-    label: 'Qwen3-30B-A3B (MoE)', d: 2048, dffMode: 'explicit', dff: 768, gated: true, bias: false, heads: 32,
-    kvHeads: 4, headDim: 128, moe: Object.freeze({ experts: 128, active: 8, shared: 0 }),
+    label: 'Qwen3-30B-A3B (MoE)',
+    d: 2048,
+    dffMode: 'explicit',
+    dff: 768,
+    gated: true,
+    bias: false,
+    heads: 32,
+    kvHeads: 4,
+    headDim: 128,
+    moe: Object.freeze({ experts: 128, active: 8, shared: 0 }),
   }),
 });
 
 export const DEFAULTS = Object.freeze({
-  d: 768, dffMode: 'explicit', dff: 3072, multipleOf: 256, multiplier: null, gated: false, bias: true, heads: 12,
-  kvHeads: 12, headDim: null, moe: null,
+  d: 768,
+  dffMode: 'explicit',
+  dff: 3072,
+  multipleOf: 256,
+  multiplier: null,
+  gated: false,
+  bias: true,
+  heads: 12,
+  kvHeads: 12,
+  headDim: null,
+  moe: null,
 });
 
 /**
@@ -43,14 +94,31 @@ export const DEFAULTS = Object.freeze({
  * and twice that in FLOPs stay below 2^53).
  */
 export const LIMITS = Object.freeze({
-  d: 131072, dff: 1048576, heads: 4096, headDim: 16384, multipleOf: 65536, multiplier: 64, experts: 4096, shared: 64,
+  d: 131072,
+  dff: 1048576,
+  heads: 4096,
+  headDim: 16384,
+  multipleOf: 65536,
+  multiplier: 64,
+  experts: 4096,
+  shared: 64,
 });
 /** Author presets: at most MAX_PRESETS, given as at most PRESETS_MAX_CHARS characters of JSON. */
 export const MAX_PRESETS = 16;
 export const PRESETS_MAX_CHARS = 16000;
 const ID_RE = /^[A-Za-z0-9_-]{1,32}$/;
 const CONFIG_KEYS = [
-  'd', 'dffMode', 'dff', 'multipleOf', 'multiplier', 'gated', 'bias', 'heads', 'kvHeads', 'headDim', 'moe',
+  'd',
+  'dffMode',
+  'dff',
+  'multipleOf',
+  'multiplier',
+  'gated',
+  'bias',
+  'heads',
+  'kvHeads',
+  'headDim',
+  'moe',
 ];
 
 function posInt(name, v, max, min = 1) {
@@ -111,7 +179,10 @@ export function validateConfig(input) {
 /** A built-in preset by id, or an author preset from `extra` ([{ id, label, config }]); null when none. */
 export function findPreset(id, extra = []) {
   if (typeof id !== 'string') return null;
-  if (Object.hasOwn(PRESETS, id)) { const { label, ...config } = PRESETS[id]; return { id, label, config }; }
+  if (Object.hasOwn(PRESETS, id)) {
+    const { label, ...config } = PRESETS[id];
+    return { id, label, config };
+  }
   return extra.find((p) => p.id === id) ?? null;
 }
 
@@ -190,12 +261,19 @@ export function parseAttribute(name, value) {
       if (!ID_RE.test(id)) throw fail(RangeError, 'errors.presetIdSyntax', { got: quote(value) });
       return id;
     }
-    case 'presets': return parsePresets(value);
-    case 'd': return int(LIMITS.d);
-    case 'd-ff': return int(LIMITS.dff);
-    case 'heads': case 'kv-heads': return int(LIMITS.heads);
-    case 'head-dim': return value.trim() === '' ? null : int(LIMITS.headDim);
-    case 'multiple-of': return int(LIMITS.multipleOf);
+    case 'presets':
+      return parsePresets(value);
+    case 'd':
+      return int(LIMITS.d);
+    case 'd-ff':
+      return int(LIMITS.dff);
+    case 'heads':
+    case 'kv-heads':
+      return int(LIMITS.heads);
+    case 'head-dim':
+      return value.trim() === '' ? null : int(LIMITS.headDim);
+    case 'multiple-of':
+      return int(LIMITS.multipleOf);
     case 'multiplier':
       return value.trim() === '' ? null : toNumber(name, value, { min: Number.MIN_VALUE, max: LIMITS.multiplier });
     case 'rule': {
@@ -205,11 +283,17 @@ export function parseAttribute(name, value) {
       }
       return v;
     }
-    case 'gated': case 'bias': return bool(name, checkLength(name, value, 16));
-    case 'experts': return value.trim() === '' || value.trim() === '0' ? null : int(LIMITS.experts);
-    case 'active-experts': return int(LIMITS.experts);
-    case 'shared-experts': return int(LIMITS.shared, 0);
-    default: throw fail(RangeError, 'errors.unknownAttribute', { name: quote(name) });
+    case 'gated':
+    case 'bias':
+      return bool(name, checkLength(name, value, 16));
+    case 'experts':
+      return value.trim() === '' || value.trim() === '0' ? null : int(LIMITS.experts);
+    case 'active-experts':
+      return int(LIMITS.experts);
+    case 'shared-experts':
+      return int(LIMITS.shared, 0);
+    default:
+      throw fail(RangeError, 'errors.unknownAttribute', { name: quote(name) });
   }
 }
 
@@ -224,20 +308,30 @@ export function computeBlock(ffn, input) {
   const c = validateConfig(input);
   const { d, heads, kvHeads, gated, bias } = c;
   const headDim = c.headDim ?? d / heads;
-  const dff = c.dffMode === 'llama' && !c.moe
-    ? ffn.llamaHiddenDim(d, { multipleOf: c.multipleOf, ffnDimMultiplier: c.multiplier })
-    : c.dff;
+  const dff =
+    c.dffMode === 'llama' && !c.moe
+      ? ffn.llamaHiddenDim(d, { multipleOf: c.multipleOf, ffnDimMultiplier: c.multiplier })
+      : c.dff;
   const one = ffn.ffnParamCount(d, dff, { bias, gated });
   const oneFlops = ffn.ffnFlops(d, dff, { gated });
-  const q = heads * headDim, kv = kvHeads * headDim;
+  const q = heads * headDim,
+    kv = kvHeads * headDim;
   const attnWeights = d * q + 2 * d * kv + q * d;
   const attnParams = attnWeights + (bias ? q + 2 * kv + d : 0);
   const attnFlops = 2 * attnWeights;
   const out = {
-    d, dff, gated, bias, heads, kvHeads, headDim,
+    d,
+    dff,
+    gated,
+    bias,
+    heads,
+    kvHeads,
+    headDim,
     ratio: dff / d,
-    ffnParams: one, ffnFlops: oneFlops,
-    attnParams, attnFlops,
+    ffnParams: one,
+    ffnFlops: oneFlops,
+    attnParams,
+    attnFlops,
     share: one / (one + attnParams),
     moe: null,
   };
@@ -248,10 +342,17 @@ export function computeBlock(ffn, input) {
     const activeParams = (active + shared) * one + router;
     const activeFlops = (active + shared) * oneFlops + 2 * router;
     out.moe = {
-      experts, active, shared, router,
-      totalParams: total, activeParams, activeFraction: activeParams / total, activeFlops,
+      experts,
+      active,
+      shared,
+      router,
+      totalParams: total,
+      activeParams,
+      activeFraction: activeParams / total,
+      activeFlops,
       totalFlopsIfDense: (experts + shared) * oneFlops + 2 * router,
-      shareTotal: total / (total + attnParams), shareActive: activeParams / (activeParams + attnParams),
+      shareTotal: total / (total + attnParams),
+      shareActive: activeParams / (activeParams + attnParams),
     };
     out.share = out.moe.shareTotal;
   }

@@ -66,7 +66,10 @@ export function rafThrottle(fn) {
     lastArgs = args;
     if (pending) return;
     pending = true;
-    raf(() => { pending = false; fn(...lastArgs); });
+    raf(() => {
+      pending = false;
+      fn(...lastArgs);
+    });
   };
 }
 
@@ -80,7 +83,11 @@ export function trailingThrottle(fn, ms) {
     const now = Date.now();
     if (timer) return;
     const wait = Math.max(0, last + ms - now);
-    timer = setTimeout(() => { timer = null; last = Date.now(); fn(...lastArgs); }, wait);
+    timer = setTimeout(() => {
+      timer = null;
+      last = Date.now();
+      fn(...lastArgs);
+    }, wait);
   };
 }
 
@@ -108,7 +115,8 @@ export function fmtSmall(v, digits = 2) {
 export function setProblem(root, tag, problems, source, err, tr) {
   const had = source !== null && problems.has(source);
   if (source !== null) {
-    if (err) problems.set(source, err); else problems.delete(source);
+    if (err) problems.set(source, err);
+    else problems.delete(source);
   }
   if (err || had || source === null) showProblems(root, tag, problems, tr);
 }
@@ -141,5 +149,7 @@ export function showProblems(root, tag, problems, tr) {
 
 /** Group an integer with thin commas: 4722432 -> "4,722,432". */
 export function fmtInt(v) {
-  return Math.round(v).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  return Math.round(v)
+    .toString()
+    .replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }

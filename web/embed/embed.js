@@ -30,9 +30,13 @@ if (window.parent !== window && typeof ResizeObserver === 'function' && el) {
       window.parent.postMessage({ type: 'ffn-lab:height', height: h, id }, '*');
     }
   };
-  el.addEventListener('ffn-ready', () => {
-    live = true;
-    report();
-  }, { once: true });
+  el.addEventListener(
+    'ffn-ready',
+    () => {
+      live = true;
+      report();
+    },
+    { once: true },
+  );
   new ResizeObserver(report).observe(document.documentElement);
 }

@@ -4,9 +4,8 @@
 export const EMBED_LIMITS = Object.freeze({ query: 65_536, id: 64 });
 
 const ID_RE = /^[\w.:-]+$/;
-const quote = (s) => (s.length > 40
-  ? `${JSON.stringify(s.slice(0, 40))}… (${s.length} characters)`
-  : JSON.stringify(s));
+const quote = (s) =>
+  s.length > 40 ? `${JSON.stringify(s.slice(0, 40))}… (${s.length} characters)` : JSON.stringify(s);
 
 /**
  * Read `search` (location.search) for an embed page whose element takes the attributes named in `allowed`.
@@ -19,8 +18,10 @@ export function readEmbedParams(search, allowed) {
   const out = { attributes: [], theme: null, id: null, problems: [] };
   const q = typeof search === 'string' ? search : '';
   if (q.length > EMBED_LIMITS.query) {
-    out.problems.push(`The URL's query is ${q.length} characters long; at most ${EMBED_LIMITS.query} are read: ` +
-      'its parameters were ignored.');
+    out.problems.push(
+      `The URL's query is ${q.length} characters long; at most ${EMBED_LIMITS.query} are read: ` +
+        'its parameters were ignored.',
+    );
     return out;
   }
   const params = new URLSearchParams(q);
@@ -35,8 +36,10 @@ export function readEmbedParams(search, allowed) {
   if (id !== null) {
     if (id.length <= EMBED_LIMITS.id && ID_RE.test(id)) out.id = id;
     else {
-      out.problems.push(`id=${quote(id)} is not 1 to ${EMBED_LIMITS.id} letters, digits, "_", ".", ":" or "-"; ` +
-        'the height messages carry no id.');
+      out.problems.push(
+        `id=${quote(id)} is not 1 to ${EMBED_LIMITS.id} letters, digits, "_", ".", ":" or "-"; ` +
+          'the height messages carry no id.',
+      );
     }
   }
   return out;

@@ -20,12 +20,14 @@ export default {
     couldNotRun: 'Your code could not run: {message}{where}',
     atLine: ' (line {line})',
     atLineColumn: ' (line {line}, column {column})',
-    timeout: 'Your code ran for more than {ms} ms and was stopped. This usually means an infinite loop (a while '
-      + 'whose condition never changes, a for loop whose counter never moves), recursion without a base case, or a '
-      + 'loop over far more elements than the inputs hold.',
-    timeoutOn: 'Your code ran for more than {ms} ms on the test "{name}" and was stopped. This usually means an '
-      + 'infinite loop (a while whose condition never changes, a for loop whose counter never moves), recursion '
-      + 'without a base case, or a loop over far more elements than the inputs hold.',
+    timeout:
+      'Your code ran for more than {ms} ms and was stopped. This usually means an infinite loop (a while ' +
+      'whose condition never changes, a for loop whose counter never moves), recursion without a base case, or a ' +
+      'loop over far more elements than the inputs hold.',
+    timeoutOn:
+      'Your code ran for more than {ms} ms on the test "{name}" and was stopped. This usually means an ' +
+      'infinite loop (a while whose condition never changes, a for loop whose counter never moves), recursion ' +
+      'without a base case, or a loop over far more elements than the inputs hold.',
     aborted: 'The run was stopped.',
     setup: 'Setup problem (not your code): {message}',
     crashed: 'The sandbox stopped unexpectedly ({why}). If your code allocates very large arrays, make them smaller.',
@@ -83,29 +85,35 @@ export default {
     site: {
       fixFile: 'Fix: serve a copy of {file} with your site, unchanged, and name its URL in the page: {meta}.',
       notThere: '{url} answered HTTP {status}: the file is not there',
-      notFrame: "{url} is not ffn-lab's sandbox frame (the server answered with another page, such as the site's "
-        + 'index)',
+      notFrame:
+        "{url} is not ffn-lab's sandbox frame (the server answered with another page, such as the site's " + 'index)',
       didNotStart: 'the sandbox frame did not start: {problem}. {fix}',
       slow: 'the sandbox frame {url} did not start within {s} s. {fix}',
-      cspFrame: "this page's Content-Security-Policy ({directive}) refuses to load the sandbox frame {url}. Fix: "
-        + "allow its origin in frame-src, e.g. {example} when ffn-lab is served by your site.",
-      inlineNamed: 'the inline sandbox frame ({meta}) cannot run here: {problem}. Fix: remove that <meta>, or allow '
-        + "the inline frame (see ffn-lab's README, Content Security Policy).",
+      cspFrame:
+        "this page's Content-Security-Policy ({directive}) refuses to load the sandbox frame {url}. Fix: " +
+        'allow its origin in frame-src, e.g. {example} when ffn-lab is served by your site.',
+      inlineNamed:
+        'the inline sandbox frame ({meta}) cannot run here: {problem}. Fix: remove that <meta>, or allow ' +
+        "the inline frame (see ffn-lab's README, Content Security Policy).",
       cannotRun: 'the sandbox frame {url} cannot run exercises: {problem}',
-      scriptRefused: "its script was refused: a Content-Security-Policy other than the one in its <meta> applies to "
-        + "it (your site's header?). Fix: serve this file without your site's policy, or host a copy on another "
-        + 'origin and name it in {meta}.',
+      scriptRefused:
+        'its script was refused: a Content-Security-Policy other than the one in its <meta> applies to ' +
+        "it (your site's header?). Fix: serve this file without your site's policy, or host a copy on another " +
+        'origin and name it in {meta}.',
       cspNeeds: 'the Content-Security-Policy refuses what learner code needs: {detail}',
       inlineNoAnswer: 'the inline sandbox frame did not answer',
       inlineScript: "the page's Content-Security-Policy refused the inline frame's script",
       sources: 'the sandbox frame {url} refused its sources: {detail}',
-      chunk: "could not load ffn-lab's sandbox-inline.js ({detail}). Fix: serve every file your bundler emitted, or "
-        + '{dir} whole.',
-      noUrl: "{refused}without import.meta.url ffn-lab cannot find its own frame.html. Bundle ffn-lab as an ES "
-        + 'module, or: {fix}',
+      chunk:
+        "could not load ffn-lab's sandbox-inline.js ({detail}). Fix: serve every file your bundler emitted, or " +
+        '{dir} whole.',
+      noUrl:
+        '{refused}without import.meta.url ffn-lab cannot find its own frame.html. Bundle ffn-lab as an ES ' +
+        'module, or: {fix}',
       noInline: 'this page refuses the inline sandbox frame ({why}), and ',
-      viaFile: "this page's Content-Security-Policy refuses the inline sandbox frame ({why}), so ffn-lab used its "
-        + 'frame file, and {problem}',
+      viaFile:
+        "this page's Content-Security-Policy refuses the inline sandbox frame ({why}), so ffn-lab used its " +
+        'frame file, and {problem}',
     },
     // one test's line
     stoppedAfter: 'stopped after {ms} ms',
@@ -160,22 +168,25 @@ export default {
     },
     // notes
     argument: 'argument {n}',
-    impure: '{fn} changes its argument {name} in place: called again with the same {name} it gave a different '
-      + 'result. The functions are meant to be pure: leave the inputs as they are and build new tensors for the '
-      + 'results (map, add, zeros and the other toolkit functions return fresh ones).',
+    impure:
+      '{fn} changes its argument {name} in place: called again with the same {name} it gave a different ' +
+      'result. The functions are meant to be pure: leave the inputs as they are and build new tensors for the ' +
+      'results (map, add, zeros and the other toolkit functions return fresh ones).',
     // diagnoses that are not an exercise's own mistakes
     partial: '{message} (This explains {k} of the {n} failing tests of {fn}; the others fail for another reason.)',
     keys: {
       title: 'Result keys spelled differently',
-      message: 'Your {fn} returns an object whose keys are not the expected ones ({problem}). Keys must match '
-        + 'exactly: JavaScript is case-sensitive, and this exercise writes them in camelCase.',
+      message:
+        'Your {fn} returns an object whose keys are not the expected ones ({problem}). Keys must match ' +
+        'exactly: JavaScript is case-sensitive, and this exercise writes them in camelCase.',
     },
     transposed: {
       title: 'Output transposed',
       plain: 'Your output',
       keyed: 'Your {key} output',
-      message: '{your} holds the right numbers in transposed layout: shape {got} instead of {expected}. Check the '
-        + 'order of the factors in your last matmul.',
+      message:
+        '{your} holds the right numbers in transposed layout: shape {got} instead of {expected}. Check the ' +
+        'order of the factors in your last matmul.',
     },
     scaled: {
       title: 'Off by a constant factor',
@@ -190,10 +201,11 @@ export default {
     space: ' ',
     comma: ', ',
     andList: '{head} and {last}',
-    blowup: 'Your {fn} returns NaN or Infinity where the expected values are finite ({where}). A formula with exp '
-      + 'or tanh overflows for large |z|: Math.exp(z) is Infinity beyond z ≈ 709, and Infinity / Infinity is NaN. '
-      + 'Write it so that exp only sees arguments that cannot overflow, for example σ(z) = 1 / (1 + e^(−z)) rather '
-      + 'than e^z / (1 + e^z), and tanh with Math.tanh.',
+    blowup:
+      'Your {fn} returns NaN or Infinity where the expected values are finite ({where}). A formula with exp ' +
+      'or tanh overflows for large |z|: Math.exp(z) is Infinity beyond z ≈ 709, and Infinity / Infinity is NaN. ' +
+      'Write it so that exp only sees arguments that cannot overflow, for example σ(z) = 1 / (1 + e^(−z)) rather ' +
+      'than e^z / (1 + e^z), and tanh with Math.tanh.',
     theTest: 'the test "{name}"',
     nTests: { one: '{n} test', other: '{n} tests' },
     range: {
@@ -257,8 +269,9 @@ export default {
     testNotRun: '{name}: not run',
     testTimedOut: '{name}: timed out',
     testFailed: '{name}: failed',
-    tolerance: 'A value passes when |got − expected| ≤ {atol} + {rtol}·|expected|; counts and indices must match '
-      + 'exactly. Expected values come from ffn-lab\'s wasm kernels.',
+    tolerance:
+      'A value passes when |got − expected| ≤ {atol} + {rtol}·|expected|; counts and indices must match ' +
+      "exactly. Expected values come from ffn-lab's wasm kernels.",
     wellDone: 'Well done. You can now compare with the reference solution.',
     partialVariant: '(This explains {k} of the {n} failing tests of {fn}; the others fail for another reason.)',
     consoleOutput: { one: 'console output ({n} line)', other: 'console output ({n} lines)' },
@@ -266,8 +279,9 @@ export default {
     quoted: '{text} ({n} characters)',
     timeoutNaN: 'timeout={value} is not a number of milliseconds; using {ms}.',
     timeoutRange: 'timeout={value} is outside {min} to {max} ms; using {ms}.',
-    storageKey: 'storage-key={value} is not usable (at most {max} characters, no control characters); progress is '
-      + 'kept for this visit only.',
+    storageKey:
+      'storage-key={value} is not usable (at most {max} characters, no control characters); progress is ' +
+      'kept for this visit only.',
     numberRefused: '{name}={value} is not shown: at most {max} characters, no control characters.',
     seedRefused: 'seed was not changed: it must be a whole number; got {got}.',
     propRefused: '{name} was not changed: it must be {kind}; got {got}.',
@@ -278,10 +292,11 @@ export default {
     // setup problems (for the site's author, never the learner's fault)
     setupProblem: 'Setup problem (not your code): {message}',
     kernelsFailed: 'ffn-lab could not load its kernels: {error} {fix}',
-    fixConsole: 'Fix: check the browser console, and that ffn-lab\'s files are served as installed.',
-    fixCsp: 'Fix: allow WebAssembly in the page\'s Content-Security-Policy: {directive}.',
-    fixServe: 'Fix: serve that file (it sits next to ffn-lab\'s {file}), or load the kernels from the default entry '
-      + '{entry}, whose wasm is inlined.',
+    fixConsole: "Fix: check the browser console, and that ffn-lab's files are served as installed.",
+    fixCsp: "Fix: allow WebAssembly in the page's Content-Security-Policy: {directive}.",
+    fixServe:
+      "Fix: serve that file (it sits next to ffn-lab's {file}), or load the kernels from the default entry " +
+      '{entry}, whose wasm is inlined.',
   },
 
   /* saved and imported progress (storage.js): why some of it could not be read, imported or kept */
@@ -290,8 +305,14 @@ export default {
     wide: 'it has an object or list of more than {n} entries at depth {depth}',
     codeType: 'code must be a string, not {type}',
     types: {
-      number: 'number', object: 'object', boolean: 'boolean', undefined: 'undefined', null: 'null', bigint: 'bigint',
-      symbol: 'symbol', function: 'function',
+      number: 'number',
+      object: 'object',
+      boolean: 'boolean',
+      undefined: 'undefined',
+      null: 'null',
+      bigint: 'bigint',
+      symbol: 'symbol',
+      function: 'function',
     },
     codeChars: { one: 'code is {n} character, more than {max}', other: 'code is {n} characters, more than {max}' },
     codeLines: 'code has more than {max} lines',
@@ -339,11 +360,13 @@ export default {
     noEntry: 'importJSON: no entry could be imported ({first}); nothing was changed',
     cannotReplace: {
       one: 'importJSON: cannot replace all progress, {n} entry could not be imported ({first}); nothing was changed',
-      other: 'importJSON: cannot replace all progress, {n} entries could not be imported ({first}); nothing was '
-        + 'changed',
+      other:
+        'importJSON: cannot replace all progress, {n} entries could not be imported ({first}); nothing was ' +
+        'changed',
     },
-    replaceEmpty: 'importJSON: the file holds no progress, and replacing with it would erase everything (use reset() '
-      + 'for that); nothing was changed',
+    replaceEmpty:
+      'importJSON: the file holds no progress, and replacing with it would erase everything (use reset() ' +
+      'for that); nothing was changed',
     wouldHold: 'importJSON: the progress would hold {total} exercises, more than {max}; nothing was changed',
     writeFailed: 'importJSON: {message}; nothing was changed',
   },
@@ -351,10 +374,11 @@ export default {
   /* the "Your progress" panel of <ffn-exercise> */
   progress: {
     title: 'Your progress',
-    saved: 'Your code and results are saved in this browser. To move them to another browser, export them here and '
-      + 'import them there.',
-    memoryOnly: 'Storage is blocked on this page, so your progress lasts only for this visit. Export it here to keep '
-      + 'it.',
+    saved:
+      'Your code and results are saved in this browser. To move them to another browser, export them here and ' +
+      'import them there.',
+    memoryOnly:
+      'Storage is blocked on this page, so your progress lasts only for this visit. Export it here to keep ' + 'it.',
     json: 'Progress as JSON',
     export: 'Export all progress',
     import: 'Import',
@@ -385,8 +409,8 @@ export default {
     tokens: 'Put the query on a token',
     queryToken: 'Query a token:',
     orFiller: 'or a filler word:',
-    tableCaption: 'Each memory: its match with the query, its activation, its state, and its rank in the top-k '
-      + 'partial sum',
+    tableCaption:
+      'Each memory: its match with the query, its activation, its state, and its rank in the top-k ' + 'partial sum',
     colMemory: 'memory (key → value)',
     colMatch: 'match x·k+b',
     colBar: 'activation',
@@ -401,8 +425,9 @@ export default {
     state: { fires: 'fires', leaks: 'leaks', silent: 'silent' },
     rank: '#{n}',
     unranked: '–',
-    topNote: 'top-k ranks the strongest memories that add something to the sum; a silent memory adds nothing and '
-      + 'gets no rank.',
+    topNote:
+      'top-k ranks the strongest memories that add something to the sum; a silent memory adds nothing and ' +
+      'gets no rank.',
     kLabel: 'top-k',
     kAria: 'top-k: number of strongest memories in the partial sum',
     tLabel: 'threshold',
@@ -418,8 +443,8 @@ export default {
     bestScore: ' (best score {s})',
     outPart: 'Top-{k} partial sum {v} → {token}{score}',
     // the status line (read by screen readers too): always agrees with the vector written
-    fires: '{key}\'s memory fires ({c})',
-    firesMore: '{key}\'s memory fires ({c})',
+    fires: "{key}'s memory fires ({c})",
+    firesMore: "{key}'s memory fires ({c})",
     noneFires: 'No memory fires',
     writesToken: ' and writes {token} (score {s})',
     writesNoToken: ', but the write {w} decodes to no token',
@@ -445,8 +470,12 @@ export default {
     title: 'Activations, their slopes, and how far the GELU shortcuts stray',
     legend: 'Show or hide curves',
     curves: {
-      relu: 'ReLU', relu2: 'squared ReLU', gelu: 'GELU (exact)', gelu_tanh: 'GELU (tanh)',
-      gelu_sigmoid: 'GELU (sigmoid)', silu: 'SiLU',
+      relu: 'ReLU',
+      relu2: 'squared ReLU',
+      gelu: 'GELU (exact)',
+      gelu_tanh: 'GELU (tanh)',
+      gelu_sigmoid: 'GELU (sigmoid)',
+      silu: 'SiLU',
     },
     slider: 'Readout position x (arrow keys move it)',
     hint: 'Hover, touch, or focus the plot and use the arrow keys (Shift for bigger steps) to read values.',
@@ -454,8 +483,9 @@ export default {
     colActivation: 'activation',
     colValue: 'φ(x)',
     colSlope: 'φ′(x)',
-    plot: 'Three panels: activation values, their derivatives, and the absolute error of the two GELU '
-      + 'approximations on a log scale',
+    plot:
+      'Three panels: activation values, their derivatives, and the absolute error of the two GELU ' +
+      'approximations on a log scale',
     panels: { values: 'φ(x)', slopes: 'φ′(x), the slope', errors: '|approx − exact GELU|, log scale' },
     names: { gelu: 'GELU', silu: 'SiLU', tanh: 'tanh', sigmoid: 'sigmoid' },
     minimum: '{name} min {y} at {x}',
@@ -478,8 +508,12 @@ export default {
     presets: 'Presets',
     presetsLead: 'Presets:',
     presetLabels: {
-      transformer: 'Original Transformer (base)', gpt2: 'GPT-2 small', llama7b: 'LLaMA-7B',
-      llama3_8b: 'LLaMA-3 8B (GQA)', llama2_70b: 'LLaMA-2 70B (GQA)', qwen3_moe: 'Qwen3-30B-A3B (MoE)',
+      transformer: 'Original Transformer (base)',
+      gpt2: 'GPT-2 small',
+      llama7b: 'LLaMA-7B',
+      llama3_8b: 'LLaMA-3 8B (GQA)',
+      llama2_70b: 'LLaMA-2 70B (GQA)',
+      qwen3_moe: 'Qwen3-30B-A3B (MoE)',
     },
     form: 'Block configuration',
     d: 'd (model width)',
@@ -499,10 +533,15 @@ export default {
     active: 'active experts per token',
     shared: 'shared experts',
     card: {
-      dff: 'hidden width d_ff', ffnParams: 'FFN parameters per layer', attnParams: 'attention projection parameters',
-      share: 'FFN share of the block', ffnFlops: 'FFN forward FLOPs per token',
-      attnFlops: 'attention projection FLOPs per token', moeTotal: 'MoE: total FFN parameters',
-      moeActive: 'MoE: active FFN parameters per token', moeFlops: 'MoE: active FFN FLOPs per token',
+      dff: 'hidden width d_ff',
+      ffnParams: 'FFN parameters per layer',
+      attnParams: 'attention projection parameters',
+      share: 'FFN share of the block',
+      ffnFlops: 'FFN forward FLOPs per token',
+      attnFlops: 'attention projection FLOPs per token',
+      moeTotal: 'MoE: total FFN parameters',
+      moeActive: 'MoE: active FFN parameters per token',
+      moeFlops: 'MoE: active FFN FLOPs per token',
     },
     expertParams: 'parameters of one expert FFN',
     activeFlops: 'active FFN forward FLOPs per token',
@@ -542,9 +581,9 @@ export default {
     wholeNumber: '{name} must be a whole number, got {got}',
     unknownAttribute: 'unknown attribute {name}',
     // memory widget
-    factKey: 'parseFacts: fact {i}\'s key',
-    factValue: 'parseFacts: fact {i}\'s value',
-    factThreshold: 'parseFacts: fact {i}\'s threshold',
+    factKey: "parseFacts: fact {i}'s key",
+    factValue: "parseFacts: fact {i}'s value",
+    factThreshold: "parseFacts: fact {i}'s threshold",
     factsAttr: 'parseFacts: facts',
     distractorsAttr: 'parseDistractors: distractors',
     distractorToken: 'parseDistractors: token {i}',
@@ -591,7 +630,7 @@ export default {
     presetFields: 'presets: preset {i} has {n} fields',
     presetUnknownField: 'presets: preset {i} has unknown field {field}; fields are {fields}',
     presetId: 'presets: preset {i} needs an id of letters, digits, - and _ (at most 32), got {got}',
-    presetBuiltIn: 'presets: preset {i}\'s id {id} is a built-in preset',
+    presetBuiltIn: "presets: preset {i}'s id {id} is a built-in preset",
     presetTwice: 'presets: id {id} appears twice',
     presetLabel: 'presets: preset {id} needs a label of 1 to 80 characters',
     presetConfig: 'presets: preset {id}: {inner}',

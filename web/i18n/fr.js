@@ -16,16 +16,19 @@ const table = {
     couldNotRun: 'Votre code n’a pas pu s’exécuter : {message}{where}',
     atLine: ' (ligne {line})',
     atLineColumn: ' (ligne {line}, colonne {column})',
-    timeout: 'Votre code a tourné plus de {ms} ms et a été arrêté. C’est en général une boucle infinie (une boucle '
-      + 'dont la condition ne change jamais, un compteur qui n’avance pas), une récursion sans cas de base, ou une '
-      + 'boucle sur bien plus d’éléments que les entrées n’en contiennent.',
-    timeoutOn: 'Votre code a tourné plus de {ms} ms sur le test « {name} » et a été arrêté. C’est en général une '
-      + 'boucle infinie (une boucle dont la condition ne change jamais, un compteur qui n’avance pas), une récursion '
-      + 'sans cas de base, ou une boucle sur bien plus d’éléments que les entrées n’en contiennent.',
+    timeout:
+      'Votre code a tourné plus de {ms} ms et a été arrêté. C’est en général une boucle infinie (une boucle ' +
+      'dont la condition ne change jamais, un compteur qui n’avance pas), une récursion sans cas de base, ou une ' +
+      'boucle sur bien plus d’éléments que les entrées n’en contiennent.',
+    timeoutOn:
+      'Votre code a tourné plus de {ms} ms sur le test « {name} » et a été arrêté. C’est en général une ' +
+      'boucle infinie (une boucle dont la condition ne change jamais, un compteur qui n’avance pas), une récursion ' +
+      'sans cas de base, ou une boucle sur bien plus d’éléments que les entrées n’en contiennent.',
     aborted: 'L’exécution a été interrompue.',
     setup: 'Problème d’installation (votre code n’y est pour rien) : {message}',
-    crashed: 'Le bac à sable s’est arrêté brutalement ({why}). Si votre code alloue de très grands tableaux, '
-      + 'réduisez-les.',
+    crashed:
+      'Le bac à sable s’est arrêté brutalement ({why}). Si votre code alloue de très grands tableaux, ' +
+      'réduisez-les.',
     crash: {
       died: 'son processus s’est terminé, très probablement parce que votre code a utilisé trop de mémoire',
       removed: 'le cadre du bac à sable a été retiré de la page',
@@ -50,14 +53,16 @@ const table = {
       notNumberInside: '{fn} : un nombre était attendu dans le tableau, reçu : {type}',
       ragged: '{fn} : le tableau imbriqué est irrégulier (longueur {n} attendue à la profondeur {depth})',
       sizeMismatch: '{fn} : la forme {shape} contient {n} nombres mais data en a {m}',
-      notTensor: '{fn} : un tenseur {data, shape}, un tableau imbriqué de nombres ou un nombre était attendu ; '
-        + 'reçu : {type}',
+      notTensor:
+        '{fn} : un tenseur {data, shape}, un tableau imbriqué de nombres ou un nombre était attendu ; ' +
+        'reçu : {type}',
       reshape: 'reshape : impossible de voir la forme {shape} ({n} nombres) comme {to}',
       mapFunction: 'map : le deuxième argument doit être une fonction (valeur, indice) => nombre',
       zipFunction: 'zip : le troisième argument doit être une fonction (a, b, indice) => nombre',
       zipShapes: 'zip : les formes diffèrent, {a} et {b}',
-      broadcast: '{fn} : impossible de combiner la forme {a} avec {b} (la seconde doit égaler les dernières '
-        + 'dimensions de la première)',
+      broadcast:
+        '{fn} : impossible de combiner la forme {a} avec {b} (la seconde doit égaler les dernières ' +
+        'dimensions de la première)',
       matmulA: 'matmul : A a la forme {shape}, au moins 1 dimension attendue (..., k)',
       matmulB: 'matmul : B a la forme {shape}, 2 dimensions attendues (k, n)',
       matmulInner: 'matmul : A {a} @ B {b} : la dernière dimension de A, {k}, doit égaler la première de B, {kb}',
@@ -73,34 +78,42 @@ const table = {
     sizesCut: '[{shown},… ({n} tailles)]',
     keysCut: '{shown}, … ({n} clés)',
     site: {
-      fixFile: 'Correctif : servez avec votre site une copie intacte de {file} et donnez son adresse dans la page : '
-        + '{meta}.',
+      fixFile:
+        'Correctif : servez avec votre site une copie intacte de {file} et donnez son adresse dans la page : ' +
+        '{meta}.',
       notThere: '{url} a répondu HTTP {status} : le fichier est absent',
-      notFrame: '{url} n’est pas le cadre bac à sable de ffn-lab (le serveur a répondu par une autre page, comme '
-        + 'l’accueil du site)',
+      notFrame:
+        '{url} n’est pas le cadre bac à sable de ffn-lab (le serveur a répondu par une autre page, comme ' +
+        'l’accueil du site)',
       didNotStart: 'le cadre du bac à sable n’a pas démarré : {problem}. {fix}',
       slow: 'le cadre du bac à sable {url} n’a pas démarré en {s} s. {fix}',
-      cspFrame: 'la politique de sécurité du contenu de cette page ({directive}) interdit de charger le cadre du bac '
-        + 'à sable {url}. Correctif : autorisez son origine dans frame-src, par exemple {example} quand ffn-lab est '
-        + 'servi par votre site.',
-      inlineNamed: 'le cadre en ligne du bac à sable ({meta}) ne peut pas fonctionner ici : {problem}. Correctif : '
-        + 'retirez cette balise <meta>, ou autorisez le cadre en ligne (voir le README de ffn-lab, politique de '
-        + 'sécurité du contenu).',
+      cspFrame:
+        'la politique de sécurité du contenu de cette page ({directive}) interdit de charger le cadre du bac ' +
+        'à sable {url}. Correctif : autorisez son origine dans frame-src, par exemple {example} quand ffn-lab est ' +
+        'servi par votre site.',
+      inlineNamed:
+        'le cadre en ligne du bac à sable ({meta}) ne peut pas fonctionner ici : {problem}. Correctif : ' +
+        'retirez cette balise <meta>, ou autorisez le cadre en ligne (voir le README de ffn-lab, politique de ' +
+        'sécurité du contenu).',
       cannotRun: 'le cadre du bac à sable {url} ne peut pas exécuter les exercices : {problem}',
-      scriptRefused: 'son script a été refusé : une politique de sécurité du contenu autre que celle de sa balise '
-        + '<meta> s’y applique (l’en-tête de votre site ?). Correctif : servez ce fichier sans la politique de votre '
-        + 'site, ou hébergez-en une copie sur une autre origine et nommez-la dans {meta}.',
+      scriptRefused:
+        'son script a été refusé : une politique de sécurité du contenu autre que celle de sa balise ' +
+        '<meta> s’y applique (l’en-tête de votre site ?). Correctif : servez ce fichier sans la politique de votre ' +
+        'site, ou hébergez-en une copie sur une autre origine et nommez-la dans {meta}.',
       cspNeeds: 'la politique de sécurité du contenu refuse ce dont le code de l’apprenant a besoin : {detail}',
       inlineNoAnswer: 'le cadre en ligne du bac à sable n’a pas répondu',
       inlineScript: 'la politique de sécurité du contenu de la page a refusé le script du cadre en ligne',
       sources: 'le cadre du bac à sable {url} a refusé ses sources : {detail}',
-      chunk: 'impossible de charger sandbox-inline.js de ffn-lab ({detail}). Correctif : servez tous les fichiers '
-        + 'produits par votre outil d’assemblage, ou le dossier {dir} en entier.',
-      noUrl: '{refused}sans import.meta.url, ffn-lab ne trouve pas son propre frame.html. Assemblez ffn-lab en '
-        + 'module ES, ou : {fix}',
+      chunk:
+        'impossible de charger sandbox-inline.js de ffn-lab ({detail}). Correctif : servez tous les fichiers ' +
+        'produits par votre outil d’assemblage, ou le dossier {dir} en entier.',
+      noUrl:
+        '{refused}sans import.meta.url, ffn-lab ne trouve pas son propre frame.html. Assemblez ffn-lab en ' +
+        'module ES, ou : {fix}',
       noInline: 'cette page refuse le cadre en ligne du bac à sable ({why}), et ',
-      viaFile: 'la politique de sécurité du contenu de cette page refuse le cadre en ligne du bac à sable ({why}) ; '
-        + 'ffn-lab a donc utilisé son fichier de cadre, et {problem}',
+      viaFile:
+        'la politique de sécurité du contenu de cette page refuse le cadre en ligne du bac à sable ({why}) ; ' +
+        'ffn-lab a donc utilisé son fichier de cadre, et {problem}',
     },
     stoppedAfter: 'arrêté après {ms} ms',
     threw: '{name} : {message}{where}',
@@ -152,24 +165,27 @@ const table = {
       unknown: 'une valeur inconnue',
     },
     argument: 'l’argument {n}',
-    impure: '{fn} modifie son argument {name} sur place : rappelée avec le même {name}, elle donne un autre '
-      + 'résultat. Les fonctions doivent être pures : laissez les entrées telles quelles et construisez de nouveaux '
-      + 'tenseurs pour les résultats (map(), add(), zeros() et les autres fonctions de la boîte à outils en '
-      + 'renvoient de neufs).',
-    partial: '{message} (Cela explique {k} des {n} tests échoués de {fn} ; les autres échouent pour une autre '
-      + 'raison.)',
+    impure:
+      '{fn} modifie son argument {name} sur place : rappelée avec le même {name}, elle donne un autre ' +
+      'résultat. Les fonctions doivent être pures : laissez les entrées telles quelles et construisez de nouveaux ' +
+      'tenseurs pour les résultats (map(), add(), zeros() et les autres fonctions de la boîte à outils en ' +
+      'renvoient de neufs).',
+    partial:
+      '{message} (Cela explique {k} des {n} tests échoués de {fn} ; les autres échouent pour une autre ' + 'raison.)',
     keys: {
       title: 'Clés du résultat mal orthographiées',
-      message: 'Votre {fn} renvoie un objet dont les clés ne sont pas celles attendues ({problem}). Les clés doivent '
-        + 'correspondre exactement : JavaScript distingue majuscules et minuscules, et cet exercice les écrit en '
-        + 'camelCase.',
+      message:
+        'Votre {fn} renvoie un objet dont les clés ne sont pas celles attendues ({problem}). Les clés doivent ' +
+        'correspondre exactement : JavaScript distingue majuscules et minuscules, et cet exercice les écrit en ' +
+        'camelCase.',
     },
     transposed: {
       title: 'Sortie transposée',
       plain: 'Votre sortie',
       keyed: 'Votre sortie {key}',
-      message: '{your} contient les bons nombres, mais transposés : forme {got} au lieu de {expected}. Vérifiez '
-        + 'l’ordre des facteurs de votre dernier matmul.',
+      message:
+        '{your} contient les bons nombres, mais transposés : forme {got} au lieu de {expected}. Vérifiez ' +
+        'l’ordre des facteurs de votre dernier matmul.',
     },
     scaled: {
       title: 'Décalé d’un facteur constant',
@@ -184,25 +200,29 @@ const table = {
     space: ' ',
     comma: ', ',
     andList: '{head} et {last}',
-    blowup: 'Votre {fn} renvoie NaN ou l’infini là où les valeurs attendues sont finies ({where}). Une formule avec '
-      + 'exp ou tanh déborde pour |z| grand : Math.exp(z) vaut Infinity au-delà de z ≈ 709, et Infinity / Infinity '
-      + 'donne NaN. Écrivez-la pour que exp ne reçoive que des arguments qui ne peuvent pas déborder, par exemple '
-      + 'σ(z) = 1 / (1 + e^(−z)) plutôt que e^z / (1 + e^z), et tanh avec Math.tanh.',
+    blowup:
+      'Votre {fn} renvoie NaN ou l’infini là où les valeurs attendues sont finies ({where}). Une formule avec ' +
+      'exp ou tanh déborde pour |z| grand : Math.exp(z) vaut Infinity au-delà de z ≈ 709, et Infinity / Infinity ' +
+      'donne NaN. Écrivez-la pour que exp ne reçoive que des arguments qui ne peuvent pas déborder, par exemple ' +
+      'σ(z) = 1 / (1 + e^(−z)) plutôt que e^z / (1 + e^z), et tanh avec Math.tanh.',
     theTest: 'le test « {name} »',
     nTests: { one: '{n} test', other: '{n} tests' },
     range: {
       nan: 'Elle ne se trompe que là où {name} vaut NaN : NaN doit se propager tel quel.',
       overflow: ' : cherchez un exp ou un tanh qui déborde pour |z| grand',
-      below: 'Elle ne se trompe que pour des entrées inférieures ou égales à {v} (pour tout {name} plus grand, elle '
-        + 'est juste){hint}.',
-      above: 'Elle ne se trompe que pour des entrées supérieures ou égales à {v} (pour tout {name} plus petit, elle '
-        + 'est juste){hint}.',
-      magnitude: 'Elle ne se trompe que pour des entrées de valeur absolue {v} ou plus (pour tout {name} plus petit '
-        + 'en valeur absolue, elle est juste){hint}.',
+      below:
+        'Elle ne se trompe que pour des entrées inférieures ou égales à {v} (pour tout {name} plus grand, elle ' +
+        'est juste){hint}.',
+      above:
+        'Elle ne se trompe que pour des entrées supérieures ou égales à {v} (pour tout {name} plus petit, elle ' +
+        'est juste){hint}.',
+      magnitude:
+        'Elle ne se trompe que pour des entrées de valeur absolue {v} ou plus (pour tout {name} plus petit ' +
+        'en valeur absolue, elle est juste){hint}.',
     },
     failsOnly: 'Elle n’échoue que quand {text}.',
-    failsOnlyDefault: 'Elle n’échoue que quand {text} : donnez à {name} sa valeur par défaut dans la signature, '
-      + '{name} = {value}.',
+    failsOnlyDefault:
+      'Elle n’échoue que quand {text} : donnez à {name} sa valeur par défaut dans la signature, ' + '{name} = {value}.',
     feature: {
       omitted: '{name} est omis',
       is: '{name} vaut {v}',
@@ -224,10 +244,11 @@ const table = {
     heading: '{number}. {title}',
     section: 'Exercice : {title}',
     examples: 'Exemples',
-    toolkit: 'Disponibles dans votre code : {names}. Un tenseur est un objet {tensor}. Ce qu’affiche {log} apparaît '
-      + 'sous les résultats.',
-    keys: 'Tab indente, Maj+Tab désindente, Échap puis Tab quitte l’éditeur, Ctrl+Entrée (⌘+Entrée) lance les '
-      + 'tests.',
+    toolkit:
+      'Disponibles dans votre code : {names}. Un tenseur est un objet {tensor}. Ce qu’affiche {log} apparaît ' +
+      'sous les résultats.',
+    keys:
+      'Tab indente, Maj+Tab désindente, Échap puis Tab quitte l’éditeur, Ctrl+Entrée (⌘+Entrée) lance les ' + 'tests.',
     keysRun: 'Ctrl+Entrée (⌘+Entrée) lance les tests.',
     editorLabel: 'Votre code pour « {title} » : {names}',
     editorRefused: 'editor n’a pas été modifié : il faut un adaptateur d’éditeur (codeMirrorEditor(...)) ou null.',
@@ -243,10 +264,11 @@ const table = {
     reset: 'Réinitialiser',
     cancel: 'Annuler',
     solutionNote: 'Solution de référence :',
-    confirmSolution: 'Afficher la solution de référence avant d’avoir réussi ? Vous pourrez continuer à '
-      + 'travailler ensuite.',
-    confirmReset: 'Réinitialiser cet exercice ? Votre code revient au code de départ et la progression enregistrée '
-      + 'est effacée.',
+    confirmSolution:
+      'Afficher la solution de référence avant d’avoir réussi ? Vous pourrez continuer à ' + 'travailler ensuite.',
+    confirmReset:
+      'Réinitialiser cet exercice ? Votre code revient au code de départ et la progression enregistrée ' +
+      'est effacée.',
     badgePassed: 'Réussi',
     badgeAttempted: 'Pas encore réussi',
     runningTests: 'Exécution des tests cachés…',
@@ -258,16 +280,18 @@ const table = {
     testNotRun: '{name} : non exécuté',
     testTimedOut: '{name} : temps dépassé',
     testFailed: '{name} : échoué',
-    tolerance: 'Une valeur est acceptée si |obtenu − attendu| ≤ {atol} + {rtol}·|attendu| ; les comptes et les '
-      + 'indices doivent être exacts. Les valeurs attendues sont calculées par les noyaux wasm de ffn-lab.',
+    tolerance:
+      'Une valeur est acceptée si |obtenu − attendu| ≤ {atol} + {rtol}·|attendu| ; les comptes et les ' +
+      'indices doivent être exacts. Les valeurs attendues sont calculées par les noyaux wasm de ffn-lab.',
     wellDone: 'Bravo ! Vous pouvez maintenant comparer avec la solution de référence.',
     partialVariant: '(Cela explique {k} des {n} tests échoués de {fn} ; les autres échouent pour une autre raison.)',
     consoleOutput: { one: 'sortie de la console ({n} ligne)', other: 'sortie de la console ({n} lignes)' },
     quoted: '{text} ({n} caractères)',
     timeoutNaN: 'timeout={value} n’est pas un nombre de millisecondes ; valeur retenue : {ms}.',
     timeoutRange: 'timeout={value} sort de l’intervalle de {min} à {max} ms ; valeur retenue : {ms}.',
-    storageKey: 'storage-key={value} est inutilisable (au plus {max} caractères, sans caractère de contrôle) ; la '
-      + 'progression n’est conservée que pendant cette visite.',
+    storageKey:
+      'storage-key={value} est inutilisable (au plus {max} caractères, sans caractère de contrôle) ; la ' +
+      'progression n’est conservée que pendant cette visite.',
     numberRefused: '{name}={value} n’est pas affiché : au plus {max} caractères, sans caractère de contrôle.',
     seedRefused: 'seed n’a pas été modifié : il faut un nombre entier ; reçu : {got}.',
     propRefused: '{name} n’a pas été modifié : il faut {kind} ; reçu : {got}.',
@@ -277,11 +301,13 @@ const table = {
     codeRefused: 'le code n’a pas été remplacé : {why}.',
     setupProblem: 'Problème d’installation (votre code n’y est pour rien) : {message}',
     kernelsFailed: 'ffn-lab n’a pas pu charger ses noyaux de calcul : {error} {fix}',
-    fixConsole: 'À faire : consultez la console du navigateur et vérifiez que les fichiers de ffn-lab sont servis '
-      + 'tels qu’ils ont été installés.',
+    fixConsole:
+      'À faire : consultez la console du navigateur et vérifiez que les fichiers de ffn-lab sont servis ' +
+      'tels qu’ils ont été installés.',
     fixCsp: 'À faire : autorisez WebAssembly dans la politique de sécurité (CSP) de la page : {directive}.',
-    fixServe: 'À faire : servez ce fichier (il se trouve à côté de {file} dans ffn-lab), ou chargez les noyaux '
-      + 'depuis l’entrée par défaut {entry}, dont le wasm est intégré.',
+    fixServe:
+      'À faire : servez ce fichier (il se trouve à côté de {file} dans ffn-lab), ou chargez les noyaux ' +
+      'depuis l’entrée par défaut {entry}, dont le wasm est intégré.',
   },
 
   storage: {
@@ -289,8 +315,14 @@ const table = {
     wide: 'il contient un objet ou une liste de plus de {n} éléments au niveau {depth}',
     codeType: 'le code doit être une chaîne de caractères, pas {type}',
     types: {
-      number: 'un nombre', object: 'un objet', boolean: 'un booléen', undefined: 'undefined', null: 'null',
-      bigint: 'un BigInt', symbol: 'un Symbol', function: 'une fonction',
+      number: 'un nombre',
+      object: 'un objet',
+      boolean: 'un booléen',
+      undefined: 'undefined',
+      null: 'null',
+      bigint: 'un BigInt',
+      symbol: 'un Symbol',
+      function: 'une fonction',
     },
     codeChars: {
       one: 'le code fait {n} caractère, plus que {max}',
@@ -340,28 +372,33 @@ const table = {
     first: '{id} : {reason}',
     noEntry: 'aucune entrée n’a pu être importée ({first}) ; rien n’a été modifié',
     cannotReplace: {
-      one: 'impossible de remplacer toute la progression : {n} entrée n’a pas pu être importée ({first}) ; rien n’a '
-        + 'été modifié',
-      other: 'impossible de remplacer toute la progression : {n} entrées n’ont pas pu être importées ({first}) ; '
-        + 'rien n’a été modifié',
+      one:
+        'impossible de remplacer toute la progression : {n} entrée n’a pas pu être importée ({first}) ; rien n’a ' +
+        'été modifié',
+      other:
+        'impossible de remplacer toute la progression : {n} entrées n’ont pas pu être importées ({first}) ; ' +
+        'rien n’a été modifié',
     },
-    replaceEmpty: 'le fichier ne contient aucune progression, et remplacer par lui effacerait tout (utilisez reset() '
-      + 'pour cela) ; rien n’a été modifié',
+    replaceEmpty:
+      'le fichier ne contient aucune progression, et remplacer par lui effacerait tout (utilisez reset() ' +
+      'pour cela) ; rien n’a été modifié',
     wouldHold: 'la progression contiendrait {total} exercices, plus que {max} ; rien n’a été modifié',
     writeFailed: '{message} ; rien n’a été modifié',
   },
 
   progress: {
     title: 'Votre progression',
-    saved: 'Votre code et vos résultats sont enregistrés dans ce navigateur. Pour les retrouver dans un autre '
-      + 'navigateur, exportez-les ici puis importez-les là-bas.',
-    memoryOnly: 'Le stockage est bloqué sur cette page : votre progression ne durera que le temps de cette visite. '
-      + 'Exportez-la ici pour la conserver.',
+    saved:
+      'Votre code et vos résultats sont enregistrés dans ce navigateur. Pour les retrouver dans un autre ' +
+      'navigateur, exportez-les ici puis importez-les là-bas.',
+    memoryOnly:
+      'Le stockage est bloqué sur cette page : votre progression ne durera que le temps de cette visite. ' +
+      'Exportez-la ici pour la conserver.',
     json: 'Progression au format JSON',
     export: 'Exporter toute la progression',
     import: 'Importer',
-    exported: 'Copiez ce texte pour le conserver. Collez-le ici plus tard et appuyez sur Importer pour tout '
-      + 'restaurer.',
+    exported:
+      'Copiez ce texte pour le conserver. Collez-le ici plus tard et appuyez sur Importer pour tout ' + 'restaurer.',
     imported: { one: 'Progression importée pour {n} exercice.', other: 'Progression importée pour {n} exercices.' },
     skipped: {
       one: ' {n} entrée ignorée (l’enregistrement existant est conservé) : {list}.',
@@ -390,8 +427,9 @@ const table = {
     tokens: 'Placer la requête sur un jeton',
     queryToken: 'Interroger un jeton :',
     orFiller: 'ou un mot de remplissage :',
-    tableCaption: 'Chaque mémoire : sa correspondance avec la requête, son activation, son état et son rang dans la '
-      + 'somme partielle top-k',
+    tableCaption:
+      'Chaque mémoire : sa correspondance avec la requête, son activation, son état et son rang dans la ' +
+      'somme partielle top-k',
     colMemory: 'mémoire (clé → valeur)',
     colMatch: 'correspondance x·k+b',
     colBar: 'activation',
@@ -406,8 +444,9 @@ const table = {
     state: { fires: 's’active', leaks: 'fuit', silent: 'muette' },
     rank: 'nº {n}',
     unranked: '–',
-    topNote: 'top-k classe les mémoires les plus fortes qui ajoutent quelque chose à la somme ; une mémoire muette '
-      + 'n’ajoute rien et n’a pas de rang.',
+    topNote:
+      'top-k classe les mémoires les plus fortes qui ajoutent quelque chose à la somme ; une mémoire muette ' +
+      'n’ajoute rien et n’a pas de rang.',
     kLabel: 'top-k',
     kAria: 'top-k : nombre de mémoires les plus fortes dans la somme partielle',
     tLabel: 'seuil',
@@ -448,18 +487,24 @@ const table = {
     title: 'Les activations, leurs pentes, et l’écart des approximations de GELU',
     legend: 'Afficher ou masquer des courbes',
     curves: {
-      relu: 'ReLU', relu2: 'ReLU au carré', gelu: 'GELU (exacte)', gelu_tanh: 'GELU (tanh)',
-      gelu_sigmoid: 'GELU (sigmoïde)', silu: 'SiLU',
+      relu: 'ReLU',
+      relu2: 'ReLU au carré',
+      gelu: 'GELU (exacte)',
+      gelu_tanh: 'GELU (tanh)',
+      gelu_sigmoid: 'GELU (sigmoïde)',
+      silu: 'SiLU',
     },
     slider: 'Position de lecture x (les flèches la déplacent)',
-    hint: 'Survolez ou touchez le graphique, ou donnez-lui le focus et utilisez les flèches (Maj pour de plus grands '
-      + 'pas) pour lire les valeurs.',
+    hint:
+      'Survolez ou touchez le graphique, ou donnez-lui le focus et utilisez les flèches (Maj pour de plus grands ' +
+      'pas) pour lire les valeurs.',
     tableCaption: 'Valeurs à la position de lecture',
     colActivation: 'activation',
     colValue: 'φ(x)',
     colSlope: 'φ′(x)',
-    plot: 'Trois panneaux : les valeurs des activations, leurs dérivées, et l’erreur absolue des deux '
-      + 'approximations de GELU en échelle logarithmique',
+    plot:
+      'Trois panneaux : les valeurs des activations, leurs dérivées, et l’erreur absolue des deux ' +
+      'approximations de GELU en échelle logarithmique',
     panels: { values: 'φ(x)', slopes: 'φ′(x), la pente', errors: '|approchée − GELU exacte|, échelle log.' },
     names: { gelu: 'GELU', silu: 'SiLU', tanh: 'tanh', sigmoid: 'sigmoïde' },
     minimum: '{name} : min. {y} en x = {x}',
@@ -467,8 +512,9 @@ const table = {
     minimumLine2: 'en x = {x}',
     peak: '{name} : max. {err}',
     peakLine1: '{name} : max.',
-    peaks: 'Plus grandes erreurs de GELU sur [−6 ; 6] : forme tanh {tErr} en x = {tX}, forme sigmoïde {sErr} en '
-      + 'x = {sX}.',
+    peaks:
+      'Plus grandes erreurs de GELU sur [−6 ; 6] : forme tanh {tErr} en x = {tX}, forme sigmoïde {sErr} en ' +
+      'x = {sX}.',
     readX: 'En x = {x}',
     errHere: 'Erreur de GELU ici : forme tanh {t}, forme sigmoïde {s}.',
     valueText: 'x = {x} ; GELU {g} ; SiLU {s}',
@@ -482,8 +528,12 @@ const table = {
     presets: 'Préréglages',
     presetsLead: 'Préréglages :',
     presetLabels: {
-      transformer: 'Transformer d’origine (base)', gpt2: 'GPT-2 small', llama7b: 'LLaMA-7B',
-      llama3_8b: 'LLaMA-3 8B (GQA)', llama2_70b: 'LLaMA-2 70B (GQA)', qwen3_moe: 'Qwen3-30B-A3B (MoE)',
+      transformer: 'Transformer d’origine (base)',
+      gpt2: 'GPT-2 small',
+      llama7b: 'LLaMA-7B',
+      llama3_8b: 'LLaMA-3 8B (GQA)',
+      llama2_70b: 'LLaMA-2 70B (GQA)',
+      qwen3_moe: 'Qwen3-30B-A3B (MoE)',
     },
     form: 'Configuration du bloc',
     d: 'd (largeur du modèle)',
@@ -503,10 +553,14 @@ const table = {
     active: 'experts actifs par jeton',
     shared: 'experts partagés',
     card: {
-      dff: 'largeur cachée d_ff', ffnParams: 'paramètres du FFN par couche',
-      attnParams: 'paramètres des projections d’attention', share: 'part du FFN dans le bloc',
-      ffnFlops: 'FLOP de la passe avant du FFN par jeton', attnFlops: 'FLOP des projections d’attention par jeton',
-      moeTotal: 'MoE : paramètres du FFN au total', moeActive: 'MoE : paramètres actifs du FFN par jeton',
+      dff: 'largeur cachée d_ff',
+      ffnParams: 'paramètres du FFN par couche',
+      attnParams: 'paramètres des projections d’attention',
+      share: 'part du FFN dans le bloc',
+      ffnFlops: 'FLOP de la passe avant du FFN par jeton',
+      attnFlops: 'FLOP des projections d’attention par jeton',
+      moeTotal: 'MoE : paramètres du FFN au total',
+      moeActive: 'MoE : paramètres actifs du FFN par jeton',
       moeFlops: 'MoE : FLOP actifs du FFN par jeton',
     },
     expertParams: 'paramètres d’un expert (un FFN)',
@@ -528,8 +582,9 @@ const table = {
     moeActiveNoteShared: '{a} experts + {s} partagés + routeur, {pct} % du total',
     moeFlopsNote: 'contre {dense} si tous les experts calculaient',
     key: 'FFN ',
-    keyAttn: 'projections d’attention (les normalisations, les plongements et les scores d’attention sur le '
-      + 'contexte ne sont pas comptés)',
+    keyAttn:
+      'projections d’attention (les normalisations, les plongements et les scores d’attention sur le ' +
+      'contexte ne sont pas comptés)',
     announce: 'd_ff {dff} ; FFN : {params} paramètres, {pct} % du bloc',
   },
 
@@ -553,8 +608,8 @@ const table = {
     labelEmpty: '{name} est vide',
     labelChars: '{name} {label} compte {n} caractères ; au plus {max}',
     labelBad: '{name} {label} ne peut pas contenir « > », « @ », « , », « ; » ni de caractère de contrôle',
-    labelBadWord: '{name} {label} ne peut pas contenir d’espace, ni « > », « @ », « , », « ; » ou un caractère '
-      + 'de contrôle',
+    labelBadWord:
+      '{name} {label} ne peut pas contenir d’espace, ni « > », « @ », « , », « ; » ou un caractère ' + 'de contrôle',
     factCount: 'facts : il faut de 1 à {max} faits, reçu : {n}',
     factObject: 'facts : le fait {i} doit être un objet { key, value, threshold? }',
     factSyntax: 'facts : le fait {i} {fact} doit s’écrire comme "Tokyo>Japon" ou "Tokyo>Japon@1.5"',
@@ -572,8 +627,9 @@ const table = {
     hashName: 'sync-hash {name}',
     hashValue: 'valeur de sync-hash',
     noToken: 'token : aucun jeton ne s’appelle {name}',
-    range: 'range doit s’écrire "lo,hi" avec lo < hi, tous deux dans [-{limit} ; {limit}] et écartés d’au moins '
-      + '{span}, reçu : {got}',
+    range:
+      'range doit s’écrire "lo,hi" avec lo < hi, tous deux dans [-{limit} ; {limit}] et écartés d’au moins ' +
+      '{span}, reçu : {got}',
     curves: 'curves : courbe inconnue {id} ; courbes possibles : {list}',
     computeBlock: '{inner}',
     posInt: '{name} doit être un entier strictement positif d’au plus {max}, reçu : {got}',
@@ -591,8 +647,9 @@ const table = {
     presetObject: 'presets : le préréglage {i} doit être un objet { id, label, ... }',
     presetFields: 'presets : le préréglage {i} a {n} champs',
     presetUnknownField: 'presets : le préréglage {i} a un champ inconnu, {field} ; champs possibles : {fields}',
-    presetId: 'presets : le préréglage {i} doit avoir un id fait de lettres, de chiffres, de - et de _ (au plus 32), '
-      + 'reçu : {got}',
+    presetId:
+      'presets : le préréglage {i} doit avoir un id fait de lettres, de chiffres, de - et de _ (au plus 32), ' +
+      'reçu : {got}',
     presetBuiltIn: 'presets : l’id {id} du préréglage {i} est celui d’un préréglage intégré',
     presetTwice: 'presets : l’id {id} apparaît deux fois',
     presetLabel: 'presets : le préréglage {id} doit avoir un label de 1 à 80 caractères',
@@ -609,8 +666,13 @@ const table = {
 /** French spacing: a no-break space before « : », a narrow one before « ; ? ! » and inside guillemets. */
 function typo(v) {
   if (typeof v === 'string') {
-    return v.replace(/ ([:])/g, '\u00a0$1').replace(/ ([;?!])/g, '\u202f$1').replace(/« /g, '«\u202f')
-      .replace(/ »/g, '\u202f»').replace(/(\d) %/g, '$1\u202f%').replace(/\} %/g, '}\u202f%');
+    return v
+      .replace(/ ([:])/g, '\u00a0$1')
+      .replace(/ ([;?!])/g, '\u202f$1')
+      .replace(/« /g, '«\u202f')
+      .replace(/ »/g, '\u202f»')
+      .replace(/(\d) %/g, '$1\u202f%')
+      .replace(/\} %/g, '}\u202f%');
   }
   if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, typo(x)]));
   return v;

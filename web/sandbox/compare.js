@@ -276,8 +276,7 @@ function keysMessage(expected, got) {
   const missing = expected.filter((k) => !got.includes(k));
   const renames = [];
   for (const key of missing) {
-    const like =
-      spare.find((s) => norm(s) === norm(key)) ?? spare.find((s) => editDistance(s, key) <= 2);
+    const like = spare.find((s) => norm(s) === norm(key)) ?? spare.find((s) => editDistance(s, key) <= 2);
     if (like !== undefined) {
       renames.push(`${clip(like, CAPS.key)} → ${clip(key, CAPS.key)}`);
       spare.splice(spare.indexOf(like), 1);
@@ -331,8 +330,7 @@ function compareKind(w, spec, tol) {
       }
       if (spec.kind === 'integers') {
         for (let i = 0; i < t.data.length; i++) {
-          if (!Number.isInteger(t.data[i]))
-            return { pass: false, problem: say('notIndex', { v: num(t.data[i]), i }) };
+          if (!Number.isInteger(t.data[i])) return { pass: false, problem: say('notIndex', { v: num(t.data[i]), i }) };
         }
       }
       return compareArrays(t.data, spec.data, spec.shape, tol, spec.kind === 'integers');
@@ -356,9 +354,7 @@ function compareKind(w, spec, tol) {
       let first = null;
       let maxError = 0;
       for (const [key, sub] of Object.entries(spec.entries)) {
-        const r = own(w.entries, key)
-          ? compareValue(w.entries[key], sub, tol)
-          : missingKey(key);
+        const r = own(w.entries, key) ? compareValue(w.entries[key], sub, tol) : missingKey(key);
         parts[key] = r;
         if (r.maxError !== undefined) maxError = Math.max(maxError, r.maxError);
         if (!r.pass) {

@@ -4,7 +4,11 @@ import { DEFAULT_TIMEOUT_MS } from './report-bounds.js';
 import { getExercise, onExerciseDefined, definedExerciseIds, exerciseText } from './exercises/index.js';
 import { renderPromptHtml } from './prompt-html.js';
 import {
-  createProgressStore, memoryStorage, codeProblemMessage, DEFAULT_STORAGE_KEY, PROGRESS_LIMITS,
+  createProgressStore,
+  memoryStorage,
+  codeProblemMessage,
+  DEFAULT_STORAGE_KEY,
+  PROGRESS_LIMITS,
 } from './storage.js';
 import { textareaEditor } from './editor.js';
 import { toolkitNames } from './toolkit.js';
@@ -18,9 +22,10 @@ import { translator, langOf, msg, isMessage } from '../i18n/index.js';
 // The grader (grade.js, and through it the runner, the sandbox frame's host and the diagnosis) is loaded on first
 // use, in a chunk of its own where a bundler splits: the exercise is drawn and ready without it, and prepare.js
 // asks for it ahead of the first Run.
-const grading = () => import('./grade.js').catch((e) => {
-  throw new Error(`could not load ffn-lab's grade.js (${e && e.message}); serve every file your bundler emitted`);
-});
+const grading = () =>
+  import('./grade.js').catch((e) => {
+    throw new Error(`could not load ffn-lab's grade.js (${e && e.message}); serve every file your bundler emitted`);
+  });
 const gradeExercise = async (...args) => (await grading()).gradeExercise(...args);
 
 // The four elements share one theme (web/element-base.js: --ffn-font, --ffn-fg, --ffn-bg, --ffn-surface,
@@ -131,9 +136,10 @@ export const NUMBER_MAX = 16; // characters of the `number` attribute shown befo
 const TIMEOUT_CHARS = 64; // a longer timeout attribute is not a number of milliseconds (checked before it is parsed)
 const RUNNING_UI_MS = 150; // a run shows "Running…" (and its Stop button) only once it has taken this long
 /** A value quoted in a notice: JSON, cut at 40 characters (then with its length, in the reader's language). */
-const quoteAttr = (s) => (s.length > 40
-  ? msg('exercise.quoted', { text: JSON.stringify(`${s.slice(0, 40)}…`), n: s.length })
-  : JSON.stringify(s));
+const quoteAttr = (s) =>
+  s.length > 40
+    ? msg('exercise.quoted', { text: JSON.stringify(`${s.slice(0, 40)}…`), n: s.length })
+    : JSON.stringify(s);
 
 /** The timeout attribute -> { ms, notice }: a number of milliseconds, clamped to TIMEOUT_RANGE (notice: a message). */
 export function readTimeout(attr) {
@@ -147,7 +153,10 @@ export function readTimeout(attr) {
   if (t < min || t > max) {
     const ms = t < min ? min : max;
     const notice = msg('exercise.timeoutRange', {
-      value: quoteAttr(attr), min: String(min), max: String(max), ms: String(ms),
+      value: quoteAttr(attr),
+      min: String(min),
+      max: String(max),
+      ms: String(ms),
     });
     return { ms, notice };
   }
@@ -489,9 +498,13 @@ export class FfnExerciseElement extends FfnElement {
     const saved = this._store.get(ex.id);
     // Saved progress this version could not read: all of it, or this exercise's.
     const problem = this._store.problemMessageWith(ex.id);
-    this._notice('progress', problem && (this._store.problemMessage === problem
-      ? msg('progress.problem', { problem: new Capitalized(problem) })
-      : msg('progress.notAllLoaded', { problem })));
+    this._notice(
+      'progress',
+      problem &&
+        (this._store.problemMessage === problem
+          ? msg('progress.problem', { problem: new Capitalized(problem) })
+          : msg('progress.notAllLoaded', { problem })),
+    );
     this._notice('timeout', readTimeout(this.getAttribute('timeout')).notice);
     this._notice('number', readNumber(this.getAttribute('number')).notice);
     const id = (s) => `${this._uid}-${s}`;
@@ -513,14 +526,21 @@ export class FfnExerciseElement extends FfnElement {
     );
     const names = doc.createDocumentFragment();
     toolkitNames.forEach((n, i) => names.append(...(i ? [', '] : []), el(doc, 'code', { text: n })));
-    const toolkit = el(doc, 'p', { class: 'toolkit', part: 'toolkit' }, this._tr.parts('exercise.toolkit', {
-      names,
-      tensor: el(doc, 'code', { text: '{ data, shape }' }),
-      log: el(doc, 'code', { text: 'console.log' }),
-    }));
+    const toolkit = el(
+      doc,
+      'p',
+      { class: 'toolkit', part: 'toolkit' },
+      this._tr.parts('exercise.toolkit', {
+        names,
+        tensor: el(doc, 'code', { text: '{ data, shape }' }),
+        log: el(doc, 'code', { text: 'console.log' }),
+      }),
+    );
     const builtIn = this._editorKind === textareaEditor;
     const keysHelp = el(doc, 'p', {
-      class: 'keys', id: id('keys'), part: 'help',
+      class: 'keys',
+      id: id('keys'),
+      part: 'help',
       text: this._t(builtIn ? 'exercise.keys' : 'exercise.keysRun'),
     });
 
@@ -563,15 +583,42 @@ export class FfnExerciseElement extends FfnElement {
     const notice = el(doc, 'p', { class: 'notice', part: 'notice', role: 'status' });
     this._showNotices(notice);
     const section = el(doc, 'section', { part: 'container', 'aria-label': t('section', { title: this._heading() }) }, [
-      header, notice, prompt, examples, toolkit, this._editor.root, keysHelp, toolbar, confirmRow, hints, solution,
-      results, progress,
+      header,
+      notice,
+      prompt,
+      examples,
+      toolkit,
+      this._editor.root,
+      keysHelp,
+      toolbar,
+      confirmRow,
+      hints,
+      solution,
+      results,
+      progress,
     ]);
     root.append(section);
 
-
     this._ui = {
-      title, section, notice, passedBefore: this._passedBefore, announce, details, badge, runBtn, stopBtn, hintBtn,
-      solBtn, resetBtn, confirmRow, confirmText, confirmYes, confirmNo, hints, solution, results,
+      title,
+      section,
+      notice,
+      passedBefore: this._passedBefore,
+      announce,
+      details,
+      badge,
+      runBtn,
+      stopBtn,
+      hintBtn,
+      solBtn,
+      resetBtn,
+      confirmRow,
+      confirmText,
+      confirmYes,
+      confirmNo,
+      hints,
+      solution,
+      results,
     };
     this._hintsShown = 0;
     for (let i = 0; i < (saved.hintsShown || 0); i++) this._revealHint(false);
@@ -604,7 +651,11 @@ export class FfnExerciseElement extends FfnElement {
     const t = (key, params) => this._t(`progress.${key}`, params);
     const note = store.persistent ? t('saved') : t('memoryOnly');
     const json = el(doc, 'textarea', {
-      class: 'progress-json', part: 'progress-json', 'aria-label': t('json'), spellcheck: false, rows: 4,
+      class: 'progress-json',
+      part: 'progress-json',
+      'aria-label': t('json'),
+      spellcheck: false,
+      rows: 4,
     });
     const status = el(doc, 'p', { class: 'note', role: 'status' });
     const passedBefore = el(doc, 'p', { class: 'note', part: 'passed-before' });
@@ -626,8 +677,9 @@ export class FfnExerciseElement extends FfnElement {
         const again = this.shadowRoot.querySelector('.progress');
         again.open = true;
         const reason = (s) => this._tr.t('storage.first', { id: s.id, reason: s.reasonMessage ?? s.reason });
-        const list = skipped.slice(0, 3).map(reason).join(this._t('errors.listSep'))
-          + (skipped.length > 3 ? `${this._t('errors.listSep')}…` : '');
+        const list =
+          skipped.slice(0, 3).map(reason).join(this._t('errors.listSep')) +
+          (skipped.length > 3 ? `${this._t('errors.listSep')}…` : '');
         const left = skipped.length ? t('skipped', { n: skipped.length, list }) : '';
         again.querySelector('[role="status"]').textContent = t('imported', { n }) + left + t('afterReload');
       } catch (e) {
@@ -911,10 +963,12 @@ export class FfnExerciseElement extends FfnElement {
       heard.push(el(doc, 'p', {}, [go]));
     }
     for (const d of report.diagnoses.map((x) => this._diagnosisText(x))) {
-      heard.push(el(doc, 'div', { class: 'diagnosis', part: 'diagnosis' }, [
-        el(doc, 'strong', { text: this._t('exercise.likelyMistake', { title: d.title }) }),
-        el(doc, 'span', { text: d.message }),
-      ]));
+      heard.push(
+        el(doc, 'div', { class: 'diagnosis', part: 'diagnosis' }, [
+          el(doc, 'strong', { text: this._t('exercise.likelyMistake', { title: d.title }) }),
+          el(doc, 'span', { text: d.message }),
+        ]),
+      );
     }
     for (const [i, note] of (report.notes || []).entries()) {
       const text = this._said(said.notes[i], note, CAPS.note);
@@ -943,13 +997,16 @@ export class FfnExerciseElement extends FfnElement {
       u.solBtn.textContent = this._t(u.solution.hidden ? 'exercise.compareSolution' : 'exercise.hideSolution');
     }
     if (report.logs.length) {
-      parts.push(el(doc, 'details', { part: 'logs-box' }, [
-        el(doc, 'summary', { text: this._t('exercise.consoleOutput', { n: report.logs.length }) }),
-        el(doc, 'pre', {
-          class: 'logs', part: 'logs',
-          text: report.logs.map((l) => (l.level === 'log' ? l.text : `[${l.level}] ${l.text}`)).join('\n'),
-        }),
-      ]));
+      parts.push(
+        el(doc, 'details', { part: 'logs-box' }, [
+          el(doc, 'summary', { text: this._t('exercise.consoleOutput', { n: report.logs.length }) }),
+          el(doc, 'pre', {
+            class: 'logs',
+            part: 'logs',
+            text: report.logs.map((l) => (l.level === 'log' ? l.text : `[${l.level}] ${l.text}`)).join('\n'),
+          }),
+        ]),
+      );
     }
     u.announce.replaceChildren(...heard);
     u.details.replaceChildren(...parts);

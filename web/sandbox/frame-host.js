@@ -153,10 +153,12 @@ function openFrame(key, plan, src) {
       e.refused = plan.inline;
       fail(e);
     };
-    const timers = [setTimeout(() => {
-      if (plan.inline) refuse(say('site.inlineNoAnswer'));
-      else fail(setupError(say('site.slow', { url: plan.url, s: String(READY_MS / 1000), fix: FIX_FILE })));
-    }, READY_MS)];
+    const timers = [
+      setTimeout(() => {
+        if (plan.inline) refuse(say('site.inlineNoAnswer'));
+        else fail(setupError(say('site.slow', { url: plan.url, s: String(READY_MS / 1000), fix: FIX_FILE })));
+      }, READY_MS),
+    ];
     cleanups.push(() => timers.forEach(clearTimeout));
     if (!plan.inline) {
       // A page CSP that refuses to frame the file says so here (Chromium reports it to the page).
@@ -174,16 +176,20 @@ function openFrame(key, plan, src) {
       if (frame.dead || settled) return;
       if (++loads > 1) {
         // The frame's script did not run, so its refresh took it to about:blank.
-        refuse(plan.inline
-          ? say('site.inlineScript')
-          : say('site.scriptRefused', { meta: '<meta name="ffn-lab-sandbox" content="...">' }));
+        refuse(
+          plan.inline
+            ? say('site.inlineScript')
+            : say('site.scriptRefused', { meta: '<meta name="ffn-lab-sandbox" content="...">' }),
+        );
         return;
       }
       if (!plan.inline) {
-        timers.push(setTimeout(async () => {
-          const why = await diagnose(plan.url);
-          if (why) fail(setupError(say('site.didNotStart', { problem: why, fix: FIX_FILE })));
-        }, DIAGNOSE_MS));
+        timers.push(
+          setTimeout(async () => {
+            const why = await diagnose(plan.url);
+            if (why) fail(setupError(say('site.didNotStart', { problem: why, fix: FIX_FILE })));
+          }, DIAGNOSE_MS),
+        );
       }
       const ch = new MessageChannel();
       frame.port = ch.port1;
@@ -295,14 +301,18 @@ async function liveFrame(workerUrl = null) {
 /** Open the sandbox frame ahead of the first run (resolves either way; a setup problem is reported by the run). */
 export function warmSandbox() {
   if (!globalThis.document) return Promise.resolve();
-  return liveFrame().then(() => {}, () => {});
+  return liveFrame().then(
+    () => {},
+    () => {},
+  );
 }
 
 function watch(frame) {
   if (frame.pinger) return;
   frame.pinger = setInterval(() => {
     if (frame.dead) return;
-    if (![...frame.runs.values()].some((r) => r.active)) { // a spare waiting for its run is not watched
+    if (![...frame.runs.values()].some((r) => r.active)) {
+      // a spare waiting for its run is not watched
       clearInterval(frame.pinger);
       frame.pinger = null;
       frame.ping = null;

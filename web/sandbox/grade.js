@@ -13,7 +13,6 @@ import { FRAME_DIED, FRAME_REMOVED } from './frame-host.js';
 
 const MAX_SOURCE_CHARS = 100000;
 
-
 /* ---------------- stage 2: run (stage 1, the tests: generateTests in exercises/) ---------------- */
 
 /*
@@ -201,8 +200,7 @@ function testMessage(o, expected, timeout) {
     // Indices as indices: "2nd strongest: got memory 4, expected memory 1 (memory 4 belongs 3rd)".
     const item = spec.item ? `${clip(spec.item, CAPS.key)} ` : '';
     const at = Number.isInteger(m.got) ? Array.prototype.indexOf.call(spec.data, m.got) : -1;
-    const where =
-      at >= 0 ? say('belongs', { item, v: got, at: ordinal(at + 1) }) : say('notThere', { item, v: got });
+    const where = at >= 0 ? say('belongs', { item, v: got, at: ordinal(at + 1) }) : say('notThere', { item, v: got });
     const order = spec.order ? clip(spec.order, CAPS.key) : say('entry');
     return keyed(say('indexMismatch', { at: ordinal(m.flatIndex + 1), order, item, got, expected: want, where }));
   }

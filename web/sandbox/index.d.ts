@@ -337,7 +337,10 @@ export const DEFAULT_STORAGE_KEY: 'ffn-lab:sandbox:v1';
 export function createProgressStore(options?: { storage?: StorageAdapter; key?: string }): ProgressStore;
 export function memoryStorage(): StorageAdapter;
 export function exportProgress(options?: { storage?: StorageAdapter; key?: string }): string;
-export function importProgress(json: string, options?: { storage?: StorageAdapter; key?: string; replace?: boolean }): number;
+export function importProgress(
+  json: string,
+  options?: { storage?: StorageAdapter; key?: string; replace?: boolean },
+): number;
 
 export interface MountOptions {
   timeout?: number;

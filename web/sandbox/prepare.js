@@ -15,12 +15,18 @@ function schedule({ kernelsReady, prepare }) {
   scheduled = true;
   if (observer) observer.disconnect();
   observer = null;
-  const idle = () => new Promise((done) => {
-    if (typeof requestIdleCallback === 'function') requestIdleCallback(() => done(), { timeout: IDLE_MS });
-    else setTimeout(done, 50);
-  });
+  const idle = () =>
+    new Promise((done) => {
+      if (typeof requestIdleCallback === 'function') requestIdleCallback(() => done(), { timeout: IDLE_MS });
+      else setTimeout(done, 50);
+    });
   // after the kernels: the elements in view come first, and the preparation never competes with them
-  Promise.resolve().then(kernelsReady).catch(() => {}).then(idle).then(prepare).catch(() => {});
+  Promise.resolve()
+    .then(kernelsReady)
+    .catch(() => {})
+    .then(idle)
+    .then(prepare)
+    .catch(() => {});
 }
 
 /**
@@ -34,9 +40,12 @@ export function prepareNear(element, root, kernelsReady, prepare) {
   root.addEventListener('pointerover', now, { once: true });
   if (typeof IntersectionObserver !== 'function') return;
   steps.set(element, { kernelsReady, prepare });
-  observer ??= new IntersectionObserver((entries) => {
-    const near = entries.find((e) => e.isIntersecting && steps.has(e.target));
-    if (near) schedule(steps.get(near.target));
-  }, { rootMargin: NEAR });
+  observer ??= new IntersectionObserver(
+    (entries) => {
+      const near = entries.find((e) => e.isIntersecting && steps.has(e.target));
+      if (near) schedule(steps.get(near.target));
+    },
+    { rootMargin: NEAR },
+  );
   observer.observe(element);
 }

@@ -8,7 +8,6 @@ const IS_BROWSER = typeof window === 'object' && typeof Worker === 'function';
 // Node built-ins are loaded through a variable specifier so browser bundlers leave them alone.
 const nodeBuiltin = (specifier) => import(/* webpackIgnore: true */ /* @vite-ignore */ specifier);
 
-
 export const DEFAULT_LIMITS = Object.freeze({ maxNumbers: 200000, maxDepth: 8, maxKeys: 32 });
 export { DEFAULT_TIMEOUT_MS };
 const NODE_WORKER = './worker.js';
@@ -99,7 +98,11 @@ let spare = null; // { key, worker: Promise<handle> }
 function startSpare(workerUrl) {
   const key = workerUrl ? String(workerUrl) : '';
   if (spare && spare.key === key) return spare.worker;
-  if (spare) spare.worker.then((w) => w.terminate(), () => {});
+  if (spare)
+    spare.worker.then(
+      (w) => w.terminate(),
+      () => {},
+    );
   const worker = spawn(workerUrl, true);
   worker.catch(() => {}); // a spare that cannot start is never used: the next run spawns its own and reports why
   spare = { key, worker };
@@ -127,12 +130,19 @@ async function take(workerUrl) {
  * is reported by the run).
  */
 export function prepareSandbox() {
-  return startSpare(null).then(() => {}, () => {});
+  return startSpare(null).then(
+    () => {},
+    () => {},
+  );
 }
 
 /** End the prepared worker, if any (the next run starts its own). */
 export function dropSpare() {
-  if (spare) spare.worker.then((w) => w.terminate(), () => {});
+  if (spare)
+    spare.worker.then(
+      (w) => w.terminate(),
+      () => {},
+    );
   spare = null;
 }
 
@@ -286,8 +296,12 @@ export function cleanWire(w, limits = DEFAULT_LIMITS) {
         const entries = {};
         for (const key of keys) {
           if (key.length > 64) refuse('longKey', { max: plain(64) });
-          Object.defineProperty(entries, key,
-            { value: visit(e[key], depth + 1), enumerable: true, writable: true, configurable: true });
+          Object.defineProperty(entries, key, {
+            value: visit(e[key], depth + 1),
+            enumerable: true,
+            writable: true,
+            configurable: true,
+          });
         }
         return { k, entries };
       }
@@ -431,8 +445,9 @@ async function runOnce(options = {}) {
           // A sandbox that cannot confirm the stop is dead (browsers: its process ended, typically out
           // of memory, and terminate() has removed it): report that rather than a plain timeout.
           stopping = true;
-          w.terminate().then((alive) => finish(alive ? { status: 'timeout' } : { status: 'crashed',
-            crash: FRAME_DIED }));
+          w.terminate().then((alive) =>
+            finish(alive ? { status: 'timeout' } : { status: 'crashed', crash: FRAME_DIED }),
+          );
         }, timeout);
         w.post({ type: 'run', nonce, source, exports, calls, limits });
         return;
@@ -441,7 +456,13 @@ async function runOnce(options = {}) {
       if (m.type === 'progress' && Number.isInteger(m.index) && m.index >= 0 && m.index < calls.length) {
         lastIndex = m.index;
         if (onProgress) onProgress(m.index);
-      } else if (m.type === 'result' && Number.isInteger(m.index) && m.index >= 0 && m.index < calls.length && results[m.index] === null) {
+      } else if (
+        m.type === 'result' &&
+        Number.isInteger(m.index) &&
+        m.index >= 0 &&
+        m.index < calls.length &&
+        results[m.index] === null
+      ) {
         results[m.index] = cleanResult(m.result, limits);
       } else if (m.type === 'done') {
         finish({

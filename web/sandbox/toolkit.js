@@ -149,8 +149,9 @@ export function tensor(data, shape) {
     const t = asTensor(data, 'tensor');
     return { data: Float64Array.from(t.data), shape: t.shape.slice() };
   }
-  const flat = Float64Array.from(ArrayBuffer.isView(data) || Array.isArray(data) ? data : asTensor(data,
-    'tensor').data);
+  const flat = Float64Array.from(
+    ArrayBuffer.isView(data) || Array.isArray(data) ? data : asTensor(data, 'tensor').data,
+  );
   const s = Array.from(shape);
   if (product(s) !== flat.length) {
     throw fail(RangeError, 'sizeMismatch', { fn: 'tensor', shape: fmt(s), n: product(s), m: flat.length });
@@ -351,8 +352,8 @@ export function toArray(x) {
     const n = t.shape[axis];
     const stride = product(t.shape.slice(axis + 1));
     const out = [];
-    for (let i = 0; i < n; i++) out.push(axis === t.shape.length - 1 ? t.data[offset + i] : build(axis + 1,
-      offset + i * stride));
+    for (let i = 0; i < n; i++)
+      out.push(axis === t.shape.length - 1 ? t.data[offset + i] : build(axis + 1, offset + i * stride));
     return out;
   };
   return build(0, 0);
@@ -405,6 +406,25 @@ export function erf(x) {
 
 /** Everything above, as the scope object the worker hands to learner code. */
 export const toolkitNames = Object.freeze([
-  'tensor', 'zeros', 'full', 'shapeOf', 'size', 'reshape', 'map', 'zip', 'add', 'sub', 'mul', 'matmul',
-  'transpose', 'sum', 'dot', 'row', 'col', 'get', 'toArray', 'range', 'erf',
+  'tensor',
+  'zeros',
+  'full',
+  'shapeOf',
+  'size',
+  'reshape',
+  'map',
+  'zip',
+  'add',
+  'sub',
+  'mul',
+  'matmul',
+  'transpose',
+  'sum',
+  'dot',
+  'row',
+  'col',
+  'get',
+  'toArray',
+  'range',
+  'erf',
 ]);

@@ -16,7 +16,10 @@ import * as toolkit from './toolkit.js';
  */
 
 const FILE = 'ffn-exercise-learner.js';
-const IS_NODE = typeof WorkerGlobalScope === 'undefined' && typeof process === 'object' && !!(process.versions && process.versions.node);
+const IS_NODE =
+  typeof WorkerGlobalScope === 'undefined' &&
+  typeof process === 'object' &&
+  !!(process.versions && process.versions.node);
 
 // Everything the worker itself needs, captured before learner code can touch the globals.
 const evaluate = globalThis.eval;
@@ -29,7 +32,6 @@ const getProto = Object.getPrototypeOf;
 const StringCtor = String;
 // Node built-ins are loaded through a variable specifier so browser bundlers leave them alone.
 const nodeBuiltin = (specifier) => import(/* webpackIgnore: true */ /* @vite-ignore */ specifier);
-
 
 let post;
 let onFirstMessage;
@@ -76,16 +78,53 @@ if (IS_NODE) {
 /* ---------------- lockdown ---------------- */
 
 const BLOCKED_GLOBALS = [
-  'fetch', 'XMLHttpRequest', 'WebSocket', 'WebSocketStream', 'EventSource', 'WebTransport', 'importScripts',
-  'Worker', 'SharedWorker', 'BroadcastChannel', 'indexedDB', 'caches', 'cookieStore', 'navigator',
-  'RTCPeerConnection', 'RTCDataChannel', 'Notification', 'FileSystemHandle', 'close', 'postMessage',
-  'FontFace', 'fonts', 'FontFaceSet', // a FontFace with a url() source is fetched, even from a worker
-  'process', 'require', 'module', 'Deno', 'Bun', 'onmessage',
+  'fetch',
+  'XMLHttpRequest',
+  'WebSocket',
+  'WebSocketStream',
+  'EventSource',
+  'WebTransport',
+  'importScripts',
+  'Worker',
+  'SharedWorker',
+  'BroadcastChannel',
+  'indexedDB',
+  'caches',
+  'cookieStore',
+  'navigator',
+  'RTCPeerConnection',
+  'RTCDataChannel',
+  'Notification',
+  'FileSystemHandle',
+  'close',
+  'postMessage',
+  'FontFace',
+  'fonts',
+  'FontFaceSet', // a FontFace with a url() source is fetched, even from a worker
+  'process',
+  'require',
+  'module',
+  'Deno',
+  'Bun',
+  'onmessage',
 ];
 
 // Functions learners might reasonably call get a stub that says why it fails; the rest simply disappear.
-const STUBBED = new Set(['FontFace', 'fetch', 'XMLHttpRequest', 'WebSocket', 'WebSocketStream', 'EventSource',
-  'WebTransport', 'importScripts', 'Worker', 'SharedWorker', 'BroadcastChannel', 'close', 'postMessage']);
+const STUBBED = new Set([
+  'FontFace',
+  'fetch',
+  'XMLHttpRequest',
+  'WebSocket',
+  'WebSocketStream',
+  'EventSource',
+  'WebTransport',
+  'importScripts',
+  'Worker',
+  'SharedWorker',
+  'BroadcastChannel',
+  'close',
+  'postMessage',
+]);
 
 function blocked(name) {
   const f = function () {
@@ -124,8 +163,11 @@ function lockdown() {
   // MessagePort.postMessage: learner code could otherwise open a channel (Node: reach the parent port).
   try {
     if (typeof MessagePort === 'function') {
-      Object.defineProperty(MessagePort.prototype, 'postMessage',
-        { value: blocked('postMessage'), writable: false, configurable: false });
+      Object.defineProperty(MessagePort.prototype, 'postMessage', {
+        value: blocked('postMessage'),
+        writable: false,
+        configurable: false,
+      });
     }
   } catch {
     // ignore
@@ -230,9 +272,15 @@ function show(v, depth = 0) {
     if (typeof v === 'function') return `[function ${v.name || 'anonymous'}]`;
     if (typeof v === 'symbol') return v.toString();
     if (depth > 3) return '…';
-    if (isView(v)) return `${v.constructor.name}(${v.length}) [${Array.prototype.slice.call(v, 0,
-      20).join(', ')}${v.length > 20 ? ', …' : ''}]`;
-    if (isArray(v)) return `[${v.slice(0, 20).map((x) => show(x, depth + 1)).join(', ')}${v.length > 20 ? ', …' : ''}]`;
+    if (isView(v))
+      return `${v.constructor.name}(${v.length}) [${Array.prototype.slice
+        .call(v, 0, 20)
+        .join(', ')}${v.length > 20 ? ', …' : ''}]`;
+    if (isArray(v))
+      return `[${v
+        .slice(0, 20)
+        .map((x) => show(x, depth + 1))
+        .join(', ')}${v.length > 20 ? ', …' : ''}]`;
     if (v instanceof Error) return `${v.name}: ${v.message}`;
     const keys = ObjectKeys(v).slice(0, 20);
     return `{ ${keys.map((k) => `${k}: ${show(v[k], depth + 1)}`).join(', ')} }`;
@@ -242,19 +290,26 @@ function show(v, depth = 0) {
 }
 
 function installConsole() {
-  const record = (level) => (...args) => {
-    if (logs.length >= MAX_LOG_LINES || logChars >= MAX_LOG_CHARS) return;
-    let text = '';
-    for (let i = 0; i < args.length && text.length <= 2000; i++) {
-      const s = show(args[i]);
-      text += (i ? ' ' : '') + (typeof s === 'string' ? s : '[unprintable]');
-    }
-    text = cut(text, 2000);
-    logChars += text.length;
-    append(logs, { level, text });
+  const record =
+    (level) =>
+    (...args) => {
+      if (logs.length >= MAX_LOG_LINES || logChars >= MAX_LOG_CHARS) return;
+      let text = '';
+      for (let i = 0; i < args.length && text.length <= 2000; i++) {
+        const s = show(args[i]);
+        text += (i ? ' ' : '') + (typeof s === 'string' ? s : '[unprintable]');
+      }
+      text = cut(text, 2000);
+      logChars += text.length;
+      append(logs, { level, text });
+    };
+  const fake = {
+    log: record('log'),
+    info: record('info'),
+    warn: record('warn'),
+    error: record('error'),
+    debug: record('debug'),
   };
-  const fake = { log: record('log'), info: record('info'), warn: record('warn'), error: record('error'),
-    debug: record('debug') };
   Object.defineProperty(globalThis, 'console', { value: Object.freeze(fake), writable: false, configurable: false });
 }
 
@@ -379,8 +434,22 @@ function syntaxLocation(wrapped, source, then) {
 // (code, template literals, regular expressions) it is refused, and so is an identifier spelling it
 // with \u escapes. The scanner's view is then checked by the engine itself (see findImport).
 const ID_CHAR = /[\p{ID_Continue}$\u200c\u200d]/u;
-const REGEX_AFTER_WORD = new Set(['return', 'typeof', 'instanceof', 'in', 'of', 'new', 'delete', 'void', 'throw',
-  'case', 'do', 'else', 'yield', 'await']);
+const REGEX_AFTER_WORD = new Set([
+  'return',
+  'typeof',
+  'instanceof',
+  'in',
+  'of',
+  'new',
+  'delete',
+  'void',
+  'throw',
+  'case',
+  'do',
+  'else',
+  'yield',
+  'await',
+]);
 const LINE_END = /[\n\r\u2028\u2029]/;
 const isId = (ch) => ch !== undefined && ID_CHAR.test(ch);
 
@@ -403,9 +472,23 @@ function scanImports(src) {
   while (i < n) {
     const c = src[i];
     if (inTemplate) {
-      if (c === '\\') { i += 2; continue; }
-      if (c === '`') { inTemplate = false; prev = 'w:`'; i += 1; continue; }
-      if (c === '$' && src[i + 1] === '{') { templates.push(depth); inTemplate = false; prev = '{'; i += 2; continue; }
+      if (c === '\\') {
+        i += 2;
+        continue;
+      }
+      if (c === '`') {
+        inTemplate = false;
+        prev = 'w:`';
+        i += 1;
+        continue;
+      }
+      if (c === '$' && src[i + 1] === '{') {
+        templates.push(depth);
+        inTemplate = false;
+        prev = '{';
+        i += 2;
+        continue;
+      }
       if (src.startsWith('import', i) && !isId(src[i - 1]) && !isId(src[i + 6])) code.push(i);
       i += 1;
       continue;
@@ -433,22 +516,46 @@ function scanImports(src) {
       i = j;
       continue;
     }
-    if (c === '`') { inTemplate = true; i += 1; continue; }
-    if (c === '{') { depth += 1; prev = '{'; i += 1; continue; }
+    if (c === '`') {
+      inTemplate = true;
+      i += 1;
+      continue;
+    }
+    if (c === '{') {
+      depth += 1;
+      prev = '{';
+      i += 1;
+      continue;
+    }
     if (c === '}') {
-      if (templates.length && templates[templates.length - 1] === depth) { templates.pop(); inTemplate = true; }
-      else { depth -= 1; prev = '}'; }
+      if (templates.length && templates[templates.length - 1] === depth) {
+        templates.pop();
+        inTemplate = true;
+      } else {
+        depth -= 1;
+        prev = '}';
+      }
       i += 1;
       continue;
     }
     if (c === '/') {
-      const regex = prev === '' || (!prev.startsWith('w:') && prev !== ')' && prev !== ']' && prev !== '}') || REGEX_AFTER_WORD.has(prev.slice(2));
-      if (!regex) { prev = '/'; i += 1; continue; }
+      const regex =
+        prev === '' ||
+        (!prev.startsWith('w:') && prev !== ')' && prev !== ']' && prev !== '}') ||
+        REGEX_AFTER_WORD.has(prev.slice(2));
+      if (!regex) {
+        prev = '/';
+        i += 1;
+        continue;
+      }
       let j = i + 1;
       let cls = false;
       while (j < n && !LINE_END.test(src[j])) {
         const ch = src[j];
-        if (ch === '\\') { j += 2; continue; }
+        if (ch === '\\') {
+          j += 2;
+          continue;
+        }
         j += 1;
         if (ch === '[') cls = true;
         else if (ch === ']') cls = false;
@@ -465,10 +572,17 @@ function scanImports(src) {
       while (j < n) {
         if (isId(src[j])) j += 1;
         else if (src[j] === '\\' && src[j + 1] === 'u') {
-          if (src[j + 2] === '{') { const e = src.indexOf('}', j); j = e === -1 ? n : e + 1; } else j += 6;
+          if (src[j + 2] === '{') {
+            const e = src.indexOf('}', j);
+            j = e === -1 ? n : e + 1;
+          } else j += 6;
         } else break;
       }
-      if (j === i) { prev = c; i += 1; continue; }
+      if (j === i) {
+        prev = c;
+        i += 1;
+        continue;
+      }
       const word = src.slice(i, Math.min(j, n)).replace(/\\u\{([0-9a-fA-F]+)\}|\\u([0-9a-fA-F]{4})/g, (m, a, b) => {
         const cp = parseInt(a || b, 16);
         return cp <= 0x10ffff ? String.fromCodePoint(cp) : m;
@@ -610,9 +724,16 @@ function callOne(fns, call, source, limits) {
     f = undefined;
   }
   if (typeof f !== 'function') {
-    return { ok: false, missing: true,
-      error: { name: 'ReferenceError', message: `${call.fn} is not defined: write function ${call.fn}(...) { ... }`,
-      line: null, column: null } };
+    return {
+      ok: false,
+      missing: true,
+      error: {
+        name: 'ReferenceError',
+        message: `${call.fn} is not defined: write function ${call.fn}(...) { ... }`,
+        line: null,
+        column: null,
+      },
+    };
   }
   let out;
   try {
@@ -636,8 +757,10 @@ function callOne(fns, call, source, limits) {
 
 /** `export function f` is a habit from modules; blank the keyword out (same length, so positions are unchanged). */
 function stripExports(source) {
-  return source.replace(/^([ \t]*)export([ \t]+)(?=(async[ \t]+)?function\b|const\b|let\b|var\b|class\b)/gm,
-    (m, a, b) => a + '      ' + b);
+  return source.replace(
+    /^([ \t]*)export([ \t]+)(?=(async[ \t]+)?function\b|const\b|let\b|var\b|class\b)/gm,
+    (m, a, b) => a + '      ' + b,
+  );
 }
 
 // What the page is told when the worker's own code fails: fixed text, never an error's message, which

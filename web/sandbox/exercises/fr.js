@@ -70,7 +70,7 @@ de forme quelconque. Renvoyez un tenseur de même forme. La boîte à outils vou
     'gelu: a batch, shape [2,3,5]': 'gelu : un lot, forme [2,3,5]',
     'gelu: zeros': 'gelu : des zéros',
     'gelu: large magnitudes (±10, ±50, ±1e4)': 'gelu : grandes valeurs absolues (±10, ±50, ±1e4)',
-    'gelu: beyond exp\'s range, where naive formulas overflow (±300, ±710, ±1000)':
+    "gelu: beyond exp's range, where naive formulas overflow (±300, ±710, ±1000)":
       'gelu : au-delà du domaine d’exp, où les formules naïves débordent (±300, ±710, ±1000)',
     'gelu: near the minimum, about -0.170 at z ≈ -0.752': 'gelu : près du minimum, environ -0,170 en z ≈ -0,752',
     'gelu: NaN passes through': 'gelu : NaN se propage',
@@ -80,7 +80,7 @@ de forme quelconque. Renvoyez un tenseur de même forme. La boîte à outils vou
     'geluTanh: a batch, shape [2,3,5]': 'geluTanh : un lot, forme [2,3,5]',
     'geluTanh: zeros': 'geluTanh : des zéros',
     'geluTanh: large magnitudes (±10, ±50, ±1e4)': 'geluTanh : grandes valeurs absolues (±10, ±50, ±1e4)',
-    'geluTanh: beyond exp\'s range, where naive formulas overflow (±300, ±710, ±1000)':
+    "geluTanh: beyond exp's range, where naive formulas overflow (±300, ±710, ±1000)":
       'geluTanh : au-delà du domaine d’exp, où les formules naïves débordent (±300, ±710, ±1000)',
     'geluTanh: near the minimum, about -0.170 at z ≈ -0.752':
       'geluTanh : près du minimum, environ -0,170 en z ≈ -0,752',
@@ -272,7 +272,7 @@ LLaMA 3 8B (d = 4096, multiplicateur 1,3, multiple 1024) obtient 14 336.</p>`,
     'llamaHiddenDim: LLaMA-7B, d = 4096': 'llamaHiddenDim : LLaMA-7B, d = 4096',
     'llamaHiddenDim: LLaMA-13B, d = 5120': 'llamaHiddenDim : LLaMA-13B, d = 5120',
     'llamaHiddenDim: LLaMA-65B, d = 8192': 'llamaHiddenDim : LLaMA-65B, d = 8192',
-    'llamaHiddenDim: Shazeer\'s d = 768 with multipleOf 1': 'llamaHiddenDim : le d = 768 de Shazeer, avec multipleOf 1',
+    "llamaHiddenDim: Shazeer's d = 768 with multipleOf 1": 'llamaHiddenDim : le d = 768 de Shazeer, avec multipleOf 1',
     'llamaHiddenDim: d = 1000 with multipleOf 1 (no rounding)':
       'llamaHiddenDim : d = 1000 avec multipleOf 1 (sans arrondi)',
     'llamaHiddenDim: LLaMA 3 8B: d = 4096, multiplier 1.3, multipleOf 1024':
@@ -283,9 +283,9 @@ LLaMA 3 8B (d = 4096, multiplicateur 1,3, multiple 1024) obtient 14 336.</p>`,
     'llamaHiddenDim: small: d = 10, multipleOf 8': 'llamaHiddenDim : petit : d = 10, multipleOf 8',
     'llamaHiddenDim: d = 4096, multiplier 1.3, multipleOf 1 (the first integer part changes the result)':
       'llamaHiddenDim : d = 4096, multiplicateur 1,3, multipleOf 1 (la première partie entière change le résultat)',
-    'llamaHiddenDim: d = 3072, multiplier 1.3, multipleOf 1 (the multiplier\'s integer part changes the result)':
-      'llamaHiddenDim : d = 3072, multiplicateur 1,3, multipleOf 1 (la partie entière après le '
-      + 'multiplicateur change le résultat)',
+    "llamaHiddenDim: d = 3072, multiplier 1.3, multipleOf 1 (the multiplier's integer part changes the result)":
+      'llamaHiddenDim : d = 3072, multiplicateur 1,3, multipleOf 1 (la partie entière après le ' +
+      'multiplicateur change le résultat)',
     'llamaHiddenDim: d = 3072: 8192 is already a multiple of 256':
       'llamaHiddenDim : d = 3072 : 8192 est déjà un multiple de 256',
     'llamaHiddenDim: d = 3072, multiplier 1.5: 12288 is already a multiple of 256':
@@ -363,7 +363,7 @@ branches.</p>`,
     'swigluBackward: 3 tokens, d = 5, dFF = 7': 'swigluBackward : 3 jetons, d = 5, dFF = 7',
     'swigluBackward: 4 tokens, d = 8, dFF = 12': 'swigluBackward : 4 jetons, d = 8, dFF = 12',
     'swigluBackward: square weights, d = dFF = 4': 'swigluBackward : poids carrés, d = dFF = 4',
-    'swigluBackward: the companion\'s matched width, d = 12, dFF = 32':
+    "swigluBackward: the companion's matched width, d = 12, dFF = 32":
       'swigluBackward : la largeur appariée du texte compagnon, d = 12, dFF = 32',
     'swigluBackward: zero upstream gradient': 'swigluBackward : gradient amont nul',
     'swigluBackward: gates of ±250 to ±1000 (where e^z and e^-z overflow)':
@@ -516,9 +516,9 @@ n’est pas un nombre entier).</p>`,
   ],
   // each hidden test's name (the original: the name the exercise gives it)
   tests: {
-    'gqaBlockCounts: the companion\'s block: d = 4096, 32 heads, 8 KV heads, head 128, hidden 14336':
-      'gqaBlockCounts : le bloc du texte compagnon : d = 4096, 32 têtes, 8 têtes KV, têtes de 128, largeur '
-      + 'cachée 14336',
+    "gqaBlockCounts: the companion's block: d = 4096, 32 heads, 8 KV heads, head 128, hidden 14336":
+      'gqaBlockCounts : le bloc du texte compagnon : d = 4096, 32 têtes, 8 têtes KV, têtes de 128, largeur ' +
+      'cachée 14336',
     'gqaBlockCounts: multi-head (LLaMA-7B): 32 KV heads, hidden 11008':
       'gqaBlockCounts : multi-têtes (LLaMA-7B) : 32 têtes KV, largeur cachée 11008',
     'gqaBlockCounts: multi-query: d = 2048, 16 heads, 1 KV head, hidden 5632':
@@ -528,7 +528,7 @@ n’est pas un nombre entier).</p>`,
     'gqaBlockCounts: small: d = 64, 4 heads, 2 KV heads, head 16, hidden 172':
       'gqaBlockCounts : petit : d = 64, 4 têtes, 2 têtes KV, têtes de 16, largeur cachée 172',
     'matchedGatedWidth: GPT-2 small, m = 3072': 'matchedGatedWidth : GPT-2 small, m = 3072',
-    'matchedGatedWidth: the companion\'s m = 48': 'matchedGatedWidth : le m = 48 du texte compagnon',
+    "matchedGatedWidth: the companion's m = 48": 'matchedGatedWidth : le m = 48 du texte compagnon',
     'matchedGatedWidth: m = 16384 (not a multiple of 3)': 'matchedGatedWidth : m = 16384 (pas un multiple de 3)',
     'matchedGatedWidth: m = 100': 'matchedGatedWidth : m = 100',
   },
