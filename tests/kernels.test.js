@@ -261,6 +261,16 @@ test(
   },
 );
 
+/** Runs a kernel and its reference on the same arguments into bufs [py, pr, w1, w2] (outputs, scratch): both return 0
+ * and agree within 1e-5 (the activation differs by an ulp or two from act_ref); label names the case. */
+function sameAsRef(label, fwd, ref, args, n, [py, pr, w1, w2]) {
+  assert.equal(k[fwd](py, ...args, w1), 0);
+  assert.equal(k[ref](pr, ...args, w2), 0);
+  const y = get(py, n);
+  const r = get(pr, n);
+  for (let i = 0; i < n; i++) assert.ok(closeTo(y[i], r[i], 1e-5), `${label}[${i}]: ${y[i]} vs ${r[i]}`);
+}
+
 test(
   'ffn_forward and gated_ffn_forward on the packed GEMM (large shapes, biases, every ' +
     'activation) vs their references',
@@ -278,21 +288,22 @@ test(
       const pr = alloc(T * d);
       const w1 = alloc(2 * T * F);
       const w2 = alloc(2 * T * F);
-      assert.equal(k.ffn_forward(py, p.X, p.W1, p.b1, p.W2, p.b2, T, d, F, act, w1), 0);
-      assert.equal(k.ffn_ref(pr, p.X, p.W1, p.b1, p.W2, p.b2, T, d, F, act, w2), 0);
-      let y = get(py, T * d);
-      let r = get(pr, T * d);
-      // the activation differs by an ulp or two from act_ref
-      for (let i = 0; i < T * d; i++) {
-        assert.ok(closeTo(y[i], r[i], 1e-5), `ffn ${ACTS[act]} ${T},${d},${F}[${i}]: ${y[i]} vs ${r[i]}`);
-      }
-      assert.equal(k.gated_ffn_forward(py, p.X, p.W1, p.W3, p.W2, T, d, F, act, w1), 0);
-      assert.equal(k.gated_ffn_ref(pr, p.X, p.W1, p.W3, p.W2, T, d, F, act, w2), 0);
-      y = get(py, T * d);
-      r = get(pr, T * d);
-      for (let i = 0; i < T * d; i++) {
-        assert.ok(closeTo(y[i], r[i], 1e-5), `gated ${ACTS[act]} ${T},${d},${F}[${i}]: ${y[i]} vs ${r[i]}`);
-      }
+      sameAsRef(
+        `ffn ${ACTS[act]} ${T},${d},${F}`,
+        'ffn_forward',
+        'ffn_ref',
+        [p.X, p.W1, p.b1, p.W2, p.b2, T, d, F, act],
+        T * d,
+        [py, pr, w1, w2],
+      );
+      sameAsRef(
+        `gated ${ACTS[act]} ${T},${d},${F}`,
+        'gated_ffn_forward',
+        'gated_ffn_ref',
+        [p.X, p.W1, p.W3, p.W2, T, d, F, act],
+        T * d,
+        [py, pr, w1, w2],
+      );
       freeAll();
     }
   },
@@ -319,27 +330,28 @@ test('ffn_forward and gated_ffn_forward vs their references, every activation', 
       const pr = alloc(T * d);
       const w1 = alloc(2 * T * F);
       const w2 = alloc(2 * T * F);
-      assert.equal(k.ffn_forward(py, p.X, p.W1, p.b1, p.W2, p.b2, T, d, F, act, w1), 0);
-      assert.equal(k.ffn_ref(pr, p.X, p.W1, p.b1, p.W2, p.b2, T, d, F, act, w2), 0);
-      let y = get(py, T * d);
-      let r = get(pr, T * d);
-      for (let i = 0; i < T * d; i++) {
-        assert.ok(closeTo(y[i], r[i], 1e-5), `ffn ${ACTS[act]} ${T},${d},${F}: ${y[i]} vs ${r[i]}`);
-      }
-      assert.equal(k.ffn_forward(py, p.X, p.W1, 0, p.W2, 0, T, d, F, act, w1), 0); // no biases
-      assert.equal(k.ffn_ref(pr, p.X, p.W1, 0, p.W2, 0, T, d, F, act, w2), 0);
-      y = get(py, T * d);
-      r = get(pr, T * d);
-      for (let i = 0; i < T * d; i++) {
-        assert.ok(closeTo(y[i], r[i], 1e-5), `ffn (no bias) ${ACTS[act]}: ${y[i]} vs ${r[i]}`);
-      }
-      assert.equal(k.gated_ffn_forward(py, p.X, p.W1, p.W3, p.W2, T, d, F, act, w1), 0);
-      assert.equal(k.gated_ffn_ref(pr, p.X, p.W1, p.W3, p.W2, T, d, F, act, w2), 0);
-      y = get(py, T * d);
-      r = get(pr, T * d);
-      for (let i = 0; i < T * d; i++) {
-        assert.ok(closeTo(y[i], r[i], 1e-5), `gated ${ACTS[act]} ${T},${d},${F}: ${y[i]} vs ${r[i]}`);
-      }
+      sameAsRef(
+        `ffn ${ACTS[act]} ${T},${d},${F}`,
+        'ffn_forward',
+        'ffn_ref',
+        [p.X, p.W1, p.b1, p.W2, p.b2, T, d, F, act],
+        T * d,
+        [py, pr, w1, w2],
+      );
+      sameAsRef(`ffn (no bias) ${ACTS[act]}`, 'ffn_forward', 'ffn_ref', [p.X, p.W1, 0, p.W2, 0, T, d, F, act], T * d, [
+        py,
+        pr,
+        w1,
+        w2,
+      ]);
+      sameAsRef(
+        `gated ${ACTS[act]} ${T},${d},${F}`,
+        'gated_ffn_forward',
+        'gated_ffn_ref',
+        [p.X, p.W1, p.W3, p.W2, T, d, F, act],
+        T * d,
+        [py, pr, w1, w2],
+      );
       freeAll();
     }
   }
