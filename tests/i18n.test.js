@@ -5,7 +5,8 @@ import { defineStrings, getStrings } from 'ffn-lab/sandbox';
 import * as components from 'ffn-lab/components';
 import en from '../web/i18n/en.js';
 import fr from '../web/i18n/fr.js';
-import { translator, errorText } from '../web/i18n/index.js';
+import { translator, errorText, loadStrings, stringsLoaded } from '../web/i18n/index.js';
+import { exercises, exerciseText } from '../web/sandbox/exercises/index.js';
 import { findEnglish } from './helpers/english.js';
 import { rng } from './helpers/numeric.js';
 import { hostileWorkerUrl, PAYLOADS } from './helpers/hostile-worker.js';
@@ -78,6 +79,28 @@ const SAME = new Set([
   'report.nTests',
 ]);
 
+test("French is loaded on first use: English until loadStrings('fr'), then the table and exercises", async () => {
+  const gelu = exercises.find((e) => e.id === 'gelu');
+  assert.equal(stringsLoaded('fr'), false, 'nothing has loaded French yet in this process');
+  assert.equal(translator('fr').t('exercise.run'), en.exercise.run);
+  assert.equal(translator('fr').locale, 'en', 'English numbers with the English table');
+  assert.equal(exerciseText(gelu, 'fr').title, gelu.title);
+  assert.equal(getStrings('fr').exercise.run, en.exercise.run);
+  const loading = loadStrings('fr-CA');
+  assert.equal(loadStrings('fr'), loading, 'one load per language');
+  await loading;
+  assert.equal(stringsLoaded('fr'), true);
+  assert.equal(translator('fr').t('exercise.run'), fr.exercise.run);
+  assert.equal(translator('fr').locale, 'fr');
+  assert.equal(getStrings('fr-BE').exercise.run, fr.exercise.run);
+  assert.notEqual(exerciseText(gelu, 'fr').title, gelu.title);
+  assert.equal(exerciseText(gelu, 'fr').title, (await import('../web/sandbox/exercises/fr.js')).gelu.title);
+  // English and a language without a built-in table have nothing to load
+  assert.equal(stringsLoaded('en'), true);
+  assert.equal(stringsLoaded('de'), true);
+  await loadStrings('de');
+});
+
 test('the French table has every key of the English one, with the same parameters and plural forms', () => {
   const enLeaves = leaves(en);
   assert.ok(enLeaves.length > 250, `${enLeaves.length} English strings`);
@@ -116,7 +139,10 @@ test('every French string is translated: not the English one (but names and symb
   assert.ok(findEnglish(enTexts).length > 250);
 });
 
-test('numbers: English keeps the formatting the elements had (toFixed, no -0, exponents); French has its own', () => {
+const NUMBERS =
+  'numbers: English keeps the formatting the elements had (toFixed, no -0, exponents); French has its own';
+test(NUMBERS, async () => {
+  await loadStrings('fr');
   const e = translator('en');
   const f = translator('fr');
   // the formatting the widgets used before the tables: toFixed, "-0.00" shown as "0.00", exponent form for tiny values
@@ -148,7 +174,8 @@ test('numbers: English keeps the formatting the elements had (toFixed, no -0, ex
   assert.equal(f.t('calculator.billion', { n: 1.5, x: '1,50' }), '1,50 milliard');
 });
 
-test("a refused attribute: the model's error in English (as before), the element's line in the reader's", () => {
+test("a refused attribute: the model's error in English (as before), the element's line in the reader's", async () => {
+  await loadStrings('fr');
   const { memoryModel, paramModel, activationModel } = components;
   const cases = [
     [
@@ -188,7 +215,10 @@ test("a refused attribute: the model's error in English (as before), the element
   ]);
 });
 
-test('defineStrings: a page adds a language or overrides keys (object or JSON), bad tags refused; getStrings', () => {
+const PAGE_TABLES =
+  'defineStrings: a page adds a language or overrides keys (object or JSON), bad tags refused; getStrings';
+test(PAGE_TABLES, async () => {
+  await loadStrings('fr');
   assert.equal(components.defineStrings, defineStrings);
   assert.throws(() => defineStrings('not a tag', {}), /defineStrings: lang must be a language tag/);
   assert.throws(() => defineStrings('de', '{nope'), /defineStrings: the table is not JSON/);
@@ -214,13 +244,17 @@ test('defineStrings: a page adds a language or overrides keys (object or JSON), 
 });
 
 test('the six built-ins are in French too: title, level, prompt, hints, examples, variants, test names', async () => {
+  await loadStrings('fr');
   const api = await import('ffn-lab');
   await api.ready();
   const { generateTests } = await import('../web/sandbox/exercises/index.js');
-  const memories = (await import('ffn-lab/sandbox')).exercises.find((x) => x.id === 'memories');
-  assert.deepEqual({ ...memories.translations.fr.words }, { memory: 'mémoire', strongest: 'par force décroissante' });
-  const { exercises } = await import('ffn-lab/sandbox');
   const { exerciseText } = await import('../web/sandbox/exercises/index.js');
+  const memories = (await import('ffn-lab/sandbox')).exercises.find((x) => x.id === 'memories');
+  assert.deepEqual(
+    { ...exerciseText(memories, 'fr').words },
+    { memory: 'mémoire', strongest: 'par force décroissante' },
+  );
+  const { exercises } = await import('ffn-lab/sandbox');
   const prose = (html) => html.replace(/<code>[\s\S]*?<\/code>/g, ' ').replace(/<[^>]+>/g, ' ');
   for (const ex of exercises) {
     const f = exerciseText(ex, 'fr');

@@ -1,5 +1,5 @@
 // The foundation of the four elements: one base class (styles, language, the kernels' loading), define, DOM helpers.
-import { watchLanguage } from './i18n/index.js';
+import { watchLanguage, langOf, loadStrings, stringsLoaded } from './i18n/index.js';
 
 // ---- styles -------------------------------------------------------------------------------------------------
 
@@ -49,6 +49,7 @@ export const themeCss = `
   :host(:not([theme="light"])) {${darkDefaults}}
 }
 :host([theme="dark"]) {${darkDefaults}}
+:host([ffn-strings-loading]) { visibility: hidden; }
 `;
 
 const made = new WeakMap(); // a window's CSSStyleSheet constructor -> Map(css text -> sheet)
@@ -153,6 +154,21 @@ export class FfnElement extends (globalThis.HTMLElement ?? class {}) {
   /** Follow the language of the element and the page (lang attributes, defineStrings): see _relocalize. */
   connectedCallback() {
     this._stopLang ??= watchLanguage(this, () => this._relocalize());
+    this._strings();
+  }
+
+  /**
+   * The built-in strings of the element's language (loaded on first use: web/i18n/index.js's loadStrings). Until
+   * they are here the element is drawn in English and hidden (attribute ffn-strings-loading), so that a reader of
+   * another language never sees English flash; it is drawn again in its language when they arrive (or stays in
+   * English, shown, if they cannot be loaded).
+   */
+  _strings() {
+    const lang = langOf(this);
+    if (stringsLoaded(lang)) return Promise.resolve();
+    this.setAttribute('ffn-strings-loading', '');
+    const shown = () => this.removeAttribute('ffn-strings-loading');
+    return loadStrings(lang).then(shown, shown);
   }
 
   disconnectedCallback() {
@@ -171,15 +187,15 @@ export class FfnElement extends (globalThis.HTMLElement ?? class {}) {
   /**
    * Load the kernels (kernels(): a promise of them), once at a time: a call while loading or once ready does
    * nothing, a call after an error tries again. While loading, `loading()` (a text), if given, is shown as a
-   * paragraph .loading (see _relocalizeLoading). Then `ready()` runs and ffn-ready fires (once per element;
-   * not when ready() returns false), or `failed(err)` runs.
+   * paragraph .loading (see _relocalizeLoading). Once the kernels and the language's strings are here, `ready()` runs
+   * and ffn-ready fires (once per element; not when ready() returns false), or `failed(err)` runs.
    */
   _load(kernels, { loading = null, ready = () => {}, failed = () => {} } = {}) {
     if (this._loadState === 'loading' || this._loadState === 'ready') return;
     this._loadState = 'loading';
     this._loadingText = loading;
     if (loading) this.shadowRoot.append(createEl(this.ownerDocument, 'p', { class: 'muted loading', text: loading() }));
-    new Promise((resolve) => resolve(kernels())).then(
+    Promise.all([new Promise((resolve) => resolve(kernels())), this._strings()]).then(
       () => {
         this._loadState = 'ready';
         if (ready() !== false) this._fireReady();

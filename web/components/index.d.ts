@@ -307,4 +307,4 @@ declare global {
 }
 
 /** The interface language: add or override a locale's strings (lang="..." on the element or page picks one). */
-export { defineStrings, getStrings, StringsTable, StringTemplate } from '../i18n/index.js';
+export { defineStrings, getStrings, loadStrings, StringsTable, StringTemplate } from '../i18n/index.js';

@@ -6,4 +6,4 @@ export { FfnParamCalculator } from './param-calculator.js';
 export * as memoryModel from './memory-model.js';
 export * as activationModel from './activation-model.js';
 export * as paramModel from './param-model.js';
-export { defineStrings, getStrings } from '../i18n/index.js';
+export { defineStrings, getStrings, loadStrings } from '../i18n/index.js';

@@ -36,5 +36,15 @@ export interface StringsTable {
  */
 export function defineStrings(lang: string, table: StringsTable | string): void;
 
-/** A copy of the table in use for a language (every key; English where the language has no string). */
+/**
+ * A copy of the table in use for a language (every key; English where the language has no string). A built-in
+ * language other than English is loaded on first use: until loadStrings(lang) has resolved, English.
+ */
 export function getStrings(lang?: string): StringsTable;
+
+/**
+ * Load the built-in strings of a language ('fr': the interface and the built-in exercises' text), which a page in
+ * English never downloads; resolves once they are in use (at once for English or a language without a table). The
+ * elements load their language themselves before they fire ffn-ready.
+ */
+export function loadStrings(lang: string): Promise<void>;

@@ -1,6 +1,5 @@
 // The interface language of the four elements: one table per locale, picked by `lang`.
 import en from './en.js';
-import fr from './fr.js';
 
 /*
  * A table is a nested object of namespaces (exercise, progress, storage, memory, plot, calculator, errors,
@@ -11,10 +10,12 @@ import fr from './fr.js';
  * built-in table of its language, then to English.
  */
 
-const builtIn = new Map([
-  ['en', en],
-  ['fr', fr],
-]);
+const builtIn = new Map([['en', en]]); // primary tag -> the built-in table, once loaded
+// The other built-in languages are loaded on first use (loadStrings; translator starts it), so that a page in
+// English never downloads them: primary tag -> its loaders (the interface's table here, other modules add theirs).
+const loaders = new Map([['fr', [() => import('./fr.js').then((m) => builtIn.set('fr', m.default))]]]);
+const loads = new Map(); // primary tag -> the promise of its loaders, while loading and once loaded
+const loaded = new Set(); // primary tags whose loaders have all resolved
 const added = new Map(); // lowercased lang tag -> the page's table (merged over earlier calls for the same tag)
 const merged = new Map(); // lowercased lang tag -> the table in use (built-in < page's), cached
 const listeners = new Set();
@@ -62,6 +63,52 @@ export function defineStrings(lang, table) {
   added.set(key, mergeTables(added.get(key), t));
   merged.clear();
   for (const fn of [...listeners]) fn(key);
+}
+
+const primaryOf = (lang) =>
+  String(lang || '')
+    .toLowerCase()
+    .split('-')[0];
+
+/**
+ * Load the built-in strings of `lang`'s language (French: the interface's table and the built-in exercises' text);
+ * resolves once they are in use, at once for English or a language ffn-lab has no table for. Every element on the
+ * page then draws itself again, as after defineStrings. The elements call it themselves before they are ready;
+ * call it before getStrings(lang) or a translator of your own.
+ */
+export function loadStrings(lang) {
+  const p = primaryOf(lang);
+  if (!loaders.has(p) || loaded.has(p)) return Promise.resolve();
+  if (!loads.has(p)) {
+    const all = Promise.all(loaders.get(p).map((load) => load())).then(() => {
+      if (loads.get(p) !== all) return loadStrings(p); // a loader was added meanwhile
+      loaded.add(p);
+      merged.clear();
+      for (const fn of [...listeners]) fn(p);
+    });
+    // a failed download is tried again by the next call
+    all.catch(() => loads.get(p) === all && loads.delete(p));
+    loads.set(p, all);
+  }
+  return loads.get(p);
+}
+
+/** Whether loadStrings(lang) has nothing left to load (true for English and languages without a table). */
+export function stringsLoaded(lang) {
+  const p = primaryOf(lang);
+  return !loaders.has(p) || loaded.has(p);
+}
+
+/**
+ * More built-in text of a language, loaded with its table by loadStrings (web/sandbox/exercises/index.js: the
+ * built-in exercises' translations). load() resolves once the text is in use; it may be called more than once.
+ */
+export function addBuiltInStrings(lang, load) {
+  const p = primaryOf(lang);
+  if (!loaders.has(p)) throw new RangeError(`addBuiltInStrings: ${JSON.stringify(p)} is not a built-in language`);
+  loaders.get(p).push(load);
+  loaded.delete(p); // loaded before: the next loadStrings runs this one too (the others resolve at once)
+  loads.delete(p);
 }
 
 /** Call fn(lang) whenever defineStrings changes a table; returns a function that stops it. */
@@ -125,6 +172,7 @@ const cache = new Map(); // `${locale}|${found}` -> translator, dropped when a t
  * its table was found, else the tag of the table used.
  */
 export function translator(lang = 'en') {
+  if (!stringsLoaded(lang)) loadStrings(lang).catch(() => {}); // English until then; the elements draw again
   const { table, found } = tableFor(lang);
   const asked = String(lang || 'en');
   const locale = safeLocale(asked.toLowerCase().split('-')[0] === found.split('-')[0] ? asked : found);

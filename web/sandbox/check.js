@@ -1,6 +1,12 @@
 // checkExercise: what an author runs before publishing: solution, variants and determinism over several seeds.
 import * as defaultApi from '../index.js'; // the wasm bytes inlined: nothing for a bundler or server to place
-import { resolveExercise, generateTests, validateValues, ExerciseDefinitionError } from './exercises/index.js';
+import {
+  resolveExercise,
+  generateTests,
+  validateValues,
+  ExerciseDefinitionError,
+  translationsOf,
+} from './exercises/index.js';
 import { gradeExercise, gradeValues } from './grade.js';
 
 /** Deep equality of generated data (typed arrays elementwise, NaN equal to NaN). */
@@ -147,7 +153,7 @@ function translationProblems(exercise, tests) {
   };
   for (const f of Object.values(exercise.functions)) collect(f.returns);
   const problems = [];
-  for (const [lang, t] of Object.entries(exercise.translations || {})) {
+  for (const [lang, t] of Object.entries(translationsOf(exercise))) {
     const unknown = Object.keys(t.tests || {}).filter((n) => !names.has(n));
     if (unknown.length) {
       problems.push({

@@ -247,7 +247,10 @@ export interface Exercise {
   tests(rng: Rng, api: FfnApi): TestCase[];
   readonly reference: Readonly<Record<string, (args: any[], api: FfnApi) => unknown>>;
   readonly variants: readonly (VariantDefinition & { anyOf: boolean })[];
-  /** The translations, by lowercased language tag. */
+  /**
+   * The translations the definition carried, by lowercased language tag (the built-ins' French is not here: it is
+   * loaded with the French interface, loadStrings('fr'), and the element shows it).
+   */
   readonly translations: Readonly<Record<string, Readonly<ExerciseTranslation>>>;
 }
 
@@ -299,7 +302,7 @@ export function definedExerciseIds(): string[];
 export function getExercise(id: string): Exercise;
 export const toolkitNames: readonly string[];
 /** The interface language: add or override a locale's strings (lang="..." on the element or page picks one). */
-export { defineStrings, getStrings, StringsTable, StringTemplate } from '../i18n/index.js';
+export { defineStrings, getStrings, loadStrings, StringsTable, StringTemplate } from '../i18n/index.js';
 
 export interface StorageAdapter {
   getItem(key: string): string | null;

@@ -25,7 +25,7 @@ export { toolkitNames } from './toolkit.js';
 export { textareaEditor } from './editor.js';
 export { codeMirrorEditor } from './codemirror.js';
 /** The interface language: add or override a locale's strings; read a locale's table (web/i18n/en.js has every key). */
-export { defineStrings, getStrings } from '../i18n/index.js';
+export { defineStrings, getStrings, loadStrings } from '../i18n/index.js';
 
 /**
  * Mount an exercise inside `container` (for React, Vue, Svelte...). Creates an <ffn-exercise> child.

@@ -253,7 +253,7 @@ const EMPTY = Object.freeze(Object.create(null));
 
 export function exerciseText(exercise, lang = 'en') {
   const tag = String(lang || '').toLowerCase();
-  const all = exercise.translations || {};
+  const all = translationsOf(exercise);
   const t = all[tag] || all[tag.split('-')[0]] || {};
   return {
     title: t.title ?? exercise.title,
@@ -269,6 +269,27 @@ export function exerciseText(exercise, lang = 'en') {
     tests: t.tests ?? EMPTY,
     words: t.words ?? EMPTY,
   };
+}
+
+// exercise -> translations added after its definition (addTranslations), over those it was defined with
+const later = new WeakMap();
+
+/**
+ * Add translations to a defined exercise, checked as a definition's `translations` are: the built-in exercises'
+ * French arrives with the French interface (loadStrings), not with the exercises. Throws naming the field.
+ */
+export function addTranslations(exercise, translations) {
+  const fail = (field, message) => {
+    throw new ExerciseDefinitionError(exercise.id, field, message);
+  };
+  const parsed = parseTranslations({ translations }, exercise, fail);
+  later.set(exercise, Object.freeze({ ...later.get(exercise), ...parsed }));
+}
+
+/** An exercise's translations: { [lang]: { title, prompt, ... } }, those of its definition and those added since. */
+export function translationsOf(exercise) {
+  const added = later.get(exercise);
+  return added ? { ...exercise.translations, ...added } : exercise.translations || {};
 }
 
 /** Check a definition's structure and return the frozen exercise the grader uses (not registered). */

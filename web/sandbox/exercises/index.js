@@ -1,26 +1,22 @@
 // The built-in catalog: six exercises, one file each, defined through the same defineExercise authors use.
-import { defineExercise } from './define.js';
+import { defineExercise, addTranslations } from './define.js';
 import gelu from './gelu.js';
 import ffn from './ffn.js';
 import swiglu from './swiglu.js';
 import swigluBackward from './swiglu-backward.js';
 import memories from './memories.js';
 import gqaBudget from './gqa-budget.js';
-import * as fr from './fr.js';
+import { addBuiltInStrings } from '../../i18n/index.js';
 
-/** A built-in definition with its translations (one file per language: fr.js). */
-const translated = (def, t) => ({ ...def, translations: { fr: t.fr } });
+/** The built-in exercises, as defined (frozen), in English; their French comes with the French interface. */
+export const exercises = Object.freeze([gelu, ffn, swiglu, swigluBackward, memories, gqaBudget].map(defineExercise));
 
-/** The built-in exercises, as defined (frozen), in English and French. */
-export const exercises = Object.freeze(
-  [
-    translated(gelu, { fr: fr.gelu }),
-    translated(ffn, { fr: fr.ffn }),
-    translated(swiglu, { fr: fr.swiglu }),
-    translated(swigluBackward, { fr: fr.swigluBackward }),
-    translated(memories, { fr: fr.memories }),
-    translated(gqaBudget, { fr: fr.gqaBudget }),
-  ].map(defineExercise),
+// One file per language (fr.js, keyed by the exercises' names in camelCase), loaded by loadStrings('fr').
+const camel = (id) => id.replace(/-(\w)/g, (m, c) => c.toUpperCase());
+addBuiltInStrings('fr', () =>
+  import('./fr.js').then((fr) => {
+    for (const e of exercises) if (fr[camel(e.id)]) addTranslations(e, { fr: fr[camel(e.id)] });
+  }),
 );
 
 /** The built-in exercises' ids, in the course's order. */
@@ -40,4 +36,5 @@ export {
   ExerciseDefinitionError,
   RETURN_KINDS,
   exerciseText,
+  translationsOf,
 } from './define.js';
