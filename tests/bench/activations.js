@@ -1,6 +1,10 @@
-// Activation kernel rates (Melem/s, 1M floats, medians, interleaved): ffn-lab act_forward/act_grad vs a former src/activations.c built from git (default: the f64x2 kernels) and tfjs-wasm, with the onnxruntime-web rates quoted in issue 3 (measured ones: npm run bench -- --act-only).
-// Standalone: node tests/bench/activations.js [--quick] [--no-baseline] [--no-tfjs] [--baseline <git rev>] [--browser (in headless Chromium, without tfjs)]
-// As a module: import { runActivationBench, tfjsWasmNode } from './activations.js' (run.js takes its tfjs-wasm set-up from here).
+// Activation kernel rates (Melem/s, 1M floats, medians, interleaved): ffn-lab act_forward/act_grad vs a former
+// src/activations.c built from git (default: the f64x2 kernels) and tfjs-wasm, with the onnxruntime-web rates quoted in
+// issue 3 (measured ones: npm run bench -- --act-only).
+// Standalone: node tests/bench/activations.js [--quick] [--no-baseline] [--no-tfjs] [--baseline <git rev>]
+//   [--browser (in headless Chromium, without tfjs)]
+// As a module: import { runActivationBench, tfjsWasmNode } from './activations.js' (run.js takes its tfjs-wasm set-up
+// from here).
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir, cpus } from 'node:os';
@@ -13,7 +17,10 @@ const root = resolve(here, '../..');
 /** The last revision whose src/activations.c computed the smooth activations in f64x2 lanes. */
 export const F64_BASELINE_REV = 'b99bb6b';
 
-/** Onnxruntime-web 1.30 and tfjs rates quoted in issue 3 (Melem/s, measured on this machine earlier); run.js measures ORT in the same run. */
+/**
+ * Onnxruntime-web 1.30 and tfjs rates quoted in issue 3 (Melem/s, measured on this machine earlier); run.js measures
+ * ORT in the same run.
+ */
 export const QUOTED = { gelu: 130, gelu_tanh: 225, silu: 193, tfjs_silu: 509 };
 
 const CODES = { sigmoid: 3, silu: 4, gelu: 5, gelu_tanh: 6, gelu_sigmoid: 7 };
@@ -95,7 +102,8 @@ function ulps(a, b) {
 
 /**
  * raw: ffn.wasm exports (act_forward, act_grad, act_ref, act_grad_ref, malloc, free, memory);
- * base: optional exports of a baseline module (baseLabel names its column); tf: optional tfjs-core with the wasm backend ready.
+ * base: optional exports of a baseline module (baseLabel names its column); tf: optional tfjs-core with the wasm
+ * backend ready.
  * Every timed kernel's output is checked against act_ref/act_grad_ref (plain C in float64) to 4 ulps.
  */
 export function runActivationBench({
@@ -150,7 +158,8 @@ export function runActivationBench({
     `activations, ${n} floats in [-8, 8), in wasm memory (y = phi(x), not in place), Melem/s, medians of ${opts.reps}:`,
   );
   log(
-    `${'function'.padEnd(14)}${'new'.padStart(9)}${baseLabel.slice(0, 8).padStart(9)}${'speedup'.padStart(8)}${'tfjs'.padStart(9)}${'ort(q)'.padStart(9)}${'new/ort'.padStart(8)}${'anchored'.padStart(9)}`,
+    `${'function'.padEnd(14)}${'new'.padStart(9)}${baseLabel.slice(0, 8).padStart(9)}${'speedup'.padStart(8)}` +
+      `${'tfjs'.padStart(9)}${'ort(q)'.padStart(9)}${'new/ort'.padStart(8)}${'anchored'.padStart(9)}`,
   );
   for (const fn of ['act_forward', 'act_grad']) {
     for (const [name, act] of Object.entries(CODES)) {
@@ -194,18 +203,22 @@ export function runActivationBench({
       const label = fn === 'act_forward' ? name : `${name}'`;
       const anch = r.ortAnchored == null ? '-'.padStart(9) : (r.ortAnchored.toFixed(2) + 'x').padStart(9);
       log(
-        `${label.padEnd(14)}${fmt(r.melem)}${fmt(r.f64x2)}${ratio(r.melem, r.f64x2)}${fmt(r.tfjs)}${fmt(r.ortQuoted)}${ratio(r.melem, r.ortQuoted)}${anch}`,
+        `${label.padEnd(14)}${fmt(r.melem)}${fmt(r.f64x2)}${ratio(r.melem, r.f64x2)}${fmt(r.tfjs)}` +
+          `${fmt(r.ortQuoted)}${ratio(r.melem, r.ortQuoted)}${anch}`,
       );
     }
   }
   log(
-    `(tfjs: tfjs-wasm tf.sigmoid (sigmoid row) or tf.mul(x, tf.sigmoid(x)) (other rows) on a resident tensor, output allocation included,`,
+    `(tfjs: tfjs-wasm tf.sigmoid (sigmoid row) or tf.mul(x, tf.sigmoid(x)) (other rows) on a resident tensor, ` +
+      `output allocation included,`,
   );
   log(
-    ` interleaved with ours; ort(q): onnxruntime-web rates quoted in issue 3 (not installed here); new/ort: against the quoted rate;`,
+    ` interleaved with ours; ort(q): onnxruntime-web rates quoted in issue 3 (not installed here); new/ort: ` +
+      `against the quoted rate;`,
   );
   log(
-    ` anchored: (new / tfjs SiLU in the same row) x (${QUOTED.tfjs_silu} / ort), the quoted tfjs SiLU rate, which load on this shared machine does not skew)`,
+    ` anchored: (new / tfjs SiLU in the same row) x (${QUOTED.tfjs_silu} / ort), the quoted tfjs SiLU rate, ` +
+      `which load on this shared machine does not skew)`,
   );
   mods.forEach((m) => {
     m.e.free(m.px);
@@ -274,7 +287,8 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
         },
       );
       console.log(
-        `# ffn-lab activations, headless ${ua}, ${cpus()[0]?.model?.trim()}, baseline ${baseBytes ? rev : 'none'}, ${new Date().toISOString().slice(0, 16)}Z`,
+        `# ffn-lab activations, headless ${ua}, ${cpus()[0]?.model?.trim()}, baseline ` +
+          `${baseBytes ? rev : 'none'}, ${new Date().toISOString().slice(0, 16)}Z`,
       );
       console.log(lines.join('\n'));
     } finally {
@@ -294,7 +308,8 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     }
   }
   console.log(
-    `# ffn-lab activations, Node ${process.versions.node}, ${cpus()[0]?.model?.trim()}, baseline ${base ? rev : 'none'}, ${new Date().toISOString().slice(0, 16)}Z`,
+    `# ffn-lab activations, Node ${process.versions.node}, ${cpus()[0]?.model?.trim()}, baseline ` +
+      `${base ? rev : 'none'}, ${new Date().toISOString().slice(0, 16)}Z`,
   );
   runActivationBench({ raw, base, baseLabel: rev, tf, quick: flag('--quick') });
 }

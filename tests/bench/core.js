@@ -1,4 +1,5 @@
-// The benchmark body, shared by Node (run.js) and the headless-Chromium page: ffn-lab vs XNNPACK (tfjs-wasm), the SIMD peak and streaming anchors, interleaved, medians, every timed result checked against float64.
+// The benchmark body, shared by Node (run.js) and the headless-Chromium page: ffn-lab vs XNNPACK (tfjs-wasm), the
+// SIMD peak and streaming anchors, interleaved, medians, every timed result checked against float64.
 
 import * as ref from '../ref.js';
 import {
@@ -169,7 +170,8 @@ export function benchOpts(quick) {
 }
 
 /* ---- activations: Melem/s on 1M floats, the kernel alone, the public API (copies included; a fresh result,
-   or { out } into one reused array) and onnxruntime-web's session.run (input from a Float32Array, output read), interleaved ---- */
+   or { out } into one reused array) and onnxruntime-web's session.run (input from a Float32Array, output read),
+   interleaved ---- */
 export async function runActivationSection({
   ffn,
   raw,
@@ -191,10 +193,13 @@ export async function runActivationSection({
   const xt = tf.tensor1d(x);
   log('');
   log(
-    `activations, ${n} floats in [-6, 6), Melem/s (medians of ${opts.reps} interleaved rounds; ratios: medians of back-to-back rounds)`,
+    `activations, ${n} floats in [-6, 6), Melem/s (medians of ${opts.reps} interleaved rounds; ratios: medians ` +
+      `of back-to-back rounds)`,
   );
   log(
-    `${padEnd('activation', 13)}${pad('kernel', 7)}${pad('API', 7)}${pad('API out', 8)}${pad('ORT', 7)}  ${padEnd('ORT graph (the faster one is the anchor)', 38)}${pad('API/ORT', 8)}${pad('out/ORT', 8)}${pad('kern/ORT', 9)}${pad('copy', 6)}${pad('ceiling', 8)}   max ulps: ffn-lab API, ORT (max abs err)`,
+    `${padEnd('activation', 13)}${pad('kernel', 7)}${pad('API', 7)}${pad('API out', 8)}${pad('ORT', 7)}  ` +
+      `${padEnd('ORT graph (the faster one is the anchor)', 38)}${pad('API/ORT', 8)}${pad('out/ORT', 8)}` +
+      `${pad('kern/ORT', 9)}${pad('copy', 6)}${pad('ceiling', 8)}   max ulps: ffn-lab API, ORT (max abs err)`,
   );
   for (const name of ['gelu', 'gelu_tanh', 'silu', 'gelu_sigmoid']) {
     const kern = () => raw.act_forward(py, px, n, codes[name]);
@@ -261,11 +266,15 @@ export async function runActivationSection({
     const rt = (v) => (v == null ? '-' : v.toFixed(2) + 'x');
     const ulpTxt = (o) => `${o.maxUlp > 1e6 ? o.maxUlp.toExponential(1) : o.maxUlp} (${o.maxAbs.toExponential(1)})`;
     log(
-      `${padEnd(name, 13)}${pad(f(kRate), 7)}${pad(f(aRate), 7)}${pad(f(row.apiOutMelem), 8)}${pad(f(best && best.melem), 7)}  ${padEnd(best ? best.how : 'onnxruntime-web not loaded', 38)}${pad(rt(row.apiVsOrt), 8)}${pad(rt(row.apiOutVsOrt), 8)}${pad(rt(row.kernelVsOrt), 9)}${pad(f(row.copyMelem), 6)}${pad(rt(row.ceiling), 8)}   ${ours.maxUlp}, ${best ? ulpTxt(best) : '-'}`,
+      `${padEnd(name, 13)}${pad(f(kRate), 7)}${pad(f(aRate), 7)}${pad(f(row.apiOutMelem), 8)}` +
+        `${pad(f(best && best.melem), 7)}  ${padEnd(best ? best.how : 'onnxruntime-web not loaded', 38)}` +
+        `${pad(rt(row.apiVsOrt), 8)}${pad(rt(row.apiOutVsOrt), 8)}${pad(rt(row.kernelVsOrt), 9)}` +
+        `${pad(f(row.copyMelem), 6)}${pad(rt(row.ceiling), 8)}   ${ours.maxUlp}, ${best ? ulpTxt(best) : '-'}`,
     );
     for (const o of row.ort.slice(1))
       log(
-        `${' '.repeat(35)}${pad(f(o.melem), 7)}  ${padEnd(o.how, 38)}${' '.repeat(39)}   ${' '.repeat(String(ours.maxUlp).length + 2)}${ulpTxt(o)}`,
+        `${' '.repeat(35)}${pad(f(o.melem), 7)}  ${padEnd(o.how, 38)}${' '.repeat(39)}   ` +
+          `${' '.repeat(String(ours.maxUlp).length + 2)}${ulpTxt(o)}`,
       );
     results.act.push(row);
   }
@@ -278,23 +287,30 @@ export async function runActivationSection({
   checkAct('tfjs silu', tfSilu(), x, 64);
   const [st] = await interleaved([tfSilu], opts);
   log(
-    `(kernel: act_forward from one wasm buffer into another, x already in wasm memory; API: ffn.gelu(x) etc. on a Float32Array, result a fresh tensor; ORT: onnxruntime-web ${ortMod ? ortMod.env.versions.web : '-'} wasm EP, ${ortMod ? ortFlavour(ortMod) : '-'}, numThreads ${ortMod ? ortMod.env.wasm.numThreads : '-'}, SIMD,`,
+    `(kernel: act_forward from one wasm buffer into another, x already in wasm memory; API: ffn.gelu(x) etc. on ` +
+      `a Float32Array, result a fresh tensor; ORT: onnxruntime-web ${ortMod ? ortMod.env.versions.web : '-'} wasm ` +
+      `EP, ${ortMod ? ortFlavour(ortMod) : '-'}, numThreads ${ortMod ? ortMod.env.wasm.numThreads : '-'}, SIMD,`,
   );
   log(
-    " session.run({ x: new ort.Tensor('float32', x, [n]) }) and its output's .data read; its Sigmoid + Mul graph is fused by ORT's QuickGeluFusion into QuickGelu(alpha=1);",
+    " session.run({ x: new ort.Tensor('float32', x, [n]) }) and its output's .data read; its Sigmoid + Mul graph " +
+      "is fused by ORT's QuickGeluFusion into QuickGelu(alpha=1);",
   );
   log(
-    ' API out: ffn.gelu(x, { out }) etc., the same call writing into one Float32Array reused across calls (no fresh result); out/ORT its ratio to ORT;',
+    ' API out: ffn.gelu(x, { out }) etc., the same call writing into one Float32Array reused across calls (no ' +
+      'fresh result); out/ORT its ratio to ORT;',
   );
   log(
-    ' copy: x.slice(), a fresh copy of x, the least any call returning a new array pays (allocation, page faults, one pass);',
+    ' copy: x.slice(), a fresh copy of x, the least any call returning a new array pays (allocation, page ' +
+      'faults, one pass);',
   );
   log(' ceiling: ORT time / copy time, the API/ORT ratio a kernel taking no time would reach;');
   log(
-    ' max ulps: float32 steps from the float64 value (tests/ref.js) rounded to float32, over every 7th input (ffn-lab also checked within 8 ulps);',
+    ' max ulps: float32 steps from the float64 value (tests/ref.js) rounded to float32, over every 7th input ' +
+      '(ffn-lab also checked within 8 ulps);',
   );
   log(
-    " ORT's huge counts come from the negative tails, where its GELUs return 0 or the wrong sign: gelu(-5.54) = 0 (float64 -8.3e-8),",
+    " ORT's huge counts come from the negative tails, where its GELUs return 0 or the wrong sign: gelu(-5.54) = " +
+      '0 (float64 -8.3e-8),',
   );
   log(' tanh GELU(-4.95) = +3.0e-7 (float64 -3.2e-7); in parentheses its max absolute error)');
   log(`(tfjs-wasm x*sigmoid(x) on a resident tensor, measured here: ${(n / st / 1e6).toFixed(0)} Melem/s)`);
@@ -449,11 +465,17 @@ export async function runBench({
   results.peak = peak;
   results.streamGBs = streamGBs;
   log(
-    `anchors: wasm SIMD mul+add peak ${peak.toFixed(1)} GFLOPS (${peakCh} independent f32x4 mul+add chains, the best of 8..14; timed inside each GEMM comparison, median over shapes ${Math.min(...peaks).toFixed(1)}..${Math.max(...peaks).toFixed(1)}); streaming read of 180 MB ${streamGBs.toFixed(1)} GB/s (best of one and four read streams)`,
+    `anchors: wasm SIMD mul+add peak ${peak.toFixed(1)} GFLOPS (${peakCh} independent f32x4 mul+add chains, the ` +
+      `best of 8..14; timed inside each GEMM comparison, median over shapes ` +
+      `${Math.min(...peaks).toFixed(1)}..${Math.max(...peaks).toFixed(1)}); streaming read of 180 MB ` +
+      `${streamGBs.toFixed(1)} GB/s (best of one and four read streams)`,
   );
   log(
     madd
-      ? `         relaxed-SIMD madd peak ${madd.gflops.toFixed(1)} GFLOPS against mul+add ${madd.mulAdd.toFixed(1)} timed with it, ${madd.vsMulAdd.toFixed(2)}x (${madd.ch} f32x4.relaxed_madd chains, the best of 8..14; one interleaved run before the GEMMs; the GEMM rows' share of it is their of-peak divided by this ratio)`
+      ? `         relaxed-SIMD madd peak ${madd.gflops.toFixed(1)} GFLOPS against mul+add ` +
+          `${madd.mulAdd.toFixed(1)} timed with it, ${madd.vsMulAdd.toFixed(2)}x (${madd.ch} f32x4.relaxed_madd ` +
+          `chains, the best of 8..14; one interleaved run before the GEMMs; the GEMM rows' share of it is their ` +
+          `of-peak divided by this ratio)`
       : '         relaxed-SIMD madd peak: not measured (this engine does not run relaxed SIMD)',
   );
   results.madd = madd;
@@ -573,7 +595,9 @@ export async function runBench({
     const flops = 6 * T * d * dff;
     log('');
     log(
-      `SwiGLU layer forward T=${T} d=${d} d_ff=${dff}: ffn-lab createGatedFfn ${(s1 * 1e3).toFixed(2)} ms (${(flops / s1 / 1e9).toFixed(1)} GFLOPS), XNNPACK 3 matMul + sigmoid/mul ${(s2 * 1e3).toFixed(2)} ms: ${fwdRatio.toFixed(2)}x`,
+      `SwiGLU layer forward T=${T} d=${d} d_ff=${dff}: ffn-lab createGatedFfn ${(s1 * 1e3).toFixed(2)} ms ` +
+        `(${(flops / s1 / 1e9).toFixed(1)} GFLOPS), XNNPACK 3 matMul + sigmoid/mul ${(s2 * 1e3).toFixed(2)} ms: ` +
+        `${fwdRatio.toFixed(2)}x`,
     );
     results.layers.push({ name: 'swiglu_forward', ffnlabMs: s1 * 1e3, xnnpackMs: s2 * 1e3, speedup: fwdRatio });
 
@@ -647,10 +671,13 @@ export async function runBench({
         if (!(Math.abs(ob.dX.data[i * d + k] - dX[k]) <= 1e-4 * s * Math.sqrt(dff)))
           throw new Error(`bench: swigluBackward dX wrong at [${i},${k}]`);
     }
-    const ob2 = await interleaved([oursB, xnnB], { ...opts, batchMs: 1, reps: quick ? 3 : 5 }); // tfjs takes seconds per call
+    // tfjs takes seconds per call
+    const ob2 = await interleaved([oursB, xnnB], { ...opts, batchMs: 1, reps: quick ? 3 : 5 });
     const bflops = 2 * T * d * dff * 8; // 2 recomputed forward products + 6 backward products
     log(
-      `SwiGLU backward N=${T} d=${d} d_ff=${dff}: ffn-lab swigluBackward ${(ob2[0] * 1e3).toFixed(1)} ms (${(bflops / ob2[0] / 1e9).toFixed(1)} GFLOPS, weights copied in per call), tfjs-wasm ops ${(ob2[1] * 1e3).toFixed(1)} ms: ${pairedRatio(ob2, 0, 1).toFixed(2)}x`,
+      `SwiGLU backward N=${T} d=${d} d_ff=${dff}: ffn-lab swigluBackward ${(ob2[0] * 1e3).toFixed(1)} ms ` +
+        `(${(bflops / ob2[0] / 1e9).toFixed(1)} GFLOPS, weights copied in per call), tfjs-wasm ops ` +
+        `${(ob2[1] * 1e3).toFixed(1)} ms: ${pairedRatio(ob2, 0, 1).toFixed(2)}x`,
     );
     results.layers.push({
       name: 'swiglu_backward',
@@ -751,22 +778,27 @@ export async function runBench({
   );
   log(`  (reported, not a target: forward(X) with a fresh result array min ${least('ofPeak').toFixed(2)})`);
   log(
-    `  GEMV >= 1.0x XNNPACK: ${gemv.map((r) => r.ratio.toFixed(2) + 'x').join(', ')} ${yes(gemv.every((r) => r.ratio >= 1))}`,
+    `  GEMV >= 1.0x XNNPACK: ${gemv.map((r) => r.ratio.toFixed(2) + 'x').join(', ')} ` +
+      `${yes(gemv.every((r) => r.ratio >= 1))}`,
   );
   log(
-    `  SwiGLU forward >= 1.1x: ${fwd.speedup.toFixed(2)}x ${yes(fwd.speedup >= 1.1)}; swigluBackward >= 3x tfjs ops: ${bwd.speedup.toFixed(2)}x ${yes(bwd.speedup >= 3)}`,
+    `  SwiGLU forward >= 1.1x: ${fwd.speedup.toFixed(2)}x ${yes(fwd.speedup >= 1.1)}; swigluBackward >= 3x tfjs ` +
+      `ops: ${bwd.speedup.toFixed(2)}x ${yes(bwd.speedup >= 3)}`,
   );
   if (acts.every((a) => a.apiVsOrt != null)) {
     const ratios = (key) => acts.map((a) => `${a.name} ${a[key].toFixed(2)}x`).join(', ');
     log(
-      `  activation kernels >= 2x onnxruntime-web measured here (its call copies in and out): ${ratios('kernelVsOrt')} ${yes(acts.every((a) => a.kernelVsOrt >= 2))}`,
+      `  activation kernels >= 2x onnxruntime-web measured here (its call copies in and out): ` +
+        `${ratios('kernelVsOrt')} ${yes(acts.every((a) => a.kernelVsOrt >= 2))}`,
     );
     log(
-      `  (reported, not a target: through the API into { out } ${ratios('apiOutVsOrt')}; with a fresh result ${ratios('apiVsOrt')})`,
+      `  (reported, not a target: through the API into { out } ${ratios('apiOutVsOrt')}; with a fresh result ` +
+        `${ratios('apiVsOrt')})`,
     );
   } else log('  activations >= 2x onnxruntime-web: not measured (onnxruntime-web not loaded)');
   log(
-    `  tiny call under 1 us (ffn.matmul 1x8x16 or ffnMemories): ${tinyMax.toFixed(2)} us ${yes(tinyMax < 1)}; createLinear forward ${results.tiny[1].us.toFixed(2)} us`,
+    `  tiny call under 1 us (ffn.matmul 1x8x16 or ffnMemories): ${tinyMax.toFixed(2)} us ${yes(tinyMax < 1)}; ` +
+      `createLinear forward ${results.tiny[1].us.toFixed(2)} us`,
   );
   log(`  host: ${hostVerdict(results.peakLoad)}`);
   log('');

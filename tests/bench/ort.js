@@ -1,4 +1,5 @@
-// onnxruntime-web anchors for the bench (Node and the Chromium page): tiny ONNX models written here with a hand-made protobuf encoder, sessions on the wasm EP (1 thread, SIMD), timed as a user calls session.run.
+// onnxruntime-web anchors for the bench (Node and the Chromium page): tiny ONNX models written here with a hand-made
+// protobuf encoder, sessions on the wasm EP (1 thread, SIMD), timed as a user calls session.run.
 
 /* ---- a minimal protobuf writer: varints, length-delimited fields, fixed32 floats ---- */
 
@@ -292,7 +293,8 @@ export async function ortGemmSection({ ffn, ort, shapes, opts, randomArray, chec
   const rows = [];
   log('');
   log(
-    `GEMM anchor 2: onnxruntime-web ${ort.env.versions.web} MatMul (wasm EP, ${ortFlavour(ort)}, 1 thread, W an initializer), session.run with X in and Y read`,
+    `GEMM anchor 2: onnxruntime-web ${ort.env.versions.web} MatMul (wasm EP, ${ortFlavour(ort)}, 1 thread, W an ` +
+      `initializer), session.run with X in and Y read`,
   );
   log('GEMM  M x K x N      ffn-lab GFLOPS  ORT GFLOPS  ratio');
   for (const [M, K, N] of shapes) {
@@ -313,7 +315,8 @@ export async function ortGemmSection({ ffn, ort, shapes, opts, randomArray, chec
     rows.push(r);
     const pad = (v, w) => String(v).padStart(w);
     log(
-      `      ${`${M} x ${K} x ${N}`.padEnd(17)}${pad(r.ffnlab.toFixed(1), 10)}${pad(r.ort.toFixed(1), 12)}${pad(r.ratio.toFixed(2) + 'x', 7)}`,
+      `      ${`${M} x ${K} x ${N}`.padEnd(17)}${pad(r.ffnlab.toFixed(1), 10)}${pad(r.ort.toFixed(1), 12)}` +
+        `${pad(r.ratio.toFixed(2) + 'x', 7)}`,
     );
     await s.release();
     layer.dispose();

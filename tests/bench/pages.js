@@ -29,8 +29,9 @@ const THROTTLE = { offline: false, latency: 40, downloadThroughput: 1.25e6, uplo
 const RECORDER = `(() => {
   const now = () => performance.now();
   window.__b = { ready: [], runs: [], long: [], compiles: [] };
-  new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__b.long.push({ at: e.startTime, ms: e.duration }); })
-    .observe({ entryTypes: ['longtask'] });
+  new PerformanceObserver((l) => {
+    for (const e of l.getEntries()) window.__b.long.push({ at: e.startTime, ms: e.duration });
+  }).observe({ entryTypes: ['longtask'] });
   document.addEventListener('ffn-ready', (e) => {
     const box = e.target.getBoundingClientRect();
     window.__b.ready.push({ at: now(), name: e.target.id || e.target.localName, inView: box.top < innerHeight });

@@ -103,7 +103,9 @@ if (engines) {
     }
   }
   const ortTxt = ort ? `, onnxruntime-web ${ort.env.versions.web} threads ${ort.env.wasm.numThreads} SIMD on` : '';
-  const env = `Node ${process.versions.node} (V8 ${process.versions.v8}), ${cpu}, tfjs-wasm ${tfw.version_wasm} threads ${tfw.getThreadsCount()} SIMD on${ortTxt}, ${new Date().toISOString().slice(0, 16)}Z`;
+  const env =
+    `Node ${process.versions.node} (V8 ${process.versions.v8}), ${cpu}, tfjs-wasm ${tfw.version_wasm} threads ` +
+    `${tfw.getThreadsCount()} SIMD on${ortTxt}, ${new Date().toISOString().slice(0, 16)}Z`;
   if (actOnly) {
     log(`# ffn-lab activations ${quick ? '(--quick) ' : ''}${env}`);
     await runActivationSection({ ffn, raw, tf, ort, opts: benchOpts(quick), log });

@@ -1,4 +1,6 @@
-// Course-site figures for npm run bench -- --browser (or node tests/bench/sites.js [--quick]): per fixture site of tests/sites/, the bytes transferred until all four elements are ready and the Run-tests-to-verdict times; then the sandbox frame inline (srcdoc) against the frame file, in interleaved page loads.
+// Course-site figures for npm run bench -- --browser (or node tests/bench/sites.js [--quick]): per fixture site of
+// tests/sites/, the bytes transferred until all four elements are ready and the Run-tests-to-verdict times; then the
+// sandbox frame inline (srcdoc) against the frame file, in interleaved page loads.
 import { writeFileSync } from 'node:fs';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
