@@ -1,4 +1,5 @@
-/* libFuzzer harness: drives every FFN_API entry point of src/ffn.h with sizes and values taken from the input, under ASan/UBSan. */
+/* libFuzzer harness: drives every FFN_API entry point of src/ffn.h with sizes and values taken from the input, under
+ * ASan/UBSan. */
 /*
  * Build and run: tests/fuzz/run.sh [seconds]. One input = a sequence of calls; each call picks a
  * family (matmul, activations, classic FFN, gated FFN, SwiGLU backward, memories, counts, packed
@@ -528,7 +529,8 @@ static void do_ffn(In *in) {
     set_pattern(Y1, Td, 0);
     memcpy(Yc, Y1, (size_t)Td * 4);
     for (int f = 0; f < 2; f++) {
-      if (fns[f](Y1, X, W1, b1, W2, b2, T, d, dff, a, work) != FFN_EINVAL) failmsg("ffn: unknown activation not refused");
+      if (fns[f](Y1, X, W1, b1, W2, b2, T, d, dff, a, work) != FFN_EINVAL)
+        failmsg("ffn: unknown activation not refused");
       untouched("ffn: output written for an unknown activation", Y1, Td, Yc);
     }
     free(Yc);
@@ -604,7 +606,8 @@ static void do_gated(In *in) {
     set_pattern(Y1, Td, 0);
     memcpy(Yc, Y1, (size_t)Td * 4);
     for (int f = 0; f < 2; f++) {
-      if (fns[f](Y1, X, Wg, Wu, Wd, T, d, dff, a, work) != FFN_EINVAL) failmsg("gated_ffn: unknown activation not refused");
+      if (fns[f](Y1, X, Wg, Wu, Wd, T, d, dff, a, work) != FFN_EINVAL)
+        failmsg("gated_ffn: unknown activation not refused");
       untouched("gated_ffn: output written for an unknown activation", Y1, Td, Yc);
     }
     free(Yc);
@@ -691,7 +694,8 @@ static void swiglu_bw_tv(TV *dX, TV *dWg, TV *dWu, TV *dWd, const float *dY, con
   mm_tv(a2, dUf, dUe, WuT, NULL, N, dff, d);
   for (long i = 0; i < N * d; i++) {
     dX[i].v = a1[i].v + a2[i].v;
-    dX[i].e = ovf(dX[i].v, fabs(a1[i].v) + fabs(a2[i].v), a1[i].e + a2[i].e + gamma_(1) * (fabs(a1[i].v) + fabs(a2[i].v)), 1);
+    dX[i].e =
+        ovf(dX[i].v, fabs(a1[i].v) + fabs(a2[i].v), a1[i].e + a2[i].e + gamma_(1) * (fabs(a1[i].v) + fabs(a2[i].v)), 1);
   }
   free(G); free(Uu); free(dH); free(WdT); free(Hf); free(dGf); free(dUf); free(He); free(dGe); free(dUe);
   free(XT); free(HT); free(WgT); free(WuT); free(HTe); free(a1); free(a2);
@@ -709,7 +713,8 @@ static void do_swiglu_bw(In *in) {
     canaries(in, b, 10); /* b[10]: the original dX */
     float *o3 = copyf(b[3], CANARY);
     for (int f = 0; f < 2; f++) {
-      expect_refused(names[f], fns[f](b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], N, d, dff, b[9]), b[0], b[10]);
+      expect_refused(names[f], fns[f](b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], N, d, dff, b[9]), b[0],
+                     b[10]);
       untouched("swiglu_backward: dWd written for a refused call", b[3], CANARY, o3);
     }
     free_bufs(b, 11);
@@ -857,7 +862,8 @@ static void do_memories(In *in) {
     if (!has_nan) {
       for (int i = 0; i + 1 < k; i++) {
         float a = cf[tp[i]], b = cf[tp[i + 1]];
-        if (a < b || (a == b && tp[i] > tp[i + 1])) fail("ffn_memories top not largest-first, ties by lower index", i, tp[i], tp[i + 1], 0);
+        if (a < b || (a == b && tp[i] > tp[i + 1]))
+          fail("ffn_memories top not largest-first, ties by lower index", i, tp[i], tp[i + 1], 0);
       }
       if (k > 0) {
         float last = cf[tp[k - 1]];
@@ -961,8 +967,9 @@ static void do_gemm(In *in) {
     float *bufs[6];
     canaries(in, bufs, 5);
     if (K < 0 || N < 0) expect_refused("gemm_pack", gemm_pack(bufs[0], bufs[1], K, N), bufs[0], bufs[5]);
-    expect_refused("gemm_forward", gemm_forward(bufs[0], bufs[1], bufs[2], use_bias ? bufs[3] : NULL, M, K, N, a, bufs[4]),
-                   bufs[0], bufs[5]);
+    expect_refused("gemm_forward",
+                   gemm_forward(bufs[0], bufs[1], bufs[2], use_bias ? bufs[3] : NULL, M, K, N, a, bufs[4]), bufs[0],
+                   bufs[5]);
     free_bufs(bufs, 6);
     return;
   }
@@ -981,7 +988,8 @@ static void do_gemm(In *in) {
   if (invalid_act(a)) {
     set_pattern(C1, MN, 0);
     memcpy(C2, C1, (size_t)MN * 4);
-    if (gemm_forward(C1, A, Bp, bias, M, K, N, a, work) != FFN_EINVAL) failmsg("gemm_forward: unknown activation not refused");
+    if (gemm_forward(C1, A, Bp, bias, M, K, N, a, work) != FFN_EINVAL)
+      failmsg("gemm_forward: unknown activation not refused");
     untouched("gemm_forward: output written for an unknown activation", C1, MN, C2);
   } else {
     TV *R = tv_alloc(MN);
@@ -1016,10 +1024,12 @@ static void do_gemm_gated(In *in) {
   int M = draw_size(in), K = draw_size(in), N = draw_size(in), a = draw_act(in);
   snprintf(ctx, sizeof ctx, "gemm_gated M=%d K=%d N=%d act=%d", M, K, N, a);
   if (M < 0 || K < 0 || N < 0) {
-    if ((K < 0 || N < 0) && bad_size_result(gemm_gated_packed_size(K, N))) failmsg("gemm_gated_packed_size: negative size not -1");
+    if ((K < 0 || N < 0) && bad_size_result(gemm_gated_packed_size(K, N)))
+      failmsg("gemm_gated_packed_size: negative size not -1");
     float *bufs[6];
     canaries(in, bufs, 5);
-    if (K < 0 || N < 0) expect_refused("gemm_gated_pack", gemm_gated_pack(bufs[0], bufs[1], bufs[2], K, N), bufs[0], bufs[5]);
+    if (K < 0 || N < 0)
+      expect_refused("gemm_gated_pack", gemm_gated_pack(bufs[0], bufs[1], bufs[2], K, N), bufs[0], bufs[5]);
     expect_refused("gemm_gated_forward", gemm_gated_forward(bufs[0], bufs[1], bufs[2], M, K, N, a, bufs[4]), bufs[0],
                    bufs[5]);
     free_bufs(bufs, 6);
@@ -1041,7 +1051,8 @@ static void do_gemm_gated(In *in) {
   if (invalid_act(a)) {
     set_pattern(H1, MN, 0);
     memcpy(H2, H1, (size_t)MN * 4);
-    if (gemm_gated_forward(H1, A, Bp, M, K, N, a, work) != FFN_EINVAL) failmsg("gemm_gated_forward: unknown activation not refused");
+    if (gemm_gated_forward(H1, A, Bp, M, K, N, a, work) != FFN_EINVAL)
+      failmsg("gemm_gated_forward: unknown activation not refused");
     untouched("gemm_gated_forward: output written for an unknown activation", H1, MN, H2);
   } else {
     TV *G = tv_alloc(MN), *Uu = tv_alloc(MN);
@@ -1074,13 +1085,15 @@ static void do_packed(In *in) {
   int T = draw_size(in), d = draw_size(in), dff = draw_size(in), a = draw_act(in);
   uint8_t flags = u8(in);
   int gated = flags & 1, use_b1 = (flags >> 1) & 1, use_b2 = (flags >> 2) & 1;
-  snprintf(ctx, sizeof ctx, "packed %s T=%d d=%d dff=%d act=%d b1=%d b2=%d", gated ? "gated" : "ffn", T, d, dff, a, use_b1, use_b2);
+  snprintf(ctx, sizeof ctx, "packed %s T=%d d=%d dff=%d act=%d b1=%d b2=%d", gated ? "gated" : "ffn", T, d, dff, a,
+           use_b1, use_b2);
   if (T < 0 || d < 0 || dff < 0) {
     if (bad_size_result(ffn_packed_work_size(T, d, dff))) failmsg("ffn_packed_work_size: negative size not -1");
     float *bufs[8];
     canaries(in, bufs, 7);
     int st = gated ? gated_packed_forward(bufs[0], bufs[1], bufs[2], bufs[3], T, d, dff, a, bufs[6])
-                   : ffn_packed_forward(bufs[0], bufs[1], bufs[2], use_b1 ? bufs[3] : NULL, bufs[4], use_b2 ? bufs[5] : NULL, T, d, dff, a, bufs[6]);
+                   : ffn_packed_forward(bufs[0], bufs[1], bufs[2], use_b1 ? bufs[3] : NULL, bufs[4],
+                                        use_b2 ? bufs[5] : NULL, T, d, dff, a, bufs[6]);
     expect_refused("packed forward", st, bufs[0], bufs[7]);
     free_bufs(bufs, 8);
     return;
@@ -1089,19 +1102,22 @@ static void do_packed(In *in) {
   if (refused(fmax(fmax(t * dd, 2 * dd * h), t * h), 3 * t * dd * h) || skip_empty_huge(t, dd, h)) return;
   long Td = (long)T * d, dh = (long)d * dff;
   long nw = size_of(ffn_packed_work_size(T, d, dff), "ffn_packed_work_size", 0, 64.0 * (t + 8) * (dd + h + 8) + 8192);
-  long n1 = size_of(gated ? gemm_gated_packed_size(d, dff) : gemm_packed_size(d, dff), "packed size", (gated ? 2.0 : 1.0) * dh, 16.0 * (dd + 1) * (h + 8));
+  long n1 = size_of(gated ? gemm_gated_packed_size(d, dff) : gemm_packed_size(d, dff), "packed size",
+                    (gated ? 2.0 : 1.0) * dh, 16.0 * (dd + 1) * (h + 8));
   long n2 = size_of(gemm_packed_size(dff, d), "gemm_packed_size", (double)dh, 8.0 * (h + 1) * (dd + 8));
   if (nw > 4 * CAP_FLOATS || n1 > 4 * CAP_FLOATS || n2 > 4 * CAP_FLOATS) return;
   float *X = fill(in, Td), *W1 = fill(in, dh), *Wu = gated ? fill(in, dh) : NULL, *W2 = fill(in, dh);
   float *b1 = !gated && use_b1 ? fill(in, dff) : NULL, *b2 = !gated && use_b2 ? fill(in, d) : NULL;
   float *X0 = copyf(X, Td);
   float *P1 = fbuf(n1), *P2 = fbuf(n2), *Y1 = fbuf(Td), *Y2 = fbuf(Td), *work = fbuf(nw);
-  if ((gated ? gemm_gated_pack(P1, W1, Wu, d, dff) : gemm_pack(P1, W1, d, dff)) != FFN_OK) failmsg("pack: valid call not FFN_OK");
+  if ((gated ? gemm_gated_pack(P1, W1, Wu, d, dff) : gemm_pack(P1, W1, d, dff)) != FFN_OK)
+    failmsg("pack: valid call not FFN_OK");
   if (gemm_pack(P2, W2, dff, d) != FFN_OK) failmsg("gemm_pack: valid call not FFN_OK");
   if (invalid_act(a)) {
     set_pattern(Y1, Td, 0);
     memcpy(Y2, Y1, (size_t)Td * 4);
-    int st = gated ? gated_packed_forward(Y1, X, P1, P2, T, d, dff, a, work) : ffn_packed_forward(Y1, X, P1, b1, P2, b2, T, d, dff, a, work);
+    int st = gated ? gated_packed_forward(Y1, X, P1, P2, T, d, dff, a, work)
+                   : ffn_packed_forward(Y1, X, P1, b1, P2, b2, T, d, dff, a, work);
     if (st != FFN_EINVAL) failmsg("packed forward: unknown activation not refused");
     untouched("packed forward: output written for an unknown activation", Y1, Td, Y2);
   } else {
@@ -1115,15 +1131,18 @@ static void do_packed(In *in) {
       set_pattern(Y, Td, r);
       set_pattern(work, nw, r);
       if (r) other_kernel();
-      int st = gated ? gated_packed_forward(Y, X, P1, P2, T, d, dff, a, work) : ffn_packed_forward(Y, X, P1, b1, P2, b2, T, d, dff, a, work);
+      int st = gated ? gated_packed_forward(Y, X, P1, P2, T, d, dff, a, work)
+                     : ffn_packed_forward(Y, X, P1, b1, P2, b2, T, d, dff, a, work);
       if (st != FFN_OK) failmsg("packed forward: valid call not FFN_OK");
     }
     same_floats("packed forward: result depends on prior contents of Y or work, or on the microkernel", Y1, Y2, Td * 4);
-    for (long i = 0; i < Td; i++) check_tv(gated ? "gated_packed_forward" : "ffn_packed_forward", i, Y1[i], R[i], strict);
+    for (long i = 0; i < Td; i++)
+      check_tv(gated ? "gated_packed_forward" : "ffn_packed_forward", i, Y1[i], R[i], strict);
     free(R);
   }
   untouched("packed forward: X modified", X, Td, X0);
-  free(X); free(W1); free(Wu); free(W2); free(b1); free(b2); free(X0); free(P1); free(P2); free(Y1); free(Y2); free(work);
+  free(X); free(W1); free(Wu); free(W2); free(b1); free(b2);
+  free(X0); free(P1); free(P2); free(Y1); free(Y2); free(work);
 }
 
 /* gemm_ex: op(A) @ op(B) (+ C when accumulating), transposes read in place */

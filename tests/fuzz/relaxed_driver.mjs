@@ -39,7 +39,8 @@ const { instance } = await WebAssembly.instantiate(readFileSync(file), {
 const ex = instance.exports;
 memory = ex.memory;
 ex._initialize();
-if (ex.ffn_simd_level() !== 2) throw new Error(`${file} is not the relaxed-SIMD build (ffn_simd_level ${ex.ffn_simd_level()})`);
+if (ex.ffn_simd_level() !== 2)
+  throw new Error(`${file} is not the relaxed-SIMD build (ffn_simd_level ${ex.ffn_simd_level()})`);
 
 function runOne(bytes) {
   const p = ex.malloc(Math.max(1, bytes.length)) >>> 0;
@@ -74,4 +75,7 @@ for (let i = 0; i < count; i++) {
   for (let j = 0; j < n; j++) buf[j] = Number((next() >> 24n) & 0xffn);
   runOne(buf);
 }
-console.log(`wasm relaxed-SIMD replay: ${corpus} corpus inputs and ${count} random inputs through the relaxed-SIMD kernels, no finding`);
+console.log(
+  `wasm relaxed-SIMD replay: ${corpus} corpus inputs and ${count} random inputs through the relaxed-SIMD kernels, ` +
+    'no finding',
+);

@@ -42,7 +42,11 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 shopt -s nullglob
 regs=("$here"/regressions/*)
 if [ ${#regs[@]} -gt 0 ]; then
-  "$bin" -runs=1 "${regs[@]}" >"$out/regressions.log" 2>&1 || { cat "$out/regressions.log" >&2; echo "fuzz: a regression input fails" >&2; exit 1; }
+  "$bin" -runs=1 "${regs[@]}" >"$out/regressions.log" 2>&1 || {
+    cat "$out/regressions.log" >&2
+    echo "fuzz: a regression input fails" >&2
+    exit 1
+  }
   echo "fuzz: ${#regs[@]} regression inputs pass"
 fi
 
@@ -60,7 +64,8 @@ if [ $rc -ne 0 ] && grep -q 'run interrupted' "$log"; then
 fi
 if [ $rc -ne 0 ]; then
   grep -m1 -E 'fuzz_kernels:|ERROR: |runtime error' "$log" >&2 || tail -30 "$log" >&2
-  echo "fuzz: FINDING after $runs runs; input saved in $out/artifacts/ (copy it to tests/fuzz/regressions/); log $log" >&2
+  echo "fuzz: FINDING after $runs runs; input saved in $out/artifacts/" \
+    "(copy it to tests/fuzz/regressions/); log $log" >&2
   exit 1
 fi
 wasm=""
@@ -75,9 +80,13 @@ if command -v emcc >/dev/null 2>&1; then
   emcc -O2 -I"$root/src" -c "$here/fuzz_kernels.c" -o "$w/harness.o"
   emcc -O2 -c "$here/wasm_driver.c" -o "$w/driver.o"
   # SINGLE_FILE + ENVIRONMENT=node: the old glue would otherwise fetch() a file path under Node 20
-  NODE_PATH="${NODE_PATH:-/usr/share/nodejs}" emcc "$w"/*.o -O2 -msimd128 -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=2147483648 \
+  NODE_PATH="${NODE_PATH:-/usr/share/nodejs}" emcc "$w"/*.o -O2 -msimd128 \
+    -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=2147483648 \
     -sNODERAWFS=1 -sEXIT_RUNTIME=1 -sENVIRONMENT=node -sSINGLE_FILE=1 -o "$w/driver.cjs"
-  { cat "$here/corpus.b64"; for f in "$out"/corpus/* "$here"/regressions/*; do [ -f "$f" ] && base64 -w0 "$f" && echo; done; } >"$w/all.b64"
+  {
+    cat "$here/corpus.b64"
+    for f in "$out"/corpus/* "$here"/regressions/*; do [ -f "$f" ] && base64 -w0 "$f" && echo; done
+  } >"$w/all.b64"
   nrand="${FFN_WASM_RANDOM:-$((secs * 20))}"
   seed="$(date +%s)"
   if ! node "$w/driver.cjs" "$w/all.b64" "$nrand" "$seed" >"$w/log" 2>&1; then
@@ -88,11 +97,14 @@ if command -v emcc >/dev/null 2>&1; then
   wasm="; wasm SIMD build: $(grep -o '[0-9]* corpus inputs and [0-9]* random inputs' "$w/log"), no finding"
   # the same replay on the relaxed-SIMD build (ffn-relaxed.wasm's flags: clang-16 against Emscripten's
   # sysroot, linked by wasm-ld-16 as a reactor), driven from JS by relaxed_driver.mjs
-  # node flags for relaxed SIMD (runtime.js's feature test): none from Node 21 on, --experimental-wasm-relaxed-simd on Node 20
+  # node flags for relaxed SIMD (runtime.js's feature test): none from Node 21 on,
+  # --experimental-wasm-relaxed-simd on Node 20
   probe="import { relaxedSimdSupported } from '$root/web/runtime.js'; process.exit(relaxedSimdSupported() ? 0 : 1)"
   rnode=""
   if node --input-type=module -e "$probe" 2>/dev/null; then rnode="node"
-  elif node --experimental-wasm-relaxed-simd --input-type=module -e "$probe" 2>/dev/null; then rnode="node --experimental-wasm-relaxed-simd"; fi
+  elif node --experimental-wasm-relaxed-simd --input-type=module -e "$probe" 2>/dev/null; then
+    rnode="node --experimental-wasm-relaxed-simd"
+  fi
   if command -v clang-16 >/dev/null 2>&1 && command -v wasm-ld-16 >/dev/null 2>&1 && [ -n "$rnode" ]; then
     r="$out/relaxed"
     rm -rf "$r" && mkdir -p "$r"
@@ -108,8 +120,9 @@ if command -v emcc >/dev/null 2>&1; then
     lib="$sysroot/lib/wasm32-emscripten"
     # build.sh's link of ffn-relaxed.wasm, with the harness's entry point exported
     wasm-ld-16 "$r"/*.o -o "$r/harness.wasm" "$lib/crt1_reactor.o" -L"$lib" -lstandalonewasm-memgrow -lstubs -lnoexit \
-      -lc -ldlmalloc -lcompiler_rt --entry=_initialize --import-undefined --strip-debug --export=LLVMFuzzerTestOneInput \
-      --export=malloc --export=free -z stack-size=1048576 --initial-memory=16777216 --max-memory=2147483648 --global-base=1024
+      -lc -ldlmalloc -lcompiler_rt --entry=_initialize --import-undefined --strip-debug \
+      --export=LLVMFuzzerTestOneInput --export=malloc --export=free -z stack-size=1048576 \
+      --initial-memory=16777216 --max-memory=2147483648 --global-base=1024
     if ! $rnode "$here/relaxed_driver.mjs" "$r/harness.wasm" "$w/all.b64" "$nrand" "$seed" >"$r/log" 2>&1; then
       grep -m1 -E 'fuzz_kernels:|RuntimeError|proc_exit' "$r/log" >&2 || tail -5 "$r/log" >&2
       echo "fuzz: FINDING in the relaxed-SIMD build (log $r/log)" >&2
@@ -119,4 +132,5 @@ if command -v emcc >/dev/null 2>&1; then
   fi
   wasm="$wasm (random wasm inputs from seed $seed)"
 fi
-echo "fuzz: $(date -u +%F) ${secs}s, $runs inputs, $cov coverage edges, corpus $(ls "$out/corpus" | wc -l) files, no finding (clang-14 ASan+UBSan)$wasm"
+echo "fuzz: $(date -u +%F) ${secs}s, $runs inputs, $cov coverage edges," \
+  "corpus $(ls "$out/corpus" | wc -l) files, no finding (clang-14 ASan+UBSan)$wasm"

@@ -1,4 +1,5 @@
-/* Replays fuzz inputs through fuzz_kernels.c inside the wasm SIMD build (the shipped code path), since the native fuzzer runs the portable SIMD fallback. */
+/* Replays fuzz inputs through fuzz_kernels.c inside the wasm SIMD build (the shipped code path), since the native
+ * fuzzer runs the portable SIMD fallback. */
 /*
  *   node wasm_driver.js CORPUS_B64 COUNT SEED
  * Runs every input of CORPUS_B64 (one base64 input per line, '#' comments), then COUNT random
@@ -20,7 +21,8 @@ void fuzz_report_input(void) {
   static const char *T = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   fprintf(stderr, "wasm_driver: failing input (base64): ");
   for (size_t i = 0; i < cur_n; i += 3) {
-    unsigned v = (unsigned)cur[i] << 16 | (i + 1 < cur_n ? (unsigned)cur[i + 1] << 8 : 0) | (i + 2 < cur_n ? cur[i + 2] : 0);
+    unsigned v =
+        (unsigned)cur[i] << 16 | (i + 1 < cur_n ? (unsigned)cur[i + 1] << 8 : 0) | (i + 2 < cur_n ? cur[i + 2] : 0);
     fputc(T[v >> 18 & 63], stderr);
     fputc(T[v >> 12 & 63], stderr);
     fputc(i + 1 < cur_n ? T[v >> 6 & 63] : '=', stderr);
@@ -92,6 +94,7 @@ int main(int argc, char **argv) {
     }
     run_one(buf, n);
   }
-  printf("wasm fuzz replay: %ld corpus inputs and %ld random inputs through the -O3 -msimd128 kernels, no finding\n", corpus, count);
+  printf("wasm fuzz replay: %ld corpus inputs and %ld random inputs through the -O3 -msimd128 kernels, no finding\n",
+         corpus, count);
   return 0;
 }

@@ -6,9 +6,16 @@
 #include "ffn.h"
 
 static unsigned rs = 12345u;
-static float rnd(void) { rs = rs * 1664525u + 1013904223u; return (float)((rs >> 8) * (1.0 / 16777216.0)) * 2.0f - 1.0f; }
+static float rnd(void) {
+  rs = rs * 1664525u + 1013904223u;
+  return (float)((rs >> 8) * (1.0 / 16777216.0)) * 2.0f - 1.0f;
+}
 /* exact-size heap blocks (so ASan sees any overrun); at least one byte for empty ones */
-static float *fa(size_t n) { float *p = malloc(n ? n * sizeof(float) : 1); for (size_t i = 0; i < n; i++) p[i] = rnd(); return p; }
+static float *fa(size_t n) {
+  float *p = malloc(n ? n * sizeof(float) : 1);
+  for (size_t i = 0; i < n; i++) p[i] = rnd();
+  return p;
+}
 static long fails = 0, checks = 0;
 static const char *kname = ""; /* the microkernel under test */
 static void expect_close(const float *a, const float *b, size_t n, float tol, const char *what, int M, int K, int N) {
@@ -46,8 +53,10 @@ static void run_all(void) {
     for (int t = 0; t < 4; t++) { /* transposed operands, read in place */
       int tA = t & 1, tB = t >> 1;
       float *At = fa((size_t)M * K), *Bt = fa((size_t)K * N);
-      for (int i = 0; i < M; i++) for (int k = 0; k < K; k++) At[tA ? (size_t)k * M + i : (size_t)i * K + k] = A[(size_t)i * K + k];
-      for (int k = 0; k < K; k++) for (int j = 0; j < N; j++) Bt[tB ? (size_t)j * K + k : (size_t)k * N + j] = B[(size_t)k * N + j];
+      for (int i = 0; i < M; i++)
+        for (int k = 0; k < K; k++) At[tA ? (size_t)k * M + i : (size_t)i * K + k] = A[(size_t)i * K + k];
+      for (int k = 0; k < K; k++)
+        for (int j = 0; j < N; j++) Bt[tB ? (size_t)j * K + k : (size_t)k * N + j] = B[(size_t)k * N + j];
       matmul_ref(R, A, B, M, K, N);
       memcpy(C, R, (size_t)M * N * sizeof(float));
       if (gemm_ex(C, At, tA, Bt, tB, M, K, N, 1) != FFN_OK) fails++;
@@ -59,7 +68,8 @@ static void run_all(void) {
   }
   for (int K = 513; K <= 1100; K += 587) { /* one K block (513) and two (1100 > 768) */
     int M = 6, N = 11, act = FFN_ACT_GELU;
-    float *A = fa((size_t)M * K), *B = fa((size_t)K * N), *bias = fa((size_t)N), *R = fa((size_t)M * N), *C = fa((size_t)M * N);
+    float *A = fa((size_t)M * K), *B = fa((size_t)K * N), *bias = fa((size_t)N), *R = fa((size_t)M * N),
+          *C = fa((size_t)M * N);
     float *Bp = fa((size_t)gemm_packed_size(K, N)), *W = fa((size_t)gemm_work_size(M, K));
     gemm_pack(Bp, B, K, N);
     gemm_forward(C, A, Bp, bias, M, K, N, act, W);
@@ -74,7 +84,8 @@ static void run_all(void) {
     int T = L[l][0], d = L[l][1], dff = L[l][2];
     float *X = fa((size_t)T * d), *W1 = fa((size_t)d * dff), *Wu = fa((size_t)d * dff), *W2 = fa((size_t)dff * d);
     float *b1 = fa((size_t)dff), *b2 = fa((size_t)d), *Y = fa((size_t)T * d), *R = fa((size_t)T * d);
-    float *P1 = fa((size_t)gemm_packed_size(d, dff)), *P2 = fa((size_t)gemm_packed_size(dff, d)), *Pg = fa((size_t)gemm_gated_packed_size(d, dff));
+    float *P1 = fa((size_t)gemm_packed_size(d, dff)), *P2 = fa((size_t)gemm_packed_size(dff, d)),
+          *Pg = fa((size_t)gemm_gated_packed_size(d, dff));
     float *W = fa((size_t)ffn_packed_work_size(T, d, dff)), *Wr = fa((size_t)2 * T * dff);
     gemm_pack(P1, W1, d, dff), gemm_pack(P2, W2, dff, d), gemm_gated_pack(Pg, W1, Wu, d, dff);
     ffn_packed_forward(Y, X, P1, b1, P2, b2, T, d, dff, FFN_ACT_GELU_TANH, W);
@@ -88,17 +99,21 @@ static void run_all(void) {
     for (int i = 0; i < 4; i++) g[i] = fa(sz[i]), h[i] = fa(sz[i]);
     if (swiglu_backward(g[0], g[1], g[2], g[3], dY, X, W1, Wu, W2, T, d, dff, Wb) != FFN_OK) fails++;
     swiglu_backward_ref(h[0], h[1], h[2], h[3], dY, X, W1, Wu, W2, T, d, dff, Wb);
-    for (int i = 0; i < 4; i++) expect_close(g[i], h[i], sz[i], 1e-4f, "swiglu_backward", T, d, dff), free(g[i]), free(h[i]);
+    for (int i = 0; i < 4; i++)
+      expect_close(g[i], h[i], sz[i], 1e-4f, "swiglu_backward", T, d, dff), free(g[i]), free(h[i]);
     free(dY), free(Wb);
-    free(X), free(W1), free(Wu), free(W2), free(b1), free(b2), free(Y), free(R), free(P1), free(P2), free(Pg), free(W), free(Wr);
+    free(X), free(W1), free(Wu), free(W2), free(b1), free(b2), free(Y), free(R);
+    free(P1), free(P2), free(Pg), free(W), free(Wr);
   }
   /* the read-ahead of the next panel group (32+ rows): across column groups, row blocks (mc = 238 rows
      at kc = 550, 116 in the gated pass) and K blocks (1100 = 2 x 550), packed B ending at its heap block */
   {
     int M = 300, K = 1100, N = 75, act = FFN_ACT_SILU;
-    float *A = fa((size_t)M * K), *B = fa((size_t)K * N), *Bu = fa((size_t)K * N), *R = fa((size_t)M * N), *C = fa((size_t)M * N);
+    float *A = fa((size_t)M * K), *B = fa((size_t)K * N), *Bu = fa((size_t)K * N), *R = fa((size_t)M * N),
+          *C = fa((size_t)M * N);
     float *G = fa((size_t)M * N), *U = fa((size_t)M * N);
-    float *Bp = fa((size_t)gemm_packed_size(K, N)), *Gp = fa((size_t)gemm_gated_packed_size(K, N)), *W = fa((size_t)gemm_work_size(M, K));
+    float *Bp = fa((size_t)gemm_packed_size(K, N)), *Gp = fa((size_t)gemm_gated_packed_size(K, N)),
+          *W = fa((size_t)gemm_work_size(M, K));
     gemm_pack(Bp, B, K, N), gemm_gated_pack(Gp, B, Bu, K, N);
     if (gemm_forward(C, A, Bp, NULL, M, K, N, FFN_ACT_IDENTITY, W) != FFN_OK) fails++;
     matmul_ref(R, A, B, M, K, N);
@@ -113,11 +128,13 @@ static void run_all(void) {
      the 64-byte alignment done inside the GEMM stays within gemm_work_size / ffn_packed_work_size */
   for (int o = 0; o < 16; o++) {
     int M = 9, K = 37, N = 19, T = 5, dff = 24;
-    float *A = fa((size_t)M * K), *B = fa((size_t)K * N), *Bu = fa((size_t)K * N), *R = fa((size_t)M * N), *C = fa((size_t)M * N), *G = fa((size_t)M * N), *U = fa((size_t)M * N);
+    float *A = fa((size_t)M * K), *B = fa((size_t)K * N), *Bu = fa((size_t)K * N), *R = fa((size_t)M * N),
+          *C = fa((size_t)M * N), *G = fa((size_t)M * N), *U = fa((size_t)M * N);
     float *Bp = fa((size_t)gemm_packed_size(K, N)), *Gp = fa((size_t)gemm_gated_packed_size(K, N));
     size_t ws = (size_t)gemm_work_size(M, K), fs = (size_t)ffn_packed_work_size(T, K, dff);
     float *W = fa(ws + o), *F = fa(fs + o);
-    float *W2 = fa((size_t)K * dff), *P2 = fa((size_t)gemm_packed_size(K, dff)), *W3 = fa((size_t)dff * K), *P3 = fa((size_t)gemm_packed_size(dff, K));
+    float *W2 = fa((size_t)K * dff), *P2 = fa((size_t)gemm_packed_size(K, dff)), *W3 = fa((size_t)dff * K),
+          *P3 = fa((size_t)gemm_packed_size(dff, K));
     float *Y = fa((size_t)T * K), *Yr = fa((size_t)T * K), *Wr = fa((size_t)2 * T * dff);
     gemm_pack(Bp, B, K, N), gemm_gated_pack(Gp, B, Bu, K, N), gemm_pack(P2, W2, K, dff), gemm_pack(P3, W3, dff, K);
     if (gemm_forward(C, A, Bp, NULL, M, K, N, FFN_ACT_IDENTITY, W + o) != FFN_OK) fails++;
