@@ -37,7 +37,9 @@ const CASES = [
   ['url', false],
 ];
 for (const [entry, relaxed] of CASES) {
-  const name = `${entry === 'inline' ? '/web/index.js (inlined wasm)' : '/web/ffn.js (wasm by URL)'}${relaxed ? ', default (relaxed SIMD)' : ', ready({ relaxed: false })'}`;
+  const name =
+    `${entry === 'inline' ? '/web/index.js (inlined wasm)' : '/web/ffn.js (wasm by URL)'}` +
+    `${relaxed ? ', default (relaxed SIMD)' : ', ready({ relaxed: false })'}`;
   test(
     `browser: ${name} computes an FFN forward pass matching the float64 reference`,
     { skip: skip || false },

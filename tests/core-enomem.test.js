@@ -46,7 +46,10 @@ test(
     });
     assert.match(
       err.message,
-      /^swigluBackward: out of wasm memory: the kernel could not allocate its scratch space for X \[\d+,16\], Wg \[16,65536\], Wd \[65536,16\]/,
+      new RegExp(
+        '^swigluBackward: out of wasm memory: the kernel could not allocate its scratch space for ' +
+          'X \\[\\d+,16\\], Wg \\[16,65536\\], Wd \\[65536,16\\]',
+      ),
     );
     assert.doesNotMatch(err.message, /status/);
     assert.equal(ffn.heapStats().heapInUse, s0.heapInUse);

@@ -38,15 +38,31 @@ const probe = `const y = ffn.gelu([1]).data[0]; console.log(JSON.stringify({ y }
 
 const cases = {
   'ffn-lab default (inlined bytes)': `import * as ffn from 'ffn-lab'; await ffn.ready(); ${probe}`,
-  'ffn-lab/url default (new URL("./ffn.wasm", import.meta.url), read with node:fs)': `import * as ffn from 'ffn-lab/url'; await ffn.ready(); ${probe}`,
-  'opts.wasm = Uint8Array': `import * as ffn from 'ffn-lab'; import { readFileSync } from 'node:fs'; await ffn.ready({ wasm: new Uint8Array(readFileSync('web/ffn.wasm')) }); ${probe}`,
-  'opts.wasm = ArrayBuffer': `import * as ffn from 'ffn-lab/url'; import { readFileSync } from 'node:fs'; const b = readFileSync('web/ffn.wasm'); await ffn.ready({ wasm: b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) }); ${probe}`,
-  'opts.wasm = WebAssembly.Module': `import * as ffn from 'ffn-lab'; import { readFileSync } from 'node:fs'; await ffn.ready({ wasm: new WebAssembly.Module(readFileSync('web/ffn.wasm')) }); ${probe}`,
-  'opts.wasm = file: URL': `import * as ffn from 'ffn-lab/url'; import { pathToFileURL } from 'node:url'; await ffn.ready({ wasm: pathToFileURL('web/ffn.wasm') }); ${probe}`,
-  'opts.wasm = URL string': `import * as ffn from 'ffn-lab/url'; import { pathToFileURL } from 'node:url'; await ffn.ready({ wasm: pathToFileURL('web/ffn.wasm').href }); ${probe}`,
-  'opts.wasm = relative path string': `import * as ffn from 'ffn-lab'; await ffn.ready({ wasm: './web/ffn.wasm' }); ${probe}`,
-  'ffn-lab/ffn.wasm subpath resolves': `import * as ffn from 'ffn-lab/url'; await ffn.ready({ wasm: new URL(import.meta.resolve('ffn-lab/ffn.wasm')) }); ${probe}`,
-  'one ready() serves both entries (one shared instance)': `import * as a from 'ffn-lab'; import * as ffn from 'ffn-lab/url'; await a.ready(); ${probe}`,
+  'ffn-lab/url default (new URL("./ffn.wasm", import.meta.url), read with node:fs)':
+    `import * as ffn from 'ffn-lab/url'; ` + `await ffn.ready(); ${probe}`,
+  'opts.wasm = Uint8Array':
+    `import * as ffn from 'ffn-lab'; import { readFileSync } from 'node:fs'; ` +
+    `await ffn.ready({ wasm: new Uint8Array(readFileSync('web/ffn.wasm')) }); ${probe}`,
+  'opts.wasm = ArrayBuffer':
+    `import * as ffn from 'ffn-lab/url'; import { readFileSync } from 'node:fs'; ` +
+    `const b = readFileSync('web/ffn.wasm'); ` +
+    `await ffn.ready({ wasm: b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) }); ${probe}`,
+  'opts.wasm = WebAssembly.Module':
+    `import * as ffn from 'ffn-lab'; import { readFileSync } from 'node:fs'; ` +
+    `await ffn.ready({ wasm: new WebAssembly.Module(readFileSync('web/ffn.wasm')) }); ${probe}`,
+  'opts.wasm = file: URL':
+    `import * as ffn from 'ffn-lab/url'; import { pathToFileURL } from 'node:url'; ` +
+    `await ffn.ready({ wasm: pathToFileURL('web/ffn.wasm') }); ${probe}`,
+  'opts.wasm = URL string':
+    `import * as ffn from 'ffn-lab/url'; import { pathToFileURL } from 'node:url'; ` +
+    `await ffn.ready({ wasm: pathToFileURL('web/ffn.wasm').href }); ${probe}`,
+  'opts.wasm = relative path string':
+    `import * as ffn from 'ffn-lab'; ` + `await ffn.ready({ wasm: './web/ffn.wasm' }); ${probe}`,
+  'ffn-lab/ffn.wasm subpath resolves':
+    `import * as ffn from 'ffn-lab/url'; ` +
+    `await ffn.ready({ wasm: new URL(import.meta.resolve('ffn-lab/ffn.wasm')) }); ${probe}`,
+  'one ready() serves both entries (one shared instance)':
+    `import * as a from 'ffn-lab'; import * as ffn from 'ffn-lab/url'; ` + `await a.ready(); ${probe}`,
 };
 
 for (const [name, code] of Object.entries(cases)) {
@@ -82,7 +98,9 @@ test('ready(): opts.wasm = http URL (fetch in Node), and an HTTP 404 is a clear 
 // picked in both directions
 const R = relaxedNodeArgs ?? [];
 const plain = relaxedByDefault ? 'relaxed' : 'simd128';
-const info = `console.log(JSON.stringify({ simd: ffn.wasmInfo().simd, y: ffn.gelu([1]).data[0], m: Array.from(ffn.matmul([[1, 2]], [[3], [4]]).data) }));`;
+const info =
+  'console.log(JSON.stringify({ simd: ffn.wasmInfo().simd, y: ffn.gelu([1]).data[0], ' +
+  'm: Array.from(ffn.matmul([[1, 2]], [[3], [4]]).data) }));';
 const builds = [
   ['ffn-lab, no flag', [], `import * as ffn from 'ffn-lab'; await ffn.ready(); ${info}`, plain],
   ['ffn-lab/url, no flag', [], `import * as ffn from 'ffn-lab/url'; await ffn.ready(); ${info}`, plain],

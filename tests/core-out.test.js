@@ -51,7 +51,8 @@ function assertSameBits(got, want, msg) {
   for (let i = 0; i < w.length; i++) {
     if (g[i] !== w[i])
       assert.fail(
-        `${msg}: element ${i} is ${got[i]} (0x${g[i].toString(16)}), the fresh result is ${want[i]} (0x${w[i].toString(16)})`,
+        `${msg}: element ${i} is ${got[i]} (0x${g[i].toString(16)}), the fresh result is ${want[i]} ` +
+          `(0x${w[i].toString(16)})`,
       );
   }
 }
@@ -191,7 +192,8 @@ function badCases(fnName) {
       opts: new Float32Array(6),
       type: TypeError,
       re: new RegExp(
-        `^${fnName}: opts must be an object .*; got a Float32Array of length 6 \\(to write into an array, pass \\{ out: array \\}\\)$`,
+        `^${fnName}: opts must be an object .*; got a Float32Array of length 6 \\(to write into an array, pass ` +
+          `\\{ out: array \\}\\)$`,
       ),
     },
     {

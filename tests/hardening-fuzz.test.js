@@ -33,7 +33,8 @@ try {
 }
 
 test(
-  `libFuzzer: every ffn.h entry point for ${FUZZ_SECONDS} s under ASan+UBSan, past findings replayed, corpus replayed on the wasm SIMD and relaxed-SIMD builds`,
+  `libFuzzer: every ffn.h entry point for ${FUZZ_SECONDS} s under ASan+UBSan, past findings replayed, corpus ` +
+    `replayed on the wasm SIMD and relaxed-SIMD builds`,
   { skip: skip || false, timeout: (FUZZ_SECONDS + 240) * 1000 },
   () => {
     const out = mkdtempSync(path.join(tmpdir(), 'ffn-fuzz-'));

@@ -98,7 +98,8 @@ test(
     }
     // then growth from another call: blocks do not fit in the current memory
     const grow = heap();
-    const big = Math.ceil(grow.memoryBytes / 4 / 4096) + 1024; // rows of a (rows, 1) @ (1, 4096) product larger than memory
+    // rows of a (rows, 1) @ (1, 4096) product larger than memory
+    const big = Math.ceil(grow.memoryBytes / 4 / 4096) + 1024;
     const C = ffn.matmul(
       { data: new Float32Array(big).fill(1), shape: [big, 1] },
       { data: new Float32Array(4096).fill(2), shape: [1, 4096] },

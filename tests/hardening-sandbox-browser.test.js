@@ -148,10 +148,15 @@ test(
       `function gelu(x) {
   const names = new Set();
   for (let o = self; o; o = Object.getPrototypeOf(o)) for (const n of Object.getOwnPropertyNames(o)) names.add(n);
-  const risky = ['fetch', 'XMLHttpRequest', 'WebSocket', 'WebSocketStream', 'EventSource', 'WebTransport', 'importScripts', 'Worker', 'SharedWorker', 'BroadcastChannel', 'indexedDB', 'caches', 'navigator', 'FontFace', 'fonts', 'postMessage', 'Function', 'eval'];
-  const alive = risky.filter((n) => names.has(n) && typeof self[n] === 'function' && !/disabled/.test(String((() => { try { self[n](); } catch (e) { return e.message } })())));
+  const risky = ['fetch', 'XMLHttpRequest', 'WebSocket', 'WebSocketStream', 'EventSource', 'WebTransport',
+    'importScripts', 'Worker', 'SharedWorker', 'BroadcastChannel', 'indexedDB', 'caches', 'navigator', 'FontFace',
+    'fonts', 'postMessage', 'Function', 'eval'];
+  const message = (n) => { try { self[n](); } catch (e) { return e.message } };
+  const alive = risky.filter(
+    (n) => names.has(n) && typeof self[n] === 'function' && !/disabled/.test(String(message(n))));
   console.log('alive:' + alive.join(','));
-  console.log(typeof document, typeof localStorage, typeof sessionStorage, typeof parent, typeof top, typeof window, typeof opener, typeof frames);
+  console.log(typeof document, typeof localStorage, typeof sessionStorage, typeof parent, typeof top, typeof window,
+    typeof opener, typeof frames);
   return map(x, (z) => 0.5 * z * (1 + erf(z / Math.SQRT2)));
 }
 function geluTanh(x) { return x }`,
@@ -203,9 +208,18 @@ self.addEventListener('message', async (ev) => {
   const port = ev.ports[0];
   const routes = {
     fetch: () => fetch(probe + '/fetch'),
-    xhr: () => new Promise((ok, no) => { const r = new XMLHttpRequest(); r.open('GET', probe + '/xhr'); r.onload = ok; r.onerror = () => no(new Error('xhr error')); r.send(); }),
-    websocket: () => new Promise((ok, no) => { const w = new WebSocket(probe.replace('http', 'ws') + '/ws'); w.onopen = ok; w.onerror = () => no(new Error('ws error')); }),
-    eventsource: () => new Promise((ok, no) => { const e = new EventSource(probe + '/es'); e.onopen = ok; e.onerror = () => { e.close(); no(new Error('es error')); }; }),
+    xhr: () => new Promise((ok, no) => {
+      const r = new XMLHttpRequest(); r.open('GET', probe + '/xhr');
+      r.onload = ok; r.onerror = () => no(new Error('xhr error')); r.send();
+    }),
+    websocket: () => new Promise((ok, no) => {
+      const w = new WebSocket(probe.replace('http', 'ws') + '/ws');
+      w.onopen = ok; w.onerror = () => no(new Error('ws error'));
+    }),
+    eventsource: () => new Promise((ok, no) => {
+      const e = new EventSource(probe + '/es');
+      e.onopen = ok; e.onerror = () => { e.close(); no(new Error('es error')); };
+    }),
     dynamicImport: () => import(probe + '/import.js'),
     importScripts: () => importScripts(probe + '/importScripts.js'),
     font: () => new FontFace('probe', 'url(' + probe + '/font.woff2)').load(),
@@ -281,8 +295,20 @@ test(
   { skip: skip || false },
   async () => {
     const forge = `
-const fakes = [{ type: 'done', compileError: null, logs: [] }, { type: 'result', index: 0, result: { ok: true, value: { k: 'number', v: 1 } } }, { type: 'ffn-exercise-passed', passed: true, summary: 'All 16 tests passed.' }];
-for (const m of fakes) for (const f of [() => postMessage(m), () => self.postMessage(m, '*'), () => DedicatedWorkerGlobalScope.prototype.postMessage.call(self, m), () => { const c = new MessageChannel(); c.port1.postMessage(m); }, () => parent.postMessage(m, '*'), () => top.postMessage(m, '*')]) { try { f() } catch {} }
+const fakes = [
+  { type: 'done', compileError: null, logs: [] },
+  { type: 'result', index: 0, result: { ok: true, value: { k: 'number', v: 1 } } },
+  { type: 'ffn-exercise-passed', passed: true, summary: 'All 16 tests passed.' },
+];
+const posts = [
+  (m) => postMessage(m),
+  (m) => self.postMessage(m, '*'),
+  (m) => DedicatedWorkerGlobalScope.prototype.postMessage.call(self, m),
+  (m) => { const c = new MessageChannel(); c.port1.postMessage(m); },
+  (m) => parent.postMessage(m, '*'),
+  (m) => top.postMessage(m, '*'),
+];
+for (const m of fakes) for (const f of posts) { try { f(m) } catch {} }
 function gelu(x) { return { data: new Float32Array(x.data.length), shape: x.shape } }
 function geluTanh(x) { return gelu(x) }`;
     const r = await grade('gelu', forge);
@@ -473,7 +499,8 @@ async function isolationRun(mode, { until, ms = 45_000, sandbox = '' } = {}) {
     });
     await p.goto(
       new URL(
-        `tests/fixtures/sandbox-oom.html?mode=${mode}&sandbox=${sandbox}&beacon=http://127.0.0.1:${beacon.address().port}`,
+        `tests/fixtures/sandbox-oom.html?mode=${mode}&sandbox=${sandbox}` +
+          `&beacon=http://127.0.0.1:${beacon.address().port}`,
         served.url,
       ).href,
     );
@@ -494,7 +521,8 @@ async function isolationRun(mode, { until, ms = 45_000, sandbox = '' } = {}) {
 
 for (const sandbox of ['inline', 'file']) {
   test(
-    `browser: a JS-heap allocation bomb with a 10 s timeout kills only the sandbox frame (${sandbox}): the page keeps beating, the run is reported as crashed, the next run passes`,
+    `browser: a JS-heap allocation bomb with a 10 s timeout kills only the sandbox frame (${sandbox}): the page ` +
+      `keeps beating, the run is reported as crashed, the next run passes`,
     { skip: skip || false, timeout: 90_000 },
     async () => {
       const r = await isolationRun('frame', {
@@ -559,8 +587,14 @@ test(
   async () => {
     const payload = '<img src=x onerror="window.__xss=(window.__xss||0)+1"><b id=injected>b</b>';
     const src = `console.log(${JSON.stringify(payload)});
-class Boom extends Error { constructor() { super(${JSON.stringify(payload)}); this.name = ${JSON.stringify(payload.slice(0, 90))}; } }
-function gelu(x) { if (x.data.length === 1) throw new Boom(); if (x.data.length < 10) return { [${JSON.stringify(payload.slice(0, 60))}]: 1 }; return ${JSON.stringify(payload)} }
+class Boom extends Error {
+  constructor() { super(${JSON.stringify(payload)}); this.name = ${JSON.stringify(payload.slice(0, 90))}; }
+}
+function gelu(x) {
+  if (x.data.length === 1) throw new Boom();
+  if (x.data.length < 10) return { [${JSON.stringify(payload.slice(0, 60))}]: 1 };
+  return ${JSON.stringify(payload)}
+}
 function geluTanh(x) { return [${JSON.stringify(payload)}] }`;
     const ta = page.locator('#ex-gelu textarea.code');
     await ta.fill(src);

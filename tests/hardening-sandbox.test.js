@@ -154,7 +154,9 @@ test(
       'navigator',
       'Deno',
     ];
-    const src = `console.log(${names.map((n) => `typeof ${n}`).join(', ')});\nconsole.log(typeof globalThis.parent, typeof globalThis.document, typeof globalThis.top);\n${GELU}`;
+    const src =
+      `console.log(${names.map((n) => `typeof ${n}`).join(', ')});\n` +
+      `console.log(typeof globalThis.parent, typeof globalThis.document, typeof globalThis.top);\n${GELU}`;
     const r = await gradeExercise('gelu', src);
     assert.equal(r.passed, true, r.summary);
     assert.deepEqual(
@@ -254,14 +256,24 @@ test(
   async () => {
     const atks = [
       `JSON.stringify = () => "x".repeat(3e7);\n${inGelu('  return "str"')}`,
-      `const big = "y".repeat(3e7); String.prototype.slice = function () { return big };\n${inGelu('  throw new Error(big)')}`,
-      `const big = "z".repeat(1e7); String.prototype.slice = function () { return big };\nArray.prototype.slice = function () { return Array(200).fill({ level: "log", text: big }) };\nconsole.log("hi");\n${inGelu('  return x')}`,
+      `const big = "y".repeat(3e7); String.prototype.slice = function () { return big };\n` +
+        `${inGelu('  throw new Error(big)')}`,
+      `const big = "z".repeat(1e7); String.prototype.slice = function () { return big };\n` +
+        `Array.prototype.slice = function () { return Array(200).fill({ level: "log", text: big }) };\n` +
+        `console.log("hi");\n${inGelu('  return x')}`,
       `globalThis.Float64Array = function () {};\n${inGelu('  return new Float32Array(x.data.length)')}`,
-      `globalThis.Float64Array = function () { return new Float32Array(2e6) };\n${inGelu('  return new Float32Array(x.data.length)')}`,
-      `Array.prototype.push = function () { this[this.length] = { k: "array", items: null }; return this.length };\n${inGelu('  return [[1, 2], [3, 4]]')}`,
-      `Array.prototype.push = function () { this[this.length] = { k: "typed", data: { length: 1e9 } }; return this.length };\n${inGelu('  return [[1, 2]]')}`,
-      `Array.prototype.push = function () { this[this.length] = { k: "number", v: "1" }; return this.length };\n${inGelu('  return { data: [1, 2, 3], shape: [3] }')}`,
-      `Array.prototype.push = function () { this[this.length] = { k: "object", entries: { data: { k: "typed", data: null }, shape: { k: "array", items: [{ k: "number", v: 1 }] } } }; return this.length };\n${inGelu('  return [[1]]')}`,
+      `globalThis.Float64Array = function () { return new Float32Array(2e6) };\n` +
+        `${inGelu('  return new Float32Array(x.data.length)')}`,
+      `Array.prototype.push = function () { this[this.length] = { k: "array", items: null }; return this.length };\n` +
+        `${inGelu('  return [[1, 2], [3, 4]]')}`,
+      'Array.prototype.push = function () { ' +
+        `this[this.length] = { k: "typed", data: { length: 1e9 } }; return this.length };\n` +
+        `${inGelu('  return [[1, 2]]')}`,
+      `Array.prototype.push = function () { this[this.length] = { k: "number", v: "1" }; return this.length };\n` +
+        `${inGelu('  return { data: [1, 2, 3], shape: [3] }')}`,
+      'Array.prototype.push = function () { this[this.length] = { k: "object", entries: ' +
+        '{ data: { k: "typed", data: null }, shape: { k: "array", items: [{ k: "number", v: 1 }] } } }; ' +
+        `return this.length };\n${inGelu('  return [[1]]')}`,
       `Object.keys = () => { throw new Error("keys") };\n${inGelu('  return { data: x.data, shape: x.shape }')}`,
       `Set.prototype.has = () => false;\n${inGelu('  const a = [1]; a.push(a); return a')}`,
     ];
@@ -304,12 +316,14 @@ test(
     'reference, for this and later tests',
   async () => {
     // correct values, computed before wrecking the (shared-looking) inputs
-    const wreck = `function gelu(x) {
+    const wreck =
+      `function gelu(x) {
     const y = map(x, (z) => 0.5 * z * (1 + erf(z / Math.SQRT2)));
     x.data.fill(NaN); x.shape.push(7); Object.freeze(x);
     return y;
   }
-  function geluTanh(x) { return map(x, (z) => 0.5 * z * (1 + Math.tanh(Math.sqrt(2 / Math.PI) * (z + 0.044715 * z ** 3)))) }`;
+  function geluTanh(x) { return map(x, (z) => ` +
+      '0.5 * z * (1 + Math.tanh(Math.sqrt(2 / Math.PI) * (z + 0.044715 * z ** 3)))) }';
     const r = await attack(wreck);
     assert.equal(
       r.passed,
@@ -325,7 +339,9 @@ test(
   function geluTanh(x) { return gelu(x) }`;
     failed(await attack(poison));
     // the toolkit handed to learners is frozen: patching it affects nobody
-    const patch = `try { erf.call = null; map.x = 1 } catch {}\ntry { Object.defineProperty(globalThis, 'map', { value: () => 0 }) } catch {}\n${GELU}`;
+    const patch =
+      `try { erf.call = null; map.x = 1 } catch {}\ntry { Object.defineProperty(globalThis, 'map', { value: () => ` +
+      `0 }) } catch {}\n${GELU}`;
     assert.equal((await attack(patch)).passed, true);
   },
 );

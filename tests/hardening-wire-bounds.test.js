@@ -80,24 +80,27 @@ test('worker messages: logs at 200 lines, 2,000 characters a line and 20,000 in 
   assert.ok(over.reduce((n, l) => n + l.text.length, 0) <= LOG_CHARS);
 });
 
-test('worker messages: result indices within the calls are read, others ignored; the first result of an index kept', async () => {
-  const value = (v) => ({ ok: true, value: { k: 'number', v } });
-  const r = await run({
-    results: [
-      [-1, value(9)],
-      [CALLS.length, value(9)],
-      [2 ** 53, value(9)],
-      [0.5, value(9)],
-      [0, value(1)],
-      [CALLS.length - 1, value(2)],
-      [0, value(3)],
-    ],
-  });
-  assert.deepEqual(
-    r.results.map((x) => x.value.v),
-    [1, 2],
-  );
-});
+test(
+  'worker messages: result indices within the calls are read, others ignored; ' + 'the first result of an index kept',
+  async () => {
+    const value = (v) => ({ ok: true, value: { k: 'number', v } });
+    const r = await run({
+      results: [
+        [-1, value(9)],
+        [CALLS.length, value(9)],
+        [2 ** 53, value(9)],
+        [0.5, value(9)],
+        [0, value(1)],
+        [CALLS.length - 1, value(2)],
+        [0, value(3)],
+      ],
+    });
+    assert.deepEqual(
+      r.results.map((x) => x.value.v),
+      [1, 2],
+    );
+  },
+);
 
 test('worker messages: "bad value" texts and type names at their bound kept, past it cut', () => {
   assert.equal(cleanWire({ k: 'bad', what: 'w'.repeat(BAD_WHAT) }).what, 'w'.repeat(BAD_WHAT));
@@ -107,18 +110,21 @@ test('worker messages: "bad value" texts and type names at their bound kept, pas
   assert.equal(cleanWire(typed('T'.repeat(TYPE_NAME + 1))).type, cut('T'.repeat(TYPE_NAME + 1), TYPE_NAME));
 });
 
-test('run options: the timeout up to 2^31 - 1 ms and limits up to their ceilings are taken; one past is a RangeError', async () => {
-  const r = await run({ results: [[0, { ok: true, value: { k: 'number', v: 1 } }]] }, { timeout: TIMEOUT_MAX });
-  assert.equal(r.status, 'done');
-  assert.equal(r.results[0].value.v, 1);
-  const timeoutError = (e) => e instanceof RangeError && /timeout/.test(e.message);
-  await assert.rejects(run({}, { timeout: TIMEOUT_MAX + 1 }), timeoutError);
-  assert.deepEqual(checkLimits(CEILINGS), CEILINGS);
-  for (const [key, max] of Object.entries(CEILINGS)) {
-    assert.throws(
-      () => checkLimits({ [key]: max + 1 }),
-      (e) => e instanceof RangeError && e.message.includes(key),
-    );
-    await assert.rejects(run({}, { limits: { [key]: max + 1 } }), RangeError, key);
-  }
-});
+test(
+  'run options: the timeout up to 2^31 - 1 ms and limits up to their ceilings are taken; ' + 'one past is a RangeError',
+  async () => {
+    const r = await run({ results: [[0, { ok: true, value: { k: 'number', v: 1 } }]] }, { timeout: TIMEOUT_MAX });
+    assert.equal(r.status, 'done');
+    assert.equal(r.results[0].value.v, 1);
+    const timeoutError = (e) => e instanceof RangeError && /timeout/.test(e.message);
+    await assert.rejects(run({}, { timeout: TIMEOUT_MAX + 1 }), timeoutError);
+    assert.deepEqual(checkLimits(CEILINGS), CEILINGS);
+    for (const [key, max] of Object.entries(CEILINGS)) {
+      assert.throws(
+        () => checkLimits({ [key]: max + 1 }),
+        (e) => e instanceof RangeError && e.message.includes(key),
+      );
+      await assert.rejects(run({}, { limits: { [key]: max + 1 } }), RangeError, key);
+    }
+  },
+);

@@ -247,7 +247,8 @@ test(
         const X = randTensor(r, [7, 24]);
         const want = layer.forward(X);
         const xdata = Float32Array.from(X.data);
-        const got = layer.forward({ data: xdata, shape: [7, 24] }, { out: xdata }); // in place: X is copied in before Y is written
+        // in place: X is copied in before Y is written
+        const got = layer.forward({ data: xdata, shape: [7, 24] }, { out: xdata });
         assert.equal(got.data, xdata);
         assert.deepEqual(Array.from(xdata), Array.from(want.data));
       }

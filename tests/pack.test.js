@@ -110,11 +110,16 @@ test(
     import * as ffnUrl from 'ffn-lab/url';
     import { gradeExercise, getExercise } from 'ffn-lab/sandbox';
     await ffn.ready();
-    const X = ${JSON.stringify(X)}, W1 = ${JSON.stringify(W1)}, b1 = ${JSON.stringify(b1)}, W2 = ${JSON.stringify(W2)}, b2 = ${JSON.stringify(b2)}, Wu = ${JSON.stringify(Wu)};
+    const X = ${JSON.stringify(X)}, W1 = ${JSON.stringify(W1)}, b1 = ${JSON.stringify(b1)};
+    const W2 = ${JSON.stringify(W2)}, b2 = ${JSON.stringify(b2)}, Wu = ${JSON.stringify(Wu)};
     const y = ffn.ffn(X, W1, b1, W2, b2);
     const s = ffnUrl.swigluFfn(X, W1, Wu, W2);
     const graded = await gradeExercise('ffn', getExercise('ffn').solution);
-    console.log(JSON.stringify({ y: Array.from(y.data), shape: y.shape, s: Array.from(s.data), params: ffn.ffnParamCount(768, 3072), graded: { passed: graded.passed, total: graded.total, worker: graded.status }, url: import.meta.resolve('ffn-lab'), simd: ffn.wasmInfo().simd }));
+    console.log(JSON.stringify({
+      y: Array.from(y.data), shape: y.shape, s: Array.from(s.data), params: ffn.ffnParamCount(768, 3072),
+      graded: { passed: graded.passed, total: graded.total, worker: graded.status },
+      url: import.meta.resolve('ffn-lab'), simd: ffn.wasmInfo().simd,
+    }));
   `;
     writeFileSync(join(app, 'site.js'), site);
     // the same site in a Node running relaxed SIMD loads the tarball's ffn-relaxed.wasm

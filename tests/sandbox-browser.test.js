@@ -200,8 +200,10 @@ test(
   async () => {
     const src = `function gelu(x) {
   const tries = [];
-  for (const f of [() => postMessage({ type: 'done', compileError: null }), () => self.postMessage({ type: 'result', index: 0 }),
-    () => Object.getPrototypeOf(self).postMessage.call(self, {}), () => DedicatedWorkerGlobalScope.prototype.postMessage.call(self, {}),
+  for (const f of [() => postMessage({ type: 'done', compileError: null }),
+    () => self.postMessage({ type: 'result', index: 0 }),
+    () => Object.getPrototypeOf(self).postMessage.call(self, {}),
+    () => DedicatedWorkerGlobalScope.prototype.postMessage.call(self, {}),
     () => new MessageChannel().port1.postMessage({})]) {
     try { f(); tries.push('posted'); } catch (e) { tries.push('refused'); }
   }
@@ -501,7 +503,8 @@ test(
         status: 200,
         headers: { 'content-type': 'text/javascript; charset=utf-8' },
         body: `window.__violations = [];
-      document.addEventListener('securitypolicyviolation', (e) => window.__violations.push(e.violatedDirective + ' ' + e.blockedURI));
+      document.addEventListener('securitypolicyviolation', (e) =>
+        window.__violations.push(e.violatedDirective + ' ' + e.blockedURI));
       await import('/web/sandbox/ffn-exercise.js');
       window.__ready = true;`,
       }),

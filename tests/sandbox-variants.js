@@ -68,7 +68,9 @@ function geluTanh(x) {
   'llama-without-two-thirds': edit('swiglu', 'Math.trunc((2 * (4 * d)) / 3)', '4 * d'),
   'llama-multiplier-after-rounding': {
     exercise: 'swiglu',
-    source: `${S.slice(0, S.indexOf('function llamaHiddenDim'))}function llamaHiddenDim(d, multipleOf = 256, ffnDimMultiplier = null) {
+    source:
+      `${S.slice(0, S.indexOf('function llamaHiddenDim'))}` +
+      `function llamaHiddenDim(d, multipleOf = 256, ffnDimMultiplier = null) {
   let hidden = Math.trunc((2 * (4 * d)) / 3);
   hidden = multipleOf * Math.ceil(hidden / multipleOf);
   if (ffnDimMultiplier != null) hidden = Math.trunc(ffnDimMultiplier * hidden);

@@ -47,7 +47,8 @@ after(() => {
 
 for (const name of SITES) {
   test(
-    `${name}: the four elements render and fire ffn-ready, a correct gelu passes, a wrong one fails with its diagnosis; no console error, no failed request`,
+    `${name}: the four elements render and fire ffn-ready, a correct gelu passes, a wrong one fails with its ` +
+      `diagnosis; no console error, no failed request`,
     { skip: skip || false, timeout: 180_000 },
     async () => {
       const site = served.sites.find((s) => s.name === name);

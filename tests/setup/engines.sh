@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Makes sure the other JavaScript engines the tests use are there: Debian's chromium (browser tests), jsc (JavaScriptCore, Safari's engine) and gjs (SpiderMonkey, Firefox's); installs them as root, else says how.
+# Makes sure the other JavaScript engines the tests use are there: Debian's chromium (browser tests), jsc
+# (JavaScriptCore, Safari's engine) and gjs (SpiderMonkey, Firefox's); installs them as root, else says how.
 set -euo pipefail
 need=()
 [ -x /usr/bin/chromium ] || need+=(chromium)

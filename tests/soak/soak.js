@@ -187,9 +187,13 @@ result.problems = problems;
 if (JSON_OUT) console.log(JSON.stringify(result));
 else {
   console.log(
-    `soak: ${new Date().toISOString().slice(0, 10)} ${result.build === 'relaxed' ? 'ffn-relaxed.wasm' : 'ffn.wasm'}: ${calls} calls in ${result.seconds.toFixed(0)} s (${errors} refused, ${result.layersCreated} layers created and disposed); ` +
-      `wasm heap in use ${start.heapInUse} -> ${end.heapInUse} B, wasm memory ${start.memoryBytes} -> ${end.memoryBytes} B, ` +
-      `JS heap ${(result.jsHeapGrowthBytes / 2 ** 20).toFixed(2)} MiB (bound 8 MiB): ${result.ok ? 'flat' : problems.join('; ')}`,
+    `soak: ${new Date().toISOString().slice(0, 10)} ` +
+      `${result.build === 'relaxed' ? 'ffn-relaxed.wasm' : 'ffn.wasm'}: ${calls} calls in ` +
+      `${result.seconds.toFixed(0)} s (${errors} refused, ${result.layersCreated} layers created and disposed); ` +
+      `wasm heap in use ${start.heapInUse} -> ${end.heapInUse} B, ` +
+      `wasm memory ${start.memoryBytes} -> ${end.memoryBytes} B, ` +
+      `JS heap ${(result.jsHeapGrowthBytes / 2 ** 20).toFixed(2)} MiB (bound 8 MiB): ` +
+      `${result.ok ? 'flat' : problems.join('; ')}`,
   );
 }
 process.exit(result.ok ? 0 : 1);

@@ -1,6 +1,13 @@
 // Type-level use of ffn-lab/components, checked by tsc in tests/types.test.js.
 import * as ffn from 'ffn-lab';
-import { memoryModel, activationModel, paramModel, FfnMemoryWidget, FfnActivationPlot, FfnParamCalculator } from 'ffn-lab/components';
+import {
+  memoryModel,
+  activationModel,
+  paramModel,
+  FfnMemoryWidget,
+  FfnActivationPlot,
+  FfnParamCalculator,
+} from 'ffn-lab/components';
 void ffn.ready();
 const mem = memoryModel.buildMemory(memoryModel.parseFacts('Tokyo>Japan, Paris>France@1.2'));
 const firstKey: string = mem.keyTokens[0].name;
@@ -19,7 +26,8 @@ const plot = document.querySelector('ffn-activation-plot');
 const x: number | undefined = plot?.readout?.x;
 const calc = document.createElement('ffn-param-calculator');
 calc.applyPreset('llama3_8b');
-const ok: boolean = w instanceof FfnMemoryWidget && calc instanceof FfnParamCalculator && plot instanceof FfnActivationPlot;
+const ok: boolean =
+  w instanceof FfnMemoryWidget && calc instanceof FfnParamCalculator && plot instanceof FfnActivationPlot;
 // @ts-expect-error: not an activation of the widget
 w.activation = 'tanh';
 calc.presets = [{ id: 'mine', label: 'My model', d: 2048, dff: 8192, heads: 16, kvHeads: 4, gated: true }];

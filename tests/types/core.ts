@@ -20,7 +20,10 @@ async function main(): Promise<void> {
   const dWg: ffn.Tensor = back.dWGate;
   const mem = ffn.ffnMemories([1, 0], W1, [0, 0, 0, 0], W2, 2);
   const top: Int32Array = mem.top;
-  const n: number = ffn.ffnParamCount(768, 3072, { bias: true, gated: false }) + ffn.llamaHiddenDim(4096, { multipleOf: 256, ffnDimMultiplier: null }) + ffn.ffnFlops(768, 3072, { gated: true });
+  const n: number =
+    ffn.ffnParamCount(768, 3072, { bias: true, gated: false }) +
+    ffn.llamaHiddenDim(4096, { multipleOf: 256, ffnDimMultiplier: null }) +
+    ffn.ffnFlops(768, 3072, { gated: true });
   const layer = ffn.createLinear({ W: W1, b: null, activation: 'silu' });
   const z: ffn.Tensor = layer.forward(x);
   const z2: Float32Array = layer.forward(x, { out: new Float32Array(z.data.length) }).data;
