@@ -76,7 +76,8 @@ async function resolveSource(src) {
     } else url = new URL(src);
   } else {
     throw new TypeError(
-      `ready: opts.wasm must be a URL, a string, bytes (ArrayBuffer or typed array) or a WebAssembly.Module; got ${describe(src)}`,
+      `ready: opts.wasm must be a URL, a string, bytes (ArrayBuffer or typed array) or a WebAssembly.Module; got ` +
+        `${describe(src)}`,
     );
   }
   return { module: null, bytes: await fetchBytes(url) };
@@ -256,7 +257,8 @@ export function ready(opts, fallback) {
       if ((inst.simd === 'relaxed') !== relaxedOpt) {
         const loaded = inst.simd === 'relaxed' ? 'ffn-relaxed.wasm' : 'ffn.wasm';
         throw new Error(
-          `ready: opts.relaxed is ${relaxedOpt} but an earlier ready() already loaded ${loaded}; pass the same choice to the first ready() call`,
+          `ready: opts.relaxed is ${relaxedOpt} but an earlier ready() already loaded ${loaded}; pass the same ` +
+            `choice to the first ready() call`,
         );
       }
     });
@@ -273,7 +275,8 @@ export function ready(opts, fallback) {
     if (relaxedOpt === true && !relaxed) {
       return Promise.reject(
         new Error(
-          "ready: opts.relaxed is true but this engine does not run relaxed SIMD (Node 20 needs --experimental-wasm-relaxed-simd); use relaxed: 'auto' or false",
+          'ready: opts.relaxed is true but this engine does not run relaxed SIMD (Node 20 needs ' +
+            "--experimental-wasm-relaxed-simd); use relaxed: 'auto' or false",
         ),
       );
     }
