@@ -1,5 +1,5 @@
 // The foundation of the four elements: one base class (styles, language, the kernels' loading), define, DOM helpers.
-import { watchLanguage, langOf, loadStrings, stringsLoaded } from './i18n/index.js';
+import { watchLanguage, langOf, loadStrings, stringsLoaded, translator } from './i18n/index.js';
 
 // ---- styles -------------------------------------------------------------------------------------------------
 
@@ -133,6 +133,21 @@ export function svgEl(tag, attrs = {}, parent = null) {
  * state null, then 'loading', then 'ready' (ffn-ready fires, once per element) or 'error'.
  */
 export class FfnElement extends (globalThis.HTMLElement ?? class {}) {
+  constructor() {
+    super();
+    this._tr = translator('en'); // the element's language's translator, from the first connection on (see _t)
+  }
+
+  /** The prefix of the element's keys in the locale table ('plot.' for plot.*); '' where keys are given whole. */
+  static get textPrefix() {
+    return '';
+  }
+
+  /** Text of a key (under the class's textPrefix) of the locale table, in the element's language (this._tr). */
+  _t(key, params) {
+    return this._tr.t(this.constructor.textPrefix + key, params);
+  }
+
   /** Attach the open shadow root, styled with css (styled again after a move to another document). */
   _attachStyledShadow(css) {
     const root = this.attachShadow({ mode: 'open' });
@@ -174,6 +189,18 @@ export class FfnElement extends (globalThis.HTMLElement ?? class {}) {
   disconnectedCallback() {
     this._stopLang?.();
     this._stopLang = null;
+    this._sizeObserver?.disconnect();
+    this._sizeObserver = null;
+  }
+
+  /**
+   * Call cb (a ResizeObserver callback) whenever target's size changes, until the element is disconnected. One
+   * observer an element: a call while one is observing, without ResizeObserver, or without a target does nothing.
+   */
+  _observeSize(target, cb) {
+    if (this._sizeObserver || typeof ResizeObserver !== 'function' || !target) return;
+    this._sizeObserver = new ResizeObserver(cb);
+    this._sizeObserver.observe(target);
   }
 
   /** The language or its table changed: an element draws everything again in it. */

@@ -85,7 +85,6 @@ export class FfnActivationPlot extends FfnElement {
     this._range = [-4, 4];
     this._visible = new Set(CURVE_IDS);
     this._problems = new Map();
-    this._tr = translator('en');
     this._root = this._attachStyledShadow(componentCss(css));
     this._scheduleCursor = rafThrottle(() => this._drawCursor());
     this._announce = trailingThrottle((t) => {
@@ -98,7 +97,7 @@ export class FfnActivationPlot extends FfnElement {
     this._tr = translator(langOf(this));
     for (const name of ['range', 'x', 'curves']) this._readAttribute(name);
     if (this._ready) {
-      this._observeSize();
+      this._followWidth();
       return;
     }
     this._load(() => ffn.ready(), {
@@ -107,21 +106,15 @@ export class FfnActivationPlot extends FfnElement {
         this._computeStatic();
         this._build();
         this._redraw();
-        if (this.isConnected) this._observeSize();
+        if (this.isConnected) this._followWidth();
       },
       failed: (err) => this._problem('load', err),
     });
   }
 
-  disconnectedCallback() {
-    super.disconnectedCallback();
-    this._ro?.disconnect();
-    this._ro = null;
-  }
-
-  /** Text of a key of the plot's namespace of the locale table, in the element's language. */
-  _t(key, params) {
-    return this._tr.t(`plot.${key}`, params);
+  /** The plot's keys in the locale table are plot.* (see _t). */
+  static get textPrefix() {
+    return 'plot.';
   }
 
   /** The language or its table changed: everything is drawn again in it. */
@@ -134,16 +127,15 @@ export class FfnActivationPlot extends FfnElement {
     } else this._relocalizeLoading();
   }
 
-  _observeSize() {
-    if (this._ro || typeof ResizeObserver !== 'function' || !this._box) return;
-    // Redraw whenever the box is not as wide as the drawing (text stays at its real size).
-    this._ro = new ResizeObserver(
+  /** Redraw whenever the box is not as wide as the drawing (text stays at its real size). */
+  _followWidth() {
+    this._observeSize(
+      this._box,
       rafThrottle(() => {
         const w = this._box.clientWidth;
         if (w && Math.max(260, w) !== this._drawnW) this._redraw();
       }),
     );
-    this._ro.observe(this._box);
   }
 
   attributeChangedCallback(name) {

@@ -140,7 +140,6 @@ export class FfnMemoryWidget extends FfnElement {
     // threshold and k: null means the default (defaultThreshold of the facts; every memory).
     this._state = { x: 0, y: 1, k: null, threshold: null, activation: 'relu' };
     this._placed = false;
-    this._tr = translator('en');
     this._facts = DEFAULT_FACTS.map((f) => ({ ...f }));
     this._distractors = [...DEFAULT_DISTRACTORS];
     this._hashKey = null;
@@ -162,28 +161,17 @@ export class FfnMemoryWidget extends FfnElement {
     this._useLanguage();
     this._readHash();
     if (this._ready) {
-      this._observeSize();
+      this._followWidth();
       return;
     }
     this._load(() => ffn.ready(), {
       loading: () => this._t('memory.loading'),
       ready: () => {
         this._rebuild();
-        this._observeSize();
+        this._followWidth();
       },
       failed: (err) => this._problem('load', err),
     });
-  }
-
-  disconnectedCallback() {
-    super.disconnectedCallback();
-    this._ro?.disconnect();
-    this._ro = null;
-  }
-
-  /** Text of a key of the locale table in the widget's language. */
-  _t(key, params) {
-    return this._tr.t(key, params);
   }
 
   /** Take the language of the element or the page (and the default facts of that language); true if it changed. */
@@ -475,10 +463,10 @@ export class FfnMemoryWidget extends FfnElement {
     this._render();
   }
 
-  _observeSize() {
-    if (this._ro || typeof ResizeObserver !== 'function' || !this._planesBox) return;
-    // Lay the planes out again whenever their width changes (labels keep their real size).
-    this._ro = new ResizeObserver(
+  /** Lay the planes out again whenever their width changes (labels keep their real size). */
+  _followWidth() {
+    this._observeSize(
+      this._planesBox,
       rafThrottle(() => {
         const w = this._inFig?.clientWidth;
         if (w && w !== this._laidW) {
@@ -487,7 +475,6 @@ export class FfnMemoryWidget extends FfnElement {
         }
       }),
     );
-    this._ro.observe(this._planesBox);
   }
 
   _build() {

@@ -130,7 +130,6 @@ export class FfnParamCalculator extends FfnElement {
     this._extra = []; // author presets: [{ id, label, config }]
     this._preset = null;
     this._problems = new Map();
-    this._tr = translator('en');
     this._root = this._attachStyledShadow(componentCss(css));
     this._schedule = rafThrottle(() => this._render());
     this._announce = trailingThrottle((t) => {
@@ -155,9 +154,9 @@ export class FfnParamCalculator extends FfnElement {
     });
   }
 
-  /** Text of a key of the calculator's namespace of the locale table, in the element's language. */
-  _t(key, params) {
-    return this._tr.t(`calculator.${key}`, params);
+  /** The calculator's keys in the locale table are calculator.* (see _t). */
+  static get textPrefix() {
+    return 'calculator.';
   }
 
   /** The language or its table changed: everything is drawn again in it. */

@@ -267,12 +267,6 @@ export class FfnExerciseElement extends FfnElement {
     this._rendered = null;
     this._notices = new Map(); // what -> message, shown in part="notice"
     this._memory = null; // the storage used when storage-key is not usable
-    this._tr = translator('en');
-  }
-
-  /** Text of a key of the locale table (web/i18n/en.js) in the element's language. */
-  _t(key, params) {
-    return this._tr.t(key, params);
   }
 
   /**
