@@ -271,89 +271,43 @@ function sameAsRef(label, fwd, ref, args, n, [py, pr, w1, w2]) {
   for (let i = 0; i < n; i++) assert.ok(closeTo(y[i], r[i], 1e-5), `${label}[${i}]: ${y[i]} vs ${r[i]}`);
 }
 
-test(
-  'ffn_forward and gated_ffn_forward on the packed GEMM (large shapes, biases, every ' +
-    'activation) vs their references',
-  () => {
-    for (let act = 0; act < ACTS.length; act++) {
-      const [T, d, F] = act % 2 ? [5, 130, 700] : [8, 67, 520];
-      const X = randArray(T * d, -2, 2);
-      const W1 = randArray(d * F, -0.2, 0.2);
-      const W2 = randArray(F * d, -0.2, 0.2);
-      const W3 = randArray(d * F, -0.2, 0.2);
-      const b1 = randArray(F);
-      const b2 = randArray(d);
-      const p = { X: put(X), W1: put(W1), W2: put(W2), W3: put(W3), b1: put(b1), b2: put(b2) };
-      const py = alloc(T * d);
-      const pr = alloc(T * d);
-      const w1 = alloc(2 * T * F);
-      const w2 = alloc(2 * T * F);
-      sameAsRef(
-        `ffn ${ACTS[act]} ${T},${d},${F}`,
-        'ffn_forward',
-        'ffn_ref',
-        [p.X, p.W1, p.b1, p.W2, p.b2, T, d, F, act],
-        T * d,
-        [py, pr, w1, w2],
-      );
-      sameAsRef(
-        `gated ${ACTS[act]} ${T},${d},${F}`,
-        'gated_ffn_forward',
-        'gated_ffn_ref',
-        [p.X, p.W1, p.W3, p.W2, T, d, F, act],
-        T * d,
-        [py, pr, w1, w2],
-      );
-      freeAll();
-    }
-  },
-);
+/**
+ * One FFN case on the heap: X in [-2, 2], W1, W2, W3 in [-w, w], biases in [-1, 1]; ffn_forward (with its biases,
+ * and also without if noBias) and gated_ffn_forward against their references (sameAsRef); the heap freed after.
+ */
+function ffnCaseSameAsRef(act, [T, d, F], w, { noBias = false } = {}) {
+  const X = put(randArray(T * d, -2, 2));
+  const W1 = put(randArray(d * F, -w, w));
+  const W2 = put(randArray(F * d, -w, w));
+  const W3 = put(randArray(d * F, -w, w));
+  const b1 = put(randArray(F));
+  const b2 = put(randArray(d));
+  const bufs = [alloc(T * d), alloc(T * d), alloc(2 * T * F), alloc(2 * T * F)]; // outputs, scratch
+  const at = `${ACTS[act]} ${T},${d},${F}`;
+  sameAsRef(`ffn ${at}`, 'ffn_forward', 'ffn_ref', [X, W1, b1, W2, b2, T, d, F, act], T * d, bufs);
+  if (noBias) {
+    sameAsRef(`ffn (no bias) ${at}`, 'ffn_forward', 'ffn_ref', [X, W1, 0, W2, 0, T, d, F, act], T * d, bufs);
+  }
+  sameAsRef(`gated ${at}`, 'gated_ffn_forward', 'gated_ffn_ref', [X, W1, W3, W2, T, d, F, act], T * d, bufs);
+  freeAll();
+}
+
+const PACKED = 'ffn_forward and gated_ffn_forward on the packed GEMM (large shapes, biases, every activation)';
+test(`${PACKED} vs their references`, () => {
+  for (let act = 0; act < ACTS.length; act++) ffnCaseSameAsRef(act, act % 2 ? [5, 130, 700] : [8, 67, 520], 0.2);
+});
 
 test('ffn_forward and gated_ffn_forward vs their references, every activation', () => {
+  const shapes = [
+    [0, 3, 4],
+    [1, 1, 1],
+    [2, 4, 8],
+    [3, 5, 17],
+    [1, 9, 0],
+    [4, 16, 33],
+  ];
   for (let act = 0; act < ACTS.length; act++) {
-    for (const [T, d, F] of [
-      [0, 3, 4],
-      [1, 1, 1],
-      [2, 4, 8],
-      [3, 5, 17],
-      [1, 9, 0],
-      [4, 16, 33],
-    ]) {
-      const X = randArray(T * d, -2, 2);
-      const W1 = randArray(d * F);
-      const W2 = randArray(F * d);
-      const W3 = randArray(d * F);
-      const b1 = randArray(F);
-      const b2 = randArray(d);
-      const p = { X: put(X), W1: put(W1), W2: put(W2), W3: put(W3), b1: put(b1), b2: put(b2) };
-      const py = alloc(T * d);
-      const pr = alloc(T * d);
-      const w1 = alloc(2 * T * F);
-      const w2 = alloc(2 * T * F);
-      sameAsRef(
-        `ffn ${ACTS[act]} ${T},${d},${F}`,
-        'ffn_forward',
-        'ffn_ref',
-        [p.X, p.W1, p.b1, p.W2, p.b2, T, d, F, act],
-        T * d,
-        [py, pr, w1, w2],
-      );
-      sameAsRef(`ffn (no bias) ${ACTS[act]}`, 'ffn_forward', 'ffn_ref', [p.X, p.W1, 0, p.W2, 0, T, d, F, act], T * d, [
-        py,
-        pr,
-        w1,
-        w2,
-      ]);
-      sameAsRef(
-        `gated ${ACTS[act]} ${T},${d},${F}`,
-        'gated_ffn_forward',
-        'gated_ffn_ref',
-        [p.X, p.W1, p.W3, p.W2, T, d, F, act],
-        T * d,
-        [py, pr, w1, w2],
-      );
-      freeAll();
-    }
+    for (const shape of shapes) ffnCaseSameAsRef(act, shape, 1, { noBias: true });
   }
 });
 
