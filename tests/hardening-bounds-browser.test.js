@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { servedBrowser } from './helpers/served-browser.js';
 import { installStretch } from './helpers/stretch.js';
-import { hostileWorkerSource, PAYLOADS } from './helpers/hostile-worker.js';
-import { sabotagedGelu } from './helpers/sabotage.js';
+import { hostileWorkerSource, checkHostileReport } from './helpers/hostile-worker.js';
+import { sabotagedGelu, checkSabotagedGeluReport } from './helpers/sabotage.js';
 import { exercises } from 'ffn-lab/sandbox';
 
 const TOOLKIT = readFileSync(new URL('../web/sandbox/toolkit.js', import.meta.url), 'utf8');
@@ -76,26 +76,13 @@ async function withoutLongTasks(what, fn, arg, check) {
 
 // Hostile results: 2^32 - 1 declared items, an 8 MiB buffer behind 4 numbers, deep, wide, long texts, 2^32 - 1 logs.
 test('browser: hostile results from a stand-in worker are refused, no main-thread task of 100 ms', SLOW, async () => {
-  const check = (r) => {
-    assert.equal(r.status, 'done', r.summary);
-    assert.equal(r.passed, false);
-    r.tests.forEach((t, i) => {
-      const [name, , re] = PAYLOADS[i % PAYLOADS.length];
-      if (re) {
-        assert.equal(t.status, 'refused', `${name}: ${t.status} ${t.message}`);
-        assert.match(t.message, re, name);
-      } else assert.equal(t.status, 'fail', name);
-    });
-    assert.equal(r.logs.length, 200);
-    assert.ok(JSON.stringify(r).length < 200_000);
-  };
   for (const { id } of exercises) {
     // every built-in: tensors, objects of tensors, indices, numbers
     const grade = (id) => {
       const workerUrl = new URL('/tests/fixtures/hostile/worker.js', location.href);
       return window.__grade(id, 'function f() {}', { workerUrl, timeout: 3000 });
     };
-    await withoutLongTasks(`grading ${id}`, grade, id, check);
+    await withoutLongTasks(`grading ${id}`, grade, id, (r) => checkHostileReport(r));
   }
 });
 
@@ -103,17 +90,7 @@ test('browser: hostile results from a stand-in worker are refused, no main-threa
 // and setters on Object.prototype included.
 test('browser: a correct solution overriding built-ins still passes, no learner text in the report', SLOW, async () => {
   const src = sabotagedGelu({ functionMethods: true });
-  const r = await page.evaluate((src) => window.__grade('gelu', src, { timeout: 5000 }), src);
-  assert.equal(
-    r.passed,
-    true,
-    `${r.summary}\n${r.tests
-      .filter((t) => !t.pass)
-      .map((t) => t.message)
-      .join('\n')}`,
-  );
-  assert.ok(!JSON.stringify(r).includes('PWNED'));
-  assert.ok(r.logs.length > 0 && r.logs.every((l) => l.text === 'grabbed 0 none'), JSON.stringify(r.logs));
+  checkSabotagedGeluReport(await page.evaluate((src) => window.__grade('gelu', src, { timeout: 5000 }), src));
 });
 
 const PROGRESS = (exercises) => JSON.stringify({ format: 'ffn-lab-sandbox-progress', version: 1, exercises });

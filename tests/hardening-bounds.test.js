@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import { Worker } from 'node:worker_threads';
 import { gradeExercise, exercises } from 'ffn-lab/sandbox';
 import { cleanWire, checkLimits, DEFAULT_LIMITS, LIMIT_CEILINGS } from '../web/sandbox/runner.js';
-import { hostileWorkerUrl, PAYLOADS } from './helpers/hostile-worker.js';
-import { sabotage, sabotagedGelu } from './helpers/sabotage.js';
+import { hostileWorkerUrl, checkHostileReport } from './helpers/hostile-worker.js';
+import { sabotage, sabotagedGelu, checkSabotagedGeluReport } from './helpers/sabotage.js';
 import { makeRng } from '../web/sandbox/exercises/index.js';
 import { timeCase, timeCaseAsync, shown } from './helpers/timing.js';
 
@@ -345,19 +345,10 @@ test('Node grader: a stand-in worker sending hostile messages: within timeout + 
     // each grading is a fresh run: one over the bound is done again, up to three in all (tests/helpers/timing.js)
     const { ms, seen } = await timeCaseAsync(timeout + 1000, first, async () => (await grade()).ms);
     assert.ok(ms <= timeout + 1000, `${id}: the grader took ${shown(seen)}`);
-    assert.equal(r.status, 'done', r.summary);
-    assert.equal(r.passed, false);
-    assert.ok(JSON.stringify(r).length < 200_000);
-    r.tests.forEach((t, i) => {
-      const [name, , re] = PAYLOADS[i % PAYLOADS.length];
-      if (re) {
-        assert.equal(t.status, 'refused', `${name}: ${t.status} ${t.message}`);
-        assert.match(t.message, re, name);
-      } else assert.equal(t.status, 'fail', name);
+    checkHostileReport(r, (t, name) => {
       assert.ok(t.message.length < 4000, `${name}: a message of ${t.message.length} characters`);
     });
     // forged log entries (null, a string, an unknown level, holes) are read as plain "log" lines, cut
-    assert.equal(r.logs.length, 200);
     assert.deepEqual(r.logs.slice(0, 3), Array(3).fill({ level: 'log', text: '' }));
     assert.equal(r.logs[3].level, 'warn');
     assert.equal(r.logs[3].text.length, 2001);
@@ -427,17 +418,7 @@ async function directRun(source, calls) {
 // the right results pass, one done, no callback of the worker reaches learner code, no learner text as the sandbox's.
 test('worker primordials: learner overrides of built-ins reach no worker callback, text or result', async () => {
   // through the grader: the sabotaged but correct solution passes, as it does untouched
-  const r = await gradeExercise('gelu', SABOTAGED_GELU, { timeout: 5000 });
-  assert.equal(
-    r.passed,
-    true,
-    `${r.summary}\n${r.tests
-      .filter((t) => !t.pass)
-      .map((t) => t.message)
-      .join('\n')}`,
-  );
-  assert.ok(!JSON.stringify(r).includes('PWNED'), JSON.stringify(r).slice(0, 2000));
-  assert.ok(r.logs.length > 0 && r.logs.every((l) => l.text === 'grabbed 0 none'), JSON.stringify(r.logs));
+  checkSabotagedGeluReport(await gradeExercise('gelu', SABOTAGED_GELU, { timeout: 5000 }));
   assert.equal((await gradeExercise('gelu', GELU)).passed, true);
 
   // message by message, straight from the worker: the same, and nothing after done

@@ -1,4 +1,5 @@
 // Test helper: a stand-in for web/sandbox/worker.js answering every call with a hostile message (tests of the page).
+import assert from 'node:assert/strict';
 
 /*
  * The real worker builds its messages with captured built-ins, so learner code can no longer make it
@@ -75,4 +76,24 @@ post({ type: 'ready' });
 /** A URL a Node worker_threads Worker can start (a data: URL module). */
 export function hostileWorkerUrl() {
   return new URL(`data:text/javascript,${encodeURIComponent(hostileWorkerSource({ browser: false }))}`);
+}
+
+/**
+ * Check a grading report of the stand-in, as the page must give it: done, not passed, under 200,000 characters of
+ * JSON, each test refused as its payload says (or failed, for a well-formed value), the 2^32 - 1 declared log lines
+ * cut to 200. each(test, payload name), if given, checks more of each test.
+ */
+export function checkHostileReport(r, each = () => {}) {
+  assert.equal(r.status, 'done', r.summary);
+  assert.equal(r.passed, false);
+  assert.ok(JSON.stringify(r).length < 200_000);
+  r.tests.forEach((t, i) => {
+    const [name, , re] = PAYLOADS[i % PAYLOADS.length];
+    if (re) {
+      assert.equal(t.status, 'refused', `${name}: ${t.status} ${t.message}`);
+      assert.match(t.message, re, name);
+    } else assert.equal(t.status, 'fail', name);
+    each(t, name);
+  });
+  assert.equal(r.logs.length, 200);
 }

@@ -1,4 +1,5 @@
 // Test helper: learner source overriding every built-in the sandbox worker could call after learner code runs.
+import assert from 'node:assert/strict';
 
 /*
  * Learner code overrides every built-in the worker could call after learner code runs, right before
@@ -109,4 +110,15 @@ function geluTanh(x) {
   __sabotage();
   return y;
 }`;
+}
+
+/** Check the report of sabotagedGelu: passed, no PWNED anywhere, and its log says no override was handed anything. */
+export function checkSabotagedGeluReport(r) {
+  const failures = r.tests
+    .filter((t) => !t.pass)
+    .map((t) => t.message)
+    .join('\n');
+  assert.equal(r.passed, true, `${r.summary}\n${failures}`);
+  assert.ok(!JSON.stringify(r).includes('PWNED'), JSON.stringify(r).slice(0, 2000));
+  assert.ok(r.logs.length > 0 && r.logs.every((l) => l.text === 'grabbed 0 none'), JSON.stringify(r.logs));
 }
