@@ -77,54 +77,49 @@ if (IS_NODE) {
 
 /* ---------------- lockdown ---------------- */
 
-const BLOCKED_GLOBALS = [
-  'fetch',
-  'XMLHttpRequest',
-  'WebSocket',
-  'WebSocketStream',
-  'EventSource',
-  'WebTransport',
-  'importScripts',
-  'Worker',
-  'SharedWorker',
-  'BroadcastChannel',
-  'indexedDB',
-  'caches',
-  'cookieStore',
-  'navigator',
-  'RTCPeerConnection',
-  'RTCDataChannel',
-  'Notification',
-  'FileSystemHandle',
-  'close',
-  'postMessage',
-  'FontFace',
-  'fonts',
-  'FontFaceSet', // a FontFace with a url() source is fetched, even from a worker
-  'process',
-  'require',
-  'module',
-  'Deno',
-  'Bun',
-  'onmessage',
-];
-
-// Functions learners might reasonably call get a stub that says why it fails; the rest simply disappear.
-const STUBBED = new Set([
-  'FontFace',
-  'fetch',
-  'XMLHttpRequest',
-  'WebSocket',
-  'WebSocketStream',
-  'EventSource',
-  'WebTransport',
-  'importScripts',
-  'Worker',
-  'SharedWorker',
-  'BroadcastChannel',
-  'close',
-  'postMessage',
-]);
+// The globals learner code must not reach, in the order they are removed: 'stub' for functions learners might
+// reasonably call (a stub that says why it fails is pinned in their place), 'hide' for the rest (they simply
+// disappear).
+const LOCKED_GLOBALS = {
+  // the network
+  fetch: 'stub',
+  XMLHttpRequest: 'stub',
+  WebSocket: 'stub',
+  WebSocketStream: 'stub',
+  EventSource: 'stub',
+  WebTransport: 'stub',
+  // more code, other threads and channels
+  importScripts: 'stub',
+  Worker: 'stub',
+  SharedWorker: 'stub',
+  BroadcastChannel: 'stub',
+  // storage, the device, other peers
+  indexedDB: 'hide',
+  caches: 'hide',
+  cookieStore: 'hide',
+  navigator: 'hide',
+  RTCPeerConnection: 'hide',
+  RTCDataChannel: 'hide',
+  Notification: 'hide',
+  FileSystemHandle: 'hide',
+  // the worker's own port to the frame
+  close: 'stub',
+  postMessage: 'stub',
+  // fonts: a FontFace with a url() source is fetched, even from a worker
+  FontFace: 'stub',
+  fonts: 'hide',
+  FontFaceSet: 'hide',
+  // Node, Deno and Bun
+  process: 'hide',
+  require: 'hide',
+  module: 'hide',
+  Deno: 'hide',
+  Bun: 'hide',
+  // the worker's own message handler
+  onmessage: 'hide',
+};
+const BLOCKED_GLOBALS = ObjectKeys(LOCKED_GLOBALS);
+const STUBBED = new Set(BLOCKED_GLOBALS.filter((name) => LOCKED_GLOBALS[name] === 'stub'));
 
 function blocked(name) {
   const f = function () {
