@@ -3,7 +3,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync, existsSync, cpSync, readFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync, existsSync, cpSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -78,6 +78,12 @@ test(
       assert.ok(files.includes(f), `tarball ships ${f}`);
     }
     assert.ok(!files.some((f) => f.startsWith('tests/')), 'tests are not shipped');
+    // what a user rebuilding the wasm needs ships; the programs that fitted the coefficients (src/fit/) do not
+    const sources = readdirSync(join(ROOT, 'src')).filter((f) => /\.[ch]$/.test(f));
+    assert.ok(sources.length >= 5, `src/ holds the kernels' sources: ${sources}`);
+    for (const f of ['build.sh', ...sources.map((f) => `src/${f}`)]) assert.ok(files.includes(f), `tarball ships ${f}`);
+    const fit = files.filter((f) => f.startsWith('src/fit/'));
+    assert.deepEqual(fit, [], 'the coefficient fitting programs are not shipped');
     const tgz = join(work, info[0].filename);
     assert.ok(existsSync(tgz));
 
