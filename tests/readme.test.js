@@ -334,7 +334,7 @@ function readmes(dir, acc = []) {
     if (e.name.startsWith('.') || e.name === 'node_modules' || e.name === 'artifacts') continue;
     const p = join(dir, e.name);
     if (e.isDirectory()) readmes(p, acc);
-    else if (e.name === 'README.md') acc.push(p);
+    else if (e.name === 'README.md' || e.name === 'AUTHORING.md') acc.push(p); // AUTHORING.md: web/sandbox's guide
   }
   return acc;
 }

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { servedBrowser } from './helpers/served-browser.js';
 import { exercises } from 'ffn-lab/sandbox';
 
-const readme = readFileSync(new URL('../web/sandbox/README.md', import.meta.url), 'utf8');
+const readme = readFileSync(new URL('../web/sandbox/AUTHORING.md', import.meta.url), 'utf8');
 const EXAMPLE = /```js\n(\/\/ squared-relu\.js[\s\S]*?)```/.exec(readme)[1];
 const SOLUTION = /solution: `([\s\S]*?)`,\n/.exec(EXAMPLE)[1];
 

@@ -1,4 +1,5 @@
-// Author-defined exercises in Node: the README example and command, refusals by field, checkExercise, prompt HTML.
+// Author-defined exercises in Node: the authoring guide's example and command, refusals by field, checkExercise,
+// prompt HTML.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, mkdtempSync, mkdirSync, symlinkSync, writeFileSync, rmSync } from 'node:fs';
@@ -22,10 +23,10 @@ import { parsePromptHtml } from '../web/sandbox/prompt-html.js';
 import { exercises } from 'ffn-lab/sandbox';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const readme = readFileSync(new URL('../web/sandbox/README.md', import.meta.url), 'utf8');
+const readme = readFileSync(new URL('../web/sandbox/AUTHORING.md', import.meta.url), 'utf8');
 const block = (lang, firstLine) => {
   const m = new RegExp('```' + lang + '\\n(' + firstLine + '[\\s\\S]*?)```').exec(readme);
-  assert.ok(m, `web/sandbox/README.md has a ${lang} block starting with ${firstLine}`);
+  assert.ok(m, `web/sandbox/AUTHORING.md has a ${lang} block starting with ${firstLine}`);
   return m[1];
 };
 const EXAMPLE = block('js', '// squared-relu\\.js');
@@ -78,7 +79,7 @@ function base(id) {
   };
 }
 
-test("the README's worked example passes the documented check command in an author's project", async () => {
+test("the authoring guide's worked example passes the documented check command in an author's project", async () => {
   const { stdout } = await promisify(execFile)('bash', ['-c', COMMAND], { cwd: project, timeout: 120000 });
   assert.match(
     stdout,

@@ -81,7 +81,7 @@ function bind(spec, c) {
 }
 
 /**
- * The parts of the hidden-test rule (web/sandbox/README.md) that the tests' arguments show: declared shapes
+ * The parts of the hidden-test rule (web/sandbox/AUTHORING.md) that the tests' arguments show: declared shapes
  * respected; a batched tensor as a single vector, as one row and as 3-D; every size once not a multiple of 4;
  * both ends of every range; every default left out and given; every boolean both ways.
  */

@@ -113,7 +113,7 @@ export interface GradeOptions {
  */
 export function gradeExercise(exercise: ExerciseRef, source: string, options?: GradeOptions): Promise<GradeReport>;
 
-/* ---------------- the exercise format (web/sandbox/README.md, "Write your own exercise") ---------------- */
+/* ---------------- the exercise format (web/sandbox/AUTHORING.md, "Write your own exercise") ---------------- */
 
 /** An integer array of indices: item and order word the learner's messages ("2nd strongest: got memory 4"). */
 export interface IndicesKind {

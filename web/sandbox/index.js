@@ -8,7 +8,7 @@ defineFfnExercise(); // a no-op outside browsers
 
 export { gradeExercise } from './grade.js';
 export { checkExercise } from './check.js';
-/** exercises: the six built-ins (frozen, in the course's order); see web/sandbox/README.md for the format. */
+/** exercises: the six built-ins (frozen, in the course's order); see web/sandbox/AUTHORING.md for the format. */
 export {
   exercises,
   exerciseIds,
