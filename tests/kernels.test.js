@@ -174,6 +174,21 @@ test('activation limits: +-inf, +-1e4, NaN, signed zero', () => {
   freeAll();
 });
 
+/**
+ * A (M,K) @ B (K,N) on the heap by matmul_forward (into a buffer of 7s: every output must be written) and by
+ * matmul_ref, both returning 0: { c, r }, their outputs. The heap is freed by the caller.
+ */
+function matmulBoth(A, B, M, K, N) {
+  const pa = put(A);
+  const pb = put(B);
+  const pc = alloc(M * N);
+  const pr = alloc(M * N);
+  f32(pc, M * N).fill(7);
+  assert.equal(k.matmul_forward(pc, pa, pb, M, K, N), 0);
+  assert.equal(k.matmul_ref(pr, pa, pb, M, K, N), 0);
+  return { c: get(pc, M * N), r: get(pr, M * N) };
+}
+
 test('matmul_forward equals matmul_ref bit for bit (same summation order), incl. NaN/inf', () => {
   for (const M of [0, 1, 3, 4, 5]) {
     for (const K of [0, 1, 3, 4, 8, 17]) {
@@ -181,15 +196,7 @@ test('matmul_forward equals matmul_ref bit for bit (same summation order), incl.
         const A = randArray(M * K);
         const B = randArray(K * N);
         if (M * K > 1 && (M + K + N) % 2) A[1] = SPECIALS[(M + N) % SPECIALS.length];
-        const pa = put(A);
-        const pb = put(B);
-        const pc = alloc(M * N);
-        const pr = alloc(M * N);
-        f32(pc, M * N).fill(7);
-        assert.equal(k.matmul_forward(pc, pa, pb, M, K, N), 0);
-        assert.equal(k.matmul_ref(pr, pa, pb, M, K, N), 0);
-        const c = get(pc, M * N);
-        const r = get(pr, M * N);
+        const { c, r } = matmulBoth(A, B, M, K, N);
         for (let i = 0; i < M * N; i++) {
           assert.ok(sameBits(c[i], r[i]), `matmul ${M}x${K}x${N}[${i}]: ${c[i]} vs ${r[i]}`);
         }
@@ -220,15 +227,8 @@ test(
       const B = randArray(K * N);
       A[K + 2] = NaN;
       B[3 * N + 1] = 1e30; // a NaN row and an overflowing column take the same path as in the reference
-      const pa = put(A);
-      const pb = put(B);
-      const pc = alloc(M * N);
-      const pr = alloc(M * N);
-      f32(pc, M * N).fill(7);
-      assert.equal(k.matmul_forward(pc, pa, pb, M, K, N), 0);
-      assert.equal(k.matmul_ref(pr, pa, pb, M, K, N), 0);
-      const c = get(pc, M * N);
-      let r = get(pr, M * N);
+      const { c, r: byRef } = matmulBoth(A, B, M, K, N);
+      let r = byRef;
       // ffn-relaxed.wasm's GEMM may fuse its multiply-adds: then the whole product is the same in-order sums
       // with fused steps (the plain loop below the threshold never fuses)
       if (RELAXED && K <= 768 && M >= 4 && M * K * N >= 2 ** 18 && !c.every((v, i) => sameBits(v, r[i]))) {
