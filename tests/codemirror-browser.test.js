@@ -53,6 +53,19 @@ async function typeCode(source) {
   await page.keyboard.insertText(source);
 }
 
+/** Ctrl+Enter in the editor, then wait (20 s at most) until the element's summary matches re. */
+async function runAndWaitFor(re) {
+  await page.keyboard.press('Control+Enter');
+  await page.waitForFunction(
+    (source) => {
+      const summary = document.querySelector('#ex').shadowRoot.querySelector('.summary');
+      return new RegExp(source).test(summary?.textContent || '');
+    },
+    re.source,
+    { timeout: 20000 },
+  );
+}
+
 const summary = () =>
   page.evaluate(() => document.querySelector('#ex').shadowRoot.querySelector('.summary')?.textContent ?? '');
 
@@ -93,15 +106,7 @@ test(
 test('CodeMirror: type a solution, Ctrl+Enter runs it, every test passes', { skip: skip || false }, async () => {
   await typeCode(solution);
   assert.equal(await page.evaluate(() => document.querySelector('#ex').code), solution);
-  await page.keyboard.press('Control+Enter');
-  await page.waitForFunction(
-    () =>
-      /All \d+ tests passed/.test(
-        document.querySelector('#ex').shadowRoot.querySelector('.summary')?.textContent || '',
-      ),
-    null,
-    { timeout: 20000 },
-  );
+  await runAndWaitFor(/All \d+ tests passed/);
   assert.equal(
     await cm((view) => view.state.doc.toString()),
     solution,
@@ -116,12 +121,7 @@ test(
   async () => {
     const wrong = 'function gelu(x) {\n  const y = x;\n  return y +;\n}\nfunction geluTanh(x) { return x; }\n';
     await typeCode(wrong);
-    await page.keyboard.press('Control+Enter');
-    await page.waitForFunction(
-      () => /syntax error/.test(document.querySelector('#ex').shadowRoot.querySelector('.summary')?.textContent || ''),
-      null,
-      { timeout: 20000 },
-    );
+    await runAndWaitFor(/syntax error/);
     const marked = await page.evaluate(() => {
       const lines = [...document.querySelector('#ex').shadowRoot.querySelectorAll('.cm-line')];
       return lines.map((l, i) => (l.classList.contains('cm-ffn-error-line') ? i + 1 : 0)).filter(Boolean);
@@ -145,15 +145,7 @@ test(
       true,
     );
     await typeCode(solution);
-    await page.keyboard.press('Control+Enter');
-    await page.waitForFunction(
-      () =>
-        /All \d+ tests passed/.test(
-          document.querySelector('#ex').shadowRoot.querySelector('.summary')?.textContent || '',
-        ),
-      null,
-      { timeout: 20000 },
-    );
+    await runAndWaitFor(/All \d+ tests passed/);
     assert.equal(
       await page.evaluate(() => document.querySelector('#ex').shadowRoot.querySelectorAll('.cm-ffn-error-line').length),
       0,

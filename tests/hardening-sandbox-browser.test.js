@@ -101,6 +101,18 @@ async function startBareProxy(target) {
 }
 
 const grade = (id, src, options) => page.evaluate(([i, s, o]) => window.__grade(i, s, o), [id, src, options || {}]);
+
+/** Put src in the gelu element's editor and run it (Ctrl+Enter); resolves once it fired ffn-exercise-result. */
+async function runInGeluElement(src, timeout = 20000) {
+  await page.evaluate(() => {
+    window.__events.length = 0;
+  });
+  const ta = page.locator('#ex-gelu textarea.code');
+  await ta.fill(src);
+  await ta.focus();
+  await page.keyboard.press('Control+Enter');
+  await page.waitForFunction(() => window.__events.some((e) => e.type === 'ffn-exercise-result'), null, { timeout });
+}
 const ticks = () => page.evaluate(() => Number(document.getElementById('ticks').textContent));
 
 test(
@@ -314,18 +326,12 @@ function geluTanh(x) { return gelu(x) }`;
     const r = await grade('gelu', forge);
     assert.equal(r.passed, false);
     assert.ok(r.tests.some((t) => t.status === 'fail'));
-    await page.evaluate(() => {
-      window.__events.length = 0;
-    });
-    const ta = page.locator('#ex-gelu textarea.code');
-    await ta.fill(forge);
-    await ta.focus();
-    await page.keyboard.press('Control+Enter');
+    await runInGeluElement(forge, 15000);
     await page.waitForFunction(
       () =>
         /tests passed|stopped|error/i.test(
           document.querySelector('#ex-gelu').shadowRoot.querySelector('.summary')?.textContent || '',
-        ) && window.__events.some((e) => e.type === 'ffn-exercise-result'),
+        ),
       null,
       { timeout: 15000 },
     );
@@ -453,16 +459,7 @@ test(
       const size = JSON.stringify(r).length;
       assert.ok(size < 200_000, `report of ${size} chars for ${a.slice(0, 40)}`);
     }
-    const ta = page.locator('#ex-gelu textarea.code');
-    await ta.fill(`${attacks[1]}\nfunction geluTanh(x) { return x }`);
-    await ta.focus();
-    await page.evaluate(() => {
-      window.__events.length = 0;
-    });
-    await page.keyboard.press('Control+Enter');
-    await page.waitForFunction(() => window.__events.some((e) => e.type === 'ffn-exercise-result'), null, {
-      timeout: 20000,
-    });
+    await runInGeluElement(`${attacks[1]}\nfunction geluTanh(x) { return x }`);
     const shown = await page.evaluate(() => document.querySelector('#ex-gelu').shadowRoot.textContent.length);
     assert.ok(shown < 300_000, `the element renders ${shown} characters`);
   },
@@ -596,16 +593,7 @@ function gelu(x) {
   return ${JSON.stringify(payload)}
 }
 function geluTanh(x) { return [${JSON.stringify(payload)}] }`;
-    const ta = page.locator('#ex-gelu textarea.code');
-    await ta.fill(src);
-    await ta.focus();
-    await page.evaluate(() => {
-      window.__events.length = 0;
-    });
-    await page.keyboard.press('Control+Enter');
-    await page.waitForFunction(() => window.__events.some((e) => e.type === 'ffn-exercise-result'), null, {
-      timeout: 20000,
-    });
+    await runInGeluElement(src);
     await page.waitForTimeout(300);
     const state = await page.evaluate(() => {
       const root = document.querySelector('#ex-gelu').shadowRoot;
