@@ -292,8 +292,14 @@ test(
       sel,
     );
     r = await page.evaluate(async () => {
-      for (const f of document.querySelectorAll('iframe[sandbox]')) f.remove();
-      const rep = await window.__crashRun;
+      // every sandbox frame removed until the run ends: on a loaded machine the run's own frame may not exist yet
+      // when the stop button shows (the previous run's frame was stopped; the next one is still being made)
+      let rep = null;
+      window.__crashRun.then((x) => (rep = x));
+      while (!rep) {
+        for (const f of document.querySelectorAll('iframe[sandbox]')) f.remove();
+        await new Promise((ok) => setTimeout(ok, 50));
+      }
       return { status: rep.status, summary: rep.summary };
     });
     assert.equal(r.status, 'crashed', r.summary);
