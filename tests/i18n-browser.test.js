@@ -479,3 +479,98 @@ test(
     await page.evaluate(() => document.getElementById('slot').replaceChildren());
   },
 );
+
+test(
+  "browser, French page: the worker's refusals of a result and of the code, in French; the learner's text as text",
+  { skip: skip || false, timeout: 120_000 },
+  async () => {
+    const sel = '#slot ffn-exercise';
+    await page.evaluate(() => window.__mount({ storageKey: 'i18n-test-worker' }));
+    await page.waitForFunction((s) => document.querySelector(s)?.shadowRoot.querySelector('button.run'), sel);
+    const run = (code) =>
+      page.evaluate(
+        async ([s, c]) => {
+          const e = document.querySelector(s);
+          Object.assign(e, { timeout: 5000, code: c });
+          const r = await e.run();
+          return { status: r.status, summary: r.summary, tests: r.tests.map((t) => t.message) };
+        },
+        [sel, code],
+      );
+    // the three tests get the three values, in order
+    const three = (a, b, c) =>
+      `let k = 0;\nconst cases = [() => { ${a} }, () => { ${b} }, () => { ${c} }];\n` +
+      'function reluCarre(x) {\n  return cases[k++ % 3]();\n}\n';
+    const key = '<img src=x onerror=window.__pwned=1>';
+    const html = async () =>
+      page.evaluate(
+        (s) => document.querySelector(s).shadowRoot.querySelectorAll('img, b').length + (window.__pwned ? 100 : 0),
+        sel,
+      );
+    // a path is code (result[0][0]...): the word result in it is not English prose
+    const path = ['result'];
+
+    let r = await run(
+      three(
+        `const a = {}; a[${JSON.stringify(key)}] = a; return a;`,
+        'let w = 1; for (let i = 0; i < 12; i++) w = [w]; return w;',
+        'const o = {}; for (let i = 0; i < 40; i++) o["k" + i] = 1; return o;',
+      ),
+    );
+    assert.deepEqual(r.tests, [
+      `Refused: the result contains a cycle (at result.${key})`,
+      'Refused: the result is nested deeper than 8 levels (at result[0][0][0][0][0][0][0][0][0])',
+      'Refused: the result object has 40 keys, more than 32',
+    ]);
+    await noEnglish(
+      'exercise, a cycle, too deep, too many keys',
+      sel,
+      [
+        `Refusé : le résultat contient un cycle (en result.${key})`,
+        'Refusé : le résultat est imbriqué sur plus de 8 niveaux (en result[0]',
+        'Refusé : l’objet résultat a 40 clés, plus de 32',
+      ],
+      path,
+    );
+    assert.equal(await html(), 0, 'a key that looks like HTML is shown as text');
+
+    r = await run(
+      three('return { ["k".repeat(65)]: 1 };', 'return new Float64Array(200001);', 'return "<b>gras</b>";'),
+    );
+    assert.equal(r.tests[0], 'Refused: the result object has a key longer than 64 characters');
+    assert.equal(r.tests[1], 'Refused: the result holds more than 200000 numbers');
+    await noEnglish('exercise, a long key, too many numbers, a string', sel, [
+      'Refusé : l’objet résultat a une clé de plus de 64 caractères',
+      'Refusé : le résultat contient plus de 200 000 nombres',
+      'renvoie une chaîne "<b>gras</b>"',
+    ]);
+    assert.equal(await html(), 0, 'a string that looks like HTML is shown as text');
+
+    r = await run(
+      three(
+        'return undefined;',
+        'return Promise.resolve(1);',
+        'return { get data() { throw new TypeError("zut"); } };',
+      ),
+    );
+    assert.match(r.tests[2], /^TypeError: reading your result threw: zut \(line/);
+    await noEnglish('exercise, undefined, a Promise, a result that throws when read', sel, [
+      'renvoie undefined (avez-vous oublié return ?)',
+      'renvoie une Promise (les fonctions d’exercice doivent être synchrones)',
+      'la lecture de votre résultat a levé une erreur : zut (ligne',
+    ]);
+
+    // the worker refuses the code itself
+    for (const [code, french] of [
+      ['function reluCarre(x) {\n  return import("x");\n}\n', 'l’instruction "import" n’est pas disponible'],
+      ['return 5;\n', 'votre code ferme trop tôt l’enveloppe de l’exercice'],
+      ['throw 5;\n', 'votre code a levé 5 (levez une erreur'],
+    ]) {
+      r = await run(code);
+      assert.equal(r.status, 'error', r.summary);
+      await noEnglish(`exercise, ${code.trim()}`, sel, [french]);
+    }
+    await page.evaluate(() => document.getElementById('slot').replaceChildren());
+    assert.deepEqual(pageErrors, []);
+  },
+);

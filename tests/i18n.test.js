@@ -77,6 +77,7 @@ const SAME = new Set([
   'report.comma',
   'report.feature.equals',
   'report.nTests',
+  'report.worker.bad.null',
 ]);
 
 test("French is loaded on first use: English until loadStrings('fr'), then the table and exercises", async () => {
@@ -525,4 +526,216 @@ test("the toolkit's errors carry a key: English as before, French on the page; l
     tanh.some((s) => /^RangeError : changed \(ligne 10,/.test(s)),
     tanh.join('\n'),
   );
+});
+
+/*
+ * The worker's own words (web/sandbox/worker.js): why it refuses a result, what a value that is no result is, and
+ * its refusals of the learner's code. Each case: learner code, the report's English (written here, as it read before
+ * the keys: it must not change), and French the page must say instead.
+ */
+const WORKER_RESULTS = [
+  ['const a = {}; a.self = a; return a;', 'Refused: the result contains a cycle (at result.self)', 'contient un cycle'],
+  [
+    'let w = 1; for (let i = 0; i < 12; i++) w = [w]; return w;',
+    'Refused: the result is nested deeper than 8 levels (at result[0][0][0][0][0][0][0][0][0])',
+    'imbriqué sur plus de 8 niveaux (en result[0]',
+  ],
+  ['return new Float64Array(200001);', 'Refused: the result holds more than 200000 numbers', 'plus de 200 000 nombres'],
+  [
+    'const o = {}; for (let i = 0; i < 40; i++) o["k" + i] = 1; return o;',
+    'Refused: the result object has 40 keys, more than 32',
+    'l’objet résultat a 40 clés, plus de 32',
+  ],
+  [
+    'return { ["k".repeat(65)]: 1 };',
+    'Refused: the result object has a key longer than 64 characters',
+    'une clé de plus de 64 caractères',
+  ],
+  [
+    'return new Proxy([], { get: (t, p) => (p === "length" ? 2 ** 40 : t[p]) });',
+    'Refused: the result is an array of 1099511627776 items, more than 200000',
+    'un tableau de 1 099 511 627 776 éléments, plus de 200 000',
+  ],
+  [
+    'return new Proxy([], { get: (t, p) => (p === "length" ? "beaucoup" : t[p]) });',
+    'Refused: the result is an array of beaucoup items, more than 200000',
+    'un tableau de beaucoup éléments',
+  ],
+  [
+    'return { get data() { throw new Error("boum"); }, shape: [1] };',
+    /^Error: reading your result threw: boum \(line \d+, column \d+\)$/,
+    'la lecture de votre résultat a levé une erreur : boum',
+  ],
+  ['return undefined;', /^returned undefined \(did you forget to return\?\); expected a tensor/, 'oublié return'],
+  ['return null;', /^returned null; expected a tensor/, 'renvoie null'],
+  ['return "<b>x</b>";', /^returned a string "<b>x<\/b>"; expected a tensor/, 'une chaîne "<b>x</b>"'],
+  ['return true;', /^returned the boolean true; expected a tensor/, 'le booléen true'],
+  ['return 1n;', /^returned a BigInt; expected a tensor/, 'un BigInt'],
+  ['return Symbol("s");', /^returned a Symbol; expected a tensor/, 'un Symbol'],
+  ['return () => 1;', /^returned a function; expected a tensor/, 'une fonction'],
+  [
+    'return Promise.resolve(1);',
+    /^returned a Promise \(exercise functions must be synchronous\); expected/,
+    'synchrones',
+  ],
+  ['return new DataView(new ArrayBuffer(8));', /^returned a DataView; expected a tensor/, 'un DataView'],
+  ['return new BigInt64Array(2);', /^returned a BigInt64Array; expected a tensor/, 'un BigInt64Array'],
+];
+
+/** A report's failing tests: [English message, the page's French for it (French spaces made plain)]. */
+function frenchOfTests(report) {
+  const fr = translator('fr');
+  return report.tests
+    .map((t, i) => [t, report.said.tests[i]])
+    .filter(([t]) => t.message)
+    .map(([t, m]) => {
+      assert.equal(String(m), t.message, 'the message is the English');
+      return [t.message, fr.t(m.key, m.params).replace(/[\u00a0\u202f]/g, ' ')];
+    });
+}
+
+test("the worker's reasons for refusing a result and its words for a value: English as before, French", async () => {
+  const { gradeExercise } = await import('ffn-lab/sandbox');
+  // call k (the report's tests run in order, 18 of them) returns case k's value
+  const source =
+    `let k = 0;\nconst cases = [\n${WORKER_RESULTS.map(([code]) => `  () => { ${code} },`).join('\n')}\n];\n` +
+    'function gelu(x) {\n  return cases[k++ % cases.length]();\n}\n' +
+    'function geluTanh(x) {\n  return cases[k++ % cases.length]();\n}\n';
+  const report = await gradeExercise('gelu', source);
+  assert.ok(report.tests.length >= WORKER_RESULTS.length);
+  const shown = frenchOfTests(report);
+  for (const [code, english, french] of WORKER_RESULTS) {
+    const hit = shown.find(([e]) => (typeof english === 'string' ? e === english : english.test(e)));
+    assert.ok(hit, `${code}: no test reads ${english}:\n${shown.map(([e]) => e).join('\n')}`);
+    assert.ok(hit[1].includes(french), `${code}: ${hit[1]}`);
+    // what is left is code: a tensor's fields in braces, an Error, the path to a part of the result (result.self)
+    const own = hit[1].replace(/\bError\b/g, ' ').replace(/\bresult[.[]\S*/g, ' ');
+    assert.deepEqual(findEnglish([own]), [], hit[1]);
+    if (english instanceof RegExp) continue;
+    assert.match(hit[1], /^Refusé : /);
+  }
+});
+
+test("the worker's refusals of the learner's code are said in French; the report's English is unchanged", async () => {
+  const { gradeExercise } = await import('ffn-lab/sandbox');
+  const cases = [
+    [
+      'function gelu(x) { return import("x"); }',
+      'Your code could not run: import is not available in exercises (no modules or network); remove it ' +
+        '(the word is fine only in comments and in \'...\' or "..." strings) (line 1, column 27)',
+      'l’instruction "import" n’est pas disponible dans les exercices',
+    ],
+    [
+      'return 5;',
+      'Your code could not run: your code closes the exercise wrapper early (an unmatched } or ))',
+      'votre code ferme trop tôt l’enveloppe de l’exercice',
+    ],
+    [
+      'throw 5;',
+      'Your code threw while it was being set up: your code threw 5 (throw an Error to get a line number)',
+      'votre code a levé 5 (levez une erreur, new Error(...), pour avoir un numéro de ligne)',
+    ],
+    [
+      'throw "non";',
+      'Your code threw while it was being set up: your code threw "non" (throw an Error to get a line number)',
+      'votre code a levé "non" (levez une erreur',
+    ],
+    [
+      'throw new Proxy({}, { get() { throw new Error("x"); } });',
+      'Your code threw while it was being set up: your code threw an object that could not be read',
+      'votre code a levé un objet illisible',
+    ],
+  ];
+  const fr = translator('fr');
+  for (const [source, english, french] of cases) {
+    const report = await gradeExercise('gelu', source);
+    assert.equal(report.summary, english);
+    const m = report.said.summary;
+    assert.equal(String(m), english);
+    const said = fr.t(m.key, m.params).replace(/[\u00a0\u202f]/g, ' ');
+    assert.ok(said.includes(french), said);
+    assert.deepEqual(findEnglish([said.replace(/\bError\b/g, ' ')]), [], said);
+  }
+});
+
+/** A stand-in worker (Node) answering call i with results[i % length] and ending with compileError. */
+function forgingWorkerUrl(results, compileError = null) {
+  const src = `import { parentPort } from 'node:worker_threads';
+const results = ${JSON.stringify(results)};
+parentPort.once('message', (msg) => {
+  for (let i = 0; i < msg.calls.length; i++) {
+    parentPort.postMessage({ type: 'result', nonce: msg.nonce, index: i, result: results[i % results.length] });
+  }
+  parentPort.postMessage({ type: 'done', nonce: msg.nonce, compileError: ${JSON.stringify(compileError)}, logs: [] });
+});
+parentPort.postMessage({ type: 'ready' });
+`;
+  return new URL(`data:text/javascript,${encodeURIComponent(src)}`);
+}
+
+test('what a worker says beside its text is checked: a forged key or param leaves the English text', async () => {
+  const { gradeExercise } = await import('ffn-lab/sandbox');
+  const cycle = (path) => `the result contains a cycle (at ${path})`;
+  const refused = (message, said) => ({
+    ok: false,
+    refused: true,
+    error: { name: 'Refused', message, line: null, column: null, said },
+  });
+  const html = '<img src=x onerror=alert(1)>';
+  const long = `result.${'p'.repeat(3000)}`;
+  const nine = Object.fromEntries('abcdefghi'.split('').map((c) => [c, c]));
+  // [result, French expected (else the English text is kept)]
+  const cases = [
+    [
+      refused(cycle('result.a'), { key: 'worker.cycle', params: { path: 'result.a' } }),
+      'contient un cycle (en result.a)',
+    ],
+    [refused(cycle(html), { key: 'worker.cycle', params: { path: html } }), `contient un cycle (en ${html})`],
+    [refused(cycle('result.a'), { key: 'worker.nope', params: { path: 'result.a' } })],
+    [refused('it is nested deeper than 8 levels', { key: 'refused.deep', params: { max: 8 } })],
+    [refused(cycle('result.a'), { key: 'worker.__proto__', params: {} })],
+    [refused(cycle('result.a'), { key: 'worker.constructor', params: {} })],
+    [refused(cycle('result.a'), { key: 'worker.cycle', params: { path: 'result.b' } })],
+    [refused(cycle(long), { key: 'worker.cycle', params: { path: long } })],
+    [refused(cycle('result.a'), { key: 'worker.cycle', params: { path: ['result.a'] } })],
+    [refused(cycle('result.a'), { key: 'worker.cycle', params: { path: 'result.a', ...nine } })],
+    [refused('the result holds more than 1.5 numbers', { key: 'worker.numbers', params: { max: 1.5 } })],
+    [{ ok: true, value: { k: 'bad', what: 'a rose', said: { key: 'worker.bad.function', params: {} } } }],
+    [{ ok: true, value: { k: 'bad', what: 'a Symbol', said: { key: 'worker.bad.symbol', params: {} } } }, 'un Symbol'],
+  ];
+  const report = await gradeExercise('gelu', 'function f() {}', {
+    workerUrl: forgingWorkerUrl(cases.map(([r]) => r)),
+  });
+  const shown = frenchOfTests(report);
+  assert.equal(shown.length, report.tests.length);
+  shown.forEach(([english, french], i) => {
+    const [result, expected] = cases[i % cases.length];
+    const sent = result.ok ? result.value.what : result.error.message;
+    if (expected) assert.ok(french.includes(expected), `case ${i}: ${french}`);
+    else {
+      // the text as the worker sent it (runner.js cuts a long one), inside the page's French frame
+      assert.ok(french.includes(sent.slice(0, 1000)), `case ${i}: ${french.slice(0, 300)}`);
+      assert.ok(english.includes(sent.slice(0, 1000)), `case ${i}: ${english.slice(0, 300)}`);
+      assert.doesNotMatch(french, /contient un cycle|une fonction|imbriqué sur/, `case ${i}`);
+    }
+  });
+  // a compile error: the sandbox's failure in French; with another text, that text
+  const failed = 'the sandbox failed: an internal error stopped the run';
+  const fr = translator('fr');
+  for (const [message, french] of [
+    [failed, 'le bac à sable a échoué : une erreur interne a arrêté l’exécution'],
+    ['the sandbox failed: <b>another</b> reason', 'the sandbox failed: <b>another</b> reason'],
+  ]) {
+    const compileError = {
+      name: 'InternalError',
+      message,
+      line: null,
+      column: null,
+      said: { key: 'worker.failed', params: {} },
+    };
+    const r = await gradeExercise('gelu', 'function f() {}', { workerUrl: forgingWorkerUrl([], compileError) });
+    assert.equal(r.summary, `Your code could not run: ${message}`);
+    const said = fr.t(r.said.summary.key, r.said.summary.params).replace(/[\u00a0\u202f]/g, ' ');
+    assert.equal(said, `Votre code n’a pas pu s’exécuter : ${french}`);
+  }
 });

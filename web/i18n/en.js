@@ -75,6 +75,39 @@ export default {
       getIndex: 'get: index {i} on axis {axis} is outside 0..{max}',
       erf: 'erf: expected a number, got {type}',
     },
+    /*
+     * What the worker itself says (web/sandbox/worker.js sends the key and params beside this English, which is the
+     * report's text): a result it refuses, a value that is no result (bad), and its refusals of the learner's code.
+     */
+    worker: {
+      deep: 'the result is nested deeper than {max} levels (at {path})',
+      cycle: 'the result contains a cycle (at {path})',
+      numbers: 'the result holds more than {max} numbers',
+      array: 'the result is an array of {n} items, more than {max}',
+      keys: 'the result object has {n} keys, more than {max}',
+      longKey: 'the result object has a key longer than {max} characters',
+      readingThrew: 'reading your result threw: {message}',
+      threwValue: 'your code threw {value} (throw an Error to get a line number)',
+      threwUnreadable: 'your code threw an object that could not be read',
+      noParse: 'your code does not parse',
+      importRefused:
+        'import is not available in exercises (no modules or network); remove it ' +
+        '(the word is fine only in comments and in \'...\' or "..." strings)',
+      closesEarly: 'your code closes the exercise wrapper early (an unmatched } or ))',
+      failed: 'the sandbox failed: an internal error stopped the run',
+      bad: {
+        undefined: 'undefined (did you forget to return?)',
+        null: 'null',
+        string: 'a string {text}',
+        boolean: 'the boolean {v}',
+        bigint: 'a BigInt',
+        symbol: 'a Symbol',
+        function: 'a function',
+        promise: 'a Promise (exercise functions must be synchronous)',
+        dataView: 'a DataView',
+        bigIntArray: 'a {type}',
+      },
+    },
     // a long shape or key list, cut (report-bounds.js fmtShape, listKeys)
     sizesCut: '[{shown},… ({n} sizes)]',
     keysCut: '{shown}, … ({n} keys)',

@@ -1,5 +1,5 @@
 // Page-side checking of outputs: values from the worker's wire format, shapes and types, atol + rtol*|ref|.
-import { CAPS, MAX_ITEMS, clip, fmtNum, fmtShape, listKeys, say, num } from './report-bounds.js';
+import { CAPS, MAX_ITEMS, clip, fmtNum, fmtShape, listKeys, say, num, workerSaid } from './report-bounds.js';
 
 export { fmtNum, fmtShape };
 
@@ -68,7 +68,8 @@ function describeWire(w) {
     case 'object':
       return isNode(w.entries) ? say('wire.object', { keys: listKeys(Object.keys(w.entries)) }) : say('wire.malformed');
     case 'bad':
-      return clip(w.what, CAPS.what) || say('wire.unreadable');
+      // what the worker said it is (report.worker.bad), in the reader's language, while its English is `what`
+      return workerSaid(w.said, w.what) ?? (clip(w.what, CAPS.what) || say('wire.unreadable'));
     default:
       return say('wire.unknown');
   }

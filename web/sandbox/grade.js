@@ -3,9 +3,8 @@ import * as defaultApi from '../index.js'; // the wasm bytes inlined: nothing fo
 import { compareValue, toWire, fmtShape } from './compare.js';
 import { resolveExercise, generateTests, validateValues } from './exercises/index.js';
 import { diagnose } from './diagnose.js';
-import { CAPS, clip, slicer, textBudget, say, num } from './report-bounds.js';
+import { CAPS, clip, slicer, textBudget, say, num, workerSaid } from './report-bounds.js';
 import { ordinal, numeral } from '../i18n/index.js';
-import en from '../i18n/en.js';
 
 const plain = (v) => numeral(v, String(v)); // a number written as String() writes it, in English
 import { runLearnerCode, DEFAULT_TIMEOUT_MS, DEFAULT_LIMITS, NO_START } from './runner.js';
@@ -106,16 +105,11 @@ function purityNotes(exercise, run) {
 /* ---------------- stage 3: compare every test (stage 4, diagnose: diagnose.js) ---------------- */
 
 /**
- * An error the toolkit threw, as a message of report.toolkit (its key and texts came from the worker, runner.js
- * checked them), or null: also when the error's message is no longer that message's English (learner code may
- * change an error it caught; the worker cuts long messages).
+ * An error the toolkit threw or the worker's own words, as a message of report.toolkit or report.worker (its key
+ * and params came from the worker, runner.js checked them), or null: also when the error's message is no longer
+ * that message's English (learner code may change an error it caught; the worker cuts long messages).
  */
-function toolkitSaid(e) {
-  const s = e && e.said;
-  if (!s || typeof s.key !== 'string' || !Object.hasOwn(en.report.toolkit, s.key)) return null;
-  const m = say(`toolkit.${s.key}`, s.params);
-  return String(m) === e.message ? m : null;
-}
+const errorSaid = (e) => (e ? workerSaid(e.said, e.message) : null);
 
 /** The report's form of an error in learner code, its texts cut (by `take`, default: to their caps). */
 function learnerError(e, take = clip) {
@@ -155,7 +149,7 @@ function compareOne(t, run, i, tol) {
     o.error = learnerError(r.error || {});
     // the learner has not written this function: said by the page (in the reader's language), not the worker
     if (r.missing) Object.defineProperty(o, 'missing', { value: true });
-    const tk = toolkitSaid(r.error);
+    const tk = errorSaid(r.error);
     if (tk) Object.defineProperty(o, 'errorSaid', { value: tk });
     // a result the page refused (runner.js): why, as a message
     if (r.refused && r.said) Object.defineProperty(o, 'refusal', { value: r.said });
@@ -227,7 +221,7 @@ function runSummary(run, tests, timeout) {
     const e = run.compileError;
     const err = learnerError(e);
     const what = e.phase === 'top-level' ? 'setupThrew' : err.name === 'SyntaxError' ? 'syntaxError' : 'couldNotRun';
-    const message = toolkitSaid(e) ?? err.message;
+    const message = errorSaid(e) ?? err.message;
     return { status: 'error', error: err, message: say(what, { message, where: locationText(err) }) };
   }
   if (run.status === 'timeout') {

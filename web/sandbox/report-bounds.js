@@ -1,5 +1,6 @@
 // Bounds on what grading builds from learner results: text cut where it is made, and page work cut into slices.
 import { msg, numeral } from '../i18n/index.js';
+import en from '../i18n/en.js';
 
 /*
  * Caps, in UTF-16 code units, on each piece of text a grading report builds from a learner's result
@@ -78,6 +79,35 @@ export function textBudget(total = CAPS.tests, floor = CAPS.floor) {
  * (see `said` in grade.js).
  */
 export const say = (key, params) => msg(`report.${key}`, params);
+
+/**
+ * A key the worker may name beside a text it sends (worker.js): a toolkit error's (a key of report.toolkit, sent
+ * bare) or the worker's own (`worker.…`, report.worker), as a key of the report namespace; else null.
+ */
+export function workerKey(key) {
+  if (typeof key !== 'string') return null;
+  const full = key.startsWith('worker.') ? key : `toolkit.${key}`;
+  let v = en.report;
+  for (const part of full.split('.')) {
+    if (v === null || typeof v !== 'object' || !Object.hasOwn(v, part)) return null;
+    v = v[part];
+  }
+  return typeof v === 'string' ? full : null;
+}
+
+/**
+ * What the worker said (`said`: { key, params }, which runner.js checked) as a message, or null: also when the
+ * message's English is not `english` exactly (learner code may change an error it caught, a text may have been
+ * cut). A whole number is written as the English text writes it (String), the reader's way on the page.
+ */
+export function workerSaid(said, english) {
+  const key = said && workerKey(said.key);
+  if (!key || typeof english !== 'string') return null;
+  const params = {};
+  for (const [k, v] of Object.entries(said.params)) params[k] = typeof v === 'number' ? numeral(v, String(v)) : v;
+  const m = say(key, params);
+  return String(m) === english ? m : null;
+}
 
 /** A number as fmtNum writes it, shown with the reader's decimal mark, grouping and minus sign. */
 export const num = (v) => numeral(v, fmtNum(v));

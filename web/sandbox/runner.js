@@ -1,7 +1,7 @@
 // Runs learner source in a fresh worker with a hard timeout: in browsers a worker inside the sandbox frame (another
 // process in Chromium, see frame-host.js), in Node worker_threads.
 import { startFrameRun, FRAME_DIED } from './frame-host.js';
-import { DEFAULT_TIMEOUT_MS, say } from './report-bounds.js';
+import { DEFAULT_TIMEOUT_MS, say, workerKey } from './report-bounds.js';
 import { numeral } from '../i18n/index.js';
 
 const IS_BROWSER = typeof window === 'object' && typeof Worker === 'function';
@@ -193,18 +193,22 @@ function isRecord(v) {
 }
 
 /**
- * The key and texts of a toolkit error (worker.js), or null: a name of letters, at most 8 texts of at most 200
- * characters each. Whether the key is one the page knows is for grading to say (grade.js).
+ * What the worker said beside an English text (worker.js: a toolkit error's key, or a key worker.* of its own), or
+ * null: a key the page's tables know (report-bounds.js workerKey), at most 8 params named in letters, each a text of
+ * at most MAX_TEXT characters (no longer than the text it is part of) or a safe integer. Anything else is dropped
+ * whole, and the page shows the English text. Whether that text is still the key's English is for grading to say.
  */
 function cleanSaid(s) {
-  if (!isRecord(s) || typeof s.key !== 'string' || !/^[A-Za-z]{1,40}$/.test(s.key) || !isRecord(s.params)) return null;
+  if (!isRecord(s) || typeof s.key !== 'string' || s.key.length > 100 || !workerKey(s.key)) return null;
+  if (!isRecord(s.params)) return null;
   const names = Object.keys(s.params);
   if (names.length > 8) return null;
   const params = {};
   for (const name of names) {
     const v = s.params[name];
-    if (!/^[A-Za-z]{1,20}$/.test(name) || typeof v !== 'string') return null;
-    params[name] = text(v, 200);
+    if (!/^[A-Za-z]{1,20}$/.test(name)) return null;
+    if (!(typeof v === 'string' ? v.length <= MAX_TEXT : Number.isSafeInteger(v))) return null;
+    params[name] = v;
   }
   return { key: s.key, params };
 }
@@ -236,7 +240,7 @@ class WireError extends Error {
 const plain = (v) => numeral(v, String(v));
 
 /**
- * A result value from the worker (wire format: { k: 'number', v } | { k: 'bad', what } |
+ * A result value from the worker (wire format: { k: 'number', v } | { k: 'bad', what, said } |
  * { k: 'typed', type, data: Float64Array } | { k: 'array', items } | { k: 'object', entries }) -> a
  * fresh copy the page owns, or a WireError saying why it is refused. Each field is read once.
  */
@@ -261,8 +265,11 @@ export function cleanWire(w, limits = DEFAULT_LIMITS) {
         if (++numbers > maxNumbers) tooMany();
         return { k, v: x };
       }
-      case 'bad':
-        return { k, what: text(v.what, 200) || 'an unreadable value' };
+      case 'bad': {
+        const what = text(v.what, 200) || 'an unreadable value';
+        const said = cleanSaid(v.said); // what it is, as a key of report.worker.bad: grading checks it is `what`
+        return said ? { k, what, said } : { k, what };
+      }
       case 'typed': {
         const type = v.type;
         const data = v.data;

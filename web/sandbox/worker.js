@@ -209,6 +209,7 @@ function lockdown() {
 const apply = Reflect.apply;
 const defineProperty = Object.defineProperty;
 const NumberCtor = Number;
+const isSafeInteger = Number.isSafeInteger;
 const jsonStringify = JSON.stringify;
 const stringSlice = String.prototype.slice;
 const stringIndexOf = String.prototype.indexOf;
@@ -340,10 +341,18 @@ function locate(stack, source) {
   return null;
 }
 
+/**
+ * What the worker says, for the page to say it in the reader's language: a key of report.worker (web/i18n/en.js,
+ * whose English is the text sent beside it) and its params, plain strings and whole numbers. runner.js checks both;
+ * the page uses them only while their English is still the text.
+ */
+const said = (key, params) => ({ key: `worker.${key}`, params });
+
 function describeError(err, source) {
   let name = 'Error';
   let message = '';
   let stack = '';
+  let what = null; // the worker's own words, when learner code threw no error object
   try {
     if (err !== null && (typeof err === 'object' || typeof err === 'function')) {
       name = StringCtor(err.name ?? 'Error');
@@ -355,11 +364,13 @@ function describeError(err, source) {
       }
     } else {
       name = 'thrown value';
-      const what = typeof err === 'string' ? jsonStringify(cut(err, 1000)) : StringCtor(err);
-      message = `your code threw ${what} (throw an Error to get a line number)`;
+      const value = typeof err === 'string' ? jsonStringify(cut(err, 1000)) : StringCtor(err);
+      message = `your code threw ${value} (throw an Error to get a line number)`;
+      what = said('threwValue', { value });
     }
   } catch {
     message = 'your code threw an object that could not be read';
+    what = said('threwUnreadable', {});
   }
   message = cut(message, 1000);
   if (name.length > 100) name = slice(name, 0, 100);
@@ -372,8 +383,10 @@ function describeError(err, source) {
     const params = {};
     const names = ObjectKeys(tk.params);
     for (let i = 0; i < names.length; i++) defineProperty(params, names[i], data(cut(tk.params[names[i]], 200)));
-    out.said = { key: tk.key, params };
+    what = { key: tk.key, params };
   }
+  // defined, not assigned: a setter learner code put on Object.prototype never sees it
+  if (what) defineProperty(out, 'said', data(what));
   return out;
 }
 
@@ -645,36 +658,45 @@ const REFUSED = Object.freeze({});
  */
 function serialize(value, { maxNumbers, maxDepth, maxKeys }) {
   let numbers = 0;
-  let refusal = '';
-  const refuse = (why) => {
-    refusal = why;
+  let refusal = null;
+  // why: the English text; key and params: the same, for the page to say in the reader's language (see said)
+  const refuse = (key, params, why) => {
+    refusal = { why, said: said(key, params) };
     throw REFUSED;
   };
+  const tooMany = () => refuse('numbers', { max: maxNumbers }, `the result holds more than ${maxNumbers} numbers`);
+  // A value that is no result: what it is, in English and as a key of report.worker.bad.
+  const bad = (key, what, params = {}) => ({ k: 'bad', what, said: said(`bad.${key}`, params) });
   // `up` is the chain of enclosing objects ({ v, up }): a cycle is a value that is its own ancestor.
   const visit = (v, depth, path, up) => {
-    if (depth > maxDepth) refuse(`the result is nested deeper than ${maxDepth} levels (at ${path})`);
+    if (depth > maxDepth) {
+      refuse('deep', { max: maxDepth, path }, `the result is nested deeper than ${maxDepth} levels (at ${path})`);
+    }
     if (typeof v === 'number') {
       numbers += 1;
-      if (numbers > maxNumbers) refuse(`the result holds more than ${maxNumbers} numbers`);
+      if (numbers > maxNumbers) tooMany();
       return { k: 'number', v };
     }
-    if (v === undefined) return { k: 'bad', what: 'undefined (did you forget to return?)' };
-    if (v === null) return { k: 'bad', what: 'null' };
-    if (typeof v === 'string') return { k: 'bad', what: `a string ${jsonStringify(cut(v, 40))}` };
-    if (typeof v === 'boolean') return { k: 'bad', what: `the boolean ${v}` };
-    if (typeof v === 'bigint') return { k: 'bad', what: 'a BigInt' };
-    if (typeof v === 'symbol') return { k: 'bad', what: 'a Symbol' };
-    if (typeof v === 'function') return { k: 'bad', what: 'a function' };
-    for (let a = up; a; a = a.up) if (a.v === v) refuse(`the result contains a cycle (at ${path})`);
-    if (typeof v.then === 'function') return { k: 'bad', what: 'a Promise (exercise functions must be synchronous)' };
+    if (v === undefined) return bad('undefined', 'undefined (did you forget to return?)');
+    if (v === null) return bad('null', 'null');
+    if (typeof v === 'string') {
+      const text = jsonStringify(cut(v, 40));
+      return bad('string', `a string ${text}`, { text });
+    }
+    if (typeof v === 'boolean') return bad('boolean', `the boolean ${v}`, { v: v ? 'true' : 'false' });
+    if (typeof v === 'bigint') return bad('bigint', 'a BigInt');
+    if (typeof v === 'symbol') return bad('symbol', 'a Symbol');
+    if (typeof v === 'function') return bad('function', 'a function');
+    for (let a = up; a; a = a.up) if (a.v === v) refuse('cycle', { path }, `the result contains a cycle (at ${path})`);
+    if (typeof v.then === 'function') return bad('promise', 'a Promise (exercise functions must be synchronous)');
     if (isView(v)) {
       // The brand (an internal slot, not Symbol.toStringTag or instanceof, which learner code can forge).
       const kind = apply(typedArrayTag, v, []);
-      if (kind === undefined) return { k: 'bad', what: 'a DataView' };
+      if (kind === undefined) return bad('dataView', 'a DataView');
       const n = apply(typedArrayLength, v, []);
-      if (n > maxNumbers - numbers) refuse(`the result holds more than ${maxNumbers} numbers`);
+      if (n > maxNumbers - numbers) tooMany();
       numbers += n;
-      if (kind === 'BigInt64Array' || kind === 'BigUint64Array') return { k: 'bad', what: `a ${kind}` };
+      if (kind === 'BigInt64Array' || kind === 'BigUint64Array') return bad('bigIntArray', `a ${kind}`, { type: kind });
       const copy = new Float64(n); // the captured constructor: a buffer of exactly n numbers
       for (let i = 0; i < n; i++) copy[i] = v[i];
       return { k: 'typed', type: kind, data: copy };
@@ -683,18 +705,23 @@ function serialize(value, { maxNumbers, maxDepth, maxKeys }) {
     if (isArray(v)) {
       const n = v.length;
       if (typeof n !== 'number' || !(n <= maxNumbers)) {
-        refuse(`the result is an array of ${StringCtor(n)} items, more than ${maxNumbers}`);
+        const s = StringCtor(n); // once: a proxy's length may be an object whose toString is learner code
+        const why = `the result is an array of ${s} items, more than ${maxNumbers}`;
+        refuse('array', { n: isSafeInteger(n) ? n : s, max: maxNumbers }, why);
       }
       const items = [];
       for (let i = 0; i < n; i++) append(items, visit(v[i], depth + 1, `${path}[${i}]`, here));
       return { k: 'array', items };
     }
     const keys = ObjectKeys(v);
-    if (keys.length > maxKeys) refuse(`the result object has ${keys.length} keys, more than ${maxKeys}`);
+    if (keys.length > maxKeys) {
+      const why = `the result object has ${keys.length} keys, more than ${maxKeys}`;
+      refuse('keys', { n: keys.length, max: maxKeys }, why);
+    }
     const entries = {};
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i];
-      if (key.length > 64) refuse('the result object has a key longer than 64 characters');
+      if (key.length > 64) refuse('longKey', { max: 64 }, 'the result object has a key longer than 64 characters');
       const value = visit(v[key], depth + 1, `${path}.${key}`, here);
       defineProperty(entries, key, data(value));
     }
@@ -742,10 +769,12 @@ function callOne(fns, call, source, limits) {
   } catch (err) {
     const e = describeError(err, source);
     const message = `reading your result threw: ${e.message}`;
-    return { ok: false, error: { name: e.name, message, line: e.line, column: e.column } };
+    const why = said('readingThrew', { message: e.message });
+    return { ok: false, error: { name: e.name, message, line: e.line, column: e.column, said: why } };
   }
   if (read.refusal !== null) {
-    return { ok: false, refused: true, error: { name: 'Refused', message: read.refusal, line: null, column: null } };
+    const { why, said: what } = read.refusal;
+    return { ok: false, refused: true, error: { name: 'Refused', message: why, line: null, column: null, said: what } };
   }
   return { ok: true, value: read.wire };
 }
@@ -761,6 +790,13 @@ function stripExports(source) {
 // What the page is told when the worker's own code fails: fixed text, never an error's message, which
 // learner code may have written (by replacing a built-in the failing code called).
 const SANDBOX_FAILED = 'the sandbox failed: an internal error stopped the run';
+const sandboxFailed = () => ({
+  name: 'InternalError',
+  message: SANDBOX_FAILED,
+  line: null,
+  column: null,
+  said: said('failed', {}),
+});
 
 /**
  * One run. Synchronous from the moment learner code may run to the last message: nothing is awaited
@@ -773,7 +809,7 @@ function run(msg) {
   const limits = { maxNumbers: msg.limits.maxNumbers, maxDepth: msg.limits.maxDepth, maxKeys: msg.limits.maxKeys };
   const stripped = stripExports(String(msg.source));
   const done = (compileError) => post({ type: 'done', nonce, compileError, logs });
-  const failed = () => done({ name: 'InternalError', message: SANDBOX_FAILED, line: null, column: null });
+  const failed = () => done(sandboxFailed());
 
   const imp = findImport(stripped);
   if (imp.refuse) {
@@ -784,6 +820,7 @@ function run(msg) {
         '(the word is fine only in comments and in \'...\' or "..." strings)',
       line: imp.refuse.line,
       column: imp.refuse.column,
+      said: said('importRefused', {}),
     });
     return;
   }
@@ -803,14 +840,16 @@ function run(msg) {
   } catch (err) {
     if (isSyntaxError(err)) {
       let message = '';
+      let what; // the worker's words when the engine's cannot be read
       try {
         message = cut(StringCtor(err.message), 1000);
       } catch {
         message = 'your code does not parse';
+        what = said('noParse', {});
       }
       syntaxLocation(wrapped, source, (loc) => {
         try {
-          done({ name: 'SyntaxError', message, line: loc.line, column: loc.column });
+          done({ name: 'SyntaxError', message, line: loc.line, column: loc.column, said: what });
         } catch {
           failed();
         }
@@ -831,7 +870,7 @@ function run(msg) {
   }
   if (fns === null || typeof fns !== 'object') {
     const message = 'your code closes the exercise wrapper early (an unmatched } or ))';
-    done({ name: 'Refused', message, line: null, column: null });
+    done({ name: 'Refused', message, line: null, column: null, said: said('closesEarly', {}) });
     return;
   }
 
@@ -849,8 +888,7 @@ onFirstMessage((msg) => {
     run(msg);
   } catch {
     try {
-      const compileError = { name: 'InternalError', message: SANDBOX_FAILED, line: null, column: null };
-      post({ type: 'done', nonce, compileError, logs: [] });
+      post({ type: 'done', nonce, compileError: sandboxFailed(), logs: [] });
     } catch {
       // nothing else to do; the page times out
     }
