@@ -574,3 +574,37 @@ test(
     assert.deepEqual(pageErrors, []);
   },
 );
+
+test(
+  'browser: an embed page with ?lang=fr says what it refused in French, and its element is French',
+  { skip: skip || false },
+  async () => {
+    const p = await served.newPage();
+    const errors = [];
+    p.on('pageerror', (e) => errors.push(String(e)));
+    try {
+      const q = `lang=fr&theme=violet&id=${'<'.repeat(70)}&preset=gpt2`;
+      await p.goto(new URL(`/web/embed/param-calculator.html?${q}`, served.url).href);
+      await p.waitForFunction(() => document.querySelector('ffn-param-calculator')?.result?.ffnParams === 4722432);
+      const r = await p.evaluate(() => ({
+        lang: document.documentElement.lang,
+        problem: document.querySelector('.embed-problem')?.textContent ?? '',
+        tags: document.querySelector('.embed-problem')?.children.length ?? -1,
+      }));
+      assert.equal(r.lang, 'fr');
+      const lines = r.problem.replace(/[\u00a0\u202f]/g, ' ').split('\n');
+      assert.deepEqual(lines, [
+        'theme="violet" ne vaut ni "dark" ni "light" ; il a été ignoré.',
+        `id="${'<'.repeat(40)}"… (70 caractères) ne compte pas de 1 à 64 lettres, chiffres, "_", ".", ":" ou "-" ; ` +
+          'les messages de hauteur ne portent pas d’id.',
+      ]);
+      assert.equal(r.tags, 0, 'text only');
+      const texts = await p.evaluate(collectShownText, 'body');
+      assert.deepEqual(findEnglish(texts), []);
+      assert.ok(texts.join('\n').includes('paramètres du FFN par couche'), texts.join('\n').slice(0, 500));
+      assert.deepEqual(errors, []);
+    } finally {
+      await p.close();
+    }
+  },
+);

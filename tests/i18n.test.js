@@ -739,3 +739,32 @@ test('what a worker says beside its text is checked: a forged key or param leave
     assert.equal(said, `Votre code n’a pas pu s’exécuter : ${french}`);
   }
 });
+
+test("the embed pages' lines about their URL query: the English as before, French with no English", async () => {
+  const { readEmbedParams } = await import('../web/embed/params.js');
+  const fr = translator('fr');
+  const french = (r) => r.said.map((m) => fr.t(m.key, m.params).replace(/[\u00a0\u202f]/g, ' '));
+  const r = readEmbedParams(`?theme=violet&id=${'<'.repeat(70)}&lang=${encodeURIComponent('pas une langue')}`, []);
+  assert.deepEqual(r.problems, [
+    'theme="violet" is not "dark" or "light"; it was ignored.',
+    `id="${'<'.repeat(40)}"… (70 characters) is not 1 to 64 letters, digits, "_", ".", ":" or "-"; ` +
+      'the height messages carry no id.',
+    'lang="pas une langue" is not a language tag such as "fr" or "pt-BR"; it was ignored.',
+  ]);
+  assert.deepEqual(french(r), [
+    'theme="violet" ne vaut ni "dark" ni "light" ; il a été ignoré.',
+    `id="${'<'.repeat(40)}"… (70 caractères) ne compte pas de 1 à 64 lettres, chiffres, "_", ".", ":" ou "-" ; ` +
+      'les messages de hauteur ne portent pas d’id.',
+    'lang="pas une langue" n’est pas une étiquette de langue comme "fr" ou "pt-BR" ; il a été ignoré.',
+  ]);
+  assert.deepEqual(findEnglish(french(r)), []);
+  const long = readEmbedParams(`?lang=fr&x=${'a'.repeat(70_000)}`, []);
+  assert.deepEqual(long.problems, [
+    "The URL's query is 70011 characters long; at most 65536 are read: its parameters were ignored.",
+  ]);
+  assert.deepEqual(french(long), [
+    'La requête de l’URL compte 70 011 caractères ; au plus 65 536 sont lus : ses paramètres ont été ignorés.',
+  ]);
+  assert.equal(readEmbedParams('?lang=fr-CA', []).lang, 'fr-CA');
+  assert.equal(readEmbedParams(`?lang=${'a'.repeat(36)}`, []).lang, null);
+});

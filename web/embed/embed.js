@@ -1,11 +1,14 @@
 // Standalone embed pages: copy allowed URL query parameters onto the page's one element (before the page's next script
 // registers it) and report the page's height to a parent frame (web/embed/host.js sizes the iframe from it).
 import { readEmbedParams } from './params.js';
+import { translator } from '../i18n/index.js';
 
 const el = document.querySelector('[data-embed]');
 const allowed = (el?.dataset.embed || '').split(/\s+/).filter(Boolean);
 // The query is read within bounds (params.js); each value is then checked by the element's own attribute parser.
-const { attributes, theme, id, problems } = readEmbedParams(location.search, allowed);
+const { attributes, theme, id, lang, problems, said } = readEmbedParams(location.search, allowed);
+// ?lang=fr: the page's language, which the element follows (and the lines below)
+if (lang) document.documentElement.lang = lang;
 for (const [name, v] of attributes) el.setAttribute(name, v);
 if (theme) {
   el.setAttribute('theme', theme);
@@ -15,7 +18,8 @@ if (el && problems.length) {
   const p = document.createElement('p');
   p.className = 'embed-problem';
   p.setAttribute('role', 'alert');
-  p.textContent = problems.join('\n');
+  const tr = translator(document.documentElement.lang || 'en');
+  p.textContent = said.map((m) => tr.t(m.key, m.params)).join('\n');
   el.before(p);
 }
 // Tell an embedding page how tall we are, so it can size the iframe (message: { type: 'ffn-lab:height', height, id }):

@@ -1,27 +1,36 @@
 // The embed pages' URL query read within bounds: which parameters become the element's attributes, and what is refused.
+import { msg, numeral } from '../i18n/index.js';
 
 /** The longest query read (presets of 16,000 JSON characters fit percent-encoded) and the longest `id` sent back. */
-export const EMBED_LIMITS = Object.freeze({ query: 65_536, id: 64 });
+export const EMBED_LIMITS = Object.freeze({ query: 65_536, id: 64, lang: 35 });
 
 const ID_RE = /^[\w.:-]+$/;
+const LANG_RE = /^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$/; // a language tag, as defineStrings takes it
+const plain = (v) => numeral(v, String(v)); // 65536 in English, the reader's way elsewhere
 const quote = (s) =>
-  s.length > 40 ? `${JSON.stringify(s.slice(0, 40))}… (${s.length} characters)` : JSON.stringify(s);
+  s.length > 40
+    ? msg('errors.quoteCut', { text: JSON.stringify(s.slice(0, 40)), n: plain(s.length) })
+    : JSON.stringify(s);
 
 /**
  * Read `search` (location.search) for an embed page whose element takes the attributes named in `allowed`.
- * Returns { attributes: [[name, value]], theme: 'dark' | 'light' | null, id: string | null, problems: [text] }:
- * the query's length is checked before it is parsed (longer: nothing is applied), each allowed name is looked up
- * once (the element's own parser checks its value), `theme` must be dark or light, `id` (echoed in the height
- * messages) at most 64 letters, digits and `_ . : -`. A problem is a short English line for the page to show.
+ * Returns { attributes: [[name, value]], theme: 'dark' | 'light' | null, id: string | null, lang: string | null,
+ * problems: [text], said: [message] }: the query's length is checked before it is parsed (longer: nothing is
+ * applied), each allowed name is looked up once (the element's own parser checks its value), `theme` must be dark
+ * or light, `id` (echoed in the height messages) at most 64 letters, digits and `_ . : -`, `lang` (the page's
+ * language) a language tag of at most 35 characters. A problem is a short English line; `said` holds the same
+ * lines as messages (embed.* in web/i18n/en.js) for the page to show in its language.
  */
 export function readEmbedParams(search, allowed) {
-  const out = { attributes: [], theme: null, id: null, problems: [] };
+  const out = { attributes: [], theme: null, id: null, lang: null, problems: [], said: [] };
+  const problem = (key, params) => {
+    const m = msg(`embed.${key}`, params);
+    out.problems.push(String(m));
+    out.said.push(m);
+  };
   const q = typeof search === 'string' ? search : '';
   if (q.length > EMBED_LIMITS.query) {
-    out.problems.push(
-      `The URL's query is ${q.length} characters long; at most ${EMBED_LIMITS.query} are read: ` +
-        'its parameters were ignored.',
-    );
+    problem('queryTooLong', { n: plain(q.length), max: plain(EMBED_LIMITS.query) });
     return out;
   }
   const params = new URLSearchParams(q);
@@ -31,16 +40,16 @@ export function readEmbedParams(search, allowed) {
   }
   const theme = params.get('theme');
   if (theme === 'dark' || theme === 'light') out.theme = theme;
-  else if (theme !== null) out.problems.push(`theme=${quote(theme)} is not "dark" or "light"; it was ignored.`);
+  else if (theme !== null) problem('theme', { value: quote(theme) });
   const id = params.get('id');
   if (id !== null) {
     if (id.length <= EMBED_LIMITS.id && ID_RE.test(id)) out.id = id;
-    else {
-      out.problems.push(
-        `id=${quote(id)} is not 1 to ${EMBED_LIMITS.id} letters, digits, "_", ".", ":" or "-"; ` +
-          'the height messages carry no id.',
-      );
-    }
+    else problem('id', { value: quote(id), max: plain(EMBED_LIMITS.id) });
+  }
+  const lang = params.get('lang');
+  if (lang !== null) {
+    if (lang.length <= EMBED_LIMITS.lang && LANG_RE.test(lang)) out.lang = lang;
+    else problem('lang', { value: quote(lang) });
   }
   return out;
 }

@@ -674,4 +674,12 @@ export default {
     quoteCut: '{text}… ({n} characters)',
     listSep: '; ',
   },
+
+  // The embed pages' lines about their URL query (web/embed/params.js), shown above the element.
+  embed: {
+    queryTooLong: "The URL's query is {n} characters long; at most {max} are read: its parameters were ignored.",
+    theme: 'theme={value} is not "dark" or "light"; it was ignored.',
+    id: 'id={value} is not 1 to {max} letters, digits, "_", ".", ":" or "-"; the height messages carry no id.',
+    lang: 'lang={value} is not a language tag such as "fr" or "pt-BR"; it was ignored.',
+  },
 };

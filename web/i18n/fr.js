@@ -690,6 +690,16 @@ const table = {
     quoteCut: '{text}… ({n} caractères)',
     listSep: ' ; ',
   },
+
+  embed: {
+    queryTooLong:
+      'La requête de l’URL compte {n} caractères ; au plus {max} sont lus : ses paramètres ont été ignorés.',
+    theme: 'theme={value} ne vaut ni "dark" ni "light" ; il a été ignoré.',
+    id:
+      'id={value} ne compte pas de 1 à {max} lettres, chiffres, "_", ".", ":" ou "-" ; les messages de hauteur ' +
+      'ne portent pas d’id.',
+    lang: 'lang={value} n’est pas une étiquette de langue comme "fr" ou "pt-BR" ; il a été ignoré.',
+  },
 };
 
 /** French spacing: a no-break space before « : », a narrow one before « ; ? ! » and inside guillemets. */
