@@ -560,6 +560,21 @@ test(
       'la lecture de votre résultat a levé une erreur : zut (ligne',
     ]);
 
+    // what the lockdown's stubs throw
+    r = await run(three('return fetch("x");', 'return setTimeout("1");', 'return new Function("return 1")();'));
+    assert.match(r.tests[0], /^Error: fetch is disabled inside exercises: your code runs offline, in a sandbox/);
+    // (the stubs throw an Error: its name is the class's, code in every language)
+    await noEnglish(
+      'exercise, fetch, a string timer, the Function constructor',
+      sel,
+      [
+        'Error : fetch est désactivé dans les exercices : votre code s’exécute hors ligne, dans un bac à sable (ligne',
+        'TypeError : setTimeout : passez une fonction, pas une chaîne de code',
+        'new Function(...) (le constructeur de fonctions) est désactivé',
+      ],
+      ['Error'],
+    );
+
     // the worker refuses the code itself
     for (const [code, french] of [
       ['function reluCarre(x) {\n  return import("x");\n}\n', 'l’instruction "import" n’est pas disponible'],

@@ -580,6 +580,21 @@ const WORKER_RESULTS = [
   ],
   ['return new DataView(new ArrayBuffer(8));', /^returned a DataView; expected a tensor/, 'un DataView'],
   ['return new BigInt64Array(2);', /^returned a BigInt64Array; expected a tensor/, 'un BigInt64Array'],
+  [
+    'return fetch("x");',
+    /^Error: fetch is disabled inside exercises: your code runs offline, in a sandbox \(line \d+/,
+    'fetch est désactivé dans les exercices : votre code s’exécute hors ligne, dans un bac à sable (ligne',
+  ],
+  [
+    'return new Function("return 1")();',
+    /^Error: the Function constructor is disabled inside exercises: your code runs offline, in a sandbox \(line/,
+    'new Function(...) (le constructeur de fonctions) est désactivé dans les exercices',
+  ],
+  [
+    'return setTimeout("1");',
+    /^TypeError: setTimeout: pass a function, not a string of code \(line \d+/,
+    'setTimeout : passez une fonction, pas une chaîne de code',
+  ],
 ];
 
 /** A report's failing tests: [English message, the page's French for it (French spaces made plain)]. */
@@ -596,14 +611,18 @@ function frenchOfTests(report) {
 
 test("the worker's reasons for refusing a result and its words for a value: English as before, French", async () => {
   const { gradeExercise } = await import('ffn-lab/sandbox');
-  // call k (the report's tests run in order, 18 of them) returns case k's value
-  const source =
-    `let k = 0;\nconst cases = [\n${WORKER_RESULTS.map(([code]) => `  () => { ${code} },`).join('\n')}\n];\n` +
-    'function gelu(x) {\n  return cases[k++ % cases.length]();\n}\n' +
-    'function geluTanh(x) {\n  return cases[k++ % cases.length]();\n}\n';
-  const report = await gradeExercise('gelu', source);
-  assert.ok(report.tests.length >= WORKER_RESULTS.length);
-  const shown = frenchOfTests(report);
+  // call k returns case k's value (the report's tests run in order, 18 of them: the cases in runs of 18)
+  const shown = [];
+  for (let from = 0; from < WORKER_RESULTS.length; from += 18) {
+    const codes = WORKER_RESULTS.slice(from, from + 18).map(([code]) => `  () => { ${code} },`);
+    const source =
+      `let k = 0;\nconst cases = [\n${codes.join('\n')}\n];\n` +
+      'function gelu(x) {\n  return cases[k++ % cases.length]();\n}\n' +
+      'function geluTanh(x) {\n  return cases[k++ % cases.length]();\n}\n';
+    const report = await gradeExercise('gelu', source);
+    assert.equal(report.tests.length, 18);
+    shown.push(...frenchOfTests(report));
+  }
   for (const [code, english, french] of WORKER_RESULTS) {
     const hit = shown.find(([e]) => (typeof english === 'string' ? e === english : english.test(e)));
     assert.ok(hit, `${code}: no test reads ${english}:\n${shown.map(([e]) => e).join('\n')}`);
@@ -702,6 +721,8 @@ test('what a worker says beside its text is checked: a forged key or param leave
     [refused('the result holds more than 1.5 numbers', { key: 'worker.numbers', params: { max: 1.5 } })],
     [{ ok: true, value: { k: 'bad', what: 'a rose', said: { key: 'worker.bad.function', params: {} } } }],
     [{ ok: true, value: { k: 'bad', what: 'a Symbol', said: { key: 'worker.bad.symbol', params: {} } } }, 'un Symbol'],
+    // a value the worker did not say: "an unreadable value", said by the page
+    [{ ok: true, value: { k: 'bad', what: '' } }, 'renvoie une valeur illisible'],
   ];
   const report = await gradeExercise('gelu', 'function f() {}', {
     workerUrl: forgingWorkerUrl(cases.map(([r]) => r)),

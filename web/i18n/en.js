@@ -95,6 +95,10 @@ export default {
         '(the word is fine only in comments and in \'...\' or "..." strings)',
       closesEarly: 'your code closes the exercise wrapper early (an unmatched } or ))',
       failed: 'the sandbox failed: an internal error stopped the run',
+      // what the lockdown's stubs throw when learner code calls them (worker.js blocked(), setTimeout)
+      blocked: '{name} is disabled inside exercises: your code runs offline, in a sandbox',
+      functionCtor: 'the Function constructor is disabled inside exercises: your code runs offline, in a sandbox',
+      stringTimer: '{name}: pass a function, not a string of code',
       bad: {
         undefined: 'undefined (did you forget to return?)',
         null: 'null',

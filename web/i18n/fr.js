@@ -91,6 +91,11 @@ const table = {
         '(le mot n’est permis que dans les commentaires et dans les chaînes \'...\' ou "...")',
       closesEarly: 'votre code ferme trop tôt l’enveloppe de l’exercice (une } ou une ) en trop)',
       failed: 'le bac à sable a échoué : une erreur interne a arrêté l’exécution',
+      blocked: '{name} est désactivé dans les exercices : votre code s’exécute hors ligne, dans un bac à sable',
+      functionCtor:
+        'new Function(...) (le constructeur de fonctions) est désactivé dans les exercices : votre code s’exécute ' +
+        'hors ligne, dans un bac à sable',
+      stringTimer: '{name} : passez une fonction, pas une chaîne de code',
       bad: {
         undefined: 'undefined (avez-vous oublié return ?)',
         null: 'null',

@@ -266,7 +266,7 @@ export function cleanWire(w, limits = DEFAULT_LIMITS) {
         return { k, v: x };
       }
       case 'bad': {
-        const what = text(v.what, 200) || 'an unreadable value';
+        const what = text(v.what, 200); // none: "an unreadable value" (report.wire.unreadable), said by compare.js
         const said = cleanSaid(v.said); // what it is, as a key of report.worker.bad: grading checks it is `what`
         return said ? { k, what, said } : { k, what };
       }

@@ -348,6 +348,17 @@ function locate(stack, source) {
  */
 const said = (key, params) => ({ key: `worker.${key}`, params });
 
+/** The key of a message the lockdown's stubs throw (blocked(), the string timers), or null. */
+function lockdownSaid(message) {
+  const offline = ' is disabled inside exercises: your code runs offline, in a sandbox';
+  if (message === `the Function constructor${offline}`) return said('functionCtor', {});
+  // literals: a new RegExp at each evaluation, made without the global RegExp (which learner code can replace)
+  let m = exec(/^(\w{1,40}) is disabled inside exercises: your code runs offline, in a sandbox$/, message);
+  if (m !== null) return said('blocked', { name: m[1] });
+  m = exec(/^(setTimeout|setInterval): pass a function, not a string of code$/, message);
+  return m === null ? null : said('stringTimer', { name: m[1] });
+}
+
 function describeError(err, source) {
   let name = 'Error';
   let message = '';
@@ -376,6 +387,7 @@ function describeError(err, source) {
   if (name.length > 100) name = slice(name, 0, 100);
   const where = locate(stack, source);
   const out = { name, message, line: where ? where.line : null, column: where ? where.column : null };
+  what ??= lockdownSaid(message); // a learner's own error with the same words is said the same way
   // An error the toolkit threw: its key and texts, for the page to say it in the reader's language (runner.js
   // checks and bounds them; grading uses them only while the message is still the toolkit's own English).
   const tk = toolkit.toolkitMessage(err);
