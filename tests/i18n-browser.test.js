@@ -601,6 +601,7 @@ test(
       const q = `lang=fr&theme=violet&id=${'<'.repeat(70)}&preset=gpt2`;
       await p.goto(new URL(`/web/embed/param-calculator.html?${q}`, served.url).href);
       await p.waitForFunction(() => document.querySelector('ffn-param-calculator')?.result?.ffnParams === 4722432);
+      await p.waitForFunction(() => document.querySelector('.embed-problem'));
       const r = await p.evaluate(() => ({
         lang: document.documentElement.lang,
         problem: document.querySelector('.embed-problem')?.textContent ?? '',

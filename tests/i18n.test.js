@@ -610,6 +610,7 @@ function frenchOfTests(report) {
 }
 
 test("the worker's reasons for refusing a result and its words for a value: English as before, French", async () => {
+  await loadStrings('fr');
   const { gradeExercise } = await import('ffn-lab/sandbox');
   // call k returns case k's value (the report's tests run in order, 18 of them: the cases in runs of 18)
   const shown = [];
@@ -636,6 +637,7 @@ test("the worker's reasons for refusing a result and its words for a value: Engl
 });
 
 test("the worker's refusals of the learner's code are said in French; the report's English is unchanged", async () => {
+  await loadStrings('fr');
   const { gradeExercise } = await import('ffn-lab/sandbox');
   const cases = [
     [
@@ -693,6 +695,7 @@ parentPort.postMessage({ type: 'ready' });
 }
 
 test('what a worker says beside its text is checked: a forged key or param leaves the English text', async () => {
+  await loadStrings('fr');
   const { gradeExercise } = await import('ffn-lab/sandbox');
   const cycle = (path) => `the result contains a cycle (at ${path})`;
   const refused = (message, said) => ({
@@ -762,6 +765,7 @@ test('what a worker says beside its text is checked: a forged key or param leave
 });
 
 test("the embed pages' lines about their URL query: the English as before, French with no English", async () => {
+  await loadStrings('fr');
   const { readEmbedParams } = await import('../web/embed/params.js');
   const fr = translator('fr');
   const french = (r) => r.said.map((m) => fr.t(m.key, m.params).replace(/[\u00a0\u202f]/g, ' '));
