@@ -793,3 +793,12 @@ test("the embed pages' lines about their URL query: the English as before, Frenc
   assert.equal(readEmbedParams('?lang=fr-CA', []).lang, 'fr-CA');
   assert.equal(readEmbedParams(`?lang=${'a'.repeat(36)}`, []).lang, null);
 });
+
+test('a getter learner code puts on Object.prototype.said is never read by the worker', async () => {
+  const { gradeExercise } = await import('ffn-lab/sandbox');
+  const source =
+    'Object.defineProperty(Object.prototype, "said", { get() { throw new Error("got"); } });\n' +
+    'throw new RangeError("boom");\n';
+  const report = await gradeExercise('gelu', source);
+  assert.equal(report.summary, 'Your code threw while it was being set up: boom (line 2, column 7)');
+});

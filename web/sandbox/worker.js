@@ -397,8 +397,9 @@ function describeError(err, source) {
     for (let i = 0; i < names.length; i++) defineProperty(params, names[i], data(cut(tk.params[names[i]], 200)));
     what = { key: tk.key, params };
   }
-  // defined, not assigned: a setter learner code put on Object.prototype never sees it
-  if (what) defineProperty(out, 'said', data(what));
+  // Always own (null: nothing to say), defined, not assigned: reading it never reaches a getter, nor writing it a
+  // setter, that learner code put on Object.prototype.
+  defineProperty(out, 'said', data(what));
   return out;
 }
 
