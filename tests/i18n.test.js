@@ -369,6 +369,34 @@ function saidTexts(report) {
   return out;
 }
 
+test("the sandbox's own crash reasons are said in French, the English report unchanged", async () => {
+  await loadStrings('fr');
+  const { reportRun } = await import('../web/sandbox/grade.js');
+  const { generateTests } = await import('../web/sandbox/exercises/index.js');
+  const { FRAME_HTML } = await import('../web/sandbox/sandbox-inline.js');
+  const api = await import('ffn-lab');
+  await api.ready();
+  const gelu = exercises.find((e) => e.id === 'gelu');
+  const tests = generateTests(gelu, 1, api);
+  const fr = translator('fr');
+  // the frame's own text for a worker that cannot load is the one grading knows
+  assert.ok(FRAME_HTML.includes("'the exercise worker failed to load'"));
+  const reasons = [
+    'the exercise worker failed to load',
+    'the exercise worker failed',
+    'the exercise worker did not start',
+    'its process ended, most likely because your code used too much memory',
+    'the sandbox frame was removed from the page',
+  ];
+  for (const crash of reasons) {
+    const run = { status: 'crashed', crash, compileError: null, results: tests.map(() => null), logs: [] };
+    const report = await reportRun(gelu, tests, run, { api });
+    assert.ok(report.summary.includes(crash), report.summary);
+    const french = fr.t(report.said.summary.key, report.said.summary.params);
+    assert.deepEqual(findEnglish([french]), [], french);
+  }
+});
+
 test("a grading report's texts are messages: the report's English, and French with no English left", async () => {
   const { gradeExercise, exercises } = await import('ffn-lab/sandbox');
   const sol = (id) => exercises.find((e) => e.id === id).solution;

@@ -35,6 +35,8 @@ export default {
       died: 'its process ended, most likely because your code used too much memory',
       removed: 'the sandbox frame was removed from the page',
       noStart: 'the exercise worker did not start',
+      loadFailed: 'the exercise worker failed to load',
+      failed: 'the exercise worker failed',
     },
     tooLong: 'Your code is {n} characters long; the limit is {max}.',
     // a result the page refused (runner.js): the report's test reads "Refused: the result could not be read: ..."

@@ -33,6 +33,8 @@ const table = {
       died: 'son processus s’est terminé, très probablement parce que votre code a utilisé trop de mémoire',
       removed: 'le cadre du bac à sable a été retiré de la page',
       noStart: 'le worker de l’exercice n’a pas démarré',
+      loadFailed: 'le worker de l’exercice n’a pas pu être chargé',
+      failed: 'le worker de l’exercice a échoué',
     },
     tooLong: 'Votre code compte {n} caractères ; la limite est de {max}.',
     refusedName: 'Refusé',

@@ -38,6 +38,9 @@ const MARKER = '<title>ffn-lab exercise sandbox</title>';
 
 export const FRAME_DIED = 'its process ended, most likely because your code used too much memory';
 export const FRAME_REMOVED = 'the sandbox frame was removed from the page';
+// What the frame says when a run's worker cannot start (frame.html writes the first one itself) or gives no reason.
+export const WORKER_LOAD_FAILED = 'the exercise worker failed to load';
+export const WORKER_FAILED = 'the exercise worker failed';
 // Setup problems are messages of report.site (web/i18n/en.js): the error's message is their English, .said the
 // message, which <ffn-exercise> shows in the reader's language (URLs and markup as code).
 const FIX_FILE = say('site.fixFile', {
@@ -212,7 +215,7 @@ function openFrame(key, plan, src) {
         } else {
           const r = frame.runs.get(m.id);
           if (!r) return;
-          if (m.type === 'failed') r.onFailed(String(m.message || 'the exercise worker failed').slice(0, 500));
+          if (m.type === 'failed') r.onFailed(String(m.message || WORKER_FAILED).slice(0, 500));
           else if (m.type === 'stopped') r.onStopped();
         }
       };

@@ -8,7 +8,7 @@ import { ordinal, numeral } from '../i18n/index.js';
 
 const plain = (v) => numeral(v, String(v)); // a number written as String() writes it, in English
 import { runLearnerCode, DEFAULT_TIMEOUT_MS, DEFAULT_LIMITS, NO_START } from './runner.js';
-import { FRAME_DIED, FRAME_REMOVED } from './frame-host.js';
+import { FRAME_DIED, FRAME_REMOVED, WORKER_FAILED, WORKER_LOAD_FAILED } from './frame-host.js';
 
 const MAX_SOURCE_CHARS = 100000;
 
@@ -213,6 +213,8 @@ const CRASHES = new Map([
   [FRAME_DIED, say('crash.died')],
   [FRAME_REMOVED, say('crash.removed')],
   [NO_START, say('crash.noStart')],
+  [WORKER_LOAD_FAILED, say('crash.loadFailed')],
+  [WORKER_FAILED, say('crash.failed')],
 ]);
 
 /** The run's overall status and message. */
