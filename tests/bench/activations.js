@@ -10,6 +10,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'nod
 import { tmpdir, cpus } from 'node:os';
 import { join, dirname, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { randomArray } from './core.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '../..');
@@ -116,17 +117,8 @@ export function runActivationBench({
 }) {
   const opts = quick ? { batchMs: 25, reps: 5, warmMs: 40 } : { batchMs: 50, reps: 15, warmMs: 100 };
   const n = 1 << 20;
-  const x = new Float32Array(n);
-  let s = 12345;
-  for (let i = 0; i < n; i++) {
-    // uniform in [-8, 8): the range a pre-activation occupies
-    s ^= s << 13;
-    s >>>= 0;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    s >>>= 0;
-    x[i] = (s / 2147483648 - 1) * 8;
-  }
+  // uniform in [-8, 8): the range a pre-activation occupies (scaling by 8 is exact in float32)
+  const x = randomArray(n, 12345).map((v) => v * 8);
   const mods = [['new', raw], ...(base ? [[baseLabel, base]] : [])].map(([name, e]) => {
     const px = e.malloc(4 * n) >>> 0;
     const py = e.malloc(4 * n) >>> 0;
@@ -256,7 +248,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   if (flag('--browser')) {
     // the same bench in a page: its functions and constants as source, both modules as bytes
     const src =
-      [now, median, interleaved, ulps, runActivationBench].map(String).join('\n') +
+      [now, median, interleaved, ulps, randomArray, runActivationBench].map(String).join('\n') +
       `\nconst CODES = ${JSON.stringify(CODES)}, QUOTED = ${JSON.stringify(QUOTED)};`;
     const { launchBrowser } = await import(pathToFileURL(join(root, 'tests/helpers/browser.js')).href);
     const b = await launchBrowser();
