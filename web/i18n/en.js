@@ -1,5 +1,7 @@
 // English: every string the four elements show (the reference table: it has every key).
 // '{name}' is a parameter; { one, other } is chosen by the count n. Another language needs only the keys it changes.
+import { TOOLKIT_TEMPLATES } from '../sandbox/toolkit.js';
+
 export default {
   numbers: {
     infinity: 'Infinity',
@@ -54,29 +56,9 @@ export default {
       keys: 'it has an object of {n} keys, more than {max}',
       longKey: 'it has a key longer than {max} characters',
     },
-    // errors the toolkit throws in the worker (web/sandbox/toolkit.js holds the same English: TOOLKIT_TEMPLATES)
-    toolkit: {
-      notNumberInside: '{fn}: expected a number inside the array, got {type}',
-      ragged: '{fn}: the nested array is ragged (expected length {n} at depth {depth})',
-      sizeMismatch: '{fn}: shape {shape} holds {n} numbers but data has {m}',
-      notTensor: '{fn}: expected a tensor {data, shape}, a nested array of numbers or a number; got {type}',
-      reshape: 'reshape: cannot view shape {shape} ({n} numbers) as {to}',
-      mapFunction: 'map: the second argument must be a function (value, index) => number',
-      zipFunction: 'zip: the third argument must be a function (a, b, index) => number',
-      zipShapes: 'zip: shapes differ, {a} and {b}',
-      broadcast: "{fn}: cannot combine shape {a} with {b} (the second must match the first's trailing dimensions)",
-      matmulA: 'matmul: A has shape {shape}, expected at least 1 dimension (..., k)',
-      matmulB: 'matmul: B has shape {shape}, expected 2 dimensions (k, n)',
-      matmulInner: "matmul: A {a} @ B {b}: A's last dimension {k} must equal B's first {kb}",
-      notTwoD: '{fn}: expected a 2-D tensor, got shape {shape}',
-      sumAxis: '{fn}: only axis 0 (or no axis) is supported',
-      sumRank: '{fn}: axis 0 needs at least 1 dimension',
-      dotLengths: 'dot: lengths differ, {a} and {b}',
-      outside: '{fn}: index {i} is outside 0..{max}',
-      getIndices: 'get: shape {shape} needs {n} indices, got {m}',
-      getIndex: 'get: index {i} on axis {axis} is outside 0..{max}',
-      erf: 'erf: expected a number, got {type}',
-    },
+    // errors the toolkit throws in the worker: their English is web/sandbox/toolkit.js's TOOLKIT_TEMPLATES (the
+    // worker cannot read this table), keys notNumberInside, ragged, sizeMismatch, notTensor, reshape, ...
+    toolkit: TOOLKIT_TEMPLATES,
     /*
      * What the worker itself says (web/sandbox/worker.js sends the key and params beside this English, which is the
      * report's text): a result it refuses, a value that is no result (bad), and its refusals of the learner's code.

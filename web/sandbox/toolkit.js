@@ -8,8 +8,8 @@
  */
 
 /*
- * The toolkit's errors, as templates: the same as web/i18n/en.js's report.toolkit (tests/i18n.test.js checks it),
- * here because the worker has no locale tables. An error's message is its English; its key and parameters (texts)
+ * The toolkit's errors, as templates: the English table (web/i18n/en.js, report.toolkit) is this one, kept here
+ * because the worker has no locale tables. An error's message is its English; its key and parameters (texts)
  * are kept where learner code cannot change them, and toolkitMessage(err) gives them to the worker, which sends
  * them along so that the page can say the error in the reader's language.
  */
