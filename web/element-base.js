@@ -143,6 +143,14 @@ export class FfnElement extends (globalThis.HTMLElement ?? class {}) {
     return '';
   }
 
+  /** Take the translator of the element's language now (langOf); true if it is another than before. */
+  _retranslate() {
+    const tr = translator(langOf(this));
+    const changed = tr !== this._tr;
+    this._tr = tr;
+    return changed;
+  }
+
   /** Text of a key (under the class's textPrefix) of the locale table, in the element's language (this._tr). */
   _t(key, params) {
     return this._tr.t(this.constructor.textPrefix + key, params);

@@ -17,7 +17,6 @@ import {
   niceTicks,
 } from './activation-model.js';
 import { placeLabels, polylineObstacles } from './label-layout.js';
-import { translator, langOf } from '../i18n/index.js';
 
 // Every string the plot shows is in the locale tables (web/i18n/en.js, namespace `plot`).
 
@@ -94,7 +93,7 @@ export class FfnActivationPlot extends FfnElement {
 
   connectedCallback() {
     super.connectedCallback();
-    this._tr = translator(langOf(this));
+    this._retranslate();
     for (const name of ['range', 'x', 'curves']) this._readAttribute(name);
     if (this._ready) {
       this._followWidth();
@@ -119,7 +118,7 @@ export class FfnActivationPlot extends FfnElement {
 
   /** The language or its table changed: everything is drawn again in it. */
   _relocalize() {
-    this._tr = translator(langOf(this));
+    this._retranslate();
     this._problem(null, null);
     if (this._ready) {
       this._build();

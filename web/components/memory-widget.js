@@ -28,7 +28,7 @@ import {
   firingRegion,
 } from './memory-model.js';
 import { placeLabels, radialCandidates, wrapLines } from './label-layout.js';
-import { translator, langOf, localizedError } from '../i18n/index.js';
+import { localizedError } from '../i18n/index.js';
 
 // Every string the widget shows is in the locale tables (web/i18n/en.js, namespace `memory`).
 
@@ -176,9 +176,7 @@ export class FfnMemoryWidget extends FfnElement {
 
   /** Take the language of the element or the page (and the default facts of that language); true if it changed. */
   _useLanguage() {
-    const tr = translator(langOf(this));
-    const changed = tr !== this._tr;
-    this._tr = tr;
+    const changed = this._retranslate();
     if (this.getAttribute('facts') === null) this._facts = this._defaultFacts();
     if (this.getAttribute('distractors') === null) this._distractors = this._defaultDistractors();
     return changed;

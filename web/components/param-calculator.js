@@ -12,7 +12,7 @@ import {
   parsePresets,
   parseAttribute,
 } from './param-model.js';
-import { translator, langOf, localizedError } from '../i18n/index.js';
+import { localizedError } from '../i18n/index.js';
 
 // Every string the calculator shows is in the locale tables (web/i18n/en.js, namespace `calculator`).
 
@@ -139,7 +139,7 @@ export class FfnParamCalculator extends FfnElement {
 
   connectedCallback() {
     super.connectedCallback();
-    this._tr = translator(langOf(this));
+    this._retranslate();
     if (!this._read) {
       this._read = true;
       this._readAll();
@@ -161,7 +161,7 @@ export class FfnParamCalculator extends FfnElement {
 
   /** The language or its table changed: everything is drawn again in it. */
   _relocalize() {
-    this._tr = translator(langOf(this));
+    this._retranslate();
     this._problem(null, null);
     if (this._ready) {
       this._build();
