@@ -43,6 +43,19 @@ const REF = {
 };
 const ACTS = ACTIVATIONS; // index = activation code of src/ffn.h
 
+/** xorshift32 from a seed: each call gives the next state over 2^32, a uniform number in [0, 1). */
+function xorshift32(seed) {
+  let s = seed;
+  return () => {
+    s ^= s << 13;
+    s >>>= 0;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    s >>>= 0;
+    return s / 2 ** 32;
+  };
+}
+
 /* error of float32 y against the float64 value r in units of the float32 spacing at r;
    near zero crossings an absolute floor of 2^-100 keeps the measure meaningful; values beyond the float32
    range must round to +-inf */
@@ -181,15 +194,8 @@ test(
     // every float32 was checked against libm's erfc (src/fit/ulp_sweep.c): max 1.63 ulp (x = -2.1940639), 0.94 for
     // x >= 0 (x = 0.33971569)
     const xs = [];
-    let s = 987654321;
-    for (let i = 0; i < 1 << 18; i++) {
-      s ^= s << 13;
-      s >>>= 0;
-      s ^= s >>> 17;
-      s ^= s << 5;
-      s >>>= 0;
-      xs.push((s / 2 ** 32) * 32 - 16);
-    }
+    const next = xorshift32(987654321);
+    for (let i = 0; i < 1 << 18; i++) xs.push(next() * 32 - 16);
     for (const c of [-2.1940639, 0.33971569, -1.386201, -12.880443]) {
       // every float within 2^-11 relative of each
       const f = new Float32Array([c]);
@@ -256,14 +262,9 @@ test('gelu_tanh forward: every float near its worst points, and random x with -x
       xs.push(b[0]);
     }
   }
-  let s = 99;
+  const next = xorshift32(99);
   for (let i = 0; i < 1 << 17; i++) {
-    s ^= s << 13;
-    s >>>= 0;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    s >>>= 0;
-    const x = Math.fround((s / 2 ** 32) * 24 - 12);
+    const x = Math.fround(next() * 24 - 12);
     xs.push(x, -x);
   }
   const X32 = Float32Array.from(xs);
