@@ -6,6 +6,7 @@ import { gradeExercise, exercises } from 'ffn-lab/sandbox';
 import { cleanWire, checkLimits, DEFAULT_LIMITS, LIMIT_CEILINGS } from '../web/sandbox/runner.js';
 import { hostileWorkerUrl, checkHostileReport } from './helpers/hostile-worker.js';
 import { sabotage, sabotagedGelu, checkSabotagedGeluReport } from './helpers/sabotage.js';
+import { assertPassed } from './helpers/report.js';
 import { makeRng } from '../web/sandbox/exercises/index.js';
 import { timeCase, timeCaseAsync, shown } from './helpers/timing.js';
 
@@ -419,7 +420,7 @@ async function directRun(source, calls) {
 test('worker primordials: learner overrides of built-ins reach no worker callback, text or result', async () => {
   // through the grader: the sabotaged but correct solution passes, as it does untouched
   checkSabotagedGeluReport(await gradeExercise('gelu', SABOTAGED_GELU, { timeout: 5000 }));
-  assert.equal((await gradeExercise('gelu', GELU)).passed, true);
+  assertPassed(await gradeExercise('gelu', GELU));
 
   // message by message, straight from the worker: the same, and nothing after done
   const GETTER = `function f(x) {

@@ -7,6 +7,7 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import { readFileSync } from 'node:fs';
 import { gradeExercise, exercises } from 'ffn-lab/sandbox';
+import { assertPassed } from './helpers/report.js';
 
 const solution = (id) => exercises.find((e) => e.id === id).solution;
 const GELU = solution('gelu');
@@ -35,7 +36,7 @@ const failed = (r) => {
 
 async function stillWorks() {
   const r = await gradeExercise('gelu', GELU);
-  assert.equal(r.passed, true, 'the grader stopped working after an attack');
+  assertPassed(r, 'the grader stopped working after an attack');
 }
 
 const inGelu = (body) => `function gelu(x) {\n${body}\n}\nfunction geluTanh(x) { return gelu(x) }`;
@@ -158,7 +159,7 @@ test(
       `console.log(${names.map((n) => `typeof ${n}`).join(', ')});\n` +
       `console.log(typeof globalThis.parent, typeof globalThis.document, typeof globalThis.top);\n${GELU}`;
     const r = await gradeExercise('gelu', src);
-    assert.equal(r.passed, true, r.summary);
+    assertPassed(r);
     assert.deepEqual(
       r.logs[0].text.split(' '),
       names.map(() => 'undefined'),
@@ -325,14 +326,7 @@ test(
   function geluTanh(x) { return map(x, (z) => ` +
       '0.5 * z * (1 + Math.tanh(Math.sqrt(2 / Math.PI) * (z + 0.044715 * z ** 3)))) }';
     const r = await attack(wreck);
-    assert.equal(
-      r.passed,
-      true,
-      r.tests
-        .filter((t) => !t.pass)
-        .map((t) => t.message)
-        .join('\n'),
-    );
+    assertPassed(r);
     // poisoning the inputs of later calls cannot make wrong answers right: zeros for everything still fail
     const poison = `const seen = [];
   function gelu(x) { x.data.fill(0); seen.push(x); return { data: new Float32Array(x.data.length), shape: x.shape } }
@@ -342,7 +336,7 @@ test(
     const patch =
       `try { erf.call = null; map.x = 1 } catch {}\ntry { Object.defineProperty(globalThis, 'map', { value: () => ` +
       `0 }) } catch {}\n${GELU}`;
-    assert.equal((await attack(patch)).passed, true);
+    assertPassed(await attack(patch));
   },
 );
 

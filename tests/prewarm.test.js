@@ -2,6 +2,7 @@
 // nothing a run leaves in its worker reaches another run, and a prepared worker never keeps Node running.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { assertPassed } from './helpers/report.js';
 import { execFile } from 'node:child_process';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -63,7 +64,7 @@ ${GELU}`;
     for (let i = 0; i < 8; i++) reports.push(await gradeExercise('gelu', source));
     reports.push(...(await Promise.all(Array.from({ length: 6 }, () => gradeExercise('gelu', source)))));
     for (const r of reports) {
-      assert.equal(r.passed, true, r.summary);
+      assertPassed(r);
       assert.deepEqual(
         r.logs.map((l) => l.text),
         ['fresh'],

@@ -2,6 +2,7 @@
 // prompt HTML.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { assertPassed } from './helpers/report.js';
 import { readFileSync, mkdtempSync, mkdirSync, symlinkSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -92,7 +93,7 @@ test('a custom exercise grades as a built-in one: reference passes, a hand-writt
   assert.ok(definedExerciseIds().includes('squared-relu'));
   assert.deepEqual(exerciseIds, ['gelu', 'ffn', 'swiglu', 'swiglu-backward', 'memories', 'gqa-budget']);
   const ok = await gradeExercise('squared-relu', squared.solution, { seed: 4 });
-  assert.equal(ok.passed, true, ok.summary);
+  assertPassed(ok);
   assert.equal(ok.total, 8);
   assert.equal(ok.exercise, 'squared-relu');
   // Learners' code, written here (not taken from the variants): a square with no clamp, a derivative without the 2.

@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { gradeExercise, checkExercise, getExercise, exercises } from 'ffn-lab/sandbox';
 import { mutate } from './sandbox-variants.js';
+import { assertPassed } from './helpers/report.js';
 
 const solution = (id) => getExercise(id).solution;
 /** Grade the reference solution with one edit (`from` must occur exactly once). */
@@ -263,7 +264,7 @@ test('learner code that changes an input in place gets a note, whether or not it
 }`,
     ),
   );
-  assert.equal(inPlace.passed, true); // the values are right
+  assertPassed(inPlace); // the values are right
   assert.equal(inPlace.notes.length, 1);
   assert.match(inPlace.notes[0], /gelu changes its argument x in place/);
   const after = await gradeEdit(

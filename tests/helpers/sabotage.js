@@ -1,5 +1,6 @@
 // Test helper: learner source overriding every built-in the sandbox worker could call after learner code runs.
 import assert from 'node:assert/strict';
+import { assertPassed } from './report.js';
 
 /*
  * Learner code overrides every built-in the worker could call after learner code runs, right before
@@ -114,11 +115,7 @@ function geluTanh(x) {
 
 /** Check the report of sabotagedGelu: passed, no PWNED anywhere, and its log says no override was handed anything. */
 export function checkSabotagedGeluReport(r) {
-  const failures = r.tests
-    .filter((t) => !t.pass)
-    .map((t) => t.message)
-    .join('\n');
-  assert.equal(r.passed, true, `${r.summary}\n${failures}`);
+  assertPassed(r);
   assert.ok(!JSON.stringify(r).includes('PWNED'), JSON.stringify(r).slice(0, 2000));
   assert.ok(r.logs.length > 0 && r.logs.every((l) => l.text === 'grabbed 0 none'), JSON.stringify(r.logs));
 }
