@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { dirname, resolve } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { servedBrowser } from './helpers/served-browser.js';
-import { launchBrowser } from './helpers/browser.js';
+import { launchBrowser, fetchFromPlainWorker } from './helpers/browser.js';
 import { exercises } from 'ffn-lab/sandbox';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -188,19 +188,7 @@ function geluTanh(x) { return x }`,
     );
     // control: an ordinary worker on this page (no lockdown, no CSP) does reach the probe, so the log and server see
     // requests
-    await page.evaluate(async (u) => {
-      const w = new Worker(
-        URL.createObjectURL(
-          new Blob([`fetch('${u}/control').catch(() => {}).finally(() => postMessage(1))`], {
-            type: 'text/javascript',
-          }),
-        ),
-      );
-      await new Promise((ok) => {
-        w.onmessage = ok;
-      });
-      w.terminate();
-    }, url);
+    await fetchFromPlainWorker(page, `${url}/control`);
     await page.waitForTimeout(200);
     assert.deepEqual(probeHits, ['/probe/control']);
   },

@@ -3,6 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { servedBrowser } from './helpers/served-browser.js';
+import { fetchFromPlainWorker } from './helpers/browser.js';
 import { exercises } from 'ffn-lab/sandbox';
 import { variantSources } from './sandbox-variants.js';
 
@@ -345,18 +346,8 @@ test(
     // Controls: the request log does see a fetch from the page and from an ordinary (unlocked) worker.
     await page.evaluate(async (m) => {
       await fetch(`${m}/page-control`).catch(() => {});
-      const w = new Worker(
-        URL.createObjectURL(
-          new Blob([`fetch('${m}/worker-control').catch(() => {}).finally(() => postMessage(1))`], {
-            type: 'text/javascript',
-          }),
-        ),
-      );
-      await new Promise((r) => {
-        w.onmessage = r;
-      });
-      w.terminate();
     }, marker);
+    await fetchFromPlainWorker(page, `${marker}/worker-control`);
     await page.waitForTimeout(200);
     assert.ok(
       requests.some((u) => u.endsWith('/page-control')),

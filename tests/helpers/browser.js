@@ -58,3 +58,21 @@ export async function launchBrowser({ args = [] } = {}) {
     },
   };
 }
+
+/**
+ * The control of a no-network check: an ordinary worker of the page (no lockdown, no CSP of its own) fetches
+ * url and says when it is done, so a request log that stays empty under the lockdown is shown able to see one.
+ */
+export async function fetchFromPlainWorker(page, url) {
+  await page.evaluate(async (u) => {
+    const w = new Worker(
+      URL.createObjectURL(
+        new Blob([`fetch('${u}').catch(() => {}).finally(() => postMessage(1))`], { type: 'text/javascript' }),
+      ),
+    );
+    await new Promise((done) => {
+      w.onmessage = done;
+    });
+    w.terminate();
+  }, url);
+}
