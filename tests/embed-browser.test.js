@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { exercises } from 'ffn-lab/sandbox';
 import { servedBrowser } from './helpers/served-browser.js';
+import { assertPassed } from './helpers/report.js';
 
 const GELU = exercises.find((e) => e.id === 'gelu').solution;
 const STRICT =
@@ -82,7 +83,7 @@ test(
   { skip: skip || false },
   async () => {
     const a = await open();
-    assert.equal((await grade(a.page)).passed, true);
+    assertPassed(await grade(a.page));
     assert.deepEqual(
       a.requests.filter((u) => /sandbox\/(frame\.html|worker\.js)/.test(u)),
       [],
@@ -92,7 +93,7 @@ test(
     assert.deepEqual(a.consoleErrors, []);
     await a.page.close();
     const b = await open({ head: `<meta http-equiv="Content-Security-Policy" content="${STRICT}">` });
-    assert.equal((await grade(b.page)).passed, true);
+    assertPassed(await grade(b.page));
     assert.equal(b.requests.filter(frameFile).length, 1);
     assert.deepEqual(b.consoleErrors, []);
     await b.page.close();
@@ -106,18 +107,18 @@ test(
   async () => {
     const a = await open({ csp: STRICT });
     const r = await grade(a.page);
-    assert.equal(r.passed, true, r.summary);
+    assertPassed(r);
     assert.equal(a.requests.filter(frameFile).length, 1);
     // the one refusal is the inline frame's script (which Playwright does not always hear from the short-lived frame)
     assert.ok(
       a.consoleErrors.every((m) => /inline script/.test(m)),
       a.consoleErrors.join('\n'),
     );
-    assert.equal((await grade(a.page)).passed, true, 'the next run reuses the file frame');
+    assertPassed(await grade(a.page), 'the next run reuses the file frame');
     assert.equal(a.requests.filter(frameFile).length, 1);
     await a.page.close();
     const b = await open({ csp: STRICT, head: '<meta name="ffn-lab-sandbox" content="file">' });
-    assert.equal((await grade(b.page)).passed, true);
+    assertPassed(await grade(b.page));
     assert.deepEqual(b.consoleErrors, []);
     await b.page.close();
   },
@@ -129,7 +130,7 @@ test(
   async () => {
     const head = '<meta name="ffn-lab-sandbox" content="/web/sandbox/frame.html">';
     const { page, requests, consoleErrors } = await open({ csp: STRICT, head });
-    assert.equal((await grade(page)).passed, true);
+    assertPassed(await grade(page));
     assert.equal(requests.filter(frameFile).length, 1);
     assert.deepEqual(consoleErrors, []);
     await page.close();

@@ -10,6 +10,7 @@ import { dirname, resolve } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { servedBrowser } from './helpers/served-browser.js';
 import { launchBrowser, fetchFromPlainWorker } from './helpers/browser.js';
+import { assertPassed } from './helpers/report.js';
 import { exercises } from 'ffn-lab/sandbox';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -377,7 +378,7 @@ test(
       assert.ok((await ticks()) > before + (Date.now() - t0) / 50 / 4, 'the page heartbeat kept running');
     }
     const ok = await grade('gelu', GELU);
-    assert.equal(ok.passed, true);
+    assertPassed(ok);
   },
 );
 

@@ -4,6 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { servedBrowser } from './helpers/served-browser.js';
+import { assertPassed } from './helpers/report.js';
 import { exercises } from 'ffn-lab/sandbox';
 
 const served = servedBrowser();
@@ -117,7 +118,7 @@ ${GELU}`;
         return out.map((r) => ({ passed: r.passed, summary: r.summary, logs: r.logs.map((l) => l.text) }));
       }, source);
       for (const r of reports) {
-        assert.equal(r.passed, true, r.summary);
+        assertPassed(r);
         assert.deepEqual(r.logs, ['fresh']);
       }
       await until("one worker left, the next run's", async () => (await p.workers()) === 1);

@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { servedBrowser } from './helpers/served-browser.js';
 import { fetchFromPlainWorker } from './helpers/browser.js';
+import { assertPassed } from './helpers/report.js';
 import { exercises } from 'ffn-lab/sandbox';
 import { variantSources } from './sandbox-variants.js';
 
@@ -392,7 +393,7 @@ test(
       );
     });
     const ok = await p.evaluate((src) => window.__grade('gelu', src), solution('gelu'));
-    assert.equal(ok.passed, true, ok.summary);
+    assertPassed(ok);
     assert.equal(frameCsp.length, 1, 'one sandbox frame, loaded once');
     assert.match(frameCsp[0], /default-src 'none'/);
     assert.match(frameCsp[0], /connect-src 'none'/);
