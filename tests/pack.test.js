@@ -62,6 +62,7 @@ test(
       'web/index.js',
       'web/ffn.js',
       'web/runtime.js',
+      'web/inline-wasm.js',
       'web/heap.js',
       'web/args.js',
       'web/codes.js',

@@ -1,6 +1,7 @@
 // ffn-lab default entry: the public API of ./ffn.js, with ready() loading wasm bytes inlined in ./ffn-wasm-inline.js
 // (or ./ffn-relaxed-wasm-inline.js).
-import { ready as loadRuntime, base64ToBytes } from './runtime.js';
+import { ready as loadRuntime } from './runtime.js';
+import { inlinedWasm } from './inline-wasm.js';
 
 export * from './ffn.js';
 
@@ -10,9 +11,5 @@ export * from './ffn.js';
  * imported (the relaxed-SIMD one where it can, see opts.relaxed).
  */
 export function ready(opts) {
-  return loadRuntime(opts, async (relaxed) =>
-    base64ToBytes(
-      (relaxed ? await import('./ffn-relaxed-wasm-inline.js') : await import('./ffn-wasm-inline.js')).default,
-    ),
-  );
+  return loadRuntime(opts, inlinedWasm);
 }

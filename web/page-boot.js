@@ -1,7 +1,8 @@
 // The first module of ffn-lab's own pages (web/index.html, web/embed/*.html): starts loading and compiling the kernels.
 // In web/dist/ (build.sh) this file holds runtime.js, and the elements' bundles import the runtime from it: one
 // runtime, one load, started as soon as this small module has run, while the elements' own code is on its way.
-import { ready, base64ToBytes } from './runtime.js';
+import { ready } from './runtime.js';
+import { inlinedWasm } from './inline-wasm.js';
 
 export * from './runtime.js';
 
@@ -25,8 +26,7 @@ async function kernels(relaxed) {
   } catch (e) {
     if (e instanceof WebAssembly.CompileError) throw e; // the engine cannot run this build: ready() tries the other
   }
-  const inline = relaxed ? await import('./ffn-relaxed-wasm-inline.js') : await import('./ffn-wasm-inline.js');
-  return base64ToBytes(inline.default);
+  return inlinedWasm(relaxed);
 }
 
 ready(undefined, kernels).catch(() => {}); // an element whose kernels cannot load says so itself, in its own words
