@@ -1,6 +1,6 @@
 // English: every string the four elements show (the reference table: it has every key).
 // '{name}' is a parameter; { one, other } is chosen by the count n. Another language needs only the keys it changes.
-import { TOOLKIT_TEMPLATES } from '../sandbox/toolkit.js';
+import { TOOLKIT_TEMPLATES, WORKER_TEMPLATES } from '../sandbox/toolkit.js';
 
 export default {
   numbers: {
@@ -59,43 +59,9 @@ export default {
     // errors the toolkit throws in the worker: their English is web/sandbox/toolkit.js's TOOLKIT_TEMPLATES (the
     // worker cannot read this table), keys notNumberInside, ragged, sizeMismatch, notTensor, reshape, ...
     toolkit: TOOLKIT_TEMPLATES,
-    /*
-     * What the worker itself says (web/sandbox/worker.js sends the key and params beside this English, which is the
-     * report's text): a result it refuses, a value that is no result (bad), and its refusals of the learner's code.
-     */
-    worker: {
-      deep: 'the result is nested deeper than {max} levels (at {path})',
-      cycle: 'the result contains a cycle (at {path})',
-      numbers: 'the result holds more than {max} numbers',
-      array: 'the result is an array of {n} items, more than {max}',
-      keys: 'the result object has {n} keys, more than {max}',
-      longKey: 'the result object has a key longer than {max} characters',
-      readingThrew: 'reading your result threw: {message}',
-      threwValue: 'your code threw {value} (throw an Error to get a line number)',
-      threwUnreadable: 'your code threw an object that could not be read',
-      noParse: 'your code does not parse',
-      importRefused:
-        'import is not available in exercises (no modules or network); remove it ' +
-        '(the word is fine only in comments and in \'...\' or "..." strings)',
-      closesEarly: 'your code closes the exercise wrapper early (an unmatched } or ))',
-      failed: 'the sandbox failed: an internal error stopped the run',
-      // what the lockdown's stubs throw when learner code calls them (worker.js blocked(), setTimeout)
-      blocked: '{name} is disabled inside exercises: your code runs offline, in a sandbox',
-      functionCtor: 'the Function constructor is disabled inside exercises: your code runs offline, in a sandbox',
-      stringTimer: '{name}: pass a function, not a string of code',
-      bad: {
-        undefined: 'undefined (did you forget to return?)',
-        null: 'null',
-        string: 'a string {text}',
-        boolean: 'the boolean {v}',
-        bigint: 'a BigInt',
-        symbol: 'a Symbol',
-        function: 'a function',
-        promise: 'a Promise (exercise functions must be synchronous)',
-        dataView: 'a DataView',
-        bigIntArray: 'a {type}',
-      },
-    },
+    // what the worker itself says (its English is web/sandbox/toolkit.js's WORKER_TEMPLATES, as for the toolkit):
+    // a result it refuses, a value that is no result (bad), its refusals of the learner's code, the stubs' errors
+    worker: WORKER_TEMPLATES,
     // a long shape or key list, cut (report-bounds.js fmtShape, listKeys)
     sizesCut: '[{shown},… ({n} sizes)]',
     keysCut: '{shown}, … ({n} keys)',

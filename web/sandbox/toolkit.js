@@ -36,6 +36,45 @@ export const TOOLKIT_TEMPLATES = Object.freeze({
   erf: 'erf: expected a number, got {type}',
 });
 
+/*
+ * What the worker itself says (web/sandbox/worker.js, through workerText and workerError below): a result it
+ * refuses, a value that is no result (bad), its refusals of the learner's code, and the lockdown stubs' errors.
+ * Here for the same reason: the worker's English, which the page's table (en.js, report.worker) is.
+ */
+export const WORKER_TEMPLATES = Object.freeze({
+  deep: 'the result is nested deeper than {max} levels (at {path})',
+  cycle: 'the result contains a cycle (at {path})',
+  numbers: 'the result holds more than {max} numbers',
+  array: 'the result is an array of {n} items, more than {max}',
+  keys: 'the result object has {n} keys, more than {max}',
+  longKey: 'the result object has a key longer than {max} characters',
+  readingThrew: 'reading your result threw: {message}',
+  threwValue: 'your code threw {value} (throw an Error to get a line number)',
+  threwUnreadable: 'your code threw an object that could not be read',
+  noParse: 'your code does not parse',
+  importRefused:
+    'import is not available in exercises (no modules or network); remove it ' +
+    '(the word is fine only in comments and in \'...\' or "..." strings)',
+  closesEarly: 'your code closes the exercise wrapper early (an unmatched } or ))',
+  failed: 'the sandbox failed: an internal error stopped the run',
+  // what the lockdown's stubs throw when learner code calls them (worker.js blocked(), setTimeout)
+  blocked: '{name} is disabled inside exercises: your code runs offline, in a sandbox',
+  functionCtor: 'the Function constructor is disabled inside exercises: your code runs offline, in a sandbox',
+  stringTimer: '{name}: pass a function, not a string of code',
+  bad: Object.freeze({
+    undefined: 'undefined (did you forget to return?)',
+    null: 'null',
+    string: 'a string {text}',
+    boolean: 'the boolean {v}',
+    bigint: 'a BigInt',
+    symbol: 'a Symbol',
+    function: 'a function',
+    promise: 'a Promise (exercise functions must be synchronous)',
+    dataView: 'a DataView',
+    bigIntArray: 'a {type}',
+  }),
+});
+
 // Built-ins captured when the worker loads this file, before learner code runs (it may replace them later).
 const apply = Reflect.apply;
 const said = new WeakMap();
@@ -86,6 +125,33 @@ export function toolkitMessage(err) {
   } catch {
     return null;
   }
+}
+
+// WORKER_TEMPLATES by flat key ('deep', 'bad.null'), made when this file loads, before learner code runs.
+const WORKER_FLAT = { __proto__: null };
+for (const [k, v] of Object.entries(WORKER_TEMPLATES)) {
+  if (typeof v === 'string') WORKER_FLAT[k] = v;
+  else for (const [b, t] of Object.entries(v)) WORKER_FLAT[`${k}.${b}`] = t;
+}
+
+/**
+ * The worker's own words for `key` (of WORKER_TEMPLATES; 'bad.x' for its bad table): { text, said }, the English
+ * filled with params (each made a string) and { key: 'worker.' + key, params } for the page to say it in the reader's
+ * language. Called after learner code has run: only built-ins captured here.
+ */
+export function workerText(key, params = {}) {
+  const texts = { __proto__: null };
+  const names = keysOf(params);
+  for (let i = 0; i < names.length; i++) texts[names[i]] = StringCtor(params[names[i]]);
+  return { text: fillTemplate(WORKER_FLAT[key], texts), said: { key: 'worker.' + key, params } };
+}
+
+/** A new Ctor error of the worker's own (a lockdown stub's), its key kept as a toolkit error's is (toolkitMessage). */
+export function workerError(Ctor, key, params = {}) {
+  const w = workerText(key, params);
+  const e = new Ctor(w.text);
+  apply(saidSet, said, [e, freeze({ key: w.said.key, params: freeze(params) })]);
+  return e;
 }
 
 function fmt(shape) {

@@ -30,6 +30,8 @@ const isView = ArrayBuffer.isView;
 const isArray = Array.isArray;
 const getProto = Object.getPrototypeOf;
 const StringCtor = String;
+const ErrorCtor = Error;
+const TypeErrorCtor = TypeError;
 // Node built-ins are loaded through a variable specifier so browser bundlers leave them alone.
 const nodeBuiltin = (specifier) => import(/* webpackIgnore: true */ /* @vite-ignore */ specifier);
 
@@ -122,10 +124,10 @@ const BLOCKED_GLOBALS = ObjectKeys(LOCKED_GLOBALS);
 const STUBBED = new Set(BLOCKED_GLOBALS.filter((name) => LOCKED_GLOBALS[name] === 'stub'));
 
 function blocked(name) {
-  const f = function () {
-    throw new Error(`${name} is disabled inside exercises: your code runs offline, in a sandbox`);
+  const words = name === 'the Function constructor' ? ['functionCtor', {}] : ['blocked', { name }];
+  return function () {
+    throw toolkit.workerError(ErrorCtor, words[0], words[1]);
   };
-  return f;
 }
 
 function hideGlobal(name) {
@@ -187,7 +189,7 @@ function lockdown() {
     const real = globalThis[name];
     if (typeof real !== 'function') continue;
     const safe = function (cb, ...rest) {
-      if (typeof cb !== 'function') throw new TypeError(`${name}: pass a function, not a string of code`);
+      if (typeof cb !== 'function') throw toolkit.workerError(TypeErrorCtor, 'stringTimer', { name });
       return real.call(globalThis, cb, ...rest);
     };
     Object.defineProperty(globalThis, name, { value: safe, writable: false, configurable: false });
@@ -342,22 +344,11 @@ function locate(stack, source) {
 }
 
 /**
- * What the worker says, for the page to say it in the reader's language: a key of report.worker (web/i18n/en.js,
- * whose English is the text sent beside it) and its params, plain strings and whole numbers. runner.js checks both;
+ * What the worker says (toolkit.js workerText): { text, said }, its English and, for the page to say it in the
+ * reader's language, a key of report.worker with params, plain strings and whole numbers. runner.js checks both;
  * the page uses them only while their English is still the text.
  */
-const said = (key, params) => ({ key: `worker.${key}`, params });
-
-/** The key of a message the lockdown's stubs throw (blocked(), the string timers), or null. */
-function lockdownSaid(message) {
-  const offline = ' is disabled inside exercises: your code runs offline, in a sandbox';
-  if (message === `the Function constructor${offline}`) return said('functionCtor', {});
-  // literals: a new RegExp at each evaluation, made without the global RegExp (which learner code can replace)
-  let m = exec(/^(\w{1,40}) is disabled inside exercises: your code runs offline, in a sandbox$/, message);
-  if (m !== null) return said('blocked', { name: m[1] });
-  m = exec(/^(setTimeout|setInterval): pass a function, not a string of code$/, message);
-  return m === null ? null : said('stringTimer', { name: m[1] });
-}
+const words = toolkit.workerText;
 
 function describeError(err, source) {
   let name = 'Error';
@@ -376,18 +367,15 @@ function describeError(err, source) {
     } else {
       name = 'thrown value';
       const value = typeof err === 'string' ? jsonStringify(cut(err, 1000)) : StringCtor(err);
-      message = `your code threw ${value} (throw an Error to get a line number)`;
-      what = said('threwValue', { value });
+      ({ text: message, said: what } = words('threwValue', { value }));
     }
   } catch {
-    message = 'your code threw an object that could not be read';
-    what = said('threwUnreadable', {});
+    ({ text: message, said: what } = words('threwUnreadable'));
   }
   message = cut(message, 1000);
   if (name.length > 100) name = slice(name, 0, 100);
   const where = locate(stack, source);
   const out = { name, message, line: where ? where.line : null, column: where ? where.column : null };
-  what ??= lockdownSaid(message); // a learner's own error with the same words is said the same way
   // An error the toolkit threw: its key and texts, for the page to say it in the reader's language (runner.js
   // checks and bounds them; grading uses them only while the message is still the toolkit's own English).
   const tk = toolkit.toolkitMessage(err);
@@ -672,44 +660,48 @@ const REFUSED = Object.freeze({});
 function serialize(value, { maxNumbers, maxDepth, maxKeys }) {
   let numbers = 0;
   let refusal = null;
-  // why: the English text; key and params: the same, for the page to say in the reader's language (see said)
-  const refuse = (key, params, why) => {
-    refusal = { why, said: said(key, params) };
+  // why: the English text; said: the same, for the page to say in the reader's language (see words)
+  const refuse = (key, params) => {
+    const w = words(key, params);
+    refusal = { why: w.text, said: w.said };
     throw REFUSED;
   };
-  const tooMany = () => refuse('numbers', { max: maxNumbers }, `the result holds more than ${maxNumbers} numbers`);
+  const tooMany = () => refuse('numbers', { max: maxNumbers });
   // A value that is no result: what it is, in English and as a key of report.worker.bad.
-  const bad = (key, what, params = {}) => ({ k: 'bad', what, said: said(`bad.${key}`, params) });
+  const bad = (key, params) => {
+    const w = words('bad.' + key, params);
+    return { k: 'bad', what: w.text, said: w.said };
+  };
   // `up` is the chain of enclosing objects ({ v, up }): a cycle is a value that is its own ancestor.
   const visit = (v, depth, path, up) => {
     if (depth > maxDepth) {
-      refuse('deep', { max: maxDepth, path }, `the result is nested deeper than ${maxDepth} levels (at ${path})`);
+      refuse('deep', { max: maxDepth, path });
     }
     if (typeof v === 'number') {
       numbers += 1;
       if (numbers > maxNumbers) tooMany();
       return { k: 'number', v };
     }
-    if (v === undefined) return bad('undefined', 'undefined (did you forget to return?)');
-    if (v === null) return bad('null', 'null');
+    if (v === undefined) return bad('undefined');
+    if (v === null) return bad('null');
     if (typeof v === 'string') {
       const text = jsonStringify(cut(v, 40));
-      return bad('string', `a string ${text}`, { text });
+      return bad('string', { text });
     }
-    if (typeof v === 'boolean') return bad('boolean', `the boolean ${v}`, { v: v ? 'true' : 'false' });
-    if (typeof v === 'bigint') return bad('bigint', 'a BigInt');
-    if (typeof v === 'symbol') return bad('symbol', 'a Symbol');
-    if (typeof v === 'function') return bad('function', 'a function');
-    for (let a = up; a; a = a.up) if (a.v === v) refuse('cycle', { path }, `the result contains a cycle (at ${path})`);
-    if (typeof v.then === 'function') return bad('promise', 'a Promise (exercise functions must be synchronous)');
+    if (typeof v === 'boolean') return bad('boolean', { v: v ? 'true' : 'false' });
+    if (typeof v === 'bigint') return bad('bigint');
+    if (typeof v === 'symbol') return bad('symbol');
+    if (typeof v === 'function') return bad('function');
+    for (let a = up; a; a = a.up) if (a.v === v) refuse('cycle', { path });
+    if (typeof v.then === 'function') return bad('promise');
     if (isView(v)) {
       // The brand (an internal slot, not Symbol.toStringTag or instanceof, which learner code can forge).
       const kind = apply(typedArrayTag, v, []);
-      if (kind === undefined) return bad('dataView', 'a DataView');
+      if (kind === undefined) return bad('dataView');
       const n = apply(typedArrayLength, v, []);
       if (n > maxNumbers - numbers) tooMany();
       numbers += n;
-      if (kind === 'BigInt64Array' || kind === 'BigUint64Array') return bad('bigIntArray', `a ${kind}`, { type: kind });
+      if (kind === 'BigInt64Array' || kind === 'BigUint64Array') return bad('bigIntArray', { type: kind });
       const copy = new Float64(n); // the captured constructor: a buffer of exactly n numbers
       for (let i = 0; i < n; i++) copy[i] = v[i];
       return { k: 'typed', type: kind, data: copy };
@@ -718,9 +710,8 @@ function serialize(value, { maxNumbers, maxDepth, maxKeys }) {
     if (isArray(v)) {
       const n = v.length;
       if (typeof n !== 'number' || !(n <= maxNumbers)) {
-        const s = StringCtor(n); // once: a proxy's length may be an object whose toString is learner code
-        const why = `the result is an array of ${s} items, more than ${maxNumbers}`;
-        refuse('array', { n: isSafeInteger(n) ? n : s, max: maxNumbers }, why);
+        // made a string once: a proxy's length may be an object whose toString is learner code
+        refuse('array', { n: isSafeInteger(n) ? n : StringCtor(n), max: maxNumbers });
       }
       const items = [];
       for (let i = 0; i < n; i++) append(items, visit(v[i], depth + 1, `${path}[${i}]`, here));
@@ -728,13 +719,12 @@ function serialize(value, { maxNumbers, maxDepth, maxKeys }) {
     }
     const keys = ObjectKeys(v);
     if (keys.length > maxKeys) {
-      const why = `the result object has ${keys.length} keys, more than ${maxKeys}`;
-      refuse('keys', { n: keys.length, max: maxKeys }, why);
+      refuse('keys', { n: keys.length, max: maxKeys });
     }
     const entries = {};
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i];
-      if (key.length > 64) refuse('longKey', { max: 64 }, 'the result object has a key longer than 64 characters');
+      if (key.length > 64) refuse('longKey', { max: 64 });
       const value = visit(v[key], depth + 1, `${path}.${key}`, here);
       defineProperty(entries, key, data(value));
     }
@@ -781,9 +771,8 @@ function callOne(fns, call, source, limits) {
     read = serialize(out, limits);
   } catch (err) {
     const e = describeError(err, source);
-    const message = `reading your result threw: ${e.message}`;
-    const why = said('readingThrew', { message: e.message });
-    return { ok: false, error: { name: e.name, message, line: e.line, column: e.column, said: why } };
+    const w = words('readingThrew', { message: e.message });
+    return { ok: false, error: { name: e.name, message: w.text, line: e.line, column: e.column, said: w.said } };
   }
   if (read.refusal !== null) {
     const { why, said: what } = read.refusal;
@@ -802,13 +791,13 @@ function stripExports(source) {
 
 // What the page is told when the worker's own code fails: fixed text, never an error's message, which
 // learner code may have written (by replacing a built-in the failing code called).
-const SANDBOX_FAILED = 'the sandbox failed: an internal error stopped the run';
+const SANDBOX_FAILED = words('failed'); // made when the worker loads, before learner code
 const sandboxFailed = () => ({
   name: 'InternalError',
-  message: SANDBOX_FAILED,
+  message: SANDBOX_FAILED.text,
   line: null,
   column: null,
-  said: said('failed', {}),
+  said: SANDBOX_FAILED.said,
 });
 
 /**
@@ -826,15 +815,8 @@ function run(msg) {
 
   const imp = findImport(stripped);
   if (imp.refuse) {
-    done({
-      name: 'Refused',
-      message:
-        'import is not available in exercises (no modules or network); remove it ' +
-        '(the word is fine only in comments and in \'...\' or "..." strings)',
-      line: imp.refuse.line,
-      column: imp.refuse.column,
-      said: said('importRefused', {}),
-    });
+    const w = words('importRefused');
+    done({ name: 'Refused', message: w.text, line: imp.refuse.line, column: imp.refuse.column, said: w.said });
     return;
   }
   const source = imp.source;
@@ -857,8 +839,7 @@ function run(msg) {
       try {
         message = cut(StringCtor(err.message), 1000);
       } catch {
-        message = 'your code does not parse';
-        what = said('noParse', {});
+        ({ text: message, said: what } = words('noParse'));
       }
       syntaxLocation(wrapped, source, (loc) => {
         try {
@@ -882,8 +863,8 @@ function run(msg) {
     return;
   }
   if (fns === null || typeof fns !== 'object') {
-    const message = 'your code closes the exercise wrapper early (an unmatched } or ))';
-    done({ name: 'Refused', message, line: null, column: null, said: said('closesEarly', {}) });
+    const w = words('closesEarly');
+    done({ name: 'Refused', message: w.text, line: null, column: null, said: w.said });
     return;
   }
 
