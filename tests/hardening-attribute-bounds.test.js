@@ -174,15 +174,15 @@ test('embed pages: the URL query and the id sent back, at and past bounds; theme
   const past = readEmbedParams(query(QUERY + 1), allowed);
   assert.deepEqual(past.attributes, [], 'nothing is applied from a query past its bound');
   assert.equal(past.problems.length, 1);
-  assert.match(past.problems[0], /65537 characters long; at most 65536/);
+  assert.match(String(past.problems[0]), /65537 characters long; at most 65536/);
   assert.equal(readEmbedParams(`?id=${'i'.repeat(ID)}`, allowed).id, 'i'.repeat(ID));
   const longId = readEmbedParams(`?id=${'i'.repeat(ID + 1)}`, allowed);
   assert.equal(longId.id, null);
-  assert.match(longId.problems[0], /^id="i{40}"… \(65 characters\) is not/);
+  assert.match(String(longId.problems[0]), /^id="i{40}"… \(65 characters\) is not/);
   assert.equal(readEmbedParams('?theme=dark', allowed).theme, 'dark');
   const theme = readEmbedParams('?theme=%3Cb%3E', allowed);
   assert.equal(theme.theme, null);
-  assert.match(theme.problems[0], /^theme="<b>" is not "dark" or "light"/);
+  assert.match(String(theme.problems[0]), /^theme="<b>" is not "dark" or "light"/);
   // names outside the page's list, prototype names among them, are not applied
   const proto = readEmbedParams('?__proto__=1&constructor=2&toString=3&d=5', allowed);
   assert.deepEqual(proto.attributes, [['d', '5']]);

@@ -414,7 +414,7 @@ async function cases() {
     (v.theme === null || v.theme === 'dark' || v.theme === 'light') &&
     (v.id === null || (v.id.length <= 64 && /^[\w.:-]+$/.test(v.id))) &&
     v.problems.length <= 2 &&
-    v.problems.every((p) => p.length <= MESSAGE_CHARS);
+    v.problems.every((p) => String(p).length <= MESSAGE_CHARS);
   for (const [i, value] of [...strs, ...hostileObjects()].entries()) {
     for (const allowed of pages) {
       // (its values are the query's own text, at most 65,536 characters: each element's parser then bounds them)

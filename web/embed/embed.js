@@ -6,7 +6,7 @@ import { translator, loadStrings } from '../i18n/index.js';
 const el = document.querySelector('[data-embed]');
 const allowed = (el?.dataset.embed || '').split(/\s+/).filter(Boolean);
 // The query is read within bounds (params.js); each value is then checked by the element's own attribute parser.
-const { attributes, theme, id, lang, problems, said } = readEmbedParams(location.search, allowed);
+const { attributes, theme, id, lang, problems } = readEmbedParams(location.search, allowed);
 // ?lang=fr: the page's language, which the element follows (and the lines below)
 if (lang) document.documentElement.lang = lang;
 for (const [name, v] of attributes) el.setAttribute(name, v);
@@ -22,7 +22,7 @@ if (el && problems.length) {
     p.className = 'embed-problem';
     p.setAttribute('role', 'alert');
     const tr = translator(lang);
-    p.textContent = said.map((m) => tr.t(m.key, m.params)).join('\n');
+    p.textContent = problems.map((m) => tr.t(m.key, m.params)).join('\n');
     el.before(p);
   };
   loadStrings(lang).then(show, show);

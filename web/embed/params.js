@@ -15,19 +15,15 @@ const quote = (s) =>
 /**
  * Read `search` (location.search) for an embed page whose element takes the attributes named in `allowed`.
  * Returns { attributes: [[name, value]], theme: 'dark' | 'light' | null, id: string | null, lang: string | null,
- * problems: [text], said: [message] }: the query's length is checked before it is parsed (longer: nothing is
+ * problems: [message] }: the query's length is checked before it is parsed (longer: nothing is
  * applied), each allowed name is looked up once (the element's own parser checks its value), `theme` must be dark
  * or light, `id` (echoed in the height messages) at most 64 letters, digits and `_ . : -`, `lang` (the page's
- * language) a language tag of at most 35 characters. A problem is a short English line; `said` holds the same
- * lines as messages (embed.* in web/i18n/en.js) for the page to show in its language.
+ * language) a language tag of at most 35 characters. A problem is a message (embed.* in web/i18n/en.js) for the
+ * page to show in its language; its String() is the short English line.
  */
 export function readEmbedParams(search, allowed) {
-  const out = { attributes: [], theme: null, id: null, lang: null, problems: [], said: [] };
-  const problem = (key, params) => {
-    const m = msg(`embed.${key}`, params);
-    out.problems.push(String(m));
-    out.said.push(m);
-  };
+  const out = { attributes: [], theme: null, id: null, lang: null, problems: [] };
+  const problem = (key, params) => out.problems.push(msg(`embed.${key}`, params));
   const q = typeof search === 'string' ? search : '';
   if (q.length > EMBED_LIMITS.query) {
     problem('queryTooLong', { n: plain(q.length), max: plain(EMBED_LIMITS.query) });
