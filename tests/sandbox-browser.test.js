@@ -26,6 +26,15 @@ const { skip } = served;
 const code = (id) => page.locator(`#${id} textarea.code`);
 const summary = (id) => page.locator(`#${id} .summary`);
 
+/** The console messages of page p that speak of a Content Security Policy, gathered as they come. */
+function cspConsoleMessages(p) {
+  const seen = [];
+  p.on('console', (m) => {
+    if (/Content Security Policy/i.test(m.text())) seen.push(m.text());
+  });
+  return seen;
+}
+
 async function typeAndRun(id, source) {
   const ta = code(id);
   await ta.fill(source);
@@ -368,10 +377,7 @@ test(
   { skip: skip || false },
   async () => {
     const p = await served.newPage();
-    const violations = [];
-    p.on('console', (m) => {
-      if (/Content Security Policy/i.test(m.text())) violations.push(m.text());
-    });
+    const violations = cspConsoleMessages(p);
     const frameCsp = [];
     p.on('response', (r) => {
       if (r.url().endsWith('/web/sandbox/frame.html')) frameCsp.push(r.headers()['content-security-policy'] || '');
@@ -469,10 +475,7 @@ test(
   { skip: skip || false },
   async () => {
     const p = await served.newPage();
-    const consoleCsp = [];
-    p.on('console', (m) => {
-      if (/Content Security Policy/i.test(m.text())) consoleCsp.push(m.text());
-    });
+    const consoleCsp = cspConsoleMessages(p);
     const csp =
       "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; frame-src 'self'; " +
       "worker-src 'none'; connect-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'";
