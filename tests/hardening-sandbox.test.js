@@ -360,10 +360,14 @@ test(
       ['function gqaBlockCounts() { return new Float64Array(1e6) }', 'done'],
       ['setInterval(() => {}, 1); const keep = new Array(1e5).fill(1);\n' + gqa, 'done'],
     ];
+    // A run that should finish gets 10 s, not the default 2: four at a time on a loaded two-core host, one of them
+    // once took longer than 2 s, and this test is about leaks, not speed.
+    const DONE_MS = 10_000;
     // every worker_thread is an OS thread of this process: count them (getActiveResourcesInfo does not list workers)
     const threads = () => Number(/Threads:\s+(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))[1]);
+    // warm-up
     for (let w = 0; w < 7; w++)
-      await gradeExercise('gqa-budget', sources[w][0], { timeout: sources[w][1] === 'timeout' ? 60 : 2000 }); // warm-up
+      await gradeExercise('gqa-budget', sources[w][0], { timeout: sources[w][1] === 'timeout' ? 60 : DONE_MS });
     await new Promise((ok) => setTimeout(ok, 200));
     const baseThreads = threads();
     // control: the probe sees a worker while a run is in flight
@@ -379,7 +383,7 @@ test(
       while (i < N) {
         const k = i++;
         const [src, status] = sources[k % sources.length];
-        const r = await gradeExercise('gqa-budget', src, { timeout: status === 'timeout' ? 60 : 2000 });
+        const r = await gradeExercise('gqa-budget', src, { timeout: status === 'timeout' ? 60 : DONE_MS });
         assert.equal(r.status, status, `run ${k}: ${r.summary}`);
         if (k === 200) {
           gcNow();
