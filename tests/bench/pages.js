@@ -180,9 +180,10 @@ export async function loadPage(context, base, root, spec, { throttle = false } =
 /** Runs in a loaded page: the first Run (prepared: the exercise scrolled into view, the code typed, 1 s), then
  * pairs of (floor, later Run). Resolves to { floors, first, later: [{ run, floor }], longest }.
  * A Run is a trusted click at the button's centre (page.mouse), and its end comes out of the page through a binding:
- * nothing of the bench runs in the page while it is timed. (Playwright's locator.click() hooks the pointer events to
- * check its target, and waitForFunction() polls every animation frame: together they made a warm Run 4 ms slower,
- * 16.1 ms against 11.7 ms in one A/B on the exercise embed page, where the floor was 11.7 ms.) */
+ * nothing of the bench runs in the page while it is timed. (Playwright's locator.click() checks its target with
+ * script in the page around the click: on the exercise embed page a warm Run took 16.1 ms with it and
+ * waitForFunction() against 11.7 ms with a trusted click and the binding, floor 11.7 ms; with locator.click() and the
+ * binding, 15.8 ms against 10.6 ms. tests/bench/README.md.) */
 async function runsIn(load, spec, solution, { pairs, atOnce }) {
   const { page } = load;
   await openFloor(page);
