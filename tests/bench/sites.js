@@ -64,7 +64,8 @@ export async function runSitesBench({ quick = false, log = console.log } = {}) {
     const when = `${new Date().toISOString().slice(0, 16)}Z${quick ? ' (--quick)' : ''}`;
     log(`\n# ffn-lab course sites, headless ${version}, ${when}`);
     log('# bytes: transferred (headers + bodies, text gzipped) until all four elements fired ffn-ready;');
-    log(`# verdict: Run tests -> report, the first run, then the median of ${runs - 1} more`);
+    log('# verdict: Run tests -> report (a trusted click), the first run (the exercise in view, the code typed, Run');
+    log(`# 1 s later), then the median of ${runs - 1} more`);
     log('site        build ms  KiB to ready  requests  first verdict ms  verdict ms');
     for (const s of sites) {
       const r = await driveSite(b.context, s.url, { solution, wrong: variantSources['gelu-swapped'].source, runs });
