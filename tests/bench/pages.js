@@ -7,6 +7,7 @@ import { readFileSync, existsSync } from 'node:fs';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync, brotliCompressSync } from 'node:zlib';
+import { RUN_ENDED, runWaiter, clickCentre } from '../helpers/browser.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = resolve(here, '../..');
@@ -41,7 +42,7 @@ const RECORDER = `(() => {
     const r = window.__b.runs.at(-1);
     if (r) Object.assign(r, { end: now(), passed: e.detail.report.passed });
     // the bench hears of it through a binding (runsIn): a message out of the page, none into it
-    if (typeof window.__benchRunEnded === 'function') window.__benchRunEnded();
+    if (typeof window.${RUN_ENDED} === 'function') window.${RUN_ENDED}();
   }, true);
   for (const name of ['compile', 'compileStreaming', 'instantiate', 'instantiateStreaming']) {
     const real = WebAssembly[name];
@@ -179,11 +180,8 @@ export async function loadPage(context, base, root, spec, { throttle = false } =
 
 /** Runs in a loaded page: the first Run (prepared: the exercise scrolled into view, the code typed, 1 s), then
  * pairs of (floor, later Run). Resolves to { floors, first, later: [{ run, floor }], longest }.
- * A Run is a trusted click at the button's centre (page.mouse), and its end comes out of the page through a binding:
- * nothing of the bench runs in the page while it is timed. (Playwright's locator.click() checks its target with
- * script in the page around the click: on the exercise embed page a warm Run took 16.1 ms with it and
- * waitForFunction() against 11.7 ms with a trusted click and the binding, floor 11.7 ms; with locator.click() and the
- * binding, 15.8 ms against 10.6 ms. tests/bench/README.md.) */
+ * A Run is a trusted click (clickCentre) and its end comes out of the page through a binding (runWaiter): nothing of
+ * the bench runs in the page while it is timed (why: tests/bench/README.md). */
 async function runsIn(load, spec, solution, { pairs, atOnce }) {
   const { page } = load;
   await openFloor(page);
@@ -191,27 +189,19 @@ async function runsIn(load, spec, solution, { pairs, atOnce }) {
   for (let i = 0; i < 3; i++) floors.push(await page.evaluate(() => window.__floor()));
   const ex = page.locator(spec.exercise).first();
   const button = ex.locator('button.run');
-  let ended = () => {};
-  await page.exposeFunction('__benchRunEnded', () => ended());
+  const waitRun = await runWaiter(page);
   const one = async (how) => {
     const n = await page.evaluate(() => window.__b.runs.length);
-    let timer;
-    const finished = new Promise((ok, fail) => {
-      ended = ok;
-      timer = setTimeout(() => fail(new Error(`${spec.name}: no verdict within 60 s`)), 60000);
-    });
-    if (how === 'click') {
-      const box = await button.boundingBox();
-      await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
-    } else
-      await ex.evaluate((el) => {
-        el.run();
-      });
-    await finished.finally(() => clearTimeout(timer));
-    const r = await page.evaluate(() => window.__b.runs.at(-1));
-    if (!(r && r.end) || (await page.evaluate(() => window.__b.runs.length)) !== n + 1) {
-      throw new Error(`${spec.name}: the click did not start exactly one Run`);
-    }
+    const start =
+      how === 'click'
+        ? () => clickCentre(page, button)
+        : () =>
+            ex.evaluate((el) => {
+              el.run();
+            });
+    await waitRun(start, spec.name);
+    const { r, count } = await page.evaluate(() => ({ r: window.__b.runs.at(-1), count: window.__b.runs.length }));
+    if (!(r && r.end) || count !== n + 1) throw new Error(`${spec.name}: the click did not start exactly one Run`);
     if (!r.passed) throw new Error(`${spec.name}: the solution did not pass`);
     return r.end - r.start;
   };

@@ -76,3 +76,39 @@ export async function fetchFromPlainWorker(page, url) {
     w.terminate();
   }, url);
 }
+
+/** The binding a page's recorder calls when an exercise fires `ffn-exercise-result` (see runWaiter). */
+export const RUN_ENDED = '__ffnRunEnded';
+
+/**
+ * runWaiter(page) -> waitRun(start, what): calls `start()` (a click, say) and resolves when the page's recorder calls
+ * window[RUN_ENDED], a binding: the page tells the test, and nothing is sent into the page while the Run goes on.
+ * Rejects with `what` named after `timeout` ms without a verdict.
+ */
+export async function runWaiter(page, { timeout = 60000 } = {}) {
+  let ended = () => {};
+  await page.exposeFunction(RUN_ENDED, () => ended());
+  return async (start, what) => {
+    let timer;
+    const over = new Promise((ok, fail) => {
+      ended = ok;
+      timer = setTimeout(() => fail(new Error(`${what}: no verdict within ${timeout} ms`)), timeout);
+    });
+    try {
+      await start();
+      await over;
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+}
+
+/**
+ * A trusted click at the centre of `locator` (page.mouse: input through the browser, as a learner's). Playwright's
+ * locator.click() checks its target with script in the page around the click: 4 ms of a warm Run in the timings of
+ * tests/bench/README.md.
+ */
+export async function clickCentre(page, locator) {
+  const box = await locator.boundingBox();
+  await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+}

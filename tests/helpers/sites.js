@@ -6,6 +6,7 @@ import { createServer } from 'node:http';
 import { dirname, extname, join, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import { RUN_ENDED, runWaiter, clickCentre } from './browser.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const FIXTURES = join(ROOT, 'tests/sites');
@@ -304,7 +305,7 @@ const RECORDER = `(() => {
   document.addEventListener('ffn-exercise-result', (e) => {
     const r = window.__ffn.runs.at(-1);
     if (r) Object.assign(r, { end: now(), passed: e.detail.report.passed, status: e.detail.report.status });
-    if (typeof window.__siteRunEnded === 'function') window.__siteRunEnded();
+    if (typeof window.${RUN_ENDED} === 'function') window.${RUN_ENDED}();
   }, true);
 })();`;
 
@@ -384,10 +385,8 @@ export async function driveSite(context, url, { solution, wrong, runs = 1, timeo
           return { width: Math.round(box.width), height: Math.round(box.height), text };
         });
     }
-    // A Run is a trusted click at the button (locator.click() runs a check of its target in the page during the
-    // Run, 4 ms of a warm one: tests/bench/README.md), and the page says when it is over through a binding.
-    let ended = () => {};
-    await page.exposeFunction('__siteRunEnded', () => ended());
+    // A Run is a trusted click at the button, and the page says when it is over (helpers/browser.js)
+    const waitRun = await runWaiter(page, { timeout });
     const button = ex.locator('ffn-exercise button.run');
     const grade = async (source, { first = false } = {}) => {
       await ex.locator('ffn-exercise textarea.code').fill(source); // (an iframe off screen is scrolled in first)
@@ -395,14 +394,7 @@ export async function driveSite(context, url, { solution, wrong, runs = 1, timeo
       // the first Run as a learner makes it: the exercise in view, the code typed, Run a second later
       if (first) await new Promise((ok) => setTimeout(ok, 1000));
       const n = await ex.evaluate(() => window.__ffn.runs.length);
-      const box = await button.boundingBox();
-      let timer;
-      const over = new Promise((ok, fail) => {
-        ended = ok;
-        timer = setTimeout(() => fail(new Error(`${url}: no verdict within ${timeout} ms of clicking Run`)), timeout);
-      });
-      await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
-      await over.finally(() => clearTimeout(timer));
+      await waitRun(() => clickCentre(page, button), `${url}: Run clicked`);
       if ((await ex.evaluate(() => window.__ffn.runs.length)) !== n + 1)
         throw new Error(`${url}: not one Run per click`);
       const r = await ex.evaluate(() => window.__ffn.runs.at(-1));
