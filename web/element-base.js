@@ -199,16 +199,20 @@ export class FfnElement extends (globalThis.HTMLElement ?? class {}) {
     this._stopLang = null;
     this._sizeObserver?.disconnect();
     this._sizeObserver = null;
+    this._sizeTarget = null;
   }
 
   /**
    * Call cb (a ResizeObserver callback) whenever target's size changes, until the element is disconnected. One
-   * observer an element: a call while one is observing, without ResizeObserver, or without a target does nothing.
+   * observer an element: a call for the target it observes, without ResizeObserver, or without a target does nothing;
+   * a call for another target (the element drew itself anew) moves the observer to it.
    */
   _observeSize(target, cb) {
-    if (this._sizeObserver || typeof ResizeObserver !== 'function' || !target) return;
+    if (typeof ResizeObserver !== 'function' || !target || this._sizeTarget === target) return;
+    this._sizeObserver?.disconnect();
     this._sizeObserver = new ResizeObserver(cb);
     this._sizeObserver.observe(target);
+    this._sizeTarget = target;
   }
 
   /** The language or its table changed: an element draws everything again in it. */

@@ -105,7 +105,6 @@ export class FfnActivationPlot extends FfnElement {
         this._computeStatic();
         this._build();
         this._redraw();
-        if (this.isConnected) this._followWidth();
       },
       failed: (err) => this._problem('load', err),
     });
@@ -273,6 +272,7 @@ export class FfnActivationPlot extends FfnElement {
     box.addEventListener('pointerdown', (e) => this._onPointer(e));
     this._box = box;
     add(box);
+    if (this.isConnected) this._followWidth(); // a new box: the size observer moves to it
     add(h('p', { class: 'hint muted', text: t('hint') }));
     const table = h('table');
     const caption = h('caption', { class: 'sr-only', text: t('tableCaption') });

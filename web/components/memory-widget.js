@@ -166,10 +166,7 @@ export class FfnMemoryWidget extends FfnElement {
     }
     this._load(() => ffn.ready(), {
       loading: () => this._t('memory.loading'),
-      ready: () => {
-        this._rebuild();
-        this._followWidth();
-      },
+      ready: () => this._rebuild(),
       failed: (err) => this._problem('load', err),
     });
   }
@@ -526,6 +523,7 @@ export class FfnMemoryWidget extends FfnElement {
     this._inFig.append(sliderBox);
     this._planesBox = h('div', { class: 'planes' }, this._inFig, outFig);
     add(this._planesBox);
+    if (this.isConnected) this._followWidth(); // a new box: the size observer moves to it
 
     // Token buttons.
     const btn = (t) =>
