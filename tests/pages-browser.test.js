@@ -124,7 +124,7 @@ async function openCourse(page, lang) {
     });
   }
   await page.addInitScript(`window.__collect = ${collectShownText};`);
-  await page.addInitScript(() => {
+  await page.addInitScript((all) => {
     window.__seen = [];
     document.addEventListener(
       'ffn-ready',
@@ -145,36 +145,52 @@ async function openCourse(page, lang) {
         const run = el.shadowRoot?.querySelector('button.run');
         if (run && run.textContent === 'Run tests' && !el.hasAttribute('ffn-strings-loading')) window.__englishShown++;
       }
-      const all = 'ffn-activation-plot, ffn-exercise, ffn-param-calculator, ffn-memory-widget';
       if (!document.body || window.__seen.length < document.querySelectorAll(all).length) requestAnimationFrame(frame);
     };
     requestAnimationFrame(frame);
-  });
+  }, ALL);
   await page.goto(url);
   const n = await page.evaluate((s) => document.querySelectorAll(s).length, ALL);
   await page.waitForFunction((k) => window.__seen.length === k, n, { timeout: 30000 });
   return page.evaluate(() => ({ seen: window.__seen, englishShown: window.__englishShown }));
 }
 
-test('course page in English: no French downloaded', { skip }, async () => {
-  const page = await served.newPage();
+/** The scripts a page loads, as promises of [url, text] (text null where the body could not be read). */
+function scriptBodies(page) {
   const bodies = [];
   page.on('response', (r) => {
-    if (/\.js$/.test(new URL(r.url()).pathname))
-      bodies.push(
-        r.text().then(
-          (t) => [r.url(), t],
-          () => [r.url(), ''],
-        ),
-      );
+    if (!/\.js$/.test(new URL(r.url()).pathname)) return;
+    bodies.push(
+      r.text().then(
+        (t) => [r.url(), t],
+        () => [r.url(), null],
+      ),
+    );
   });
+  return async () => {
+    const all = await Promise.all(bodies);
+    assert.deepEqual(
+      all.filter(([, t]) => t === null).map(([u]) => u),
+      [],
+      'scripts whose body could not be read',
+    );
+    return all;
+  };
+}
+
+test('course page in English: no French downloaded', { skip }, async () => {
+  const page = await served.newPage();
+  const scripts = scriptBodies(page);
   try {
-    const { seen } = await openCourse(page, 'en');
+    const { seen, englishShown } = await openCourse(page, 'en');
     await page.locator('#ex-gelu').scrollIntoViewIfNeeded(); // the grader is loaded near an exercise: not French
     await page.waitForTimeout(1500);
-    const french = (await Promise.all(bodies)).filter(([, t]) => FRENCH.test(t)).map(([u]) => u);
+    const bodies = await scripts();
+    const french = bodies.filter(([, t]) => FRENCH.test(t)).map(([u]) => u);
     assert.ok(bodies.length > 3 && seen.length >= 4, `${bodies.length} scripts, ${seen.length} elements`);
     assert.deepEqual(french, []);
+    // the control of the French test's watcher: here it sees the English exercise shown
+    assert.ok(englishShown > 0, 'the watcher never saw an exercise shown in English on the English page');
   } finally {
     await page.close();
   }
@@ -182,8 +198,14 @@ test('course page in English: no French downloaded', { skip }, async () => {
 
 test('course page in French: each element ready in French, hidden until its strings came', { skip }, async () => {
   const page = await served.newPage();
+  const scripts = scriptBodies(page);
   try {
     const { seen, englishShown } = await openCourse(page, 'fr');
+    // the control of the English test's check: the French strings are seen in the scripts this page loads
+    assert.ok(
+      (await scripts()).some(([, t]) => FRENCH.test(t)),
+      'no script of the French page holds French',
+    );
     assert.ok(seen.length >= 4, `${seen.length} elements`);
     for (const s of seen) {
       assert.equal(s.hidden, false, `${s.name}: still hidden at ffn-ready`);
