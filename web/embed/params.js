@@ -6,10 +6,9 @@ export const EMBED_LIMITS = Object.freeze({ query: 65_536, id: 64, lang: 35 });
 
 const ID_RE = /^[\w.:-]+$/;
 const LANG_RE = /^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$/; // a language tag, as defineStrings takes it
-const plain = (v) => numeral(v, String(v)); // 65536 in English, the reader's way elsewhere
 const quote = (s) =>
   s.length > 40
-    ? msg('errors.quoteCut', { text: JSON.stringify(s.slice(0, 40)), n: plain(s.length) })
+    ? msg('errors.quoteCut', { text: JSON.stringify(s.slice(0, 40)), n: numeral(s.length) })
     : JSON.stringify(s);
 
 /**
@@ -26,7 +25,7 @@ export function readEmbedParams(search, allowed) {
   const problem = (key, params) => out.problems.push(msg(`embed.${key}`, params));
   const q = typeof search === 'string' ? search : '';
   if (q.length > EMBED_LIMITS.query) {
-    problem('queryTooLong', { n: plain(q.length), max: plain(EMBED_LIMITS.query) });
+    problem('queryTooLong', { n: numeral(q.length), max: numeral(EMBED_LIMITS.query) });
     return out;
   }
   const params = new URLSearchParams(q);
@@ -40,7 +39,7 @@ export function readEmbedParams(search, allowed) {
   const id = params.get('id');
   if (id !== null) {
     if (id.length <= EMBED_LIMITS.id && ID_RE.test(id)) out.id = id;
-    else problem('id', { value: quote(id), max: plain(EMBED_LIMITS.id) });
+    else problem('id', { value: quote(id), max: numeral(EMBED_LIMITS.id) });
   }
   const lang = params.get('lang');
   if (lang !== null) {

@@ -5,8 +5,6 @@ import { resolveExercise, generateTests, validateValues } from './exercises/inde
 import { diagnose } from './diagnose.js';
 import { CAPS, clip, slicer, textBudget, say, num, workerSaid } from './report-bounds.js';
 import { ordinal, numeral } from '../i18n/index.js';
-
-const plain = (v) => numeral(v, String(v)); // a number written as String() writes it, in English
 import { runLearnerCode, DEFAULT_TIMEOUT_MS, DEFAULT_LIMITS, NO_START } from './runner.js';
 import { FRAME_DIED, FRAME_REMOVED, WORKER_FAILED, WORKER_LOAD_FAILED } from './frame-host.js';
 
@@ -149,10 +147,9 @@ function compareOne(t, run, i, tol) {
     o.error = learnerError(r.error || {});
     // the learner has not written this function: said by the page (in the reader's language), not the worker
     if (r.missing) Object.defineProperty(o, 'missing', { value: true });
-    const tk = errorSaid(r.error);
-    if (tk) Object.defineProperty(o, 'errorSaid', { value: tk });
-    // a result the page refused (runner.js): why, as a message
-    if (r.refused && r.said) Object.defineProperty(o, 'refusal', { value: r.said });
+    // said: why the page refused the result (runner.js), or what the toolkit or worker said, as a message
+    const said = (r.refused && r.said) || errorSaid(r.error);
+    if (said) Object.defineProperty(o, 'said', { value: said });
     return o;
   }
   const c = compareValue(r.value, t.expected, tol);
@@ -176,9 +173,9 @@ function locationText(e) {
 
 /** One line for people about a test that did not pass (`expected` is the test's spec): a message, or ''. */
 function testMessage(o, expected, timeout) {
-  if (o.status === 'timeout') return say('stoppedAfter', { ms: plain(timeout) });
+  if (o.status === 'timeout') return say('stoppedAfter', { ms: numeral(timeout) });
   if (o.error) {
-    const message = o.missing ? say('missingFn', { fn: o.fn }) : (o.refusal ?? o.errorSaid ?? o.error.message);
+    const message = o.missing ? say('missingFn', { fn: o.fn }) : (o.said ?? o.error.message);
     // "Refused" is the sandbox's word (the page's refusals, and the worker's, whose reasons stay English)
     const name = o.status === 'refused' && o.error.name === 'Refused' ? say('refusedName') : o.error.name;
     return say('threw', { name, message, where: locationText(o.error) });
@@ -228,14 +225,13 @@ function runSummary(run, tests, timeout) {
   }
   if (run.status === 'timeout') {
     const t = tests[run.lastIndex];
-    const ms = plain(timeout);
+    const ms = numeral(timeout);
     return { status: 'timeout', message: t ? say('timeoutOn', { ms, name: t.name }) : say('timeout', { ms }) };
   }
   if (run.status === 'aborted') return { status: 'aborted', message: say('aborted') };
   if (run.status === 'setup') {
-    // said: what the sandbox said (a message of report.site, frame-host.js), else its English text
-    const said = run.setupSaid ?? run.setup;
-    return { status: 'setup', message: say('setup', { message: run.setup }), setup: run.setup, setupSaid: said };
+    // setupSaid: what the sandbox said (a message of report.site, frame-host.js), else its English text
+    return { status: 'setup', message: say('setup', { message: run.setup }), setupSaid: run.setupSaid ?? run.setup };
   }
   if (run.status === 'crashed') {
     const why = CRASHES.get(run.crash) ?? clip(run.crash, CAPS.errorMessage);
@@ -275,7 +271,7 @@ function buildReport(base, tests, outcomes, summary, { logs = [], ms = 0, diagno
   else text = say('somePassed', { k: passedCount, n: list.length });
   // What each text says as a message (non-enumerable: the report stays plain JSON, its texts English), for
   // <ffn-exercise> to show in the reader's language: { summary, setup, tests: [message], notes: [message] }.
-  const said = { summary: text, setup: summary.setupSaid ?? summary.setup ?? null, tests: [], notes };
+  const said = { summary: text, setup: summary.setupSaid ?? null, tests: [], notes };
   const report = {
     ...base,
     passed,
@@ -288,7 +284,7 @@ function buildReport(base, tests, outcomes, summary, { logs = [], ms = 0, diagno
       if (o.error) out.error = learnerError(o.error, take);
       if (o.problem) out.problem = take(o.problem, CAPS.problem);
       if (!o.pass && o.status !== 'not-run') {
-        const kept = { said: o.said, missing: o.missing, refusal: o.refusal, errorSaid: o.errorSaid }; // not enumerable
+        const kept = { said: o.said, missing: o.missing }; // not enumerable
         const m = testMessage({ ...out, ...kept }, tests[i].expected, timeout);
         said.tests[i] = m || null;
         out.message = take(String(m), CAPS.message);
@@ -330,7 +326,7 @@ export async function gradeExercise(id, source, options = {}) {
   if (source.length > MAX_SOURCE_CHARS) {
     const refused = {
       status: 'refused',
-      message: say('tooLong', { n: plain(source.length), max: plain(MAX_SOURCE_CHARS) }),
+      message: say('tooLong', { n: numeral(source.length), max: numeral(MAX_SOURCE_CHARS) }),
     };
     return buildReport(base, tests, null, refused, { timeout });
   }

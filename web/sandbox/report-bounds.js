@@ -104,7 +104,7 @@ export function workerSaid(said, english) {
   const key = said && workerKey(said.key);
   if (!key || typeof english !== 'string') return null;
   const params = {};
-  for (const [k, v] of Object.entries(said.params)) params[k] = typeof v === 'number' ? numeral(v, String(v)) : v;
+  for (const [k, v] of Object.entries(said.params)) params[k] = typeof v === 'number' ? numeral(v) : v;
   const m = say(key, params);
   return String(m) === english ? m : null;
 }

@@ -237,7 +237,6 @@ class WireError extends Error {
 }
 
 /** A limit or a size in a refusal, written as String() writes it in English (200000), the reader's way elsewhere. */
-const plain = (v) => numeral(v, String(v));
 
 /**
  * A result value from the worker (wire format: { k: 'number', v } | { k: 'bad', what, said } |
@@ -252,9 +251,9 @@ export function cleanWire(w, limits = DEFAULT_LIMITS) {
   const refuse = (key, params) => {
     throw new WireError(say(`refused.${key}`, params));
   };
-  const tooMany = () => refuse('numbers', { max: plain(maxNumbers) });
+  const tooMany = () => refuse('numbers', { max: numeral(maxNumbers) });
   const visit = (v, depth) => {
-    if (depth > maxDepth + 1) refuse('deep', { max: plain(maxDepth) });
+    if (depth > maxDepth + 1) refuse('deep', { max: numeral(maxDepth) });
     if (++nodes > maxNodes) refuse('parts');
     if (!isRecord(v)) refuse('malformedValue');
     const k = v.k;
@@ -284,7 +283,7 @@ export function cleanWire(w, limits = DEFAULT_LIMITS) {
           refuse('shared');
         }
         if (typedOffset.call(data) !== 0 || bytes !== n * 8) {
-          refuse('buffer', { n: plain(n), bytes: plain(bytes) });
+          refuse('buffer', { n: numeral(n), bytes: numeral(bytes) });
         }
         numbers += n;
         return { k, type: text(type, 40), data: new Float64Array(data) };
@@ -293,7 +292,7 @@ export function cleanWire(w, limits = DEFAULT_LIMITS) {
         const items = v.items;
         if (!Array.isArray(items)) refuse('malformedValue');
         const n = items.length; // declared: checked before any item is read
-        if (n > maxNumbers) refuse('array', { n: plain(n), max: plain(maxNumbers) });
+        if (n > maxNumbers) refuse('array', { n: numeral(n), max: numeral(maxNumbers) });
         if (n > maxNodes - nodes) refuse('parts');
         const out = [];
         // A hole reads as undefined, which visit refuses: the walk stops at the first empty slot.
@@ -304,10 +303,10 @@ export function cleanWire(w, limits = DEFAULT_LIMITS) {
         const e = v.entries;
         if (!isRecord(e)) refuse('malformedValue');
         const keys = Object.keys(e);
-        if (keys.length > maxKeys) refuse('keys', { n: plain(keys.length), max: plain(maxKeys) });
+        if (keys.length > maxKeys) refuse('keys', { n: numeral(keys.length), max: numeral(maxKeys) });
         const entries = {};
         for (const key of keys) {
-          if (key.length > 64) refuse('longKey', { max: plain(64) });
+          if (key.length > 64) refuse('longKey', { max: numeral(64) });
           Object.defineProperty(entries, key, {
             value: visit(e[key], depth + 1),
             enumerable: true,
