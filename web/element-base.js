@@ -143,12 +143,9 @@ export class FfnElement extends (globalThis.HTMLElement ?? class {}) {
     return '';
   }
 
-  /** Take the translator of the element's language now (langOf); true if it is another than before. */
+  /** Take the translator of the element's language now (langOf). */
   _retranslate() {
-    const tr = translator(langOf(this));
-    const changed = tr !== this._tr;
-    this._tr = tr;
-    return changed;
+    this._tr = translator(langOf(this));
   }
 
   /** Text of a key (under the class's textPrefix) of the locale table, in the element's language (this._tr). */

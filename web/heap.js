@@ -187,7 +187,10 @@ export function mapChunks(fnName, what, src, kernel, dst) {
       const status = kernel(base, m, ex);
       if (status !== 0) throw statusError(fnName, status, what, mem.buffer.byteLength);
       // a kernel here never grows memory, but a view is never trusted across a call
-      if (mem.buffer !== buf) ((buf = mem.buffer), (heap = new Float32Array(buf, base, m)));
+      if (mem.buffer !== buf) {
+        buf = mem.buffer;
+        heap = new Float32Array(buf, base, m);
+      }
       out.set(heap, i);
     }
     return out;

@@ -171,12 +171,11 @@ export class FfnMemoryWidget extends FfnElement {
     });
   }
 
-  /** Take the language of the element or the page (and the default facts of that language); true if it changed. */
+  /** Take the language of the element or the page (and the default facts of that language). */
   _useLanguage() {
-    const changed = this._retranslate();
+    this._retranslate();
     if (this.getAttribute('facts') === null) this._facts = this._defaultFacts();
     if (this.getAttribute('distractors') === null) this._distractors = this._defaultDistractors();
-    return changed;
   }
 
   /** The default facts in the widget's language (the built-in English ones if a page's table gives bad ones). */

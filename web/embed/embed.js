@@ -1,7 +1,7 @@
 // Standalone embed pages: copy allowed URL query parameters onto the page's one element (before the page's next script
 // registers it) and report the page's height to a parent frame (web/embed/host.js sizes the iframe from it).
 import { readEmbedParams } from './params.js';
-import { translator, loadStrings } from '../i18n/index.js';
+import { translator, loadStrings, langOf } from '../i18n/index.js';
 
 const el = document.querySelector('[data-embed]');
 const allowed = (el?.dataset.embed || '').split(/\s+/).filter(Boolean);
@@ -15,17 +15,17 @@ if (theme) {
   document.documentElement.dataset.theme = theme;
 }
 if (el && problems.length) {
-  // in the page's language, once its strings are loaded (French is loaded on first use; English at once)
-  const lang = document.documentElement.lang || 'en';
+  // in the element's language, once its strings are loaded (French is loaded on first use; English at once)
+  const shown = langOf(el);
   const show = () => {
     const p = document.createElement('p');
     p.className = 'embed-problem';
     p.setAttribute('role', 'alert');
-    const tr = translator(lang);
+    const tr = translator(shown);
     p.textContent = problems.map((m) => tr.t(m.key, m.params)).join('\n');
     el.before(p);
   };
-  loadStrings(lang).then(show, show);
+  loadStrings(shown).then(show, show);
 }
 // Tell an embedding page how tall we are, so it can size the iframe (message: { type: 'ffn-lab:height', height, id }):
 // from the element's ffn-ready on (the page is only a few pixels tall before), then on every change.
