@@ -1,11 +1,10 @@
 // The embed pages' URL query read within bounds: which parameters become the element's attributes, and what is refused.
-import { msg, numeral } from '../i18n/index.js';
+import { msg, numeral, LANG_TAG } from '../i18n/index.js';
 
 /** The longest query read (presets of 16,000 JSON characters fit percent-encoded) and the longest `id` sent back. */
 export const EMBED_LIMITS = Object.freeze({ query: 65_536, id: 64, lang: 35 });
 
 const ID_RE = /^[\w.:-]+$/;
-const LANG_RE = /^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$/; // a language tag, as defineStrings takes it
 const quote = (s) =>
   s.length > 40
     ? msg('errors.quoteCut', { text: JSON.stringify(s.slice(0, 40)), n: numeral(s.length) })
@@ -43,7 +42,7 @@ export function readEmbedParams(search, allowed) {
   }
   const lang = params.get('lang');
   if (lang !== null) {
-    if (lang.length <= EMBED_LIMITS.lang && LANG_RE.test(lang)) out.lang = lang;
+    if (lang.length <= EMBED_LIMITS.lang && LANG_TAG.test(lang)) out.lang = lang;
     else problem('lang', { value: quote(lang) });
   }
   return out;

@@ -35,13 +35,16 @@ function mergeTables(a, b) {
 
 const MAX_TABLE_CHARS = 500000;
 
+/** A language tag as defineStrings and the embed pages' ?lang= take it ("fr", "pt-BR"). */
+export const LANG_TAG = /^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$/;
+
 /**
  * Add or override the strings of one language, for every ffn-lab element on the page. `table` is a partial table
  * (see web/i18n/en.js for every key) or its JSON text; keys it lacks keep their built-in value. Elements already on
  * the page re-render in the new strings.
  */
 export function defineStrings(lang, table) {
-  if (typeof lang !== 'string' || !/^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$/.test(lang)) {
+  if (typeof lang !== 'string' || !LANG_TAG.test(lang)) {
     throw new TypeError(
       'defineStrings: lang must be a language tag such as "fr" or "pt-BR"; ' +
         `got ${JSON.stringify(String(lang)).slice(0, 50)}`,
