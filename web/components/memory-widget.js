@@ -131,6 +131,11 @@ td[data-label]::before { display: none; }
 `;
 
 export class FfnMemoryWidget extends FfnElement {
+  /** The widget's keys in the locale table are memory.* (see _t). */
+  static get textPrefix() {
+    return 'memory.';
+  }
+
   static get observedAttributes() {
     return ['facts', 'distractors', 'threshold', 'k', 'activation', 'query', 'token', 'theme', 'sync-hash', 'lang'];
   }
@@ -165,7 +170,7 @@ export class FfnMemoryWidget extends FfnElement {
       return;
     }
     this._load(() => ffn.ready(), {
-      loading: () => this._t('memory.loading'),
+      loading: () => this._t('loading'),
       ready: () => this._rebuild(),
       failed: (err) => this._problem('load', err),
     });
@@ -181,7 +186,7 @@ export class FfnMemoryWidget extends FfnElement {
   /** The default facts in the widget's language (the built-in English ones if a page's table gives bad ones). */
   _defaultFacts() {
     try {
-      return parseFacts(this._t('memory.defaultFacts'));
+      return parseFacts(this._t('defaultFacts'));
     } catch {
       return DEFAULT_FACTS.map((f) => ({ ...f }));
     }
@@ -189,7 +194,7 @@ export class FfnMemoryWidget extends FfnElement {
 
   _defaultDistractors() {
     try {
-      return parseDistractors(this._t('memory.defaultDistractors'));
+      return parseDistractors(this._t('defaultDistractors'));
     } catch {
       return [...DEFAULT_DISTRACTORS];
     }
@@ -476,7 +481,7 @@ export class FfnMemoryWidget extends FfnElement {
     const root = this._root;
     const error = root.querySelector('.error');
     const add = (...nodes) => (error ? error.before(...nodes) : root.append(...nodes));
-    const t = (key, params) => this._t(`memory.${key}`, params);
+    const t = (key, params) => this._t(key, params);
     add(h('p', { class: 'title', text: t('title') }));
 
     this._inSvg = svgEl('svg', { class: 'plane in', role: 'img', 'aria-label': t('inPlane') });
@@ -940,7 +945,7 @@ export class FfnMemoryWidget extends FfnElement {
   _describe(r) {
     const mem = this._mem;
     const tr = this._tr;
-    const t = (key, params) => tr.t(`memory.${key}`, params);
+    const t = (key, params) => this._t(key, params);
     const act = t(`act.${r.activation}`);
     const score = (d) => tr.fixed(d.score, 2);
     const vec = (v) => this._vec(v);
@@ -970,7 +975,7 @@ export class FfnMemoryWidget extends FfnElement {
     const tr = this._tr;
     const tiny = Math.max(Math.abs(v[0]), Math.abs(v[1])) < 0.005;
     const c = (x) => (tiny ? tr.small(x, 2) : tr.fixed(x, 2));
-    return this._t('memory.vec', { x: c(v[0]), y: c(v[1]) });
+    return this._t('vec', { x: c(v[0]), y: c(v[1]) });
   }
 
   _render() {
@@ -1008,7 +1013,7 @@ export class FfnMemoryWidget extends FfnElement {
       const v = sl.axis === 'x' ? s.x : s.y;
       sl.thumb.style.left = `${(100 * (v + QUERY_LIMIT)) / (2 * QUERY_LIMIT)}%`;
       sl.track.setAttribute('aria-valuenow', fmt(v, 2));
-      sl.track.setAttribute('aria-valuetext', this._t('memory.sliderText', { axis: sl.axis, value: tr.fixed(v, 2) }));
+      sl.track.setAttribute('aria-valuetext', this._t('sliderText', { axis: sl.axis, value: tr.fixed(v, 2) }));
       sl.val.textContent = tr.fixed(v, 2);
     }
 
@@ -1018,7 +1023,7 @@ export class FfnMemoryWidget extends FfnElement {
     this._vocabMarks.forEach((g, j) => g.classList.toggle('on', r.decoded.token !== null && r.decoded.index === j));
 
     // Table.
-    this._actHeader.textContent = this._t('memory.colPhi', { act: this._t(`memory.act.${r.activation}`) });
+    this._actHeader.textContent = this._t('colPhi', { act: this._t(`act.${r.activation}`) });
     r.coef.forEach((c, i) => {
       const row = this._rows[i];
       row.match.textContent = tr.fixed(r.match[i], 2);
@@ -1029,13 +1034,13 @@ export class FfnMemoryWidget extends FfnElement {
       row.tr.className = r.states[i];
       row.tr.classList.toggle('ranked', r.rank[i] > 0);
       row.tr.dataset.coef = String(c);
-      row.status.textContent = this._t(`memory.state.${r.states[i]}`);
-      row.intop.textContent = r.rank[i] ? this._t('memory.rank', { n: r.rank[i] }) : this._t('memory.unranked');
+      row.status.textContent = this._t(`state.${r.states[i]}`);
+      row.intop.textContent = r.rank[i] ? this._t('rank', { n: r.rank[i] }) : this._t('unranked');
     });
     const N = mem.dff;
     this._rows.forEach((row, i) => {
       const [kx, ky, b] = [mem.W1.data[i], mem.W1.data[N + i], mem.b1.data[i]].map((v) => tr.fixed(v, 2));
-      row.keyLine.textContent = this._t('memory.keyLine', { kx, ky, b });
+      row.keyLine.textContent = this._t('keyLine', { kx, ky, b });
     });
 
     // Controls.
@@ -1047,7 +1052,7 @@ export class FfnMemoryWidget extends FfnElement {
     for (const b of this._actBtns) b.setAttribute('aria-pressed', String(b.dataset.activation === r.activation));
 
     const near = nearestToken(mem, s.x, s.y);
-    const m = (key, params) => this._t(`memory.${key}`, params);
+    const m = (key, params) => this._t(key, params);
     const q = m('vec', { x: tr.fixed(s.x, 2), y: tr.fixed(s.y, 2) });
     this._outFull.replaceChildren(
       m('outFull', { near: near ? m('near', { token: near.name }) : '', q, w: this._vec(r.written) }),
