@@ -209,7 +209,7 @@ test("a refused attribute: the model's error in English (as before), the element
     }
     assert.ok(err && err.i18n, String(err));
     assert.match(err.message, english);
-    assert.match(errorText(translator('fr'), err).replace(/[\u00a0\u202f]/g, ' '), french);
+    assert.match(plainSpaces(errorText(translator('fr'), err)), french);
   }
   assert.deepEqual(memoryModel.parseHashState('q:1,2;z:3').ignored, [
     '"z:3" (expected q:x,y, k:n, t:threshold or a:activation)',
@@ -463,15 +463,14 @@ test("a grading report's texts are messages: the report's English, and French wi
   // which runs in the worker: see web/sandbox/README.md), a built-in test's name (the exercise's text), and the
   // parameter name bias (code).
   const own = (t) =>
-    t
-      .replace(/[\u00a0\u202f]/g, ' ')
+    plainSpaces(t)
       .replace(/\w*Error : .*?(?= \(ligne|$)/g, ' ')
       .replace(/« [^»]* »/g, ' ')
       .replace(/\bbias\b/g, ' ');
   assert.deepEqual(findEnglish(texts.map(own)), []);
   // a function not written yet is said by the page, in French too
   const missing = /^ReferenceError : geluTanh n’est pas définie : écrivez sa définition, geluTanh\(\.\.\.\)/;
-  assert.ok(texts.some((t) => missing.test(t.replace(/[\u00a0\u202f]/g, ' '))));
+  assert.ok(texts.some((t) => missing.test(plainSpaces(t))));
   assert.ok(findEnglish(texts).length > 0, 'the check reads what the left-out parts say');
   // numbers are written the French way: 1 000 ms, a decimal comma
   assert.ok(texts.some((t) => /plus de 500 ms/.test(t)));
@@ -485,7 +484,6 @@ test('results the page refuses (runner.js) are messages: the English kept, Frenc
   await loadStrings('fr'); // French loads on first use: this test must not rely on an earlier one
   const { gradeExercise } = await import('ffn-lab/sandbox');
   const report = await gradeExercise('gelu', 'function f() {}', { workerUrl: hostileWorkerUrl(), timeout: 2000 });
-  const fr = translator('fr');
   // each test refused as its payload says (helpers/hostile-worker.js), the report bounded
   checkHostileReport(report);
   const refused = report.tests.map((t, i) => [t, report.said.tests[i]]).filter(([t]) => t.status === 'refused');
@@ -494,7 +492,7 @@ test('results the page refuses (runner.js) are messages: the English kept, Frenc
     // the report's English as before (hardening-bounds.test.js checks its words), and the message it was made of
     assert.match(t.message, /^Refused: the result could not be read: it /);
     assert.equal(String(m), t.message);
-    const french = fr.t(m.key, m.params).replace(/[\u00a0\u202f]/g, ' ');
+    const french = frenchOf(m);
     assert.match(french, /^Refusé : le résultat n’a pas pu être lu : il /, french);
     assert.deepEqual(findEnglish([french]), [], french);
     kinds.add(m.params.message.params.why.key);
@@ -512,13 +510,12 @@ test('a long shape or key list, cut in a report, says "sizes" and "keys" in the 
     'function gelu(x) {\n  return { data: [0], shape: [1, 1, 1, 1, 1, 1, 1, 1, 1, 1] };\n}\n' +
     'function geluTanh(x) {\n  const o = {};\n  for (let i = 0; i < 20; i++) o["k" + i] = 0;\n  return o;\n}\n';
   const report = await gradeExercise('gelu', source);
-  const fr = translator('fr');
   const texts = report.tests.map((t, i) => [t, report.said.tests[i]]).filter(([t]) => !t.pass);
   const gelu = texts.find(([t]) => t.fn === 'gelu');
   const tanh = texts.find(([t]) => t.fn === 'geluTanh');
   assert.match(gelu[0].message, /^returned shape \[1,1,1,1,1,1,1,1,… \(10 sizes\)\], expected \[\d+\]$/);
   assert.match(tanh[0].message, /keys \{k0, k1, .*, k11, … \(20 keys\)\}/);
-  const said = (m) => fr.t(m.key, m.params).replace(/[\u00a0\u202f]/g, ' ');
+  const said = frenchOf;
   assert.match(said(gelu[1]), /^renvoie la forme \[1,1,1,1,1,1,1,1,… \(10 tailles\)\], attendue : \[\d+\]$/);
   assert.match(said(tanh[1]), /\{k0, k1, .*, k11, … \(20 clés\)\}/);
 });
@@ -535,9 +532,8 @@ test("the toolkit's errors carry a key: English as before, French on the page; l
       '  try { transpose(reshape(x, [1, 1, -1])); } catch (e) { e.message = "changed"; throw e; }\n}',
   ].join('\n');
   const report = await gradeExercise('gelu', source);
-  const fr = translator('fr');
   const shown = report.tests.map((t, i) => [t, report.said.tests[i]]);
-  const said = (m) => fr.t(m.key, m.params).replace(/[\u00a0\u202f]/g, ' ');
+  const said = frenchOf;
   const gelu = shown.filter(([t]) => t.fn === 'gelu');
   assert.ok(gelu.length > 0);
   for (const [t, m] of gelu) {
@@ -626,15 +622,20 @@ const WORKER_RESULTS = [
   ],
 ];
 
+/** The French text of a message, its French spaces (narrow and no-break) made plain. */
+const frenchOf = (m) => plainSpaces(translator('fr').t(m.key, m.params));
+function plainSpaces(text) {
+  return text.replace(/[\u00a0\u202f]/g, ' ');
+}
+
 /** A report's failing tests: [English message, the page's French for it (French spaces made plain)]. */
 function frenchOfTests(report) {
-  const fr = translator('fr');
   return report.tests
     .map((t, i) => [t, report.said.tests[i]])
     .filter(([t]) => t.message)
     .map(([t, m]) => {
       assert.equal(String(m), t.message, 'the message is the English');
-      return [t.message, fr.t(m.key, m.params).replace(/[\u00a0\u202f]/g, ' ')];
+      return [t.message, frenchOf(m)];
     });
 }
 
@@ -696,13 +697,12 @@ test("the worker's refusals of the learner's code are said in French; the report
       'votre code a levé un objet illisible',
     ],
   ];
-  const fr = translator('fr');
   for (const [source, english, french] of cases) {
     const report = await gradeExercise('gelu', source);
     assert.equal(report.summary, english);
     const m = report.said.summary;
     assert.equal(String(m), english);
-    const said = fr.t(m.key, m.params).replace(/[\u00a0\u202f]/g, ' ');
+    const said = frenchOf(m);
     assert.ok(said.includes(french), said);
     assert.deepEqual(findEnglish([said.replace(/\bError\b/g, ' ')]), [], said);
   }
@@ -774,7 +774,6 @@ test('what a worker says beside its text is checked: a forged key or param leave
   });
   // a compile error: the sandbox's failure in French; with another text, that text
   const failed = 'the sandbox failed: an internal error stopped the run';
-  const fr = translator('fr');
   for (const [message, french] of [
     [failed, 'le bac à sable a échoué : une erreur interne a arrêté l’exécution'],
     ['the sandbox failed: <b>another</b> reason', 'the sandbox failed: <b>another</b> reason'],
@@ -788,7 +787,7 @@ test('what a worker says beside its text is checked: a forged key or param leave
     };
     const r = await gradeExercise('gelu', 'function f() {}', { workerUrl: forgingWorkerUrl([], compileError) });
     assert.equal(r.summary, `Your code could not run: ${message}`);
-    const said = fr.t(r.said.summary.key, r.said.summary.params).replace(/[\u00a0\u202f]/g, ' ');
+    const said = frenchOf(r.said.summary);
     assert.equal(said, `Votre code n’a pas pu s’exécuter : ${french}`);
   }
 });
@@ -796,8 +795,7 @@ test('what a worker says beside its text is checked: a forged key or param leave
 test("the embed pages' lines about their URL query: the English as before, French with no English", async () => {
   await loadStrings('fr');
   const { readEmbedParams } = await import('../web/embed/params.js');
-  const fr = translator('fr');
-  const french = (r) => r.problems.map((m) => fr.t(m.key, m.params).replace(/[\u00a0\u202f]/g, ' '));
+  const french = (r) => r.problems.map(frenchOf);
   const english = (r) => r.problems.map(String);
   const r = readEmbedParams(`?theme=violet&id=${'<'.repeat(70)}&lang=${encodeURIComponent('pas une langue')}`, []);
   assert.deepEqual(english(r), [
