@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { servedBrowser } from './helpers/served-browser.js';
 import { installStretch } from './helpers/stretch.js';
+import { ATTEMPTS } from './helpers/timing.js';
 import { hostileWorkerSource, checkHostileReport } from './helpers/hostile-worker.js';
 import { sabotagedGelu, checkSabotagedGeluReport } from './helpers/sabotage.js';
 import { exercises } from 'ffn-lab/sandbox';
@@ -63,7 +64,7 @@ async function timed(fn, arg) {
  */
 async function withoutLongTasks(what, fn, arg, check) {
   const seen = [];
-  for (let attempt = 0; attempt < 3; attempt++) {
+  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const { value, long, worstGap, stretch } = await timed(fn, arg);
     const bound = LONG_TASK_MS * stretch;
     seen.push(`[${long.join(', ')}] (bound ${bound.toFixed(0)} ms, heartbeat gap ${worstGap} ms)`);

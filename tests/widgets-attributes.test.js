@@ -413,7 +413,8 @@ async function cases() {
     v.attributes.every(([name, val]) => allowed.includes(name) && typeof val === 'string') &&
     (v.theme === null || v.theme === 'dark' || v.theme === 'light') &&
     (v.id === null || (v.id.length <= 64 && /^[\w.:-]+$/.test(v.id))) &&
-    v.problems.length <= 2 &&
+    (v.lang === null || (v.lang.length <= 35 && /^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$/.test(v.lang))) &&
+    v.problems.length <= 3 && // theme, id and lang, each refused at most once
     v.problems.every((p) => String(p).length <= MESSAGE_CHARS);
   for (const [i, value] of [...strs, ...hostileObjects()].entries()) {
     for (const allowed of pages) {
