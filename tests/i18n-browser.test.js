@@ -202,24 +202,31 @@ test(
   },
 );
 
+/**
+ * Mount the page's exercise (window.__mount, progress under storageKey) and wait for its Run button. Resolves to
+ * run(code, timeout = 5000): the code run to its report, as { status, summary, tests: [each test's message] }.
+ */
+async function mountExercise(sel, storageKey) {
+  await page.evaluate((k) => window.__mount({ storageKey: k }), storageKey);
+  await page.waitForFunction((s) => document.querySelector(s)?.shadowRoot.querySelector('button.run'), sel);
+  return (code, timeout = 5000) =>
+    page.evaluate(
+      async ([s, c, ms]) => {
+        const e = document.querySelector(s);
+        Object.assign(e, { timeout: ms, code: c });
+        const r = await e.run();
+        return { status: r.status, summary: r.summary, tests: r.tests.map((t) => t.message) };
+      },
+      [sel, code, timeout],
+    );
+}
+
 test(
   'browser, French page: <ffn-exercise> verdicts in French: passed, failed, error, timeout, crashed, setup problem',
   { skip: skip || false, timeout: 120_000 },
   async () => {
     const sel = '#slot ffn-exercise';
-    await page.evaluate(() => window.__mount({ storageKey: 'i18n-test-verdicts' }));
-    await page.waitForFunction((s) => document.querySelector(s)?.shadowRoot.querySelector('button.run'), sel);
-    /** Run `code` (with a timeout in ms) to its report; the report's English summary, and what is shown. */
-    const run = (code, timeout = 5000) =>
-      page.evaluate(
-        async ([s, c, ms]) => {
-          const e = document.querySelector(s);
-          Object.assign(e, { timeout: ms, code: c });
-          const r = await e.run();
-          return { status: r.status, summary: r.summary };
-        },
-        [sel, code, timeout],
-      );
+    const run = await mountExercise(sel, 'i18n-test-verdicts');
     const fn = (body) => `function reluCarre(x) {\n${body}\n}\n`;
 
     // passed
@@ -485,18 +492,7 @@ test(
   { skip: skip || false, timeout: 120_000 },
   async () => {
     const sel = '#slot ffn-exercise';
-    await page.evaluate(() => window.__mount({ storageKey: 'i18n-test-worker' }));
-    await page.waitForFunction((s) => document.querySelector(s)?.shadowRoot.querySelector('button.run'), sel);
-    const run = (code) =>
-      page.evaluate(
-        async ([s, c]) => {
-          const e = document.querySelector(s);
-          Object.assign(e, { timeout: 5000, code: c });
-          const r = await e.run();
-          return { status: r.status, summary: r.summary, tests: r.tests.map((t) => t.message) };
-        },
-        [sel, code],
-      );
+    const run = await mountExercise(sel, 'i18n-test-worker');
     // the three tests get the three values, in order
     const three = (a, b, c) =>
       `let k = 0;\nconst cases = [() => { ${a} }, () => { ${b} }, () => { ${c} }];\n` +
