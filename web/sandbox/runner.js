@@ -236,8 +236,6 @@ class WireError extends Error {
   }
 }
 
-/** A limit or a size in a refusal, written as String() writes it in English (200000), the reader's way elsewhere. */
-
 /**
  * A result value from the worker (wire format: { k: 'number', v } | { k: 'bad', what, said } |
  * { k: 'typed', type, data: Float64Array } | { k: 'array', items } | { k: 'object', entries }) -> a
