@@ -323,27 +323,6 @@ static inline f32x4 fwd_relu2_f(f32x4 x) {
 }
 static inline f32x4 fwd_identity_f(f32x4 x) { return x; }
 
-static inline f32x4 fwd_act_f(f32x4 x, int act) {
-  switch (act) {
-    case FFN_ACT_IDENTITY:
-      return x;
-    case FFN_ACT_RELU:
-      return fwd_relu_f(x);
-    case FFN_ACT_RELU2:
-      return fwd_relu2_f(x);
-    case FFN_ACT_SIGMOID:
-      return fwd_sigmoid_f(x);
-    case FFN_ACT_SILU:
-      return fwd_silu_f(x);
-    case FFN_ACT_GELU_TANH:
-      return fwd_gelu_tanh_f(x);
-    case FFN_ACT_GELU_SIGMOID:
-      return fwd_gelu_sigmoid_f(x);
-    default:
-      return fwd_gelu_f(x);
-  }
-}
-
 /* ---- f32x4 lanes: derivatives (double lanes) -------------------------------- */
 
 static inline f32x4 grad_act_f(f32x4 x, int act) {
@@ -472,31 +451,22 @@ void ffn_gate_mul(float *h, const float *g, const float *u, size_t n, int act) {
   if (n > 0 && !bad_act(act)) map_times(fwd_loops[act], h, g, u, n);
 }
 
-/* In place over rows of the SwiGLU backward: given G, U and dH (each n),
-   writes dG = dH * U * silu'(G) into G and dU = dH * silu(G) into U. */
-void ffn_swiglu_gate_grads(float *G, float *U, const float *dH, size_t n) {
-  size_t i = 0;
-  float bg[4], bu[4], bh[4];
-  for (; i < n; i += 4) {
-    size_t m = n - i < 4 ? n - i : 4;
-    f32x4 g, u, dh;
-    if (m == 4) {
-      g = f32x4_load(G + i), u = f32x4_load(U + i), dh = f32x4_load(dH + i);
-    } else { /* leftovers on zero-padded vectors */
-      memset(bg, 0, sizeof bg), memset(bu, 0, sizeof bu), memset(bh, 0, sizeof bh);
-      memcpy(bg, G + i, m * sizeof(float));
-      memcpy(bu, U + i, m * sizeof(float));
-      memcpy(bh, dH + i, m * sizeof(float));
-      g = f32x4_load(bg), u = f32x4_load(bu), dh = f32x4_load(bh);
+/* In place over the gated FFN backward: given G, U and dH (each n), writes dG = dH * U * phi'(G) into G and
+   dU = dH * phi(G) into U, phi and phi' from the loops above on an L1-resident chunk. Unknown act: nothing. */
+void ffn_gated_gate_grads(float *G, float *U, const float *dH, size_t n, int act) {
+  if (bad_act(act)) return;
+  float a[CHUNK], da[CHUNK];
+  for (size_t i0 = 0; i0 < n; i0 += CHUNK) {
+    size_t m = n - i0 < CHUNK ? n - i0 : CHUNK, i = 0;
+    float *g = G + i0, *u = U + i0;
+    const float *dh = dH + i0;
+    fwd_loops[act](a, g, m);
+    grad_loops[act](da, g, m);
+    for (; i + 4 <= m; i += 4) {
+      f32x4 vh = f32x4_load(dh + i);
+      f32x4_store(g + i, f32x4_mul(f32x4_mul(vh, f32x4_load(u + i)), f32x4_load(da + i)));
+      f32x4_store(u + i, f32x4_mul(vh, f32x4_load(a + i)));
     }
-    f32x4 a = fwd_act_f(g, FFN_ACT_SILU), da = grad_act_f(g, FFN_ACT_SILU);
-    f32x4 dg = f32x4_mul(f32x4_mul(dh, u), da), du = f32x4_mul(dh, a);
-    if (m == 4) {
-      f32x4_store(G + i, dg), f32x4_store(U + i, du);
-    } else {
-      f32x4_store(bg, dg), f32x4_store(bu, du);
-      memcpy(G + i, bg, m * sizeof(float));
-      memcpy(U + i, bu, m * sizeof(float));
-    }
+    for (; i < m; i++) g[i] = dh[i] * u[i] * da[i], u[i] = dh[i] * a[i];
   }
 }

@@ -29,7 +29,8 @@ enum ffn_act {
 enum ffn_status {
   FFN_OK = 0,
   FFN_EINVAL = -1, /* a size is negative or an activation code is unknown */
-  FFN_ENOMEM = -2  /* a kernel's own scratch allocation failed (gemm_ex and the products that run on it) */
+  FFN_ENOMEM = -2, /* a kernel's own scratch allocation failed (gemm_ex and the products that run on it) */
+  FFN_ENOTPD = -3  /* spd_factor: the matrix is not positive definite (a pivot <= 0 or not finite) */
 };
 
 /* ---- matmul (src/kernels.c) ---------------------------------------------------------------------------- */
@@ -64,6 +65,54 @@ FFN_API int gated_ffn_forward(float *Y, const float *X, const float *Wg, const f
    Recomputes G, U, A = silu(G), H = A*U. work: 3*N*dff floats, caller-owned. */
 FFN_API int swiglu_backward(float *dX, float *dWg, float *dWu, float *dWd, const float *dY, const float *X,
                             const float *Wg, const float *Wu, const float *Wd, int N, int d, int dff, float *work);
+
+/* ---- training: FFN backwards (src/backward.c) ------------------------------------------------------------- */
+/* Gradients are written, never accumulated. Every product runs on gemm_ex (transposes read in place):
+   FFN_ENOMEM if a packing buffer cannot be allocated; FFN_EINVAL for a negative size or unknown act. */
+/* dY (T,d), X (T,d), W1 (d,dff), b1 (dff) or NULL, W2 (dff,d) -> dX (T,d), dW1 (d,dff), db1 (dff), dW2 (dff,d),
+   db2 (d) of Y = act(X W1 + b1) W2 + b2. Recomputes H = X W1 + b1 and A = act(H) into work (2*T*dff floats,
+   caller-owned). dX, db1 and db2 may be NULL (not wanted). */
+FFN_API int ffn_backward(float *dX, float *dW1, float *db1, float *dW2, float *db2, const float *dY, const float *X,
+                         const float *W1, const float *b1, const float *W2, int T, int d, int dff, int act,
+                         float *work);
+/* The same backward from a forward that saved H = X W1 + b1 (T,dff) and A = act(H) (T,dff): dY (T,d), X (T,d),
+   W2 (dff,d) -> dW1 (d,dff), db1 (dff), dW2 (dff,d), and dX (T,d) = dH W1^T, which needs W1 (d,dff): W1 comes
+   last so that the 13-argument call (W1 = NULL) stays valid; dX must then be NULL (else FFN_EINVAL).
+   A is overwritten with dH = (dY W2^T) * act'(H). db1 and dX may be NULL. No db2: it is the column sum of dY. */
+FFN_API int ffn_backward_saved(float *dX, float *dW1, float *db1, float *dW2, const float *dY, const float *X,
+                               const float *H, float *A, const float *W2, int T, int d, int dff, int act,
+                               const float *W1);
+/* dY (N,d), X (N,d), Wg (d,dff), Wu (d,dff), Wd (dff,d) -> dX (N,d), dWg (d,dff), dWu (d,dff), dWd (dff,d) of
+   Y = (act(X Wg) * X Wu) Wd, for every activation. Recomputes G, U, H = act(G)*U into work (3*N*dff floats). */
+FFN_API int gated_ffn_backward(float *dX, float *dWg, float *dWu, float *dWd, const float *dY, const float *X,
+                               const float *Wg, const float *Wu, const float *Wd, int N, int d, int dff, int act,
+                               float *work);
+
+/* ---- training: loss, optimizers, rank-one edit, SPD solve (src/train.c) ---------------------------------- */
+/* logits (N,V), targets (N) in [0,V) -> *loss = mean over rows of -log softmax(logits)[target] (log-sum-exp with
+   the row max: stable for any finite logits), *correct = rows whose argmax (first max) is the target (may be
+   NULL), dlogits (N,V) = (softmax - onehot(target)) / N (may be NULL: loss only; may alias logits). A NaN (or
+   +inf) in a row makes the loss and that row's dlogits NaN, and the row is not correct. N = 0: loss NaN.
+   FFN_EINVAL (nothing written) if N < 0, V < 1 or a target is outside [0,V). */
+FFN_API int softmax_ce_backward(float *dlogits, float *loss, int32_t *correct, const float *logits,
+                                const int32_t *targets, int N, int V);
+/* One AdamW step (torch.optim.AdamW, t = step number >= 1) over p, m, v, g (n each), in place:
+   p *= 1 - lr*wd; m += (1-beta1) (g - m); v = beta2 v + (1-beta2) g g;
+   p -= (lr / (1-beta1^t)) m / (sqrt(v) / sqrt(1-beta2^t) + eps), the scalar factors in double rounded to float.
+   FFN_EINVAL if n < 0 or t < 1. */
+FFN_API int adamw_step(float *p, float *m, float *v, const float *g, int n, float lr, float beta1, float beta2,
+                       float eps, float weight_decay, int t);
+/* p (n) -= lr g (n). */
+FFN_API int sgd_step(float *p, const float *g, int n, float lr);
+/* W (M,N) += alpha u (M) v (N)^T, each entry as W + (alpha u_i) v_j. */
+FFN_API int rank_one_update(float *W, const float *u, const float *v, int M, int N, float alpha);
+/* A (n,n) symmetric positive definite (its lower triangle is read) -> L (n,n) lower Cholesky factor, A = L L^T,
+   upper part zero; sums in double. FFN_ENOTPD if a pivot is <= 0 or not finite (L is then unspecified).
+   L may alias A. */
+FFN_API int spd_factor(float *L, const float *A, int n);
+/* L (n,n) from spd_factor, B (n,nrhs) -> X (n,nrhs) solving L L^T X = B, in double (n*nrhs doubles of scratch:
+   FFN_ENOMEM if they cannot be allocated). X may alias B. */
+FFN_API int spd_solve(float *X, const float *L, const float *B, int n, int nrhs);
 
 /* ---- key-value memories (src/kernels.c) ---------------------------------------------------------------- */
 /* x (d) @ W1 (d,dff) + b1 (dff) -> coef (dff) = relu(.);
@@ -123,6 +172,11 @@ FFN_API int gated_packed_forward(float *Y, const float *X, const float *Wgu, con
    Packs op(B) per call into its own buffer; FFN_ENOMEM if that allocation fails. */
 FFN_API int gemm_ex(float *C, const float *A, int transA, const float *B, int transB, int M, int K, int N,
                     int accumulate);
+/* Scratch floats gemm_ex_w needs for these sizes (op(B) packed plus the A strips). Negative sizes -> -1. */
+FFN_API double gemm_ex_work_size(int M, int K, int N);
+/* gemm_ex on caller scratch work (gemm_ex_work_size(M,K,N) floats): allocates nothing (for resident trainers). */
+FFN_API int gemm_ex_w(float *C, const float *A, int transA, const float *B, int transB, int M, int K, int N,
+                      int accumulate, float *work);
 
 /* ---- scalar references (src/ref.c) ---------------------------------------------------------------------- */
 /* Plain C compiled without SIMD, each with the contract of the kernel named above it, against which the tests
@@ -142,6 +196,32 @@ FFN_API int gated_ffn_ref(float *Y, const float *X, const float *Wg, const float
 /* swiglu_backward */
 FFN_API int swiglu_backward_ref(float *dX, float *dWg, float *dWu, float *dWd, const float *dY, const float *X,
                                 const float *Wg, const float *Wu, const float *Wd, int N, int d, int dff, float *work);
+/* ffn_backward */
+FFN_API int ffn_backward_ref(float *dX, float *dW1, float *db1, float *dW2, float *db2, const float *dY, const float *X,
+                             const float *W1, const float *b1, const float *W2, int T, int d, int dff, int act,
+                             float *work);
+/* ffn_backward_saved */
+FFN_API int ffn_backward_saved_ref(float *dX, float *dW1, float *db1, float *dW2, const float *dY, const float *X,
+                                   const float *H, float *A, const float *W2, int T, int d, int dff, int act,
+                                   const float *W1);
+/* gated_ffn_backward */
+FFN_API int gated_ffn_backward_ref(float *dX, float *dWg, float *dWu, float *dWd, const float *dY, const float *X,
+                                   const float *Wg, const float *Wu, const float *Wd, int N, int d, int dff, int act,
+                                   float *work);
+/* softmax_ce_backward */
+FFN_API int softmax_ce_backward_ref(float *dlogits, float *loss, int32_t *correct, const float *logits,
+                                    const int32_t *targets, int N, int V);
+/* adamw_step */
+FFN_API int adamw_step_ref(float *p, float *m, float *v, const float *g, int n, float lr, float beta1, float beta2,
+                           float eps, float weight_decay, int t);
+/* sgd_step */
+FFN_API int sgd_step_ref(float *p, const float *g, int n, float lr);
+/* rank_one_update */
+FFN_API int rank_one_update_ref(float *W, const float *u, const float *v, int M, int N, float alpha);
+/* spd_factor */
+FFN_API int spd_factor_ref(float *L, const float *A, int n);
+/* spd_solve */
+FFN_API int spd_solve_ref(float *X, const float *L, const float *B, int n, int nrhs);
 /* ffn_memories */
 FFN_API int ffn_memories_ref(float *coef, int32_t *top, float *partial, const float *x, const float *W1,
                              const float *b1, const float *W2, int d, int dff, int k);

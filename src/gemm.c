@@ -421,13 +421,28 @@ FFN_API int gemm_ex(float *C, const float *A, int transA, const float *B, int tr
                     int accumulate) {
   if (M < 0 || K < 0 || N < 0) return FFN_EINVAL;
   if (M == 0 || N == 0) return FFN_OK;
-  size_t nb = round16((size_t)panels(N) * NR * K), nw = a_floats(M, K);
-  float *buf = malloc((nb + nw + 2 * ALIGN_SLACK) * sizeof(float));
+  float *buf = malloc((size_t)gemm_ex_work_size(M, K, N) * sizeof(float));
   if (!buf) return FFN_ENOMEM;
-  float *Bp = align64(buf);
+  gemm_ex_w(C, A, transA, B, transB, M, K, N, accumulate, buf);
+  free(buf);
+  return FFN_OK;
+}
+
+/* Scratch floats of gemm_ex_w: op(B) packed (64-byte aligned), then the A strips. Negative sizes -> -1. */
+FFN_API double gemm_ex_work_size(int M, int K, int N) {
+  if (M < 0 || K < 0 || N < 0) return -1;
+  return (double)(round16((size_t)panels(N) * NR * K) + a_floats(M, K) + 2 * ALIGN_SLACK);
+}
+
+/* gemm_ex on caller scratch: work holds gemm_ex_work_size(M,K,N) floats; allocates nothing. */
+FFN_API int gemm_ex_w(float *C, const float *A, int transA, const float *B, int transB, int M, int K, int N,
+                      int accumulate, float *work) {
+  if (M < 0 || K < 0 || N < 0) return FFN_EINVAL;
+  if (M == 0 || N == 0) return FFN_OK;
+  size_t nb = round16((size_t)panels(N) * NR * K);
+  float *Bp = align64(work);
   pack_b(Bp, B, transB, K, N);
   gemm_run(C, A, transA, transA ? M : K, Bp, NULL, M, K, N, FFN_ACT_IDENTITY, accumulate, Bp + nb);
-  free(buf);
   return FFN_OK;
 }
 

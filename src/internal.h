@@ -27,7 +27,7 @@ static inline size_t round16(size_t n) { return (n + 15) & ~(size_t)15; }
 
 /* g (n), u (n) -> h (n) = phi(g) * u, phi(g) rounded to float first; h may alias g or u. Unknown act: nothing. */
 void ffn_gate_mul(float *h, const float *g, const float *u, size_t n, int act);
-/* G (n), U (n), dH (n) -> G = dG = dH * U * silu'(G), U = dU = dH * silu(G), in place (the SwiGLU backward). */
-void ffn_swiglu_gate_grads(float *G, float *U, const float *dH, size_t n);
+/* G (n), U (n), dH (n) -> G = dG = dH * U * phi'(G), U = dU = dH * phi(G), in place (the gated backward). */
+void ffn_gated_gate_grads(float *G, float *U, const float *dH, size_t n, int act);
 
 #endif

@@ -17,6 +17,7 @@ export const STATUS = Object.freeze({
   OK: 0,
   EINVAL: -1,
   ENOMEM: -2,
+  ENOTPD: -3,
 });
 
 /** GEMM microkernel names by code (enum ffn_gemm_kernel: FFN_GEMM_SPLAT = 0 is 'splat'). */
