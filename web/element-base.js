@@ -1,5 +1,6 @@
 // The foundation of the four elements: one base class (styles, language, the kernels' loading), define, DOM helpers.
 import { watchLanguage, langOf, loadStrings, stringsLoaded, translator } from './i18n/index.js';
+import { drawSoon } from './element-queue.js';
 
 // ---- styles -------------------------------------------------------------------------------------------------
 
@@ -125,6 +126,38 @@ export function svgEl(tag, attrs = {}, parent = null) {
   return el;
 }
 
+// ---- attributes and properties, declared once -----------------------------------------------------------------
+
+const tables = new WeakMap(); // an element class -> Map(attribute name -> { name, attribute, ...spec })
+
+/**
+ * The attribute table of an element class, made once from its static `properties` (see FfnElement.properties); the
+ * accessors of each property are defined on the class's prototype then.
+ */
+function attributeTable(cls) {
+  let table = tables.get(cls);
+  if (table) return table;
+  table = new Map();
+  for (const [name, spec] of Object.entries(cls.properties)) {
+    const attribute = spec.attribute ?? name;
+    table.set(attribute, { ...spec, name, attribute });
+    Object.defineProperty(cls.prototype, name, {
+      configurable: true,
+      get() {
+        return spec.get ? spec.get(this) : this.getAttribute(attribute);
+      },
+      set(v) {
+        this._setProperty(attribute, v);
+      },
+    });
+  }
+  tables.set(cls, table);
+  return table;
+}
+
+/** A value given to a property as its attribute's text: null (or undefined) removes the attribute. */
+const asText = (v) => (v === null || v === undefined ? null : String(v));
+
 // ---- the elements' base class and registration ----------------------------------------------------------------
 
 /**
@@ -137,6 +170,81 @@ export class FfnElement extends (globalThis.HTMLElement ?? class {}) {
     super();
     this._tr = translator('en'); // the element's language's translator, from the first connection on (see _t)
   }
+
+  /**
+   * The element's attributes and their properties, declared once (as lit's `static properties`): property name ->
+   * { attribute (its name, default the property's), parse(text) (the attribute's text -> the value the element uses;
+   * throws a TypeError/RangeError naming the attribute), toText(value, el) (a value given to the property -> the
+   * attribute's text, null to remove it, undefined when refused; default String), get(el) (what the property reads;
+   * default the attribute's text) }. A property set writes the attribute (after parse has accepted its text, so that
+   * a bad value throws and changes nothing); every write of an attribute with a parser, the markup's included, in
+   * the order they come, reaches _apply(name, value) (value null when removed), a refused one _problem(attribute,
+   * error). The element writes its state back into attributes with _reflectAttributes, which reaches nothing.
+   */
+  static get properties() {
+    return { theme: {} }; // theme="light|dark": read by the stylesheet only
+  }
+
+  static get observedAttributes() {
+    return [...attributeTable(this).keys(), 'lang'];
+  }
+
+  attributeChangedCallback(attribute, old, value) {
+    if (this._reflecting) return;
+    if (attribute === 'lang') {
+      if (this.isConnected) this._relocalize();
+      return;
+    }
+    const spec = attributeTable(this.constructor).get(attribute);
+    if (!spec?.parse) return;
+    try {
+      const v = value === null ? null : spec.parse(value);
+      this._problem(attribute, null);
+      this._apply(spec.name, v);
+    } catch (err) {
+      this._problem(attribute, err); // never let an attribute throw into the page
+    }
+  }
+
+  /** Read every attribute of the table the element has now, in the order of names (default: the table's). */
+  _readAttributes(names = [...attributeTable(this.constructor).keys()]) {
+    for (const name of names) {
+      if (this.hasAttribute(name)) this.attributeChangedCallback(name, null, this.getAttribute(name));
+    }
+  }
+
+  /** A property set (see properties): its value checked and written into its attribute. */
+  _setProperty(attribute, v) {
+    const spec = attributeTable(this.constructor).get(attribute);
+    const text = (spec.toText ?? asText)(v, this);
+    if (text === undefined) return;
+    if (text === null) {
+      this.removeAttribute(attribute);
+      return;
+    }
+    spec.parse?.(text);
+    this.setAttribute(attribute, text);
+  }
+
+  /** Write the element's state into its attributes ({ attribute: text, or null to remove it }) without reading it. */
+  _reflectAttributes(entries) {
+    const was = this._reflecting;
+    this._reflecting = true;
+    try {
+      for (const [name, text] of Object.entries(entries)) {
+        if (text === null) this.removeAttribute(name);
+        else if (this.getAttribute(name) !== text) this.setAttribute(name, text);
+      }
+    } finally {
+      this._reflecting = was;
+    }
+  }
+
+  /** An attribute of the table was written (value: what its parser returned, null when removed). */
+  _apply() {}
+
+  /** Record (or with err null, clear) the problem of one source (an attribute) and show them. */
+  _problem() {}
 
   /** The prefix of the element's keys in the locale table ('plot.' for plot.*); '' where keys are given whole. */
   static get textPrefix() {
@@ -174,7 +282,22 @@ export class FfnElement extends (globalThis.HTMLElement ?? class {}) {
   /** Follow the language of the element and the page (lang attributes, defineStrings): see _relocalize. */
   connectedCallback() {
     this._stopLang ??= watchLanguage(this, () => this._relocalize());
+    this._upgradeProperties();
     this._strings();
+  }
+
+  /** A property a page set on the element before its class was defined: set again, through the accessor. */
+  _upgradeProperties() {
+    for (const { name, attribute } of attributeTable(this.constructor).values()) {
+      if (!Object.hasOwn(this, name)) continue;
+      const v = this[name];
+      delete this[name];
+      try {
+        this[name] = v;
+      } catch (err) {
+        this._problem(attribute, err);
+      }
+    }
   }
 
   /**
@@ -224,7 +347,8 @@ export class FfnElement extends (globalThis.HTMLElement ?? class {}) {
    * Load the kernels (kernels(): a promise of them), once at a time: a call while loading or once ready does
    * nothing, a call after an error tries again. While loading, `loading()` (a text), if given, is shown as a
    * paragraph .loading (see _relocalizeLoading). Once the kernels and the language's strings are here, `ready()` runs
-   * and ffn-ready fires (once per element; not when ready() returns false), or `failed(err)` runs.
+   * in a task of its own (drawSoon: soon near the viewport, else in idle time) and ffn-ready fires (once per element;
+   * not when ready() returns false), or `failed(err)` runs.
    */
   _load(kernels, { loading = null, ready = () => {}, failed = () => {} } = {}) {
     if (this._loadState === 'loading' || this._loadState === 'ready') return;
@@ -232,10 +356,11 @@ export class FfnElement extends (globalThis.HTMLElement ?? class {}) {
     this._loadingText = loading;
     if (loading) this.shadowRoot.append(createEl(this.ownerDocument, 'p', { class: 'muted loading', text: loading() }));
     Promise.all([new Promise((resolve) => resolve(kernels())), this._strings()]).then(
-      () => {
-        this._loadState = 'ready';
-        if (ready() !== false) this._fireReady();
-      },
+      () =>
+        drawSoon(this, () => {
+          this._loadState = 'ready';
+          if (ready() !== false) this._fireReady();
+        }),
       (err) => {
         this._loadState = 'error';
         failed(err);
