@@ -68,7 +68,7 @@ export class MemoryControls {
     for (const b of view.actBtns) b.addEventListener('click', () => el._set({ activation: b.dataset.activation }));
   }
 
-  /** Pointer drags on target (mouse, touch, pen): onMove(event) on press and every move; the state written at the end. */
+  /** Pointer drags on target (mouse, touch, pen): onMove(event) on press and each move; _reflect() at the end. */
   drag(target, onMove) {
     target.addEventListener('pointerdown', (e) => {
       if (e.button !== undefined && e.button !== 0) return;
