@@ -73,8 +73,9 @@ EOF
 # web/dist/, what ffn-lab's own pages load (web/index.html, web/embed/*.html; git-ignored, shipped in the package):
 # their modules bundled and minified by esbuild (a devDependency), rewritten only when the output changes. dist/boot.js
 # (web/page-boot.js with runtime.js) starts the kernels; one entry per element, sharing chunks, so that an element
-# never waits for the code of another (tests/pages-browser.test.js). The inlined wasm and the sandbox's sources stay
-# the package's own files, loaded only where needed, and new URL('./f', import.meta.url) still names the same file.
+# never waits for the code of another (tests/components/pages-browser.test.js). The inlined wasm and the sandbox's
+# sources stay the package's own files, loaded only where needed, and new URL('./f', import.meta.url) still names the
+# same file.
 node --input-type=module - <<'EOF'
 import { readFile, readdir, rm, mkdir, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';

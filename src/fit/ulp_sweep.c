@@ -11,7 +11,7 @@
      cc -O2 -ffp-contract=off -std=c11 -Isrc -DSWEEP_OLD src/fit/ulp_sweep.c src/activations.c /tmp/old.o -lm ...
    It compiles the kernels through the portable path of src/simd.h, which computes the same bits as the wasm
    build (src/README.md "Numerics" says how that was checked). The error measure
-   is the one of tests/kernels-accuracy.test.js: |y - r| in units of the float32 spacing at r, with an
+   is the one of tests/kernels/accuracy.test.js: |y - r| in units of the float32 spacing at r, with an
    absolute floor of 2^-100 for |r| and the spacing never below 2^-149. */
 #include <math.h>
 #include <stdint.h>

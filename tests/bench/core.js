@@ -1,7 +1,7 @@
 // The benchmark body, shared by Node (run.js) and the headless-Chromium page: ffn-lab vs XNNPACK (tfjs-wasm), the
 // SIMD peak and streaming anchors, interleaved, medians, every timed result checked against float64.
 
-import * as ref from '../ref.js';
+import * as ref from '../helpers/ref.js';
 import {
   activationGraphs,
   ortSession,
@@ -305,7 +305,7 @@ export async function runActivationSection({
   );
   log(' ceiling: ORT time / copy time, the API/ORT ratio a kernel taking no time would reach;');
   log(
-    ' max ulps: float32 steps from the float64 value (tests/ref.js) rounded to float32, over every 7th input ' +
+    ' max ulps: float32 steps from the float64 value (tests/helpers/ref.js) rounded to float32, over every 7th input ' +
       '(ffn-lab also checked within 8 ulps);',
   );
   log(

@@ -238,7 +238,7 @@ async function runsIn(load, spec, solution, { pairs, atOnce }) {
 async function nodeLoop(root, { rounds, per }) {
   const { Worker } = await import('node:worker_threads');
   const { gradeExercise, exercises } = await import(pathToFileURL(join(root, 'web/sandbox/index.js')).href);
-  const { variantSources } = await import(pathToFileURL(join(repo, 'tests/sandbox-variants.js')).href);
+  const { variantSources } = await import(pathToFileURL(join(repo, 'tests/helpers/sandbox-variants.js')).href);
   const sources = [
     ...exercises.map((e) => [e.id, e.solution]),
     ...Object.values(variantSources).map((v) => [v.exercise, v.source]),
@@ -421,7 +421,7 @@ export async function runPagesBench({ quick = false, log = console.log, root = r
   }
   const n = await nodeLoop(root, { rounds: quick ? 4 : 10, per: 10 });
   log(`\n# Node ${process.versions.node}: gradeExercise in a loop over ${n.kinds} sources (the six solutions and the`);
-  log('# wrong ones of tests/sandbox-variants.js), in blocks of 10 interleaved with blocks of 10 floors');
+  log('# wrong ones of tests/helpers/sandbox-variants.js), in blocks of 10 interleaved with blocks of 10 floors');
   log("# (a fresh worker_thread, one message each way); ratio: median of the blocks' ratios");
   log('solutions  per solution ms  floor ms  ratio');
   log(`${pad(n.solutions, 9)}${pad(fix(n.grade, 1), 17)}${pad(fix(n.floor, 1), 10)}${pad(fix(n.ratio, 2), 7)}`);

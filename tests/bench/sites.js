@@ -48,7 +48,7 @@ export async function runSitesBench({ quick = false, log = console.log } = {}) {
   const { startSites, driveSite } = await import(pathToFileURL(join(root, 'tests/helpers/sites.js')).href);
   const { launchBrowser } = await import(pathToFileURL(join(root, 'tests/helpers/browser.js')).href);
   const { exercises } = await import(pathToFileURL(join(root, 'web/sandbox/index.js')).href);
-  const { variantSources } = await import(pathToFileURL(join(root, 'tests/sandbox-variants.js')).href);
+  const { variantSources } = await import(pathToFileURL(join(root, 'tests/helpers/sandbox-variants.js')).href);
   const solution = exercises.find((e) => e.id === 'gelu').solution;
   const runs = quick ? 3 : 7;
   const loads = quick ? 4 : 10;

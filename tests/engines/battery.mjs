@@ -1,4 +1,4 @@
-// The calls compared across JavaScript engines (tests/engines.test.js): every public function on fixed inputs,
+// The calls compared across JavaScript engines (tests/kernels/engines.test.js): every public function on fixed inputs,
 // results as plain JSON.
 
 /** Deterministic floats in [-r, r) (xorshift32), so every engine sees the same inputs. */

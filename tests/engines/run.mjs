@@ -1,5 +1,5 @@
 // Runs the battery (./battery.mjs) in a non-Node JavaScript engine (jsc, gjs) and prints one JSON line for
-// tests/engines.test.js.
+// tests/kernels/engines.test.js.
 import { engineShims } from './shims.mjs';
 
 const { print } = await engineShims();

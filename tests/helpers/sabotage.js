@@ -10,7 +10,7 @@ import { assertPassed } from './report.js';
  * the names the worker uses, and Error.prepareStackTrace. The worker must still send the true results;
  * none of its callbacks (the error handler that posts `done` with the nonce) may reach learner code;
  * and no text it sends may be learner text presented as its own. With functionMethods, Function.prototype's
- * call, apply and bind are overridden too. The direct runs of hardening-bounds.test.js, which keep the
+ * call, apply and bind are overridden too. The direct runs of hardening/bounds.test.js, which keep the
  * worker alive after done, leave them alone: Node's own event code calls them, so overriding them breaks
  * the Node worker's runtime itself once the run is over (the grader ends the worker at done).
  */

@@ -1,5 +1,6 @@
-// The raw-export harness: which build the tests load (ffn.wasm, or ffn-relaxed.wasm when tests/relaxed.test.js runs
-// them with FFN_LAB_TEST_WASM=relaxed), a fresh instance of it, heap helpers over its exports, the activation codes.
+// The raw-export harness: which build the tests load (ffn.wasm, or ffn-relaxed.wasm when tests/kernels/relaxed.test.js
+// runs them with FFN_LAB_TEST_WASM=relaxed), a fresh instance of it, heap helpers over its exports, the activation
+// codes.
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 

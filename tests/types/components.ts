@@ -1,4 +1,4 @@
-// Type-level use of ffn-lab/components, checked by tsc in tests/types.test.js.
+// Type-level use of ffn-lab/components, checked by tsc in tests/core/types.test.js.
 import * as ffn from 'ffn-lab';
 import {
   memoryModel,

@@ -1,4 +1,4 @@
-// Type-level use of the core entry points (ffn-lab, ffn-lab/url), checked by tsc in tests/types.test.js.
+// Type-level use of the core entry points (ffn-lab, ffn-lab/url), checked by tsc in tests/core/types.test.js.
 import * as ffn from 'ffn-lab';
 import { ready as readyUrl } from 'ffn-lab/url';
 

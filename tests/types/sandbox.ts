@@ -1,4 +1,4 @@
-// Type-level use of ffn-lab/sandbox, checked by tsc in tests/types.test.js.
+// Type-level use of ffn-lab/sandbox, checked by tsc in tests/core/types.test.js.
 import {
   gradeExercise,
   mountExercise,
