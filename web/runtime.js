@@ -159,7 +159,7 @@ async function load(src) {
   record.memory = ex.memory;
   record.simd = typeof ex.ffn_simd_level === 'function' && ex.ffn_simd_level() === 2 ? 'relaxed' : 'simd128';
   if (typeof ex.gemm_select_kernel === 'function') {
-    const kernel = isJavaScriptCore() ? 'prebroadcast' : 'splat';
+    const kernel = gemmKernelFor(record.simd);
     record.gemmKernel = GEMM_KERNELS[ex.gemm_select_kernel(GEMM_KERNELS.indexOf(kernel))];
   }
   const declared = declaredMaxBytes(bytes);
@@ -168,10 +168,24 @@ async function load(src) {
 }
 
 /**
+ * The GEMM microkernel for this engine and build (simd: 'simd128' or 'relaxed'), by rule, no timing: 'prebroadcast'
+ * in JavaScriptCore, and in V8 before 12 (Node 20 and older, which report process.versions.v8) on ffn.wasm;
+ * 'splat' everywhere else. Measured (tests/bench/README.md, the two GEMM microkernels): prebroadcast 1.18-1.20x
+ * faster in JavaScriptCore and about 1.1x in Node 20's V8 11.3 on ffn.wasm; splat as fast or faster in SpiderMonkey
+ * 102, in Chromium 156 (either build) and in Node 20 on ffn-relaxed.wasm. A timing probe at load would time V8's
+ * baseline (Liftoff) code, not the optimized code a GEMM runs later, and could flip between loads.
+ */
+export function gemmKernelFor(simd) {
+  if (isJavaScriptCore()) return 'prebroadcast';
+  const v8 = typeof process !== 'undefined' && process.versions != null ? process.versions.v8 : undefined;
+  return simd === 'simd128' && typeof v8 === 'string' && parseInt(v8, 10) < 12 ? 'prebroadcast' : 'splat';
+}
+
+/**
  * True in JavaScriptCore (Safari, every browser on iOS, Bun), whose Error objects carry own `line` and `column`
  * numbers (V8's and SpiderMonkey's do not). Its wasm compiler turns the GEMM's v128.load32_splat at an address
- * offset into a scalar load, a move and a shuffle, so the loader selects the pre-broadcast microkernel there; V8
- * and SpiderMonkey run the splat one as fast or faster (tests/bench/README.md). No timing: about a microsecond.
+ * offset into a scalar load, a move and a shuffle, so gemmKernelFor selects the pre-broadcast microkernel there.
+ * No timing: about a microsecond.
  */
 export function isJavaScriptCore() {
   try {

@@ -9,18 +9,18 @@ try {
   const core = await import('./core.js');
   const { randomArray, checkGemm, rawGemm, bestChains, benchOpts, bothKernels, GEMM_SHAPES } = core;
   const ffn = await import('../../web/index.js');
-  const { wasm, isJavaScriptCore } = await import('../../web/runtime.js');
+  const { wasm, gemmKernelFor } = await import('../../web/runtime.js');
   const [probePath, mode] = args;
   const quick = mode === 'quick';
   // the load-time choice's cost: its first call (inside ready() it is the first), then warm calls
   const c0 = performance.now();
-  isJavaScriptCore();
+  gemmKernelFor('simd128');
   const firstChooseUs = (performance.now() - c0) * 1e3;
   const t0 = performance.now();
   await ffn.ready();
   const readyMs = performance.now() - t0;
   const n = 1000, t1 = performance.now();
-  for (let i = 0; i < n; i++) isJavaScriptCore();
+  for (let i = 0; i < n; i++) gemmKernelFor('simd128');
   const chooseUs = ((performance.now() - t1) / n) * 1e3;
   const raw = wasm('bench').exports;
   const imports = { env: { emscripten_notify_memory_growth() {} } };
