@@ -1,4 +1,4 @@
-// The GEMM microkernel ready() selects: the same in every fresh Node process, by a stated rule; both give the same bits.
+// The GEMM microkernel ready() selects: the same in every fresh Node process, by a stated rule; the same bits.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
