@@ -7,30 +7,35 @@
 #include "internal.h"
 #include "simd.h"
 
+/* s (n) += m (n) */
+static void add_row(float *s, const float *m, size_t n) {
+  size_t j = 0;
+  for (; j + 4 <= n; j += 4) f32x4_store(s + j, f32x4_add(f32x4_load(s + j), f32x4_load(m + j)));
+  for (; j < n; j++) s[j] += m[j];
+}
+
 /* s (n) = the column sums of M (rows,n), each summed over rows in order 0..rows-1 */
 static void col_sums(float *s, const float *M, size_t rows, size_t n) {
   if (n) memset(s, 0, n * sizeof(float));
-  for (size_t r = 0; r < rows; r++) {
-    const float *m = M + r * n;
-    size_t j = 0;
-    for (; j + 4 <= n; j += 4) f32x4_store(s + j, f32x4_add(f32x4_load(s + j), f32x4_load(m + j)));
-    for (; j < n; j++) s[j] += m[j];
-  }
+  for (size_t r = 0; r < rows; r++) add_row(s, M + r * n, n);
 }
 
 /* dY (T,d), X (T,d), H (T,dff), A (T,dff) = act(H), W2 (dff,d), W1 (d,dff) or NULL -> dW2 (dff,d) = A^T dY,
    then A <- dH = (dY W2^T) * act'(H) (T,dff), db1 (dff) = column sums of dH, dW1 (d,dff) = X^T dH,
-   dX (T,d) = dH W1^T. db1 and dX may be NULL; dX needs W1. */
+   dX (T,d) = dH W1^T. db1 and dX may be NULL; dX needs W1 (unless d or dff is 0). */
 FFN_API int ffn_backward_saved(float *dX, float *dW1, float *db1, float *dW2, const float *dY, const float *X,
                                const float *H, float *A, const float *W2, int T, int d, int dff, int act,
                                const float *W1) {
-  if (T < 0 || d < 0 || dff < 0 || bad_act(act) || (dX && !W1)) return FFN_EINVAL;
+  if (T < 0 || d < 0 || dff < 0 || bad_act(act) || (dX && !W1 && d && dff)) return FFN_EINVAL;
   int st = gemm_ex(dW2, A, 1, dY, 0, dff, T, d, 0);              /* dW2 = A^T dY  (dff,d) */
   if (st == FFN_OK) st = gemm_ex(A, dY, 0, W2, 1, T, d, dff, 0); /* dA = dY W2^T  (T,dff) */
   if (st != FFN_OK) return st;
-  for (size_t r = 0; r < (size_t)T; r++) /* dH = dA act'(H), one fused pass */
-    act_backward(A + r * dff, A + r * dff, H + r * dff, dff, act);
-  if (db1) col_sums(db1, A, (size_t)T, (size_t)dff);
+  if (db1) col_sums(db1, NULL, 0, (size_t)dff);   /* zeros */
+  for (size_t r = 0; dff && r < (size_t)T; r++) { /* dH = dA act'(H) and db1 += dH, one pass while the row is in L1 */
+    float *a = A + r * dff;
+    act_backward(a, a, H + r * dff, dff, act);
+    if (db1) add_row(db1, a, (size_t)dff);
+  }
   st = gemm_ex(dW1, X, 1, A, 0, d, T, dff, 0);                         /* dW1 = X^T dH  (d,dff) */
   if (st == FFN_OK && dX) st = gemm_ex(dX, A, 0, W1, 1, T, dff, d, 0); /* dX = dH W1^T  (T,d) */
   return st;
@@ -46,7 +51,7 @@ FFN_API int ffn_backward(float *dX, float *dW1, float *db1, float *dW2, float *d
   float *H = work, *A = skip(work, n);
   int st = gemm_ex(H, X, 0, W1, 0, T, d, dff, 0); /* H = X W1 + b1 (T,dff) */
   if (st != FFN_OK) return st;
-  for (size_t r = 0; r < (size_t)T; r++) {
+  for (size_t r = 0; F && r < (size_t)T; r++) {
     float *h = H + r * F;
     if (b1) {
       size_t j = 0;

@@ -188,7 +188,7 @@ static void col_sums(float *s, const float *M, size_t rows, size_t n) {
 FFN_API int ffn_backward_saved_ref(float *dX, float *dW1, float *db1, float *dW2, const float *dY, const float *X,
                                    const float *H, float *A, const float *W2, int T, int d, int dff, int act,
                                    const float *W1) {
-  if (T < 0 || d < 0 || dff < 0 || bad_act(act) || (dX && !W1)) return FFN_EINVAL;
+  if (T < 0 || d < 0 || dff < 0 || bad_act(act) || (dX && !W1 && d && dff)) return FFN_EINVAL;
   size_t t = (size_t)T, D = (size_t)d, F = (size_t)dff;
   mm_tn(dW2, A, dY, F, t, D);
   mm_nt(A, dY, W2, t, D, F, 0);

@@ -232,8 +232,9 @@ static void axpy_d(double *y, double a, const double *x, size_t n) {
   for (; j < n; j++) y[j] -= a * x[j];
 }
 
-/* L (n,n) lower, B (n,nrhs) -> X (n,nrhs) with L L^T X = B: L Y = B forward, then L^T X = Y backward, both in
-   double on a scratch copy (n*nrhs doubles). X may alias B. */
+/* L (n,n) lower, B (n,nrhs) -> X (n,nrhs) with L L^T X = B, in double on a scratch copy Y (n*nrhs doubles):
+   forward, y_i = (b_i - sum_k<i L[i][k] y_k) / L[i][i]; backward by rows of L, x_i = y_i / L[i][i] and then
+   y_k -= L[i][k] x_i for k < i (L read row by row both ways). X may alias B. */
 FFN_API int spd_solve(float *X, const float *L, const float *B, int n, int nrhs) {
   if (n < 0 || nrhs < 0) return FFN_EINVAL;
   size_t N = (size_t)n, R = (size_t)nrhs;
@@ -241,15 +242,27 @@ FFN_API int spd_solve(float *X, const float *L, const float *B, int n, int nrhs)
   double *Y = malloc(N * R * sizeof(double));
   if (!Y) return FFN_ENOMEM;
   for (size_t i = 0; i < N * R; i++) Y[i] = B[i];
-  for (size_t i = 0; i < N; i++) { /* forward: y_i = (b_i - sum_k<i L[i][k] y_k) / L[i][i] */
-    double *yi = Y + i * R, inv = 1.0 / L[i * N + i];
-    for (size_t k = 0; k < i; k++) axpy_d(yi, L[i * N + k], Y + k * R, R);
+  for (size_t i = 0; i < N; i++) {
+    const float *li = L + i * N;
+    double *yi = Y + i * R, inv = 1.0 / li[i];
+    if (R == 1) {
+      double s = yi[0];
+      for (size_t k = 0; k < i; k++) s -= li[k] * Y[k];
+      yi[0] = s;
+    } else {
+      for (size_t k = 0; k < i; k++) axpy_d(yi, li[k], Y + k * R, R);
+    }
     for (size_t c = 0; c < R; c++) yi[c] *= inv;
   }
-  for (size_t i = N; i-- > 0;) { /* backward: x_i = (y_i - sum_k>i L[k][i] x_k) / L[i][i] */
-    double *xi = Y + i * R, inv = 1.0 / L[i * N + i];
-    for (size_t k = i + 1; k < N; k++) axpy_d(xi, L[k * N + i], Y + k * R, R);
+  for (size_t i = N; i-- > 0;) {
+    const float *li = L + i * N;
+    double *xi = Y + i * R, inv = 1.0 / li[i];
     for (size_t c = 0; c < R; c++) xi[c] *= inv;
+    if (R == 1) {
+      for (size_t k = 0; k < i; k++) Y[k] -= li[k] * xi[0];
+    } else {
+      for (size_t k = 0; k < i; k++) axpy_d(Y + k * R, li[k], xi, R);
+    }
   }
   for (size_t i = 0; i < N * R; i++) X[i] = (float)Y[i];
   free(Y);
