@@ -77,7 +77,8 @@ FFN_API int ffn_backward(float *dX, float *dW1, float *db1, float *dW2, float *d
                          float *work);
 /* The same backward from a forward that saved H = X W1 + b1 (T,dff) and A = act(H) (T,dff): dY (T,d), X (T,d),
    W2 (dff,d) -> dW1 (d,dff), db1 (dff), dW2 (dff,d), and dX (T,d) = dH W1^T, which needs W1 (d,dff): W1 comes
-   last so that the 13-argument call (W1 = NULL) stays valid; dX must then be NULL (else FFN_EINVAL).
+   last so that the 13-argument call (W1 = NULL) stays valid; dX must then be NULL (else FFN_EINVAL, unless d
+   or dff is 0).
    A is overwritten with dH = (dY W2^T) * act'(H). db1 and dX may be NULL. No db2: it is the column sum of dY. */
 FFN_API int ffn_backward_saved(float *dX, float *dW1, float *db1, float *dW2, const float *dY, const float *X,
                                const float *H, float *A, const float *W2, int T, int d, int dff, int act,
@@ -113,6 +114,23 @@ FFN_API int spd_factor(float *L, const float *A, int n);
 /* L (n,n) from spd_factor, B (n,nrhs) -> X (n,nrhs) solving L L^T X = B, in double (n*nrhs doubles of scratch:
    FFN_ENOMEM if they cannot be allocated). X may alias B. */
 FFN_API int spd_solve(float *X, const float *L, const float *B, int n, int nrhs);
+
+/* ---- the memory lab's model (src/memory.c, for web/train.js) ----------------------------------------------- */
+/* Scratch floats of memory_train_step / memory_forward / memory_evaluate for batches of up to B facts. */
+FFN_API double memory_work_size(int B, int d, int dff, int V);
+/* One AdamW (optimizer 0) or SGD (1) step of x = X[rows], h = x + act(x W1 + b1) W2, logits = h U^T, softmax
+   cross-entropy over B facts; P = [W1 (d,dff) | b1 (dff) | W2 (dff,d)], G, M, Vm alike; stats = {loss, correct}.
+   A non-finite loss stops before the update. The full contract is in src/memory.c. */
+FFN_API int memory_train_step(float *stats, float *P, float *G, float *M, float *Vm, const float *X,
+                              const int32_t *targets, const int32_t *rows, const float *Utp, const float *Up, int N,
+                              int B, int d, int dff, int V, int act, int optimizer, float lr, float beta1, float beta2,
+                              float eps, float weight_decay, int t, float *work);
+/* The forward on B facts -> A (B,dff) = act(x W1 + b1), logits (B,V) (either may be NULL). */
+FFN_API int memory_forward(float *A, float *logits, const float *P, const float *X, const int32_t *rows,
+                           const float *Utp, int B, int d, int dff, int V, int act, float *work);
+/* All N facts: pred (N) = argmax of the logits (-1 for a row with NaN), stats = {loss, correct}. */
+FFN_API int memory_evaluate(int32_t *pred, float *stats, const float *P, const float *X, const int32_t *targets,
+                            const float *Utp, int N, int d, int dff, int V, int act, float *work);
 
 /* ---- key-value memories (src/kernels.c) ---------------------------------------------------------------- */
 /* x (d) @ W1 (d,dff) + b1 (dff) -> coef (dff) = relu(.);

@@ -264,3 +264,102 @@ export interface GatedFfnSpec {
 }
 /** Y = (act(X Wg) * (X Wu)) Wd with Wg, Wu (d, dFF) packed interleaved and Wd (dFF, d); the gate product is fused. */
 export function createGatedFfn(spec: GatedFfnSpec): FfnLayer;
+
+/* ---- the memory lab's resident trainer (web/train.js) ---- */
+
+/** Largest sizes createMemoryModel accepts: facts N, d, d_ff, and each of nSubjects, nRelations, nObjects. */
+export const MEMORY_LIMITS: Readonly<{ facts: 4096; d: 512; dff: 4096; ids: 4096 }>;
+export type IdArray = ArrayLike<number>;
+export interface MemoryOptimizer {
+  /** Learning rate, finite > 0 (default 0.03). */
+  lr?: number;
+  /** Default 0.9. */
+  beta1?: number;
+  /** Default 0.999. */
+  beta2?: number;
+  /** Default 1e-8. */
+  eps?: number;
+  /** Decoupled weight decay (AdamW), default 0. */
+  weightDecay?: number;
+}
+export interface MemoryModelSpec {
+  /** N (subject, relation, object) id triples, flat (3N ids), or three id arrays of one length. */
+  facts: IdArray | { subjects: IdArray; relations: IdArray; objects: IdArray };
+  /** Vocabulary sizes (default: the largest id + 1), at most MEMORY_LIMITS.ids. */
+  nSubjects?: number;
+  nRelations?: number;
+  nObjects?: number;
+  /** Default 128, at most 512. */
+  d?: number;
+  /** Default 512, at most 4096. */
+  dff?: number;
+  /** Default 'relu'. */
+  activation?: ActivationName;
+  /** Integer in [0, 2^32), default 1: the embeddings and the initial weights. */
+  seed?: number;
+  optimizer?: MemoryOptimizer;
+}
+export interface MemoryStepResult {
+  /** Steps taken so far (AdamW's t). */
+  step: number;
+  /** The last step's loss and accuracy on its batch, before its update. */
+  loss: number;
+  accuracy: number;
+  correct: number;
+  /** False when a step's loss was not finite: training stopped there without updating. */
+  finite: boolean;
+}
+export interface MemoryEvaluation {
+  loss: number;
+  accuracy: number;
+  correct: number;
+  /** The argmax object of every fact (-1 where a logit is NaN). */
+  predictions: Int32Array;
+}
+export interface MemoryWeights<T = Float32Array> {
+  W1: T;
+  b1: T;
+  W2: T;
+  E_subject: T;
+  E_relation: T;
+  U: T;
+}
+/** An opaque copy of W1, b1, W2, the Adam moments and the step, for restore(). */
+export interface MemorySnapshot {
+  readonly t: number;
+}
+export interface MemoryModel {
+  /** `steps` AdamW steps, full batch or on the fact indices `batch`. */
+  train(steps?: number, opts?: { batch?: IdArray }): MemoryStepResult;
+  /** Plain SGD steps (lr defaults to the optimizer's). */
+  trainSgd(steps?: number, opts?: { batch?: IdArray; lr?: number }): MemoryStepResult;
+  evaluate(): MemoryEvaluation;
+  /** act(x W1 + b1) (d_ff) of fact factIndex, or of the input vector x (d). */
+  hidden(x: number | IdArray): Float32Array;
+  /** Every fact's hidden activations, (N, d_ff) row-major. */
+  keys(): Float32Array;
+  inputOf(factIndex: number): Float32Array;
+  logitsOf(factIndex: number): Float32Array;
+  /** Views of wasm memory: valid until the next ffn-lab call; writing W1, b1, W2 through them changes the model. */
+  weights(): MemoryWeights;
+  copyWeights(): MemoryWeights;
+  setWeights(w: Partial<Pick<MemoryWeights<IdArray>, 'W1' | 'b1' | 'W2'>>): void;
+  snapshot(): MemorySnapshot;
+  restore(token: MemorySnapshot): void;
+  /** New embeddings and weights from seed (default: the last seed), moments zero, step 0. */
+  reset(seed?: number): void;
+  dispose(): void;
+  readonly step: number;
+  readonly seed: number;
+  readonly disposed: boolean;
+  readonly activation: ActivationName;
+  readonly optimizer: Readonly<Required<MemoryOptimizer>>;
+  readonly nFacts: number;
+  readonly d: number;
+  readonly dff: number;
+  readonly nSubjects: number;
+  readonly nRelations: number;
+  readonly nObjects: number;
+}
+/** The memory lab's model x = e_s + e_r, h = x + act(x W1 + b1) W2, logits = h U^T, trained resident in wasm memory. */
+export function createMemoryModel(spec: MemoryModelSpec): MemoryModel;

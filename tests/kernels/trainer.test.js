@@ -1,0 +1,222 @@
+// createMemoryModel: one step against a float64 reference, learning a fact set, determinism, errors, no leak.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as ffn from 'ffn-lab';
+import { syntheticFacts, referenceStep, referenceAdamW, curveHash } from '../helpers/memory-model.js';
+
+await ffn.ready({ relaxed: false });
+
+const SMALL = { n: 37, subjects: 13, relations: 3, objects: 9 };
+const small = (o = {}) => ({
+  facts: syntheticFacts(SMALL),
+  nSubjects: 13,
+  nRelations: 3,
+  nObjects: 9,
+  d: 12,
+  dff: 20,
+  ...o,
+});
+const params = (w) => Float64Array.from([...w.W1, ...w.b1, ...w.W2]);
+const grads = (g) => Float64Array.from([...g.gW1, ...g.gb1, ...g.gW2]);
+
+/** |a - b| <= tol(i) for every i, with the first failure named. */
+function near(a, b, tol, what) {
+  for (let i = 0; i < b.length; i++) {
+    const t = tol(i);
+    if (!(Math.abs(a[i] - b[i]) <= t)) assert.fail(`${what}[${i}]: ${a[i]} vs float64 ${b[i]} (tolerance ${t})`);
+  }
+}
+
+test('one SGD step: loss and every gradient match float64 (gelu and relu)', () => {
+  for (const activation of ['gelu', 'relu']) {
+    const opts = small({ activation, seed: 3 });
+    const m = ffn.createMemoryModel(opts);
+    const w = m.copyWeights();
+    const want = referenceStep(w, opts.facts, { d: 12, dff: 20, activation });
+    const lr = 0.5;
+    const res = m.trainSgd(1, { lr });
+    assert.ok(Math.abs(res.loss - want.loss) <= 1e-5 * want.loss, `loss ${res.loss} vs ${want.loss}`);
+    assert.equal(res.correct, want.correct);
+    assert.equal(res.step, 1);
+    const g = grads(want);
+    const scale = g.reduce((a, v) => Math.max(a, Math.abs(v)), 0);
+    const got = params(m.copyWeights());
+    const p0 = params(w);
+    const gotG = got.map((p, i) => (p0[i] - p) / lr);
+    // the gradient recovered from p - lr g: float32 rounding of p (ulp(p)/lr) and of the sums (1e-5 of the scale)
+    near(gotG, g, (i) => (2 * 2 ** -23 * Math.max(Math.abs(p0[i]), 1e-30)) / lr + 1e-5 * scale, `${activation} grad`);
+    m.dispose();
+  }
+});
+
+test('three AdamW steps with weight decay match float64 torch.optim.AdamW', () => {
+  const optimizer = { lr: 0.01, beta1: 0.8, beta2: 0.99, eps: 1e-6, weightDecay: 0.1 };
+  const opts = small({ activation: 'silu', seed: 5, optimizer });
+  const m = ffn.createMemoryModel(opts);
+  const w = m.copyWeights();
+  const p = params(w);
+  const mo = new Float64Array(p.length);
+  const v = new Float64Array(p.length);
+  let skipped = 0;
+  let smallG = null;
+  for (let t = 1; t <= 3; t++) {
+    const cur = { ...w, W1: p.subarray(0, 240), b1: p.subarray(240, 260), W2: p.subarray(260) };
+    const want = referenceStep(cur, opts.facts, { d: 12, dff: 20, activation: 'silu' });
+    const res = m.train(1);
+    assert.ok(Math.abs(res.loss - want.loss) <= 1e-5 * want.loss, `step ${t} loss ${res.loss} vs ${want.loss}`);
+    const g = grads(want);
+    const scale = g.reduce((a, x) => Math.max(a, Math.abs(x)), 0);
+    // Adam divides each gradient by its own size: where a gradient is a cancellation near zero its float32 value
+    // has no stable direction, so those entries (|g| < 1e-4 of the largest, at any step) are not compared
+    smallG = smallG || new Uint8Array(p.length);
+    g.forEach((x, i) => (smallG[i] |= Math.abs(x) < 1e-4 * scale));
+    referenceAdamW(p, mo, v, g, t, optimizer);
+  }
+  const got = params(m.copyWeights());
+  near(got, p, (i) => (smallG[i] ? Infinity : 1e-3 * optimizer.lr + 4 * 2 ** -24 * Math.abs(p[i])), 'AdamW weight');
+  for (let i = 0; i < p.length; i++) if (smallG[i]) skipped++;
+  assert.ok(skipped < p.length / 10, `${skipped} of ${p.length} entries had near-zero gradients`);
+  m.dispose();
+});
+
+test('the trainer stores every fact of a small set (100 % accuracy)', () => {
+  const facts = syntheticFacts({ n: 120, subjects: 40, relations: 4, objects: 30, seed: 11 });
+  const m = ffn.createMemoryModel({ facts, nSubjects: 40, nRelations: 4, nObjects: 30, d: 32, dff: 64 });
+  let res;
+  for (let i = 0; i < 20 && m.evaluate().accuracy < 1; i++) res = m.train(10);
+  const ev = m.evaluate();
+  assert.equal(ev.accuracy, 1, `accuracy ${ev.accuracy} after ${res && res.step} steps`);
+  assert.equal(ev.correct, 120);
+  ev.predictions.forEach((o, i) => assert.equal(o, facts[3 * i + 2], `prediction of fact ${i}`));
+  m.dispose();
+});
+
+test('one seed gives the same loss curve bit for bit; another seed another curve', () => {
+  const curve = (seed, batch) => {
+    const m = ffn.createMemoryModel(small({ seed }));
+    const losses = [];
+    for (let i = 0; i < 25; i++) losses.push(m.train(1, batch ? { batch } : undefined).loss);
+    m.dispose();
+    return curveHash(losses);
+  };
+  assert.equal(curve(9), curve(9));
+  assert.notEqual(curve(9), curve(10));
+  const batch = Int32Array.from([3, 1, 4, 1, 5, 9, 2, 6]);
+  assert.equal(curve(9, batch), curve(9, batch));
+});
+
+test('reset(seed) gives the curve of a fresh model; snapshot/restore is bit-exact', () => {
+  const a = ffn.createMemoryModel(small({ seed: 4 }));
+  const b = ffn.createMemoryModel(small({ seed: 2 }));
+  b.train(5);
+  b.reset(4);
+  assert.equal(b.step, 0);
+  const la = [a.train(3).loss, a.train(1).loss];
+  const lb = [b.train(3).loss, b.train(1).loss];
+  assert.deepEqual(lb, la);
+  const token = a.snapshot();
+  const before = a.copyWeights();
+  const next = a.train(2).loss;
+  assert.notDeepEqual(a.copyWeights().W2, before.W2);
+  a.restore(token);
+  assert.equal(a.step, 4);
+  for (const k of ['W1', 'b1', 'W2']) assert.deepEqual(a.copyWeights()[k], before[k], k);
+  assert.equal(a.train(2).loss, next, 'moments restored too: the same next steps');
+  assert.throws(() => a.restore(b.snapshot()), /memoryModel\.restore: token must be a snapshot\(\) of this model/);
+  a.dispose();
+  b.dispose();
+});
+
+test('inspection: inputOf, hidden, logitsOf, keys agree with the float64 forward', () => {
+  const opts = small({ seed: 8 });
+  const m = ffn.createMemoryModel(opts);
+  m.train(4);
+  const w = m.copyWeights();
+  const d = 12;
+  const dff = 20;
+  const [s, q, o] = opts.facts.slice(15, 18);
+  const x = Array.from({ length: d }, (_, k) => w.E_subject[s * d + k] + w.E_relation[q * d + k]);
+  near(m.inputOf(5), x, () => 1e-7, 'inputOf');
+  const A = Array.from({ length: dff }, (_, j) =>
+    Math.max(
+      0,
+      x.reduce((a, xk, k) => a + xk * w.W1[k * dff + j], w.b1[j]),
+    ),
+  );
+  near(m.hidden(5), A, () => 1e-5, 'hidden(5)');
+  near(m.hidden(x), A, () => 1e-5, 'hidden(x)');
+  near(m.keys().subarray(5 * dff, 6 * dff), A, () => 1e-5, 'keys() row 5');
+  const y = x.map((xk, k) => A.reduce((a, aj, j) => a + aj * w.W2[j * d + k], xk));
+  const z = Array.from({ length: 9 }, (_, v) => y.reduce((a, yk, k) => a + yk * w.U[v * d + k], 0));
+  near(m.logitsOf(5), z, () => 1e-5, 'logitsOf(5)');
+  assert.equal(m.evaluate().predictions[5], z.indexOf(Math.max(...z)));
+  const views = m.weights();
+  assert.equal(views.W1.buffer, views.W2.buffer, 'weights() are views of one wasm memory');
+  assert.equal(o >= 0, true);
+  m.dispose();
+});
+
+test('a non-finite loss stops training, reports finite:false, and the model stays usable', () => {
+  const m = ffn.createMemoryModel(small({ optimizer: { lr: 1e30 } }));
+  const res = m.train(10);
+  assert.equal(res.finite, false);
+  assert.ok(Number.isNaN(res.loss) || !Number.isFinite(res.loss));
+  assert.ok(res.step < 10, `stopped at step ${res.step}`);
+  const w = m.copyWeights();
+  assert.ok([...w.W1, ...w.b1, ...w.W2].every(Number.isFinite), 'no update from the non-finite step');
+  m.reset();
+  const again = m.train(1);
+  assert.equal(again.finite, true);
+  m.dispose();
+});
+
+test('bad arguments: TypeError/RangeError naming the argument; nothing leaks', () => {
+  const heap0 = ffn.heapStats().heapInUse;
+  const f = syntheticFacts(SMALL);
+  const bad = (o, re, type = RangeError) =>
+    assert.throws(() => ffn.createMemoryModel(small(o)), { name: type.name, message: re });
+  bad({ facts: [0, 0, 1.5] }, /facts\[2\] \(the object of fact 0\) must be an integer id >= 0; got 1.5/);
+  bad({ facts: [0, 0, 9] }, /facts\[2\] \(the object of fact 0\) is 9 but must be below nObjects = 9/);
+  bad({ facts: [0, 'a', 1] }, /facts\[1\] must be an integer id; got the string "a"/, TypeError);
+  bad({ facts: [0, 0] }, /facts must hold \(subject, relation, object\) triples; got 2 ids/);
+  bad({ facts: { subjects: [0], relations: [0, 1], objects: [0] } }, /one length; got 1, 2 and 1/);
+  bad({ facts: new Int32Array(3 * 4097) }, /facts must hold from 1 to 4096 facts; got 4097/);
+  bad({ d: 513 }, /createMemoryModel: d must be an integer from 1 to 512; got 513/);
+  bad({ dff: 4097 }, /createMemoryModel: dff must be an integer from 1 to 4096; got 4097/);
+  bad({ nObjects: 4097 }, /nObjects must be an integer from 1 to 4096; got 4097/);
+  bad({ activation: 'tanh' }, /unknown activation 'tanh'/);
+  for (const lr of [0, -1, NaN, Infinity]) bad({ optimizer: { lr } }, /optimizer\.lr must be a finite number > 0/);
+  bad({ optimizer: { lr: '0.1' } }, /optimizer\.lr must be a finite number > 0; got the string/, TypeError);
+  bad({ optimizer: { beta2: 1 } }, /optimizer\.beta2 must be a finite number >= 0 and < 1; got 1/);
+  const m = ffn.createMemoryModel(small());
+  const rangeErr = (fn, re) => assert.throws(fn, { name: 'RangeError', message: re });
+  rangeErr(() => m.train(0), /memoryModel\.train: steps must be an integer from 1 to 1000000; got 0/);
+  rangeErr(() => m.train(1, { batch: [0, 37] }), /opts\.batch\[1\] must be an integer from 0 to 36; got 37/);
+  rangeErr(() => m.train(1, { batch: [] }), /opts\.batch must hold from 1 to 37 fact indices; got 0/);
+  rangeErr(() => m.trainSgd(1, { lr: -0.1 }), /memoryModel\.trainSgd: opts\.lr must be a finite number > 0/);
+  rangeErr(() => m.hidden(37), /memoryModel\.hidden: factIndex must be an integer from 0 to 36; got 37/);
+  rangeErr(() => m.hidden(new Float32Array(11)), /memoryModel\.hidden: x must hold d = 12 numbers; got 11/);
+  rangeErr(() => m.setWeights({ b1: new Float32Array(19) }), /weights\.b1 must hold 20 numbers; got 19/);
+  rangeErr(() => m.setWeights({ b1: new Float32Array(20).fill(NaN) }), /weights\.b1\[0\] must be finite; got NaN/);
+  assert.equal(m.train(2).finite, true, 'still usable after the refusals');
+  m.dispose();
+  assert.throws(() => m.train(1), /memoryModel\.train: this model was disposed/);
+  assert.equal(f.length, 111);
+  assert.equal(ffn.heapStats().heapInUse, heap0);
+});
+
+test('no leak over 10,000 create/step/dispose cycles; refused sizes leave nothing behind', () => {
+  const facts = syntheticFacts({ n: 6, subjects: 3, relations: 2, objects: 4 });
+  const o = { facts, d: 4, dff: 8 };
+  ffn.createMemoryModel(o).dispose();
+  const before = ffn.heapStats();
+  for (let i = 0; i < 10000; i++) {
+    const m = ffn.createMemoryModel({ ...o, seed: i });
+    m.train(1, i % 2 ? { batch: [i % 6] } : undefined);
+    if (i % 1000 === 0) m.evaluate();
+    m.dispose();
+  }
+  const after = ffn.heapStats();
+  assert.equal(after.heapInUse, before.heapInUse);
+  assert.equal(after.growths, before.growths);
+});
