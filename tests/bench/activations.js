@@ -11,6 +11,8 @@ import { tmpdir, cpus } from 'node:os';
 import { join, dirname, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { randomArray } from './core.js';
+import { ulpDistance as ulps } from '../helpers/ulps.js';
+import { rng } from '../helpers/rng.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '../..');
@@ -90,15 +92,6 @@ export function buildActivationsAt(rev = F64_BASELINE_REV) {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-}
-
-/** float32 ulps between a and b (order-preserving integer map); NaN matches NaN only */
-function ulps(a, b) {
-  if (Number.isNaN(a) || Number.isNaN(b)) return Number.isNaN(a) && Number.isNaN(b) ? 0 : Infinity;
-  const f = new Float32Array([a, b]);
-  const i = new Int32Array(f.buffer);
-  const key = (v) => (v < 0 ? -2147483648 - v : v);
-  return Math.abs(key(i[0]) - key(i[1]));
 }
 
 /**
@@ -248,7 +241,8 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   if (flag('--browser')) {
     // the same bench in a page: its functions and constants as source, both modules as bytes
     const src =
-      [now, median, interleaved, ulps, randomArray, runActivationBench].map(String).join('\n') +
+      [now, median, interleaved, ulps, rng, randomArray, runActivationBench].map(String).join('\n') +
+      '\nconst ulps = ulpDistance;' +
       `\nconst CODES = ${JSON.stringify(CODES)}, QUOTED = ${JSON.stringify(QUOTED)};`;
     const { launchBrowser } = await import(pathToFileURL(join(root, 'tests/helpers/browser.js')).href);
     const b = await launchBrowser();

@@ -1,15 +1,12 @@
 // The calls compared across JavaScript engines (tests/kernels/engines.test.js): every public function on fixed inputs,
 // results as plain JSON.
 
-/** Deterministic floats in [-r, r) (xorshift32), so every engine sees the same inputs. */
+import { rng } from '../helpers/rng.js';
+
+/** Deterministic floats in [-r, r) (the tests' seeded generator), so every engine sees the same inputs. */
 function floats(n, seed, r = 1) {
-  const a = new Float32Array(n);
-  let s = seed >>> 0 || 1;
-  for (let i = 0; i < n; i++) {
-    s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0;
-    a[i] = (s / 4294967296 - 0.5) * 2 * r;
-  }
-  return a;
+  const next = rng(seed);
+  return Float32Array.from({ length: n }, () => (next() - 0.5) * 2 * r);
 }
 
 const t = (data, shape) => ({ data, shape });

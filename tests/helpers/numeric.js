@@ -1,17 +1,9 @@
 // Test helpers: the one seeded PRNG, float32 ulps, and closeness assertions with stated tolerances.
 import assert from 'node:assert/strict';
 
-/** mulberry32: small deterministic PRNG returning floats in [0, 1). */
-export function rng(seed = 1) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { rng } from './rng.js';
+export { ulp32, ulpDistance } from './ulps.js';
+import { ulp32 } from './ulps.js';
 
 /** A float32 tensor of uniform values in [lo, hi). */
 export function randTensor(rand, shape, lo = -1, hi = 1) {
@@ -19,29 +11,6 @@ export function randTensor(rand, shape, lo = -1, hi = 1) {
   const data = new Float32Array(n);
   for (let i = 0; i < n; i++) data[i] = lo + (hi - lo) * rand();
   return { data, shape };
-}
-
-/** Spacing of float32 numbers at |v| (subnormal spacing below 2^-126): 2^(e - 23) for 2^e <= |v| < 2^(e + 1). */
-export function ulp32(v) {
-  const a = Math.abs(v);
-  if (!Number.isFinite(a)) return NaN;
-  if (a < 2 ** -126) return 2 ** -149;
-  let e = Math.floor(Math.log2(a)); // log2 may round across a power of two: set e exactly
-  if (2 ** e > a) e--;
-  else if (2 ** (e + 1) <= a) e++;
-  return 2 ** (e - 23);
-}
-
-const bits = new Int32Array(2);
-const fl = new Float32Array(bits.buffer);
-/** How many float32 values apart float32 a and b are (order-preserving integer map); NaN matches only NaN. */
-export function ulpDistance(a, b) {
-  if (Number.isNaN(a) || Number.isNaN(b)) return Number.isNaN(a) && Number.isNaN(b) ? 0 : Infinity;
-  if (a === b) return 0;
-  fl[0] = a;
-  fl[1] = b;
-  const m = (i) => (i < 0 ? -2147483648 - i : i);
-  return Math.abs(m(bits[0]) - m(bits[1]));
 }
 
 /** Largest error in float32 ulps of the reference value; NaN/inf must match exactly. */

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as ref from '../helpers/ref.js';
 import { ACTIVATIONS, instantiateRaw } from '../helpers/wasm-under-test.js';
-import { ulp32 } from '../helpers/numeric.js';
+import { rng, ulp32 } from '../helpers/numeric.js';
 
 const { exports: k } = await instantiateRaw();
 
@@ -42,19 +42,6 @@ const REF = {
   ],
 };
 const ACTS = ACTIVATIONS; // index = activation code of src/ffn.h
-
-/** xorshift32 from a seed: each call gives the next state over 2^32, a uniform number in [0, 1). */
-function xorshift32(seed) {
-  let s = seed;
-  return () => {
-    s ^= s << 13;
-    s >>>= 0;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    s >>>= 0;
-    return s / 2 ** 32;
-  };
-}
 
 /* error of float32 y against the float64 value r in units of the float32 spacing at r;
    near zero crossings an absolute floor of 2^-100 keeps the measure meaningful; values beyond the float32
@@ -194,7 +181,7 @@ test(
     // every float32 was checked against libm's erfc (src/fit/ulp_sweep.c): max 1.63 ulp (x = -2.1940639), 0.94 for
     // x >= 0 (x = 0.33971569)
     const xs = [];
-    const next = xorshift32(987654321);
+    const next = rng(987654321);
     for (let i = 0; i < 1 << 18; i++) xs.push(next() * 32 - 16);
     for (const c of [-2.1940639, 0.33971569, -1.386201, -12.880443]) {
       // every float within 2^-11 relative of each
@@ -262,7 +249,7 @@ test('gelu_tanh forward: every float near its worst points, and random x with -x
       xs.push(b[0]);
     }
   }
-  const next = xorshift32(99);
+  const next = rng(99);
   for (let i = 0; i < 1 << 17; i++) {
     const x = Math.fround(next() * 24 - 12);
     xs.push(x, -x);
