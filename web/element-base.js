@@ -178,7 +178,7 @@ export class FfnElement extends (globalThis.HTMLElement ?? class {}) {
    * attribute's text, null to remove it, undefined when refused; default String), get(el) (what the property reads;
    * default the attribute's text) }. A property set writes the attribute (after parse has accepted its text, so that
    * a bad value throws and changes nothing); every write of an attribute with a parser, the markup's included, in
-   * the order they come, reaches _apply(name, value) (value null when removed), a refused one _problem(attribute,
+   * the order they come, reaches _apply(name, value, text) (null when removed), a refused one _problem(attribute,
    * error). The element writes its state back into attributes with _reflectAttributes, which reaches nothing.
    */
   static get properties() {
@@ -200,7 +200,7 @@ export class FfnElement extends (globalThis.HTMLElement ?? class {}) {
     try {
       const v = value === null ? null : spec.parse(value);
       this._problem(attribute, null);
-      this._apply(spec.name, v);
+      this._apply(spec.name, v, value);
     } catch (err) {
       this._problem(attribute, err); // never let an attribute throw into the page
     }
@@ -240,7 +240,7 @@ export class FfnElement extends (globalThis.HTMLElement ?? class {}) {
     }
   }
 
-  /** An attribute of the table was written (value: what its parser returned, null when removed). */
+  /** An attribute of the table was written: (property name, what its parser returned, the text; both null if removed). */
   _apply() {}
 
   /** Record (or with err null, clear) the problem of one source (an attribute) and show them. */

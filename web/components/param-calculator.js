@@ -51,77 +51,75 @@ input:disabled, select:disabled { opacity: 0.55; cursor: not-allowed; }
 }
 `;
 
-const ATTRS = [
-  'preset',
-  'presets',
-  'd',
-  'd-ff',
-  'rule',
-  'multiple-of',
-  'multiplier',
-  'gated',
-  'bias',
-  'heads',
-  'kv-heads',
-  'head-dim',
-  'experts',
-  'active-experts',
-  'shared-experts',
-  'theme',
-  'lang',
-];
+/**
+ * A size attribute's property and configuration field: { prop, get(cfg), put(cfg, value) }; the property is null
+ * when the attribute is not written back (in: the width rules it belongs to).
+ */
+const field = (prop, key = prop, inRule = null) => ({
+  prop,
+  get: (c) => (!inRule || inRule === (c.dffMode ?? 'explicit') ? (c[key] ?? null) : null),
+  put: (c, v) => {
+    c[key] = v;
+  },
+});
+/** A mixture-of-experts count (ignored while the configuration is dense). */
+const moeField = (prop, key) => ({
+  prop,
+  get: (c) => c.moe?.[key] ?? null,
+  put: (c, v) => {
+    if (c.moe) c.moe = { ...c.moe, [key]: v };
+  },
+});
 
-/** Put one parsed attribute value into a configuration (undefined leaves it as it is). */
-function applyAttribute(cfg, name, v) {
-  if (v === undefined) return;
-  switch (name) {
-    case 'd':
-      cfg.d = v;
-      break;
-    case 'd-ff':
-      cfg.dff = v;
-      break;
-    case 'rule':
-      cfg.dffMode = v;
-      break;
-    case 'multiple-of':
-      cfg.multipleOf = v;
-      break;
-    case 'multiplier':
-      cfg.multiplier = v;
-      break;
-    case 'gated':
-      cfg.gated = v;
-      break;
-    case 'bias':
-      cfg.bias = v;
-      break;
-    case 'heads':
-      cfg.heads = v;
-      break;
-    case 'kv-heads':
-      cfg.kvHeads = v;
-      break;
-    case 'head-dim':
-      cfg.headDim = v;
-      break;
-    case 'experts':
-      cfg.moe = v === null ? null : { experts: v, active: cfg.moe?.active ?? 1, shared: cfg.moe?.shared ?? 0 };
-      break;
-    case 'active-experts':
-      if (cfg.moe) cfg.moe = { ...cfg.moe, active: v };
-      break;
-    case 'shared-experts':
-      if (cfg.moe) cfg.moe = { ...cfg.moe, shared: v };
-      break;
-    default:
-      break;
-  }
-}
+/** The attributes that each set one size of the configuration (see applyPreset for the whole of it). */
+const SIZES = {
+  d: field('d'),
+  'd-ff': field('dff', 'dff', 'explicit'),
+  rule: field('rule', 'dffMode'),
+  'multiple-of': field('multipleOf', 'multipleOf', 'llama'),
+  multiplier: field('multiplier', 'multiplier', 'llama'),
+  gated: field('gated'),
+  bias: field('bias'),
+  heads: field('heads'),
+  'kv-heads': field('kvHeads'),
+  'head-dim': field('headDim'),
+  experts: {
+    prop: 'experts',
+    get: (c) => c.moe?.experts ?? null,
+    put: (c, v) => {
+      c.moe = v === null ? null : { experts: v, active: c.moe?.active ?? 1, shared: c.moe?.shared ?? 0 };
+    },
+  },
+  'active-experts': moeField('activeExperts', 'active'),
+  'shared-experts': moeField('sharedExperts', 'shared'),
+};
+
+/** The size attributes by their property's name. */
+const PROPS = Object.fromEntries(Object.entries(SIZES).map(([attribute, f]) => [f.prop, attribute]));
+
+/** A table entry (FfnElement.properties) whose attribute the model's parser reads. */
+const parsed = (attribute, spec) => ({ attribute, parse: (v) => parseAttribute(attribute, v), ...spec });
 
 export class FfnParamCalculator extends FfnElement {
-  static get observedAttributes() {
-    return ATTRS;
+  /**
+   * Attributes and properties (see FfnElement.properties): presets, preset, and one per size. `preset` and the sizes
+   * set the same configuration: the last write wins (a preset replaces every size; a size changes one and the
+   * configuration is then no preset's). In the markup the preset comes first and the sizes beside it change it.
+   */
+  static get properties() {
+    const sizes = Object.entries(SIZES).map(([attribute, f]) => [
+      f.prop,
+      parsed(attribute, { get: (el) => f.get(el._cfg) }),
+    ]);
+    return {
+      ...super.properties,
+      presets: parsed('presets', {
+        toText: (v) => JSON.stringify(parsePresets(v).map((p) => ({ id: p.id, label: p.label, ...p.config }))),
+        get: (el) => el._extra.map((p) => ({ id: p.id, label: p.label, ...structuredClone(p.config) })),
+      }),
+      preset: { parse: (v) => (v.trim() === '' ? null : parseAttribute('preset', v)), get: (el) => el._preset },
+      ...Object.fromEntries(sizes),
+    };
   }
 
   constructor() {
@@ -169,24 +167,28 @@ export class FfnParamCalculator extends FfnElement {
     } else this._relocalizeLoading();
   }
 
-  attributeChangedCallback(name) {
-    // Before the first connection every attribute is read at once (preset first), in connectedCallback.
-    if (name === 'lang' && this.isConnected) {
-      this._relocalize();
-      return;
+  /** Before the first connection every attribute is read at once (preset first), in connectedCallback. */
+  attributeChangedCallback(name, old, value) {
+    if (this._read || name === 'lang') super.attributeChangedCallback(name, old, value);
+  }
+
+  /** An attribute was written (see FfnElement.properties): the last write wins between the preset and the sizes. */
+  _apply(name, v, text) {
+    if (name === 'presets') this._usePresets(v ?? []);
+    else if (name === 'preset') this._readPreset();
+    else if (text !== null && v !== undefined) {
+      SIZES[PROPS[name]].put(this._cfg, v);
+      this._preset = null;
     }
-    if (this._reflecting || !this._read || name === 'theme' || name === 'lang') return;
-    try {
-      if (name === 'presets') this._readPresets();
-      else if (name === 'preset') this._readPreset();
-      else this._readOne(name, this._cfg);
-      this._reflect();
-      if (this._ready) {
-        this._syncForm();
-        this._schedule();
-      }
-    } catch (err) {
-      this._problem(name, err); // never let an attribute throw into the page
+    this._changed();
+  }
+
+  /** The configuration changed: written back into the attributes, drawn on the next frame. */
+  _changed() {
+    this._reflect();
+    if (this._ready) {
+      this._syncForm();
+      this._schedule();
     }
   }
 
@@ -197,19 +199,7 @@ export class FfnParamCalculator extends FfnElement {
   set config(v) {
     this._cfg = validateConfig(v);
     this._preset = null;
-    this._reflect();
-    if (this._ready) {
-      this._syncForm();
-      this._schedule();
-    }
-  }
-  /** The author presets shown after the built-in ones: [{ id, label, ...config }]. Setting checks them all. */
-  get presets() {
-    return this._extra.map((p) => ({ id: p.id, label: p.label, ...structuredClone(p.config) }));
-  }
-  set presets(v) {
-    const list = parsePresets(v).map((p) => ({ id: p.id, label: p.label, ...p.config }));
-    this.setAttribute('presets', JSON.stringify(list));
+    this._changed();
   }
   /** Latest counts, or null before the wasm is ready. */
   get result() {
@@ -225,11 +215,7 @@ export class FfnParamCalculator extends FfnElement {
       throw new RangeError(`applyPreset: ${why.message}`);
     }
     this._usePreset(p);
-    this._reflect();
-    if (this._ready) {
-      this._syncForm();
-      this._schedule();
-    }
+    this._changed();
   }
 
   _presetIds() {
@@ -243,26 +229,27 @@ export class FfnParamCalculator extends FfnElement {
     this._problem('preset', null);
   }
 
-  /** Every attribute at once: author presets, the preset, then each size on top of it. */
+  /** Every attribute at once: author presets, the preset, then each size on top of it (the preset kept). */
   _readAll() {
     this._readPresets(false);
     this._readPreset();
-    for (const name of ATTRS) {
-      if (!['preset', 'presets', 'theme', 'lang'].includes(name)) this._readOne(name, this._cfg);
-    }
+    for (const name of Object.keys(SIZES)) this._readOne(name, this._cfg);
   }
 
   _readPresets(apply = true) {
     const v = this.getAttribute('presets');
     try {
-      this._extra = v === null ? [] : parseAttribute('presets', v);
+      this._usePresets(v === null ? [] : parseAttribute('presets', v), apply);
       this._problem('presets', null);
     } catch (err) {
       this._problem('presets', err);
-      return;
     }
+  }
+
+  /** Take the author presets (parsed); a preset named before its definition arrived is applied now. */
+  _usePresets(list, apply = true) {
+    this._extra = list;
     if (this._ready) this._buildPresetButtons();
-    // A preset named before its definition arrived is applied now.
     if (apply && this._pending && findPreset(this._pending, this._extra)) this._readPreset();
   }
 
@@ -292,7 +279,8 @@ export class FfnParamCalculator extends FfnElement {
   _readOne(name, cfg) {
     const v = this.getAttribute(name);
     try {
-      if (v !== null) applyAttribute(cfg, name, parseAttribute(name, v));
+      const val = v === null ? undefined : parseAttribute(name, v);
+      if (val !== undefined) SIZES[name].put(cfg, val);
       this._problem(name, null);
     } catch (err) {
       this._problem(name, err);
@@ -304,42 +292,28 @@ export class FfnParamCalculator extends FfnElement {
     setProblem(this._root, 'ffn-param-calculator', this._problems, source, err, this._tr);
   }
 
+  /** Write the configuration back into the attributes. */
   _reflect() {
     const c = this._cfg;
-    this._reflecting = true;
-    try {
-      const s = (n, v) => this.setAttribute(n, String(v));
-      if (this._pending) {
-        /* an unknown preset stays in the attribute, reported, until it is defined */
-      } else if (this._preset) s('preset', this._preset);
-      else this.removeAttribute('preset');
-      s('d', c.d);
-      s('rule', c.dffMode === 'llama' ? 'llama' : 'explicit');
-      if (c.dffMode === 'llama') {
-        s('multiple-of', c.multipleOf);
-        s('multiplier', c.multiplier ?? '');
-        this.removeAttribute('d-ff');
-      } else {
-        s('d-ff', c.dff);
-        this.removeAttribute('multiple-of');
-        this.removeAttribute('multiplier');
-      }
-      s('gated', !!c.gated);
-      s('bias', !!c.bias);
-      s('heads', c.heads);
-      s('kv-heads', c.kvHeads);
-      if (c.headDim) s('head-dim', c.headDim);
-      else this.removeAttribute('head-dim');
-      if (c.moe) {
-        s('experts', c.moe.experts);
-        s('active-experts', c.moe.active);
-        s('shared-experts', c.moe.shared ?? 0);
-      } else {
-        for (const n of ['experts', 'active-experts', 'shared-experts']) this.removeAttribute(n);
-      }
-    } finally {
-      this._reflecting = false;
-    }
+    const llama = c.dffMode === 'llama';
+    const moe = (key) => (c.moe ? String(c.moe[key] ?? 0) : null);
+    this._reflectAttributes({
+      // an unknown preset stays in the attribute, reported, until it is defined
+      ...(this._pending ? {} : { preset: this._preset }),
+      d: String(c.d),
+      rule: llama ? 'llama' : 'explicit',
+      'multiple-of': llama ? String(c.multipleOf) : null,
+      multiplier: llama ? String(c.multiplier ?? '') : null,
+      'd-ff': llama ? null : String(c.dff),
+      gated: String(!!c.gated),
+      bias: String(!!c.bias),
+      heads: String(c.heads),
+      'kv-heads': String(c.kvHeads),
+      'head-dim': c.headDim ? String(c.headDim) : null,
+      experts: moe('experts'),
+      'active-experts': moe('active'),
+      'shared-experts': moe('shared'),
+    });
   }
 
   _buildPresetButtons() {
@@ -371,7 +345,15 @@ export class FfnParamCalculator extends FfnElement {
     this._presetBox = h('div', { class: 'presets row', role: 'group', 'aria-label': t.presets });
     add(this._presetBox);
     this._buildPresetButtons();
+    add(this._buildForm(t));
+    add(...this._buildResults(t));
+    this._live = h('p', { class: 'sr-only', 'aria-live': 'polite' });
+    add(this._live);
+    this._syncForm();
+  }
 
+  /** The form of the sizes (t: the calculator's table of texts); its input becomes the configuration (_fromForm). */
+  _buildForm(t) {
     const f = {};
     const num = (key, label, attrs = {}) => {
       f[key] = h('input', { type: 'number', min: '1', step: '1', ...attrs });
@@ -418,8 +400,11 @@ export class FfnParamCalculator extends FfnElement {
     form.addEventListener('input', () => this._fromForm());
     form.addEventListener('change', () => this._fromForm());
     this._f = f;
-    add(form);
+    return form;
+  }
 
+  /** The result cards (the three of a mixture of experts hidden while dense) and the share bar with its key. */
+  _buildResults(t) {
     const card = (key) => {
       const v = h('div', { class: 'v', 'data-out': key });
       const s = h('div', { class: 's' });
@@ -432,10 +417,10 @@ export class FfnParamCalculator extends FfnElement {
     this._results = h('div', { class: 'results' }, ...cards.map(card));
     this._moeCards = ['moeTotal', 'moeActive', 'moeFlops'].map(card);
     this._results.append(...this._moeCards);
-    add(this._results);
     this._barFfn = h('div', { class: 'ffn' });
     this._barAttn = h('div', { class: 'attn' });
-    add(
+    return [
+      this._results,
       h('div', { class: 'sharebar', 'aria-hidden': 'true' }, this._barFfn, this._barAttn),
       h(
         'p',
@@ -445,10 +430,7 @@ export class FfnParamCalculator extends FfnElement {
         h('span', { class: 'swatch sw-attn' }),
         t.keyAttn,
       ),
-    );
-    this._live = h('p', { class: 'sr-only', 'aria-live': 'polite' });
-    add(this._live);
-    this._syncForm();
+    ];
   }
 
   _syncForm() {
@@ -517,6 +499,18 @@ export class FfnParamCalculator extends FfnElement {
     this._result = r;
     if (c.dffMode === 'llama' && !c.moe) f.dff.value = r.dff;
     this._reflect();
+    const share = this._drawCards(r);
+    this._barFfn.style.width = `${100 * share}%`;
+    this._barAttn.style.width = `${100 * (1 - share)}%`;
+    const params = tr.int(r.moe ? r.moe.totalParams : r.ffnParams);
+    this._announce(t('announce', { dff: tr.int(r.dff), params, pct: tr.fixed(100 * share, 1) }));
+    this.dispatchEvent(new CustomEvent('ffn-change', { detail: r }));
+  }
+
+  /** Show the counts r in the cards; returns the FFN's share of the block's parameters (of all experts). */
+  _drawCards(r) {
+    const tr = this._tr;
+    const t = (key, params) => this._t(key, params);
     const o = this._out;
     const set = (k, v, s = '') => {
       o[k].v.textContent = v;
@@ -554,11 +548,7 @@ export class FfnParamCalculator extends FfnElement {
       set('moeActive', int(m.activeParams), activeNote);
       set('moeFlops', int(m.activeFlops), t('moeFlopsNote', { dense: int(m.totalFlopsIfDense) }));
     }
-    this._barFfn.style.width = `${100 * share}%`;
-    this._barAttn.style.width = `${100 * (1 - share)}%`;
-    const params = int(r.moe ? r.moe.totalParams : r.ffnParams);
-    this._announce(t('announce', { dff: int(r.dff), params, pct: pct(share) }));
-    this.dispatchEvent(new CustomEvent('ffn-change', { detail: r }));
+    return share;
   }
 }
 
