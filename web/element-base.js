@@ -240,7 +240,7 @@ export class FfnElement extends (globalThis.HTMLElement ?? class {}) {
     }
   }
 
-  /** An attribute of the table was written: (property name, what its parser returned, the text; both null if removed). */
+  /** An attribute of the table was written: (property name, its parser's value, its text; both null if removed). */
   _apply() {}
 
   /** Record (or with err null, clear) the problem of one source (an attribute) and show them. */
