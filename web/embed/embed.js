@@ -2,6 +2,7 @@
 // registers it) and report the page's height to a parent frame (web/embed/host.js sizes the iframe from it).
 import { readEmbedParams } from './params.js';
 import { translator, loadStrings, langOf } from '../i18n/index.js';
+import { resultMessage } from '../lms/result-message.js';
 
 const el = document.querySelector('[data-embed]');
 const allowed = (el?.dataset.embed || '').split(/\s+/).filter(Boolean);
@@ -48,4 +49,9 @@ if (window.parent !== window && typeof ResizeObserver === 'function' && el) {
     { once: true },
   );
   new ResizeObserver(report).observe(document.documentElement);
+}
+// Tell an embedding page each exercise result (message: { type: 'ffn-lab:result', id, exercise, passed, tests:
+// { passed, total }, diagnoses, timestamp }); host.js fires it on the iframe as the event ffn-lab-result.
+if (window.parent !== window && el) {
+  el.addEventListener('ffn-exercise-result', (ev) => window.parent.postMessage(resultMessage(ev.detail, id), '*'));
 }
