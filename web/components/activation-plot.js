@@ -73,9 +73,20 @@ p.num { font-size: 0.85em; overflow-wrap: normal; word-break: keep-all; }
 const PANEL_H = 190;
 const M = { l: 44, r: 10, t: 20, b: 22 };
 
+/** A table entry (FfnElement.properties) whose attribute the model's parser reads. */
+const parsed = (attribute, spec) => ({ attribute, parse: (v) => parseAttribute(attribute, v), ...spec });
+/** A list given to a property as its attribute's text: an array joined by commas, anything else as text. */
+const listText = (v) => (v === null || v === undefined ? null : Array.isArray(v) ? v.join(',') : String(v));
+
 export class FfnActivationPlot extends FfnElement {
-  static get observedAttributes() {
-    return ['x', 'curves', 'range', 'theme', 'lang'];
+  /** Attributes and properties (see FfnElement.properties): x (the readout, clamped to the range), range, curves. */
+  static get properties() {
+    return {
+      ...super.properties,
+      x: parsed('x', { get: (el) => el._x }),
+      range: parsed('range', { toText: listText, get: (el) => [...el._range] }),
+      curves: parsed('curves', { toText: listText, get: (el) => [...el._visible] }),
+    };
   }
 
   constructor() {
@@ -94,7 +105,6 @@ export class FfnActivationPlot extends FfnElement {
   connectedCallback() {
     super.connectedCallback();
     this._retranslate();
-    for (const name of ['range', 'x', 'curves']) this._readAttribute(name);
     if (this._ready) {
       this._followWidth();
       return;
@@ -136,33 +146,25 @@ export class FfnActivationPlot extends FfnElement {
     );
   }
 
-  attributeChangedCallback(name) {
-    if (this._reflecting) return;
-    if (name === 'lang') {
-      if (this.isConnected) this._relocalize();
-      return;
+  /** An attribute was written (see FfnElement.properties): take it, and draw once the kernels are here. */
+  _apply(name, v) {
+    if (v !== null) {
+      if (name === 'x') this._xWanted = v;
+      else if (name === 'range') this._range = v;
+      else this._visible = new Set(v);
     }
-    try {
-      if (!this._readAttribute(name) || !this._ready) return;
-      if (name === 'range') {
-        this._computeStatic();
-        this._redraw();
-      } else if (name === 'curves') {
-        this._syncLegend();
-        this._redraw();
-      } else this._scheduleCursor();
-    } catch (err) {
-      this._problem(name, err); // never let an attribute throw into the page
-    }
+    // The x asked for, clamped to the range in use (again when the range changes).
+    this._x = Math.max(this._range[0], Math.min(this._range[1], this._xWanted ?? this._x));
+    if (!this._ready) return;
+    if (name === 'range') {
+      this._computeStatic();
+      this._redraw();
+    } else if (name === 'curves') {
+      this._syncLegend();
+      this._redraw();
+    } else this._scheduleCursor();
   }
 
-  /** Cursor position of the readout. */
-  get x() {
-    return this._x;
-  }
-  set x(v) {
-    this.setAttribute('x', String(v));
-  }
   /** The last readout (kernel values at x), or null before the wasm is ready. */
   get readout() {
     return this._readout ?? null;
@@ -172,37 +174,14 @@ export class FfnActivationPlot extends FfnElement {
     return this._ann ?? null;
   }
 
-  /** Read one attribute through the model's parser; a refused value keeps the last good one and is shown. */
-  _readAttribute(name) {
-    if (name === 'theme' || name === 'lang') return true;
-    const v = this.getAttribute(name);
-    try {
-      if (v !== null) {
-        const val = parseAttribute(name, v);
-        if (name === 'x') this._xWanted = val;
-        else if (name === 'range') this._range = val;
-        else this._visible = new Set(val);
-      }
-      // The x asked for, clamped to the range in use (again when the range changes).
-      this._x = Math.max(this._range[0], Math.min(this._range[1], this._xWanted ?? this._x));
-      this._problem(name, null);
-      return true;
-    } catch (err) {
-      this._problem(name, err);
-      return false;
-    }
-  }
-
   /** Record (or with err null, clear) the problem of one source and show them all. */
   _problem(source, err) {
     setProblem(this._root, 'ffn-activation-plot', this._problems, source, err, this._tr);
   }
 
+  /** Write the readout's x and the curves shown back into the attributes (after the reader changed them). */
   _reflect() {
-    this._reflecting = true;
-    this.setAttribute('x', fmt(this._x, this._decimals()));
-    this.setAttribute('curves', [...this._visible].join(','));
-    this._reflecting = false;
+    this._reflectAttributes({ x: fmt(this._x, this._decimals()), curves: [...this._visible].join(',') });
     this._problem('x', null);
     this._problem('curves', null);
   }
@@ -241,6 +220,39 @@ export class FfnActivationPlot extends FfnElement {
     const t = (key, params) => this._t(key, params);
     const tr = this._tr;
     add(h('p', { class: 'title', text: t('title') }));
+    add(this._buildLegend());
+    this._syncLegend();
+    const box = h('div', { class: 'plotbox' });
+    box.tabIndex = 0;
+    box.setAttribute('role', 'slider');
+    box.setAttribute('aria-label', t('slider'));
+    box.addEventListener('keydown', (e) => this._onKey(e));
+    box.addEventListener('pointermove', (e) => this._onPointer(e));
+    box.addEventListener('pointerdown', (e) => this._onPointer(e));
+    this._box = box;
+    add(box);
+    if (this.isConnected) this._followWidth(); // a new box: the size observer moves to it
+    add(h('p', { class: 'hint muted', text: t('hint') }));
+    this._readX = h('p', { class: 'readx' });
+    add(this._readX, this._buildTable());
+    this._errLine = h('p', { class: 'muted num' });
+    const pk = this._ann.peaks;
+    const peaks = t('peaks', {
+      tErr: tr.exp(pk.tanh.err, 2),
+      tX: tr.fixed(pk.tanh.x, 2),
+      sErr: tr.exp(pk.sigmoid.err, 2),
+      sX: tr.fixed(pk.sigmoid.x, 2),
+    });
+    this._peakLine = h('p', { class: 'muted num', 'data-peaks': '', text: peaks });
+    add(this._errLine, this._peakLine);
+    this._live = h('p', { class: 'sr-only' });
+    this._live.setAttribute('aria-live', 'polite');
+    add(this._live);
+  }
+
+  /** The legend: one toggle button per curve (the reader's choice is written back into curves). */
+  _buildLegend() {
+    const t = (key, params) => this._t(key, params);
     const legend = h('div', { class: 'legend row' });
     legend.setAttribute('role', 'group');
     legend.setAttribute('aria-label', t('legend'));
@@ -261,19 +273,12 @@ export class FfnActivationPlot extends FfnElement {
       legend.append(b);
       return b;
     });
-    add(legend);
-    this._syncLegend();
-    const box = h('div', { class: 'plotbox' });
-    box.tabIndex = 0;
-    box.setAttribute('role', 'slider');
-    box.setAttribute('aria-label', t('slider'));
-    box.addEventListener('keydown', (e) => this._onKey(e));
-    box.addEventListener('pointermove', (e) => this._onPointer(e));
-    box.addEventListener('pointerdown', (e) => this._onPointer(e));
-    this._box = box;
-    add(box);
-    if (this.isConnected) this._followWidth(); // a new box: the size observer moves to it
-    add(h('p', { class: 'hint muted', text: t('hint') }));
+    return legend;
+  }
+
+  /** The readout table: a row per curve, its value and slope at x (filled by _drawCursor). */
+  _buildTable() {
+    const t = (key, params) => this._t(key, params);
     const table = h('table');
     const caption = h('caption', { class: 'sr-only', text: t('tableCaption') });
     const head = h('tr');
@@ -285,8 +290,6 @@ export class FfnActivationPlot extends FfnElement {
     const thead = h('thead');
     thead.append(head);
     table.append(caption, thead, h('tbody'));
-    this._readX = h('p', { class: 'readx' });
-    add(this._readX, table);
     this._rows = CURVES.map((c) => {
       const tr = h('tr', { class: `c-${c.id}` });
       tr.dataset.curve = c.id;
@@ -298,19 +301,7 @@ export class FfnActivationPlot extends FfnElement {
       table.tBodies[0].append(tr);
       return { id: c.id, y, dy };
     });
-    this._errLine = h('p', { class: 'muted num' });
-    const pk = this._ann.peaks;
-    const peaks = t('peaks', {
-      tErr: tr.exp(pk.tanh.err, 2),
-      tX: tr.fixed(pk.tanh.x, 2),
-      sErr: tr.exp(pk.sigmoid.err, 2),
-      sX: tr.fixed(pk.sigmoid.x, 2),
-    });
-    this._peakLine = h('p', { class: 'muted num', 'data-peaks': '', text: peaks });
-    add(this._errLine, this._peakLine);
-    this._live = h('p', { class: 'sr-only' });
-    this._live.setAttribute('aria-live', 'polite');
-    add(this._live);
+    return table;
   }
 
   _syncLegend() {
@@ -363,28 +354,8 @@ export class FfnActivationPlot extends FfnElement {
     this._box.prepend(svg);
     const P = this._panels(W);
     this._P = P;
+    this._drawGrid(svg, P, W);
     const xs = this._xs;
-    const ticks = this._ticks(W - M.l - M.r);
-    P.p.forEach((pan, i) => {
-      svgEl('rect', { class: 'frame', x: pan.frame.x, y: pan.frame.y, width: pan.frame.w, height: pan.frame.h }, svg);
-      const t = svgEl('text', { class: 'ptitle', x: M.l, y: pan.top + M.t - 6 }, svg);
-      t.textContent = this._t(`panels.${['values', 'slopes', 'errors'][i]}`);
-      for (const x of ticks.values) {
-        const y1 = pan.top + M.t,
-          y2 = pan.top + PANEL_H - M.b;
-        svgEl('line', { class: x === 0 ? 'zeroline' : 'gridline', x1: P.sx(x), x2: P.sx(x), y1, y2 }, svg);
-        const tx = svgEl('text', { class: 'tick', x: P.sx(x), y: y2 + 13, 'text-anchor': 'middle' }, svg);
-        tx.textContent = this._tr.fixed(x, ticks.decimals);
-      }
-      const yt = pan.log ? [-7, -5, -3, -1] : i === 0 ? [0, 1, 2, 3] : [0, 0.5, 1];
-      for (const v of yt) {
-        const y = pan.sy(pan.log ? 10 ** v : v);
-        const line = v === 0 && !pan.log ? 'zeroline' : 'gridline';
-        svgEl('line', { class: line, x1: M.l, x2: W - M.r, y1: y, y2: y }, svg);
-        const tx = svgEl('text', { class: 'tick', x: M.l - 4, y: y + 4, 'text-anchor': 'end' }, svg);
-        tx.textContent = pan.log ? this._t('logTick', { v: this._tr.int(v) }) : this._tr.num(v);
-      }
-    });
     const clip = svgEl('clipPath', { id: 'clip-plots' }, svgEl('defs', {}, svg));
     P.p.forEach(({ frame: f }) => svgEl('rect', { x: f.x, y: f.y, width: f.w, height: f.h }, clip));
     const g = svgEl('g', { 'clip-path': 'url(#clip-plots)' }, svg);
@@ -407,6 +378,31 @@ export class FfnActivationPlot extends FfnElement {
       this._dots.push({ id: c.id, pan: 1, el: svgEl('circle', { class: `dot c-${c.id}`, r: 4 }, svg) });
     }
     this._drawCursor();
+  }
+
+  /** The three panels' frames, titles, grid lines and ticks. */
+  _drawGrid(svg, P, W) {
+    const ticks = this._ticks(W - M.l - M.r);
+    P.p.forEach((pan, i) => {
+      svgEl('rect', { class: 'frame', x: pan.frame.x, y: pan.frame.y, width: pan.frame.w, height: pan.frame.h }, svg);
+      const t = svgEl('text', { class: 'ptitle', x: M.l, y: pan.top + M.t - 6 }, svg);
+      t.textContent = this._t(`panels.${['values', 'slopes', 'errors'][i]}`);
+      for (const x of ticks.values) {
+        const y1 = pan.top + M.t,
+          y2 = pan.top + PANEL_H - M.b;
+        svgEl('line', { class: x === 0 ? 'zeroline' : 'gridline', x1: P.sx(x), x2: P.sx(x), y1, y2 }, svg);
+        const tx = svgEl('text', { class: 'tick', x: P.sx(x), y: y2 + 13, 'text-anchor': 'middle' }, svg);
+        tx.textContent = this._tr.fixed(x, ticks.decimals);
+      }
+      const yt = pan.log ? [-7, -5, -3, -1] : i === 0 ? [0, 1, 2, 3] : [0, 0.5, 1];
+      for (const v of yt) {
+        const y = pan.sy(pan.log ? 10 ** v : v);
+        const line = v === 0 && !pan.log ? 'zeroline' : 'gridline';
+        svgEl('line', { class: line, x1: M.l, x2: W - M.r, y1: y, y2: y }, svg);
+        const tx = svgEl('text', { class: 'tick', x: M.l - 4, y: y + 4, 'text-anchor': 'end' }, svg);
+        tx.textContent = pan.log ? this._t('logTick', { v: this._tr.int(v) }) : this._tr.num(v);
+      }
+    });
   }
 
   /**
