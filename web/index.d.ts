@@ -59,8 +59,8 @@ export interface WasmInfo {
   /** `'relaxed'`: ffn-relaxed.wasm (its GEMM uses f32x4.relaxed_madd); `'simd128'`: ffn.wasm. */
   simd: 'relaxed' | 'simd128';
   /**
-   * The GEMM microkernel chosen for this engine: `'prebroadcast'` (A broadcast by the packing) in JavaScriptCore,
-   * `'splat'` (A broadcast in the loop) elsewhere. Results are bit-identical either way.
+   * The GEMM microkernel chosen for this engine: `'prebroadcast'` (A broadcast by the packing) in JavaScriptCore and
+   * in V8 before 12 (Node 20) on ffn.wasm, `'splat'` (A broadcast in the loop) elsewhere. Results are bit-identical.
    */
   gemmKernel: 'splat' | 'prebroadcast';
 }
