@@ -182,45 +182,58 @@ FFN_API int rank_one_update(float *W, const float *u, const float *v, int M, int
   return FFN_OK;
 }
 
-/* sum of a[k] b[k] (n floats each) in double, on f64x2 lanes */
-static double dot_d(const float *a, const float *b, size_t n) {
-  f64x2 s0 = f64x2_splat(0.0), s1 = f64x2_splat(0.0);
+/* sum of a[k] b[k] (n floats each) in double, on four f64x2 accumulators (8 floats a step) */
+static double ddot(const float *a, const float *b, size_t n) {
+  f64x2 s0 = f64x2_splat(0.0), s1 = s0, s2 = s0, s3 = s0;
   size_t k = 0;
-  for (; k + 4 <= n; k += 4) {
-    f32x4 x = f32x4_load(a + k), y = f32x4_load(b + k);
+  for (; k + 8 <= n; k += 8) {
+    f32x4 x = f32x4_load(a + k), y = f32x4_load(b + k), z = f32x4_load(a + k + 4), w = f32x4_load(b + k + 4);
     s0 = f64x2_add(s0, f64x2_mul(f32x4_promote_lo(x), f32x4_promote_lo(y)));
     s1 = f64x2_add(s1, f64x2_mul(f32x4_promote_hi(x), f32x4_promote_hi(y)));
+    s2 = f64x2_add(s2, f64x2_mul(f32x4_promote_lo(z), f32x4_promote_lo(w)));
+    s3 = f64x2_add(s3, f64x2_mul(f32x4_promote_hi(z), f32x4_promote_hi(w)));
   }
   double s[2], t[2];
+  s0 = f64x2_add(s0, s2), s1 = f64x2_add(s1, s3);
   memcpy(s, &s0, sizeof s), memcpy(t, &s1, sizeof t);
   double acc = (s[0] + t[0]) + (s[1] + t[1]);
   for (; k < n; k++) acc += (double)a[k] * b[k];
   return acc;
 }
 
-/* A (n,n) SPD (lower triangle read) -> L (n,n) with A = L L^T, upper part zero. Row by row (Cholesky-Crout):
-   L[i][j] = (A[i][j] - L[i][:j] . L[j][:j]) / L[j][j], L[i][i] = sqrt(A[i][i] - |L[i][:i]|^2), the dots in double.
-   FFN_ENOTPD if a pivot is <= 0 or not finite. L may alias A (each A entry is read before it is overwritten). */
+/* A (n,n) SPD (lower triangle read) -> L (n,n) with A = L L^T, upper part zero. Cholesky-Crout,
+   L[i][j] = (A[i][j] - L[i][:j] . L[j][:j]) / L[j][j], L[i][i] = sqrt(A[i][i] - |L[i][:i]|^2), the dots in double,
+   in blocks of CHOL_B x CHOL_B entries: the rows of a block pair are read CHOL_B times each from cache (row by row,
+   n = 2048 streamed L from memory for every entry). FFN_ENOTPD if a pivot is <= 0 or not finite. L may alias A. */
+#define CHOL_B 32
 FFN_API int spd_factor(float *L, const float *A, int n) {
   if (n < 0) return FFN_EINVAL;
   size_t N = (size_t)n;
-  for (size_t i = 0; i < N; i++) {
-    float *li = L + i * N;
-    const float *ai = A + i * N;
-    for (size_t j = 0; j < i; j++) {
-      const float *lj = L + j * N;
-      li[j] = (float)(((double)ai[j] - dot_d(li, lj, j)) / lj[j]);
-    }
-    double s = (double)ai[i] - dot_d(li, li, i);
-    if (!(s > 0.0) || !isfinite(s)) return FFN_ENOTPD;
-    li[i] = (float)sqrt(s);
-    if (i + 1 < N) memset(li + i + 1, 0, (N - i - 1) * sizeof(float));
+  for (size_t i0 = 0; i0 < N; i0 += CHOL_B) {
+    size_t i1 = i0 + CHOL_B < N ? i0 + CHOL_B : N;
+    for (size_t j0 = 0; j0 <= i0; j0 += CHOL_B)
+      for (size_t i = i0; i < i1; i++) {
+        float *li = L + i * N;
+        const float *ai = A + i * N;
+        for (size_t j = j0; j < j0 + CHOL_B && j <= i; j++) {
+          const float *lj = L + j * N;
+          double s = (double)ai[j] - ddot(li, lj, j); /* A[i][j] is read before L[i][j] is written */
+          if (j < i) {
+            li[j] = (float)(s / lj[j]);
+          } else {
+            if (!(s > 0.0) || !isfinite(s)) return FFN_ENOTPD;
+            li[i] = (float)sqrt(s);
+          }
+        }
+      }
+    for (size_t i = i0; i < i1; i++)
+      if (i + 1 < N) memset(L + i * N + i + 1, 0, (N - i - 1) * sizeof(float));
   }
   return FFN_OK;
 }
 
 /* y (n) -= a x (n), doubles on f64x2 lanes */
-static void axpy_d(double *y, double a, const double *x, size_t n) {
+static void daxpy(double *y, double a, const double *x, size_t n) {
   f64x2 va = f64x2_splat(a);
   size_t j = 0;
   for (; j + 2 <= n; j += 2) {
@@ -250,7 +263,7 @@ FFN_API int spd_solve(float *X, const float *L, const float *B, int n, int nrhs)
       for (size_t k = 0; k < i; k++) s -= li[k] * Y[k];
       yi[0] = s;
     } else {
-      for (size_t k = 0; k < i; k++) axpy_d(yi, li[k], Y + k * R, R);
+      for (size_t k = 0; k < i; k++) daxpy(yi, li[k], Y + k * R, R);
     }
     for (size_t c = 0; c < R; c++) yi[c] *= inv;
   }
@@ -261,7 +274,7 @@ FFN_API int spd_solve(float *X, const float *L, const float *B, int n, int nrhs)
     if (R == 1) {
       for (size_t k = 0; k < i; k++) Y[k] -= li[k] * xi[0];
     } else {
-      for (size_t k = 0; k < i; k++) axpy_d(Y + k * R, li[k], xi, R);
+      for (size_t k = 0; k < i; k++) daxpy(Y + k * R, li[k], xi, R);
     }
   }
   for (size_t i = 0; i < N * R; i++) X[i] = (float)Y[i];

@@ -27,8 +27,13 @@ function closeTo(a, b, tol, scale = 1) {
   if (!Number.isFinite(a) || !Number.isFinite(b)) return a === b;
   return Math.abs(a - b) <= tol * (scale + Math.abs(b));
 }
-function assertAllClose(a, b, tol, label, scale = 1) {
+/**
+ * Elementwise closeTo with the error scale of a sum of products: the largest |b| of the tensor (at least 1), since
+ * the summation order (and under relaxed SIMD the fused multiply-adds) of the GEMM differ from the reference's
+ */
+function assertAllClose(a, b, tol, label) {
   assert.equal(a.length, b.length, `${label} length`);
+  const scale = b.reduce((m, v) => (Number.isFinite(v) ? Math.max(m, Math.abs(v)) : m), 1);
   for (let i = 0; i < a.length; i++) assert.ok(closeTo(a[i], b[i], tol, scale), `${label}[${i}]: ${a[i]} vs ${b[i]}`);
 }
 function assertSameBits(a, b, label) {
