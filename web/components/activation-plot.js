@@ -411,17 +411,6 @@ export class FfnActivationPlot extends FfnElement {
    */
   _drawNotes(svg, P) {
     const a = this._ann;
-    const probe = svgEl('text', { class: 'note', visibility: 'hidden' }, svg);
-    const size = (text) => {
-      probe.textContent = text;
-      let b = null;
-      try {
-        b = probe.getBBox();
-      } catch {
-        /* not rendered */
-      }
-      return b && b.height > 0 ? { w: b.width, h: b.height, top: b.y } : { w: text.length * 6.6, h: 14, top: -11 };
-    };
     // The drawn curves of a panel, as obstacles: a note is first placed clear of them, else clear of marks only.
     const curvePoints = (arr, pan) => {
       const every = Math.max(1, Math.floor(arr.length / (pan.frame.w / 4)));
@@ -453,6 +442,10 @@ export class FfnActivationPlot extends FfnElement {
           .map(([id, pk]) => ({ id, x: pk.x, y: pk.err, texts: this._peakNote(id, pk) })),
       },
     ];
+    const size = measureNotes(
+      svg,
+      groups.flatMap((g) => g.notes.flatMap((n) => [n.texts[0], ...n.texts[1]])),
+    );
     for (const { pan, up, notes, curves } of groups) {
       if (!notes.length) continue;
       const anchors = notes.map((n) => [P.sx(n.x), pan.sy(n.y)]);
@@ -479,7 +472,6 @@ export class FfnActivationPlot extends FfnElement {
         });
       });
     }
-    probe.remove();
   }
 
   /** A minimum's note, on one line and on two: "GELU min -0.170 at -0.752". */
@@ -575,6 +567,35 @@ export class FfnActivationPlot extends FfnElement {
     this._announce(this._t('announce', { x: x2, g, s, r: tr.fixed(byId.relu.y, 3) }));
     this.dispatchEvent(new CustomEvent('ffn-change', { detail: r }));
   }
+}
+
+/**
+ * The boxes of texts as notes of svg ({ w, h, top }, top: from the baseline), all read after one layout (a probe text
+ * per text, removed afterwards); an estimate where they cannot be measured (not rendered). Returns text -> its box.
+ */
+function measureNotes(svg, texts) {
+  const probes = new Map();
+  for (const text of texts) {
+    if (probes.has(text)) continue;
+    const probe = svgEl('text', { class: 'note', visibility: 'hidden' }, svg);
+    probe.textContent = text;
+    probes.set(text, probe);
+  }
+  const sizes = new Map();
+  for (const [text, probe] of probes) {
+    let b = null;
+    try {
+      b = probe.getBBox();
+    } catch {
+      /* not rendered */
+    }
+    sizes.set(
+      text,
+      b && b.height > 0 ? { w: b.width, h: b.height, top: b.y } : { w: text.length * 6.6, h: 14, top: -11 },
+    );
+  }
+  probes.forEach((probe) => probe.remove());
+  return (text) => sizes.get(text);
 }
 
 /**

@@ -105,6 +105,57 @@ export function wrapLines(text, maxW, measure) {
   return lines.length ? lines : [''];
 }
 
+const CELL = 16; // px of a grid cell of obstacleGrid
+
+/**
+ * boxes in a grid of CELL-px cells: overlaps(c, pad) counts the boxes that boxesOverlap(c, box, pad), each once,
+ * looking only at the cells c (grown by pad) touches.
+ */
+function obstacleGrid(boxes) {
+  const cells = new Map(),
+    wide = []; // boxes over many cells (or not finite): tested one by one
+  const span = (lo, hi) => [Math.floor(lo / CELL), Math.floor(hi / CELL)];
+  const many = (x0, x1, y0, y1) => !((x1 - x0 + 1) * (y1 - y0 + 1) <= 64);
+  boxes.forEach((b, i) => {
+    const [x0, x1] = span(b.x, b.x + b.w),
+      [y0, y1] = span(b.y, b.y + b.h);
+    if (many(x0, x1, y0, y1)) return wide.push(i);
+    for (let gx = x0; gx <= x1; gx++)
+      for (let gy = y0; gy <= y1; gy++) {
+        const key = `${gx},${gy}`;
+        const list = cells.get(key);
+        if (list) list.push(i);
+        else cells.set(key, [i]);
+      }
+  });
+  const seen = new Int32Array(boxes.length).fill(-1);
+  let query = 0;
+  return {
+    overlaps(c, pad) {
+      if (!boxes.length) return 0;
+      query++;
+      let n = 0;
+      const [x0, x1] = span(c.x - pad, c.x + c.w + pad),
+        [y0, y1] = span(c.y - pad, c.y + c.h + pad);
+      const test = (i) => {
+        if (seen[i] === query) return;
+        seen[i] = query;
+        if (boxesOverlap(c, boxes[i], pad)) n++;
+      };
+      wide.forEach(test);
+      if (!(Math.abs(x1 - x0) + Math.abs(y1 - y0) <= 2 * CELL)) {
+        boxes.forEach((b, i) => test(i)); // a box over many cells (or not finite): every box
+        return n;
+      }
+      for (let gx = x0; gx <= x1; gx++)
+        for (let gy = y0; gy <= y1; gy++) {
+          for (const i of cells.get(`${gx},${gy}`) ?? []) test(i);
+        }
+      return n;
+    },
+  };
+}
+
 const grow = (b, by) => ({ x: b.x - by, y: b.y - by, w: b.w + 2 * by, h: b.h + 2 * by });
 
 /**
@@ -125,9 +176,13 @@ export function placeLabels(items, { obstacles = [], bounds = null, pad = 2, bud
       c.y >= bounds.y - 0.01 &&
       c.x + c.w <= bounds.x + bounds.w + 0.01 &&
       c.y + c.h <= bounds.y + bounds.h + 0.01);
+  // boxOnly obstacles (many: the points of a curve) are only tested against boxes, through a grid; the others
+  // (few: marks) against boxes and leaders, one by one
+  const points = obstacleGrid(obstacles.filter((o) => o.boxOnly));
+  const others = obstacles.filter((o) => !o.boxOnly);
   const fixedConflicts = (item, c) => {
-    let n = inBounds(c) ? 0 : 1;
-    for (const o of obstacles) {
+    let n = (inBounds(c) ? 0 : 1) + points.overlaps(c, pad);
+    for (const o of others) {
       if (boxesOverlap(c, o, pad)) n++;
       else if (
         c.leader &&
@@ -152,14 +207,25 @@ export function placeLabels(items, { obstacles = [], bounds = null, pad = 2, bud
   });
 
   if (budget > 0) {
-    const clear = items.map((item) =>
-      item.candidates.map((c, index) => ({ c, index })).filter(({ c }) => !fixedConflicts(item, c)),
-    );
+    // each item's clear candidates in order, found as the search first reaches them (most never are)
+    const clear = items.map(() => []),
+      scanned = items.map(() => 0);
+    function* clearOf(i) {
+      for (let k = 0; ; k++) {
+        const { candidates } = items[i];
+        while (k >= clear[i].length && scanned[i] < candidates.length) {
+          const index = scanned[i]++;
+          if (!fixedConflicts(items[i], candidates[index])) clear[i].push({ c: candidates[index], index });
+        }
+        if (k >= clear[i].length) return;
+        yield clear[i][k];
+      }
+    }
     let work = 0;
     const chosen = [];
     const dfs = (i) => {
       if (i === items.length) return true;
-      for (const v of clear[i]) {
+      for (const v of clearOf(i)) {
         work += chosen.length + 1;
         if (work > budget) return false;
         if (chosen.some((t) => clash(v.c, t.c))) continue;
