@@ -1,4 +1,5 @@
-// The page section of npm run bench -- --browser (or node tests/bench/pages.js [--quick] [--root DIR] [--base DIR]).
+// The page section of npm run bench -- --browser (or node tests/bench/pages.js [--quick] [--root DIR] [--base DIR]
+// [--long-tasks]).
 // The course page and the embed pages as web/serve.js serves them (bytes, request chain, wasm compile, time to
 // ready), the first and later Runs against the floor in the same page, and gradeExercise in a Node loop against
 // Node's floor.
@@ -22,6 +23,12 @@ export const PAGES = [
   { name: 'embed memory', path: 'web/embed/memory-widget.html' },
   { name: 'embed plot', path: 'web/embed/activation-plot.html' },
   { name: 'embed calculator', path: 'web/embed/param-calculator.html' },
+];
+// The long-task section's pages: every page above, and a course author's long page of 36 exercises and 30 widgets
+// loading the plain modules (web/components/index.js, web/sandbox/index.js).
+export const LONG_TASK_PAGES = [
+  ...PAGES.filter((p) => p.name !== 'course at #plot'),
+  { name: 'many elements (66)', path: 'tests/bench/many-elements.html' },
 ];
 // A slow connection for the "throttled" column: every request waits a round trip, bytes come at 10 Mbit/s.
 const THROTTLE = { offline: false, latency: 40, downloadThroughput: 1.25e6, uploadThroughput: 0.5e6 };
@@ -178,6 +185,101 @@ export async function loadPage(context, base, root, spec, { throttle = false } =
   return out;
 }
 
+// Before a page's scripts: its long tasks (PerformanceObserver 'longtask') and when each element fired ffn-ready.
+const LONG_TASKS = `(() => {
+  window.__lt = { long: [], ready: [] };
+  new PerformanceObserver((l) => {
+    for (const e of l.getEntries()) window.__lt.long.push({ at: e.startTime, ms: e.duration });
+  }).observe({ type: 'longtask', buffered: true });
+  document.addEventListener('ffn-ready', () => window.__lt.ready.push(performance.now()), true);
+})();`;
+
+/**
+ * One load of a page in a fresh tab with the HTTP cache disabled: its main-thread tasks of 50 ms or more from
+ * navigation until 1 s after its last element fired ffn-ready. Resolves to { longest, over50, readyAt } (ms).
+ */
+export async function longTasksOf(context, base, spec) {
+  const page = await context.newPage();
+  try {
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Network.enable');
+    await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
+    await page.addInitScript(LONG_TASKS);
+    await page.goto(base + spec.path);
+    const want = await page.evaluate((s) => document.querySelectorAll(s).length, ELEMENTS.join(','));
+    await page.waitForFunction((n) => window.__lt.ready.length >= n, want, { timeout: 120000 });
+    await page.waitForTimeout(1000);
+    const { long, ready } = await page.evaluate(() => window.__lt);
+    const readyAt = Math.max(...ready);
+    const tasks = long.filter((l) => l.at <= readyAt + 1000).map((l) => l.ms);
+    return { longest: Math.max(0, ...tasks), over50: tasks.filter((ms) => ms >= 50).length, readyAt, elements: want };
+  } finally {
+    await page.close();
+  }
+}
+
+/** A gauge of this machine's speed now: ms of a fixed loop of float work (median of 5), printed beside the tasks. */
+export function speedGauge() {
+  const one = () => {
+    const t = performance.now();
+    let x = 0;
+    for (let i = 0; i < 2e6; i++) x += Math.sqrt(i) * 1e-9;
+    return [performance.now() - t, x];
+  };
+  return med(Array.from({ length: 5 }, () => one()[0]));
+}
+
+/** The long-task section: loads rounds of every LONG_TASK_PAGES page (interleaved), printed through log. */
+export async function runLongTasks({ context, base, loads, log }) {
+  const { loadavg, cpus } = await import('node:os');
+  const rows = new Map(LONG_TASK_PAGES.map((p) => [p.name, []]));
+  const gauges = [speedGauge()];
+  for (let i = 0; i < loads; i++) {
+    for (const spec of i % 2 ? [...LONG_TASK_PAGES].reverse() : LONG_TASK_PAGES) {
+      rows.get(spec.name).push(await longTasksOf(context, base, spec));
+    }
+    gauges.push(speedGauge());
+  }
+  const width = Math.max(...LONG_TASK_PAGES.map((p) => p.name.length)) + 2;
+  log(`\n# Long tasks: main-thread tasks >= 50 ms (PerformanceObserver 'longtask') from navigation until 1 s after`);
+  log(`# every element fired ffn-ready, ${loads} loads per page, each in a fresh tab with the HTTP cache disabled;`);
+  log('# longest: median (max) over the loads; >= 50 ms: tasks per load, median (max). Goal: no task over 50 ms.');
+  log(
+    `# host: ${cpus()[0]?.model ?? '?'} x ${cpus().length}, load average ${loadavg()
+      .map((v) => v.toFixed(1))
+      .join(' ')} at the end; speed gauge ${fix(med(gauges), 1)} ms (${gauges.map((g) => fix(g)).join(' ')})`,
+  );
+  log(`${'page'.padEnd(width)}elements  ready ms  longest ms       >= 50 ms`);
+  for (const spec of LONG_TASK_PAGES) {
+    const r = rows.get(spec.name);
+    const longest = r.map((x) => x.longest),
+      over = r.map((x) => x.over50);
+    log(
+      `${spec.name.padEnd(width)}${pad(r[0].elements, 8)}${pad(fix(med(r.map((x) => x.readyAt))), 10)}` +
+        `${pad(`${fix(med(longest))} (${fix(Math.max(...longest))})`, 12)}` +
+        `${pad(`${fix(med(over))} (${Math.max(...over)})`, 15)}`,
+    );
+  }
+}
+
+/** The long-task section alone (pages.js --long-tasks), on root's pages and server. */
+async function longTasksSection({ root, loads, log }) {
+  const { launchBrowser } = await import(pathToFileURL(join(repo, 'tests/helpers/browser.js')).href);
+  const { startServer } = await import(pathToFileURL(join(root, 'web/serve.js')).href);
+  const server = await startServer({ root, port: 0 });
+  const b = await launchBrowser();
+  try {
+    const probe = await b.newPage();
+    const version = await probe.evaluate(() => navigator.userAgent.match(/Chrome\/[\d.]+/)?.[0]);
+    await probe.close();
+    log(`# ffn-lab pages: long tasks (${revOf(root)}), headless ${version}, ${new Date().toISOString().slice(0, 16)}Z`);
+    await runLongTasks({ context: b.context, base: server.url, loads, log });
+  } finally {
+    await b.close();
+    await server.close();
+  }
+}
+
 /** Runs in a loaded page: the first Run (prepared: the exercise scrolled into view, the code typed, 1 s), then
  * pairs of (floor, later Run). Resolves to { floors, first, later: [{ run, floor }], longest }.
  * A Run is a trusted click (clickCentre) and its end comes out of the page through a binding (runWaiter): nothing of
@@ -304,7 +406,14 @@ function revOf(root) {
  * (another checkout, e.g. a worktree of main), its pages are loaded too, in the same rounds, each page from one
  * checkout then the other (the order turned around every other round): a before/after in one run.
  */
-export async function runPagesBench({ quick = false, log = console.log, root = repo, base = null } = {}) {
+export async function runPagesBench({
+  quick = false,
+  log = console.log,
+  root = repo,
+  base = null,
+  longTasksOnly = false,
+} = {}) {
+  if (longTasksOnly) return longTasksSection({ root, loads: quick ? 2 : 5, log });
   const { launchBrowser } = await import(pathToFileURL(join(repo, 'tests/helpers/browser.js')).href);
   const { exercises } = await import(pathToFileURL(join(root, 'web/sandbox/index.js')).href);
   const solution = exercises.find((e) => e.id === 'gelu').solution;
@@ -415,6 +524,7 @@ export async function runPagesBench({ quick = false, log = console.log, root = r
         );
       }
     }
+    await runLongTasks({ context: b.context, base: targets[0].server.url, loads: quick ? 2 : 5, log });
   } finally {
     await b.close();
     for (const t of targets) await t.server.close();
@@ -435,14 +545,17 @@ if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1]
   const bat = process.argv.indexOf('--base');
   const base = bat > 0 ? resolve(process.argv[bat + 1]) : null;
   const printed = [];
+  const longTasksOnly = process.argv.includes('--long-tasks');
   await runPagesBench({
     quick,
     root,
     base,
+    longTasksOnly,
     log: (s = '') => {
       console.log(s);
       printed.push(s);
     },
   });
-  if (root === repo) console.log(`\nbench: saved to ${saveRun(`pages${quick ? '-quick' : ''}`, printed)}`);
+  const name = `pages${longTasksOnly ? '-long-tasks' : ''}${quick ? '-quick' : ''}`;
+  if (root === repo) console.log(`\nbench: saved to ${saveRun(name, printed)}`);
 }
