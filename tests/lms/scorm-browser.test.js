@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { exercises, hiddenTests } from 'ffn-lab/sandbox';
 import { browserSkipReason, launchBrowser } from '../helpers/browser.js';
 import { serveStatic } from '../helpers/sites.js';
-import { ARTIFACTS, runCommand, unzipTo, writeHost } from '../helpers/scorm.js';
+import { ARTIFACTS, ROOT, runCommand, unzipTo, writeHost } from '../helpers/scorm.js';
 import { variantSources } from '../helpers/sandbox-variants.js';
 
 const skip = browserSkipReason();
@@ -196,3 +196,27 @@ for (const version of ['1.2', '2004']) {
     },
   );
 }
+
+test(
+  "an author's exercise module in the SCO shares the page's registry through the import map, and grades",
+  {
+    skip: skip || false,
+  },
+  async () => {
+    const root = join(ARTIFACTS, 'browser-1.2');
+    const zip = join(root, 'cube.zip');
+    const cube = join(ROOT, 'tests/fixtures/lms/cube.js');
+    const made = await runCommand(['scorm', '--exercises', `${cube},gelu`, '--out', zip, '--force']);
+    assert.equal(made.code, 0, made.stderr);
+    unzipTo(zip, join(root, 'cube-sco'));
+    const page = await browser.newPage();
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(String(e)));
+    await page.goto(new URL('cube-sco/index.html', sites['1.2'].url).href);
+    await page.locator('ffn-exercise[exercise="cube"] textarea.code').waitFor({ timeout: 30000 });
+    const said = await typeAndRun(page, page, 'cube', 'function cube(x) {\n  return map(x, (z) => z * z * z);\n}\n');
+    assert.match(said, /All 2 tests passed/);
+    assert.deepEqual(errors, []);
+    await page.close();
+  },
+);
