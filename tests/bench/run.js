@@ -1,5 +1,6 @@
 // npm run bench: ffn-lab vs XNNPACK and onnxruntime-web in Node, --browser in Chromium, --engines in jsc, gjs and node.
-// --quick for a short run, --no-ort without onnxruntime-web, --act-only the activations; method: README.md here.
+// --quick for a short run, --no-ort without onnxruntime-web, --act-only the activations, --train only the training
+// section (createMemoryModel against tfjs); method: README.md here.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir, cpus } from 'node:os';
@@ -10,6 +11,7 @@ import { configureOrt } from './ort.js';
 import { tfjsWasmNode } from './activations.js';
 import { runEngines } from './engines.js';
 import { saveRun } from './results.js';
+import { runTrainBench } from './train.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '../..');
@@ -19,6 +21,8 @@ const browser = args.has('--browser');
 const noOrt = args.has('--no-ort');
 const actOnly = args.has('--act-only'); // only the activation section (with its anchors)
 const engines = args.has('--engines');
+const trainOnly = args.has('--train'); // only the training section (tests/bench/train.js)
+const withTrain = !actOnly && !engines; // the training section runs in every full Node and Chromium run
 
 // everything the run prints, saved to its dated results file at the end
 const printed = [];
@@ -87,6 +91,9 @@ if (engines) {
   const { wasm } = await import(pathToFileURL(join(root, 'web/runtime.js')).href);
   const raw = wasm('bench').exports;
   const { tf, tfw } = await tfjsWasmNode();
+  await import('@tensorflow/tfjs-backend-cpu'); // the training section's second anchor: tfjs on its cpu backend
+  await tf.setBackend('cpu');
+  await tf.setBackend('wasm');
   if (!tf.env().getBool('WASM_HAS_SIMD_SUPPORT')) throw new Error('bench: tfjs-wasm has no SIMD here');
   const { instance } = await WebAssembly.instantiate(probeBytes, { env: { emscripten_notify_memory_growth() {} } });
   const maddProbe = WebAssembly.validate(maddProbeBytes)
@@ -94,7 +101,7 @@ if (engines) {
     : null;
   // onnxruntime-web (devDependency): Node resolves its ort.node build, which loads dist/ort-wasm-simd-threaded.wasm
   let ort = null;
-  if (!noOrt) {
+  if (!noOrt && !trainOnly) {
     try {
       ort = await import('onnxruntime-web');
       configureOrt(ort);
@@ -109,7 +116,12 @@ if (engines) {
   if (actOnly) {
     log(`# ffn-lab activations ${quick ? '(--quick) ' : ''}${env}`);
     await runActivationSection({ ffn, raw, tf, ort, opts: benchOpts(quick), log });
-  } else await runBench({ ffn, raw, tf, probe: instance.exports, maddProbe, ort, quick, env, log });
+  } else if (trainOnly) log(`# ffn-lab training ${quick ? '(--quick) ' : ''}${env}`);
+  else await runBench({ ffn, raw, tf, probe: instance.exports, maddProbe, ort, quick, env, log });
+  if (withTrain) {
+    const facts = () => import(pathToFileURL(join(root, 'web/components/memory-lab/facts.js')).href);
+    await runTrainBench({ ffn, raw, tf, probe: instance.exports, quick, log, importFacts: facts });
+  }
   config = `node${process.versions.node.split('.')[0]}${ffn.wasmInfo().simd === 'relaxed' ? '-relaxed' : ''}`;
 } else {
   const { startServer } = await import(pathToFileURL(join(root, 'web/serve.js')).href);
@@ -135,14 +147,16 @@ if (engines) {
       b.context.browser()?.version() ?? (await page.evaluate(() => navigator.userAgent.match(/Chrome\/[\d.]+/)?.[0]));
     config = `chromium${String(version).match(/\d+/)?.[0] ?? ''}`;
     const res = await page.evaluate(
-      async ({ probe, madd, quick: q, env, useOrt, act }) => window.runBenchInPage(probe, madd, q, env, useOrt, act),
+      async ({ probe, madd, quick: q, env, useOrt, act, train }) =>
+        window.runBenchInPage(probe, madd, q, env, useOrt, act, train),
       {
         probe: probeBytes.toString('base64'),
         madd: maddProbeBytes.toString('base64'),
         quick,
         env: `headless Chromium (${version}), ${cpu}`,
-        useOrt: !noOrt,
+        useOrt: !noOrt && !trainOnly,
         act: actOnly,
+        train: trainOnly ? 'only' : withTrain,
       },
     );
     if (res && res.error) throw new Error(res.error);
@@ -152,10 +166,10 @@ if (engines) {
   }
 }
 // Course sites (tests/bench/sites.js): bytes to ready and Run-to-verdict per site; inline vs file sandbox frame.
-if (browser && !actOnly) await (await import('./sites.js')).runSitesBench({ quick, log });
+if (browser && !actOnly && !trainOnly) await (await import('./sites.js')).runSitesBench({ quick, log });
 // The course page and the embed pages (tests/bench/pages.js): the first second, and Runs against the floor.
-if (browser && !actOnly) await (await import('./pages.js')).runPagesBench({ quick, log });
+if (browser && !actOnly && !trainOnly) await (await import('./pages.js')).runPagesBench({ quick, log });
 if (printed.length) {
-  const name = `${config}${actOnly ? '-act' : ''}${quick ? '-quick' : ''}`;
+  const name = `${config}${actOnly ? '-act' : ''}${trainOnly ? '-train' : ''}${quick ? '-quick' : ''}`;
   console.log(`\nbench: saved to ${saveRun(name, printed)}`);
 }

@@ -1,6 +1,7 @@
-// Test helper: synthetic fact sets for createMemoryModel and a float64 reference of its model, loss and gradients.
+// Test helper: synthetic fact sets for createMemoryModel and a float64 reference of its model, loss and gradients
+// (no Node imports: the bench page loads it too).
 import { act, actGrad } from './ref.js';
-import { rng } from './numeric.js';
+import { rng } from './rng.js';
 
 /**
  * n distinct (subject, relation) pairs, each with a random object: Int32Array of n flat triples. With
