@@ -143,6 +143,14 @@ for (const version of ['1.2', '2004']) {
       const back = await cmiOf(again.page);
       const backScore = v12 ? back.core.score : back.score;
       assert.deepEqual([backScore.raw, backScore.max].map(Number), [2, 3]);
+      // leaving the SCO (its pagehide) ends the session: session time, exit 'suspend', terminated (state 2)
+      assert.equal(await again.page.evaluate(() => (window.API_1484_11 || window.API).currentState), 1);
+      await again.page.evaluate(() => {
+        document.getElementById('sco').src = 'about:blank';
+      });
+      await again.page.waitForFunction(() => (window.API_1484_11 || window.API).currentState === 2);
+      const ended = await cmiOf(again.page);
+      assert.equal(v12 ? ended.core.exit : ended.exit, 'suspend');
       await again.page.close();
     },
   );
