@@ -57,6 +57,11 @@ export class FfnMemoryWidget extends HTMLElement {
   /** The threshold in use: the one set, else the default for the facts. */
   threshold: number;
   activation: Activation;
+  /** The token the query was put on (attribute, property or button), null once it moves elsewhere. */
+  token: string | null;
+  /** The name of the widget's part of the URL hash (attribute sync-hash), or null. */
+  syncHash: string | null;
+  theme: 'light' | 'dark' | null;
   readonly result: MemoryResult | null;
   selectToken(name: string, opts?: { animate?: boolean }): void;
 }
@@ -77,6 +82,11 @@ export interface Readout {
 /** <ffn-activation-plot x="-0.752" range="-4,4" curves="relu,gelu,silu">: range in [-1000, 1000], 0.01 wide or more. */
 export class FfnActivationPlot extends HTMLElement {
   x: number;
+  /** Set as [lo, hi] or "lo,hi". */
+  range: [number, number];
+  /** The curves shown: ids of relu, relu2, gelu, gelu_tanh, gelu_sigmoid, silu; set as an array or "a,b". */
+  curves: string[];
+  theme: 'light' | 'dark' | null;
   readonly readout: Readout | null;
   readonly annotations: {
     gelu: { x: number; y: number };
@@ -146,6 +156,25 @@ export class FfnParamCalculator extends HTMLElement {
   config: BlockConfig;
   /** Author presets, shown after the built-in ones (at most 16). */
   presets: AuthorPreset[];
+  /** The preset the configuration is, or null once a size was changed after it. */
+  preset: PresetId | (string & {}) | null;
+  d: number;
+  /** d-ff; null under the LLaMA rule. */
+  dff: number | null;
+  rule: 'explicit' | 'llama';
+  /** multiple-of and multiplier: null under the explicit rule. */
+  multipleOf: number | null;
+  multiplier: number | null;
+  gated: boolean;
+  bias: boolean;
+  heads: number;
+  kvHeads: number;
+  headDim: number | null;
+  /** The mixture of experts' counts, null while dense. */
+  experts: number | null;
+  activeExperts: number | null;
+  sharedExperts: number | null;
+  theme: 'light' | 'dark' | null;
   readonly result: BlockCounts | null;
   /** A built-in preset or an author preset's id. */
   applyPreset(id: PresetId | (string & {})): void;
