@@ -30,6 +30,12 @@ const ok: boolean =
   w instanceof FfnMemoryWidget && calc instanceof FfnParamCalculator && plot instanceof FfnActivationPlot;
 // @ts-expect-error: not an activation of the widget
 w.activation = 'tanh';
+w.token = 'Paris'; // every attribute has its property (issue 28)
+const onToken: string | null = w.token;
+calc.dff = 4096;
+const kvHeads: number = calc.kvHeads;
+plot?.setAttribute('range', '-2,2');
+const shown: string[] = plot?.curves ?? [];
 calc.presets = [{ id: 'mine', label: 'My model', d: 2048, dff: 8192, heads: 16, kvHeads: 4, gated: true }];
 calc.applyPreset('mine');
 const presetLabel: string = calc.presets[0].label;
@@ -44,6 +50,7 @@ const hashQuery: [number, number] | undefined = memoryModel.parseHashState('q:0,
 const [lo, hi] = activationModel.parseRange('-2,2');
 const ticks: number[] = activationModel.niceTicks(lo, hi).values;
 console.log(token, coef, dff, min.x, q, x, ok, firstKey, w1, presetLabel, maxD, t8, state, rank, hashQuery, ticks);
+console.log(onToken, kvHeads, shown);
 // the interface language: a page's table, in part, as an object or JSON
 import { defineStrings, getStrings, type StringsTable } from 'ffn-lab/components';
 const mine: StringsTable = {
