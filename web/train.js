@@ -3,7 +3,7 @@
 import { wasm } from './runtime.js';
 import { heapAlloc, statusError } from './heap.js';
 import { describe, actCode } from './args.js';
-import { makeRng } from './sandbox/grade/exercises/rng.js';
+import { makeRng } from './sandbox/exercises/rng.js';
 
 /** Largest sizes createMemoryModel accepts: facts N, d, d_ff, and each of nSubjects, nRelations, nObjects. */
 export const MEMORY_LIMITS = Object.freeze({ facts: 4096, d: 512, dff: 4096, ids: 4096 });
