@@ -36,16 +36,17 @@ export function unzipTo(zipFile, dir) {
  * Write an LMS page into root (host.html plus scorm-again's browser build): it makes window.API (1.2) or
  * window.API_1484_11 (2004) with scorm-again, before the SCO's iframe (sco/index.html) loads. What the page
  * does is set by window.__lms, which a test gives with addInitScript: { mode: 'ok' | 'false' | 'throw',
- * learner, suspend } (false: every SetValue returns "false"; throw: every SetValue and Commit throws).
+ * learner, suspend } (false: every SetValue returns "false"; throw: every SetValue and Commit throws; error: every
+ * call leaves error 101, "general exception", in GetLastError).
  */
 export function writeHost(root, version) {
   const file = version === '1.2' ? 'scorm12.min.js' : 'scorm2004.min.js';
   const dist = dirname(createRequire(import.meta.url).resolve('scorm-again/scorm12'));
   writeFileSync(join(root, file), readFileSync(join(dist, file)));
-  const [Ctor, name, set, commit] =
+  const [Ctor, name, set, commit, lastError] =
     version === '1.2'
-      ? ['Scorm12API', 'API', 'LMSSetValue', 'LMSCommit']
-      : ['Scorm2004API', 'API_1484_11', 'SetValue', 'Commit'];
+      ? ['Scorm12API', 'API', 'LMSSetValue', 'LMSCommit', 'LMSGetLastError']
+      : ['Scorm2004API', 'API_1484_11', 'SetValue', 'Commit', 'GetLastError'];
   const learner = version === '1.2' ? 'cmi.core.student_id = l' : 'cmi.learner_id = l';
   writeFileSync(
     join(root, 'host.html'),
@@ -63,6 +64,7 @@ export function writeHost(root, version) {
     api.${set} = () => { throw new Error('LMS down'); };
     api.${commit} = () => { throw new Error('LMS down'); };
   }
+  if (cfg.mode === 'error') api.${lastError} = () => '101';
   window.${name} = api;
 </script></head>
 <body><iframe id="sco" src="./sco/index.html" style="width: 100%; height: 3000px"></iframe></body></html>

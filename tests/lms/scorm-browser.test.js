@@ -155,9 +155,10 @@ for (const version of ['1.2', '2004']) {
     },
   );
 
-  for (const mode of ['false', 'throw']) {
+  const FAULTS = { false: 'SetValue returns "false"', throw: 'SetValue throws', error: 'GetLastError reports 101' };
+  for (const mode of Object.keys(FAULTS)) {
     test(
-      `SCORM ${version}: an LMS whose SetValue ${mode === 'false' ? 'returns "false"' : 'throws'}: exercises work, one notice`,
+      `SCORM ${version}: an LMS whose ${FAULTS[mode]}: exercises work, one notice`,
       {
         skip: skip || false,
       },

@@ -30,6 +30,7 @@ export const VERSIONS = Object.freeze({
 
 /** Error codes a GetValue may give without the LMS being at fault: an element not yet set (2004: 403). */
 const QUIET_GET_ERRORS = new Set(['0', '403']);
+const SET_OK = new Set(['0']);
 
 /** win[name] if reachable and an object (a cross-origin window throws on access: then null). */
 function peek(win, name) {
@@ -86,7 +87,7 @@ export function scormSession(api, version, onProblem = () => {}) {
     }
   };
   /** api[method](...args): its value, or null after reporting what went wrong. */
-  const call = (method, args, { quiet = QUIET_GET_ERRORS, ok = (r) => String(r) === 'true' } = {}) => {
+  const call = (method, args, { quiet = QUIET_GET_ERRORS, ok = (r) => String(r) === 'true', strict = false } = {}) => {
     let r;
     try {
       r = api[method](...args);
@@ -97,7 +98,7 @@ export function scormSession(api, version, onProblem = () => {}) {
     const { code, text } = lastError();
     if (!ok(r) || !quiet.has(code)) {
       onProblem({ call: method, element: args[0], code, text: text || `returned ${JSON.stringify(String(r))}` });
-      return ok(r) ? r : null;
+      return ok(r) && !strict ? r : null;
     }
     return r;
   };
@@ -109,7 +110,7 @@ export function scormSession(api, version, onProblem = () => {}) {
     commit: () => call(spec.commit, ['']) !== null,
     /** The element's value as a string ('' when unset or unreadable). */
     get: (element) => String(call(spec.get, [element], { ok: always }) ?? ''),
-    /** Set a value; true when the LMS took it. */
-    set: (element, value) => call(spec.set, [element, String(value)], { quiet: new Set(['0']) }) !== null,
+    /** Set a value; true when the LMS took it ("true" and no error code). */
+    set: (element, value) => call(spec.set, [element, String(value)], { quiet: SET_OK, strict: true }) !== null,
   };
 }
