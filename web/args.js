@@ -19,18 +19,19 @@ export function checkKernelDims(fnName, what, a, b = 0, c = 0) {
 
 /**
  * Every activation name in the order error messages list them: those of src/ffn.h (ACT_CODES, generated from it) in
- * code order, identity last. web/ffn.js exports it as `activations`.
+ * code order, identity last. web/ffn.js exports it as `activations` (not memoryModel.ACTIVATIONS, the memory widget's
+ * three).
  */
-export const ACTIVATIONS = Object.freeze([...Object.keys(ACT_CODES).filter((a) => a !== 'identity'), 'identity']);
+export const ACT_NAMES = Object.freeze([...Object.keys(ACT_CODES).filter((a) => a !== 'identity'), 'identity']);
 
 /** The C code of an activation name; a TypeError (not a string) or RangeError (unknown name) naming fnName, argName. */
 export function actCode(fnName, name, argName = 'activation') {
   if (typeof name !== 'string') {
-    const list = ACTIVATIONS.map((a) => `'${a}'`).join(', ');
+    const list = ACT_NAMES.map((a) => `'${a}'`).join(', ');
     throw new TypeError(`${fnName}: ${argName} must be one of ${list}; got ${describe(name)}`);
   }
   if (!Object.prototype.hasOwnProperty.call(ACT_CODES, name)) {
-    const list = ACTIVATIONS.map((a) => `'${a}'`).join(', ');
+    const list = ACT_NAMES.map((a) => `'${a}'`).join(', ');
     throw new RangeError(`${fnName}: unknown ${argName} '${name}'; expected one of ${list}`);
   }
   return ACT_CODES[name];

@@ -8,7 +8,7 @@ import {
   fmtShape,
   describe,
   checkKernelDims,
-  ACTIVATIONS,
+  ACT_NAMES,
   actCode,
   matrix,
   vector,
@@ -18,7 +18,7 @@ export * from './layers.js';
 export { createMemoryModel, MEMORY_LIMITS } from './train.js';
 
 /** Every activation name accepted by activationGrad, ffn and gatedFfn. */
-export const activations = ACTIVATIONS;
+export const activations = ACT_NAMES;
 
 /**
  * Load and instantiate the wasm module once (memoized). opts.wasm: URL, string, bytes or WebAssembly.Module;
