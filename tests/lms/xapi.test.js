@@ -130,3 +130,45 @@ test('connectXapi sends one statement per ffn-exercise-result, without holding t
   await new Promise((done) => setTimeout(done, 20));
   assert.equal(lrs.calls.length, 1);
 });
+
+test('in a cmi5 launch, connectXapi fetches the auth token once and sends to the launch endpoint', async () => {
+  const agent = { objectType: 'Agent', account: { homePage: 'https://lms.example.org', name: 'learner-7' } };
+  const launch = cmi5Launch(
+    `?${new URLSearchParams({
+      endpoint: 'https://lrs.example.org/xapi/',
+      fetch: 'https://lms.example.org/fetch/abc',
+      actor: JSON.stringify(agent),
+      registration: '8e1ba2c0-4a6b-4b8f-9f3e-1c2d3e4f5a6b',
+      activityId: 'https://course.example.org/unit-4',
+    })}`,
+  );
+  const calls = [];
+  const saved = globalThis.fetch;
+  globalThis.fetch = async (url, init) => {
+    calls.push({ url, init });
+    if (url === launch.fetch) return { ok: true, status: 200, json: async () => ({ 'auth-token': 'dG9rZW4=' }) };
+    return { ok: true, status: 200 };
+  };
+  try {
+    const target = new EventTarget();
+    const stop = connectXapi({ target, launch });
+    const report = { passed: false, status: 'done', tests: [{ pass: true }, { pass: false }], diagnoses: [] };
+    for (let i = 0; i < 2; i++) {
+      target.dispatchEvent(Object.assign(new Event('ffn-exercise-result'), { detail: { exercise: 'ffn', report } }));
+    }
+    await new Promise((done) => setTimeout(done, 20));
+    stop();
+    assert.deepEqual(
+      calls.map((c) => c.url),
+      [launch.fetch, 'https://lrs.example.org/xapi/statements', 'https://lrs.example.org/xapi/statements'],
+    );
+    for (const c of calls.slice(1)) {
+      assert.equal(c.init.headers.authorization, 'Basic dG9rZW4=');
+      const s = JSON.parse(c.init.body);
+      assert.deepEqual(validate(s), []);
+      assert.deepEqual([s.actor, s.verb.id], [agent, XAPI_VERBS.failed]);
+    }
+  } finally {
+    globalThis.fetch = saved;
+  }
+});

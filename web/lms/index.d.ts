@@ -103,6 +103,7 @@ export function xapiStatement(
 ): Record<string, any>;
 export function verbOf(report: unknown): XapiVerb;
 export function cmi5Launch(search?: string): Cmi5Launch | null;
+export function cmi5Auth(fetchUrl: string, fetchImpl?: typeof fetch): () => Promise<string>;
 export interface LrsOptions {
   endpoint: string;
   auth?: string | (() => string | Promise<string>);
@@ -118,6 +119,6 @@ export interface LrsOutcome {
   error?: string;
 }
 export function createLrsSender(options: LrsOptions): (statement: object) => Promise<LrsOutcome>;
-export function connectXapi(options: XapiOptions & { target?: EventTarget; lrs: LrsOptions }): () => void;
+export function connectXapi(options: XapiOptions & { target?: EventTarget; lrs?: LrsOptions }): () => void;
 export const XAPI_VERBS: Readonly<Record<XapiVerb, string>>;
 export const DIAGNOSES_EXTENSION: string;

@@ -8,6 +8,7 @@ export {
   xapiStatement,
   verbOf,
   cmi5Launch,
+  cmi5Auth,
   createLrsSender,
   connectXapi,
   XAPI_VERBS,

@@ -136,7 +136,8 @@ export function resultValues(version, id, entry, { n, m, passed, code, latencyMs
 }
 
 /**
- * The SCO's totals: score = exercises passed (at least once) over exercises in the SCO; complete when every exercise
+ * The SCO's totals: score = exercises passed (at least once) over exercises in the SCO, in percent (raw 0 to 100, as
+ * Moodle and most LMSs read a SCO's raw score; 2004 also scaled 0 to 1); complete when every exercise
  * was run, passed when every one passed (1.2: lesson_status passed, failed once all were run, else incomplete).
  */
 export function totalValues(version, ids, e) {
@@ -147,9 +148,9 @@ export function totalValues(version, ids, e) {
   const pass = total > 0 && passed === total;
   const M = MODEL[version];
   const v = [
-    [`${M.score}.raw`, passed],
+    [`${M.score}.raw`, total ? +((100 * passed) / total).toFixed(2) : 0],
     [`${M.score}.min`, 0],
-    [`${M.score}.max`, total],
+    [`${M.score}.max`, 100],
   ];
   if (version === '1.2') v.push(['cmi.core.lesson_status', pass ? 'passed' : done ? 'failed' : 'incomplete']);
   else {

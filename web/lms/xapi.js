@@ -131,14 +131,32 @@ export function createLrsSender({ endpoint, auth, retries = 3, backoffMs = 500, 
 }
 
 /**
+ * The Authorization of a cmi5 launch: its `fetch` URL POSTed once for { "auth-token" }, as `Basic <token>` (the
+ * promise is kept: cmi5 answers the fetch URL only once).
+ */
+export function cmi5Auth(fetchUrl, fetchImpl = globalThis.fetch) {
+  let token = null;
+  return () =>
+    (token ??= fetchImpl(fetchUrl, { method: 'POST' })
+      .then((res) => res.json())
+      .then((body) => `Basic ${body['auth-token']}`));
+}
+
+/**
  * Send a statement for every exercise result under `target` (default the document): options as xapiStatement's,
- * plus `lrs` (createLrsSender's options). Returns stop(). Sending runs beside the learner's page, never before it.
+ * plus `lrs` (createLrsSender's options; default, in a cmi5 launch, its endpoint with cmi5Auth). A statement the
+ * LRS did not take is reported with console.warn unless lrs.onError says otherwise. Returns stop(). Sending runs
+ * beside the learner's page, never before it.
  */
 export function connectXapi({ target = globalThis.document, lrs, ...options } = {}) {
-  const send = createLrsSender(lrs);
+  const launch = options.launch === undefined ? cmi5Launch() : options.launch;
+  const fromLaunch =
+    launch?.endpoint && launch.fetch ? { endpoint: launch.endpoint, auth: cmi5Auth(launch.fetch) } : null;
+  const warn = (outcome) => console.warn(`ffn-lab: the LRS did not take a statement (${JSON.stringify(outcome)})`);
+  const send = createLrsSender({ onError: warn, ...(lrs ?? fromLaunch) });
   const onResult = (ev) => {
     try {
-      send(xapiStatement(ev.detail, options));
+      send(xapiStatement(ev.detail, { ...options, launch }));
     } catch (e) {
       console.warn(`ffn-lab: no xAPI statement for this result: ${e.message}`);
     }
