@@ -73,7 +73,7 @@ function fakeFetch(statuses) {
   return { fn, calls };
 }
 
-test('the LRS sender: retries a 5xx and a network error with backoff, not a refusal; reports, never throws', async () => {
+test('the LRS sender: retries a 5xx and a network error with backoff, not a refusal; never throws', async () => {
   const statement = xapiStatement({ exercise: 'gelu', report: { passed: true, tests: [] } }, { actor, launch: null });
   const ok = fakeFetch([503, 0, 200]);
   const send = createLrsSender({

@@ -71,7 +71,7 @@ const FIELDS = {
   x: (v) => v === 1,
 };
 
-/** suspend_data text -> state as encodeSuspend takes it (empty when the text is not ours); fields checked one by one. */
+/** suspend_data text -> state as encodeSuspend takes it (empty when the text is not ours); each field checked. */
 export function decodeSuspend(text, limit = SUSPEND_LIMITS[2004]) {
   const empty = { o: [], e: Object.create(null) };
   if (typeof text !== 'string' || !text || text.length > limit) return empty;
