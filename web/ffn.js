@@ -15,7 +15,7 @@ import {
 } from './args.js';
 import { ACT_CODES } from './codes.js';
 export * from './layers.js';
-export { createMemoryModel, MEMORY_LIMITS } from './train.js';
+export { createMemoryModel, MEMORY_LIMITS, rankOneUpdate, spdSolve } from './train.js';
 
 /** Every activation name accepted by activationGrad, ffn and gatedFfn. */
 export const activations = ACT_NAMES;

@@ -363,3 +363,7 @@ export interface MemoryModel {
 }
 /** The memory lab's model x = e_s + e_r, h = x + act(x W1 + b1) W2, logits = h U^T, trained resident in wasm memory. */
 export function createMemoryModel(spec: MemoryModelSpec): MemoryModel;
+/** W (M, N) + alpha u (M) v (N)^T, a fresh tensor (the rank-one edit of W2). */
+export function rankOneUpdate(W: TensorLike, u: TensorLike, v: TensorLike, alpha?: number): Tensor;
+/** X with A X = B, A (n, n) symmetric positive definite (Cholesky, sums in double), B (n) or (n, k). */
+export function spdSolve(A: TensorLike, B: TensorLike): Tensor;

@@ -1,8 +1,9 @@
 // The memory lab's resident trainer (createMemoryModel): weights, gradients, Adam moments and step scratch in wasm
 // memory, each step one call of src/memory.c's memory_train_step.
 import { wasm } from './runtime.js';
-import { heapAlloc, statusError } from './heap.js';
-import { describe, actCode } from './args.js';
+import { heapAlloc, statusError, withHeap } from './heap.js';
+import { describe, actCode, parseTensor, matrix, vector, fmtShape } from './args.js';
+import { STATUS } from './codes.js';
 import { makeRng } from './sandbox/exercises/rng.js';
 
 /** Largest sizes createMemoryModel accepts: facts N, d, d_ff, and each of nSubjects, nRelations, nObjects. */
@@ -451,4 +452,59 @@ function setWeights({ spec, f32 }, fn, w) {
   }
   const P = f32('P');
   for (const [off, data] of given) P.set(data, off);
+}
+
+/* ---- the memory edit's linear algebra (src/train.c's rank_one_update, spd_factor, spd_solve) ---- */
+
+/** W (M, N) + alpha u (M) v (N)^T as a fresh tensor (Meng et al.'s rank-one edit of W2). */
+export function rankOneUpdate(W, u, v, alpha = 1) {
+  const fn = 'rankOneUpdate';
+  wasm(fn);
+  const w = parseTensor(fn, 'W', W);
+  matrix(fn, 'W', w, null, null, () => 'expected 2 dimensions [M,N]');
+  const [M, N] = w.shape;
+  const ut = parseTensor(fn, 'u', u);
+  vector(fn, 'u', ut, M, "M, W's first dimension");
+  const vt = parseTensor(fn, 'v', v);
+  vector(fn, 'v', vt, N, "N, W's second dimension");
+  if (typeof alpha !== 'number') throw new TypeError(`${fn}: alpha must be a finite number; got ${describe(alpha)}`);
+  if (!Number.isFinite(alpha)) throw new RangeError(`${fn}: alpha must be a finite number; got ${alpha}`);
+  const bufs = [
+    { len: M * N, data: w.data, out: true },
+    { len: M, data: ut.data },
+    { len: N, data: vt.data },
+  ];
+  const what = () => `W ${fmtShape(w.shape)}`;
+  const [out] = withHeap(fn, what, bufs, ([pW, pu, pv], ex) => ex.rank_one_update(pW, pu, pv, M, N, alpha));
+  return { data: out, shape: [M, N] };
+}
+
+/**
+ * X with A X = B for A (n, n) symmetric positive definite (its lower triangle is read) and B (n) or (n, k): Cholesky
+ * factor and two triangular solves, sums in double. A RangeError if A is not positive definite.
+ */
+export function spdSolve(A, B) {
+  const fn = 'spdSolve';
+  wasm(fn);
+  const a = parseTensor(fn, 'A', A);
+  const n = a.shape[0];
+  matrix(fn, 'A', a, n, n, () => 'expected a square matrix [n,n]');
+  const b = parseTensor(fn, 'B', B);
+  if (!(b.shape[0] === n && (b.shape.length === 1 || b.shape.length === 2))) {
+    throw new RangeError(`${fn}: B has shape ${fmtShape(b.shape)} but expected [${n}] or [${n},k] (n from A)`);
+  }
+  const k = b.shape.length === 2 ? b.shape[1] : 1;
+  const bufs = [
+    { len: n * n, data: a.data },
+    { len: n * k, data: b.data, out: true },
+  ];
+  const what = () => `A ${fmtShape(a.shape)}, B ${fmtShape(b.shape)}`;
+  const [X] = withHeap(fn, what, bufs, ([pA, pB], ex) => {
+    const st = ex.spd_factor(pA, pA, n);
+    if (st === STATUS.ENOTPD) {
+      throw new RangeError(`${fn}: A ${fmtShape(a.shape)} is not positive definite (a Cholesky pivot is <= 0 or NaN)`);
+    }
+    return st || ex.spd_solve(pB, pA, pB, n, k);
+  });
+  return { data: X, shape: b.shape.slice() };
 }

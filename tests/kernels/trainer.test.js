@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as ffn from 'ffn-lab';
 import { syntheticFacts, referenceStep, referenceAdamW, curveHash } from '../helpers/memory-model.js';
+import { rng } from '../helpers/rng.js';
 
 await ffn.ready({ relaxed: false });
 
@@ -220,3 +221,58 @@ test('no leak over 10,000 create/step/dispose cycles; refused sizes leave nothin
   assert.equal(after.heapInUse, before.heapInUse);
   assert.equal(after.growths, before.growths);
 });
+
+test('rankOneUpdate and spdSolve match float64; bad input named; the heap back to its start', () => {
+  const heap0 = ffn.heapStats().heapInUse;
+  const r = rng(17);
+  const [M, N, n] = [7, 13, 9];
+  const W = Float32Array.from({ length: M * N }, () => r() - 0.5);
+  const u = Float32Array.from({ length: M }, () => r() - 0.5);
+  const v = Float32Array.from({ length: N }, () => r() - 0.5);
+  const out = ffn.rankOneUpdate({ data: W, shape: [M, N] }, u, v, 0.75);
+  assert.deepEqual(out.shape, [M, N]);
+  near(
+    out.data,
+    Array.from(W, (w, k) => w + 0.75 * u[Math.floor(k / N)] * v[k % N]),
+    () => 3e-7,
+    'W + a u v^T',
+  );
+  // A = R R^T + I (symmetric positive definite), B (n, 2): X against a float64 Gaussian elimination of A X = B
+  const R = Array.from({ length: n * n }, () => r() - 0.5);
+  const A = new Float32Array(n * n);
+  for (let i = 0; i < n; i++)
+    for (let j = 0; j < n; j++)
+      A[i * n + j] = (i === j) + R.slice(i * n, i * n + n).reduce((s, x, k) => s + x * R[j * n + k], 0);
+  const B = Float32Array.from({ length: 2 * n }, () => r() - 0.5);
+  const X = ffn.spdSolve({ data: A, shape: [n, n] }, { data: B, shape: [n, 2] });
+  const want = solve64(A, B, n, 2);
+  near(X.data, want, (i) => 1e-5 * (1 + Math.abs(want[i])), 'spdSolve');
+  assert.deepEqual(ffn.spdSolve({ data: A, shape: [n, n] }, B.subarray(0, n)).shape, [n]);
+  const notPd = { data: Float32Array.from(A, (a, k) => (k === 0 ? -1 : a)), shape: [n, n] };
+  assert.throws(() => ffn.spdSolve(notPd, B.subarray(0, n)), {
+    name: 'RangeError',
+    message: /spdSolve: A \[9,9\] is not positive definite/,
+  });
+  assert.throws(() => ffn.spdSolve({ data: A, shape: [n, n] }, new Float32Array(n + 1)), /B has shape \[10\]/);
+  assert.throws(() => ffn.rankOneUpdate({ data: W, shape: [M, N] }, v, v), /rankOneUpdate: u has shape \[13\]/);
+  assert.throws(() => ffn.rankOneUpdate({ data: W, shape: [M, N] }, u, v, NaN), /alpha must be a finite number/);
+  assert.equal(ffn.heapStats().heapInUse, heap0);
+});
+
+/** A X = B (n x n, n x k) by Gaussian elimination with partial pivoting in float64. */
+function solve64(A, B, n, k) {
+  const a = Array.from({ length: n }, (_, i) => [
+    ...Array.from(A.slice(i * n, i * n + n)),
+    ...B.slice(i * k, i * k + k),
+  ]);
+  for (let c = 0; c < n; c++) {
+    const p = a.reduce((best, row, i) => (i >= c && Math.abs(row[c]) > Math.abs(a[best][c]) ? i : best), c);
+    [a[c], a[p]] = [a[p], a[c]];
+    for (let i = 0; i < n; i++) {
+      if (i === c) continue;
+      const f = a[i][c] / a[c][c];
+      for (let j = c; j < n + k; j++) a[i][j] -= f * a[c][j];
+    }
+  }
+  return a.flatMap((row, i) => row.slice(n).map((x) => x / a[i][i]));
+}
