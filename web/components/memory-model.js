@@ -303,23 +303,12 @@ const snap = (v) => (Math.abs(v) < 1e-12 ? 0 : v);
 const dir = (deg) => [snap(Math.cos(rad(deg))), snap(Math.sin(rad(deg)))];
 
 /**
- * Build the memory FFN for a list of facts: weights in row-vector layout,
- * x (2) @ W1 (2, N) + b1 (N) -> match (N); coef (N) @ W2 (N, 2) -> written (2).
- * Returns plain arrays; `threshold` is the threshold of facts without their own (default: defaultThreshold(N)).
+ * Where the tokens of a memory sit in the embedding plane: the facts' keys on unit directions keyStep(N) apart from
+ * 90 degrees, the filler words near the origin between them; and the vocabulary (each fact's value, once, in its
+ * key's direction).
  */
-export function buildMemory(
-  facts = DEFAULT_FACTS,
-  distractors = DEFAULT_DISTRACTORS,
-  threshold = defaultThreshold(facts.length),
-) {
-  if (!Number.isFinite(threshold)) {
-    throw new TypeError(`buildMemory: threshold must be a finite number, got ${threshold}`);
-  }
+function placeTokens(facts, distractors) {
   const N = facts.length;
-  if (N < 1 || N > MAX_FACTS) throw new RangeError(`buildMemory: expected 1 to ${MAX_FACTS} facts, got ${N}`);
-  if (distractors.length > MAX_DISTRACTORS) {
-    throw new RangeError(`buildMemory: at most ${MAX_DISTRACTORS} distractors, got ${distractors.length}`);
-  }
   const step = keyStep(N);
   const keyTokens = facts.map((f, i) => ({ name: f.key, kind: 'key', angle: 90 + i * step, pos: dir(90 + i * step) }));
   // Filler words: on the bisectors between keys (B of them), ring after ring inwards, matching no key above
@@ -340,10 +329,18 @@ export function buildMemory(
     const angle = keyTokens[i].angle;
     if (!vocab.some((v) => v.name === f.value)) vocab.push({ name: f.value, angle, dir: dir(angle) });
   }
+  return { keyTokens, distractorTokens, vocab };
+}
+
+/**
+ * The weights, row-vector layout: W1 (2, N) the keys times KEY_SCALE, b1 (N) minus each threshold, W2 (N, 2) each
+ * fact's value direction; W1aug (3, N) = [[W1], [b1]] and UT (2, V), the output embedding transposed.
+ */
+function memoryWeights(facts, keyTokens, vocab, thresholds) {
+  const N = facts.length;
   const W1 = new Float32Array(2 * N); // (2, N)
   const b1 = new Float32Array(N);
   const W2 = new Float32Array(N * 2); // (N, 2)
-  const thresholds = facts.map((f) => (f.threshold === undefined ? threshold : f.threshold));
   for (let i = 0; i < N; i++) {
     const k = keyTokens[i].pos;
     W1[0 * N + i] = KEY_SCALE * k[0];
@@ -364,6 +361,31 @@ export function buildMemory(
     UT[j] = vocab[j].dir[0];
     UT[V + j] = vocab[j].dir[1];
   }
+  return { W1, b1, W2, W1aug, UT };
+}
+
+/**
+ * Build the memory FFN for a list of facts: weights in row-vector layout,
+ * x (2) @ W1 (2, N) + b1 (N) -> match (N); coef (N) @ W2 (N, 2) -> written (2).
+ * Returns plain arrays; `threshold` is the threshold of facts without their own (default: defaultThreshold(N)).
+ */
+export function buildMemory(
+  facts = DEFAULT_FACTS,
+  distractors = DEFAULT_DISTRACTORS,
+  threshold = defaultThreshold(facts.length),
+) {
+  if (!Number.isFinite(threshold)) {
+    throw new TypeError(`buildMemory: threshold must be a finite number, got ${threshold}`);
+  }
+  const N = facts.length;
+  if (N < 1 || N > MAX_FACTS) throw new RangeError(`buildMemory: expected 1 to ${MAX_FACTS} facts, got ${N}`);
+  if (distractors.length > MAX_DISTRACTORS) {
+    throw new RangeError(`buildMemory: at most ${MAX_DISTRACTORS} distractors, got ${distractors.length}`);
+  }
+  const { keyTokens, distractorTokens, vocab } = placeTokens(facts, distractors);
+  const thresholds = facts.map((f) => (f.threshold === undefined ? threshold : f.threshold));
+  const { W1, b1, W2, W1aug, UT } = memoryWeights(facts, keyTokens, vocab, thresholds);
+  const V = vocab.length;
   return {
     d: 2,
     dff: N,
@@ -386,6 +408,58 @@ function order(coef) {
 }
 
 /**
+ * The activations of the memories and what they write, from the kernels: coef (N) = phi(match), top (the k largest,
+ * ties by index), partial (2) the top-k sum and written (2) the full one. ReLU runs the fused ffnMemories kernel.
+ */
+function activate(ffn, mem, q, match, act, k) {
+  const N = mem.dff;
+  if (act === 'relu') {
+    const r = ffn.ffnMemories(q, mem.W1, mem.b1, mem.W2, k);
+    const out = { coef: r.coef.data ?? r.coef, top: Array.from(r.top), partial: r.partial.data ?? r.partial };
+    const full = ffn.ffnMemories(q, mem.W1, mem.b1, mem.W2, N).partial;
+    return { ...out, written: full.data ?? full };
+  }
+  const coef = ffn[act](match).data;
+  const top = order(coef).slice(0, k);
+  const masked = new Float32Array(N);
+  for (const i of top) masked[i] = coef[i];
+  return { coef, top, partial: ffn.matmul(masked, mem.W2).data, written: ffn.matmul(coef, mem.W2).data };
+}
+
+/** The best-scoring vocabulary token of scores, or token null when its score is below DECODE_MIN. */
+function decode(mem, s) {
+  let best = -1;
+  for (let j = 0; j < s.length; j++) if (best < 0 || s[j] > s[best]) best = j;
+  return best >= 0 && s[best] >= DECODE_MIN
+    ? { token: mem.vocab[best].name, index: best, score: s[best] }
+    : { token: null, index: best, score: best >= 0 ? s[best] : 0 };
+}
+
+/**
+ * A memory fires when its match is positive, leaks when it stays below but its activation is not zero (a smooth
+ * phi), and is silent when it adds exactly nothing. `rank` numbers the top-k memories that add something (0 for the
+ * others); fires is sorted by activation, largest first.
+ */
+function classify(match, coef, top) {
+  const N = coef.length;
+  const fires = [],
+    leaks = [],
+    silent = [],
+    states = [];
+  const rank = new Array(N).fill(0);
+  for (let i = 0; i < N; i++) {
+    const s = match[i] > 0 && coef[i] > 0 ? 'fires' : coef[i] !== 0 ? 'leaks' : 'silent';
+    states.push(s);
+    (s === 'fires' ? fires : s === 'leaks' ? leaks : silent).push(i);
+  }
+  top.forEach((i, j) => {
+    if (coef[i] !== 0) rank[i] = j + 1;
+  });
+  fires.sort((a, b) => coef[b] - coef[a]);
+  return { fires, leaks, silent, states, rank };
+}
+
+/**
  * Evaluate the memory FFN at query (x, y) with the kernels of `ffn`.
  * state: { x, y, k, activation: 'relu'|'gelu'|'silu' }.
  * Returns { match, coef, top, rank, partial, written, writes, scores, partialScores, decoded, partialDecoded,
@@ -402,50 +476,11 @@ export function compute(ffn, mem, state) {
   if (!Number.isFinite(x) || !Number.isFinite(y)) {
     throw new TypeError(`compute: query must be two finite numbers, got (${x}, ${y})`);
   }
-  const q = new Float32Array([x, y]);
   const match = ffn.matmul(new Float32Array([x, y, 1]), mem.W1aug).data; // x . k_i + b_i
-  let coef, top, partial, written;
-  if (act === 'relu') {
-    const r = ffn.ffnMemories(q, mem.W1, mem.b1, mem.W2, k);
-    coef = r.coef.data ?? r.coef;
-    top = Array.from(r.top);
-    partial = r.partial.data ?? r.partial;
-    written = ffn.ffnMemories(q, mem.W1, mem.b1, mem.W2, N).partial;
-    written = written.data ?? written;
-  } else {
-    coef = ffn[act](match).data;
-    top = order(coef).slice(0, k);
-    const masked = new Float32Array(N);
-    for (const i of top) masked[i] = coef[i];
-    partial = ffn.matmul(masked, mem.W2).data;
-    written = ffn.matmul(coef, mem.W2).data;
-  }
+  const { coef, top, partial, written } = activate(ffn, mem, new Float32Array([x, y]), match, act, k);
   const scores = ffn.matmul(written, mem.UT).data;
   const partialScores = ffn.matmul(partial, mem.UT).data;
-  const decode = (s) => {
-    let best = -1;
-    for (let j = 0; j < s.length; j++) if (best < 0 || s[j] > s[best]) best = j;
-    return best >= 0 && s[best] >= DECODE_MIN
-      ? { token: mem.vocab[best].name, index: best, score: s[best] }
-      : { token: null, index: best, score: best >= 0 ? s[best] : 0 };
-  };
-  // A memory fires when its match is positive, leaks when it stays below but its activation is not zero
-  // (a smooth phi), and is silent when it adds exactly nothing. `rank` numbers the top-k memories that add
-  // something (0 for the others); `writes` says whether the full sum is anything but the zero vector.
-  const fires = [],
-    leaks = [],
-    silent = [],
-    states = [];
-  const rank = new Array(N).fill(0);
-  for (let i = 0; i < N; i++) {
-    const s = match[i] > 0 && coef[i] > 0 ? 'fires' : coef[i] !== 0 ? 'leaks' : 'silent';
-    states.push(s);
-    (s === 'fires' ? fires : s === 'leaks' ? leaks : silent).push(i);
-  }
-  top.forEach((i, j) => {
-    if (coef[i] !== 0) rank[i] = j + 1;
-  });
-  fires.sort((a, b) => coef[b] - coef[a]);
+  const { fires, leaks, silent, states, rank } = classify(match, coef, top);
   return {
     query: [x, y],
     k,
@@ -458,8 +493,8 @@ export function compute(ffn, mem, state) {
     written,
     scores,
     partialScores,
-    decoded: decode(scores),
-    partialDecoded: decode(partialScores),
+    decoded: decode(mem, scores),
+    partialDecoded: decode(mem, partialScores),
     fires,
     leaks,
     silent,
