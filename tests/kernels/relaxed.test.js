@@ -16,6 +16,7 @@ const skip = relaxedNodeArgs ? false : 'this Node cannot run relaxed SIMD';
 const FILES = [
   'kernels/gemm.test.js',
   'kernels/kernels.test.js',
+  'kernels/train.test.js',
   'kernels/accuracy.test.js',
   'core/activations.test.js',
   'core/ffn.test.js',

@@ -6,11 +6,29 @@ import assert from 'node:assert/strict';
 import { ACTIVATIONS as ACTS, instantiateRaw, rawHeap } from '../helpers/wasm-under-test.js';
 import { rng } from '../helpers/numeric.js';
 import { act as act64 } from '../helpers/ref.js';
+import {
+  EPS32,
+  sameBits,
+  assertAllClose,
+  assertSameBits,
+  ffn64,
+  gated64,
+  numericGrads,
+  assertGradClose,
+  awayFromKink,
+  softmaxCe64,
+  logitRows,
+  randomSpd,
+  solve64,
+  ADAMW_OPTS,
+  adamwGrads,
+  adamw64,
+  assertAdamwClose,
+} from '../helpers/train-ref.js';
 
 const { exports: k } = await instantiateRaw();
 const EINVAL = -1;
 const ENOTPD = -3;
-const EPS32 = 2 ** -24; // float32 unit roundoff
 
 const { alloc, put, get, f32, i32, free: freeAll } = rawHeap(k);
 const rand = rng(2024);
@@ -20,26 +38,6 @@ const putI32 = (a) => {
   i32(p, a.length).set(a);
   return p;
 };
-const sameBits = (a, b) => (Number.isNaN(a) && Number.isNaN(b)) || Object.is(a, b);
-/** |a - b| <= tol (scale + |b|); NaN only against NaN, infinities only equal */
-function closeTo(a, b, tol, scale = 1) {
-  if (Number.isNaN(a) || Number.isNaN(b)) return Number.isNaN(a) && Number.isNaN(b);
-  if (!Number.isFinite(a) || !Number.isFinite(b)) return a === b;
-  return Math.abs(a - b) <= tol * (scale + Math.abs(b));
-}
-/**
- * Elementwise closeTo with the error scale of a sum of products: the largest |b| of the tensor (at least 1), since
- * the summation order (and under relaxed SIMD the fused multiply-adds) of the GEMM differ from the reference's
- */
-function assertAllClose(a, b, tol, label) {
-  assert.equal(a.length, b.length, `${label} length`);
-  const scale = b.reduce((m, v) => (Number.isFinite(v) ? Math.max(m, Math.abs(v)) : m), 1);
-  for (let i = 0; i < a.length; i++) assert.ok(closeTo(a[i], b[i], tol, scale), `${label}[${i}]: ${a[i]} vs ${b[i]}`);
-}
-function assertSameBits(a, b, label) {
-  for (let i = 0; i < b.length; i++) assert.ok(sameBits(a[i], b[i]), `${label}[${i}]: ${a[i]} vs ${b[i]}`);
-}
-
 // Shapes (rows, d, dff): empty, below one 4-lane vector, tails, 4x8 tile multiples plus one, one past the
 // small-product threshold of the GEMM (65 x 33 x 129).
 const SHAPES = [
@@ -147,87 +145,11 @@ test('gated_ffn_backward vs gated_ffn_backward_ref, every activation; swiglu_bac
 
 /* ---- float64 central differences ---- */
 
-/** float64 forward of the classic FFN: Y = act(X W1 + b1) W2 + b2 (plain arrays, row-major) */
-function ffn64(name, X, W1, b1, W2, b2, T, d, F) {
-  const Y = new Float64Array(T * d);
-  for (let t = 0; t < T; t++) {
-    for (let j = 0; j < F; j++) {
-      let h = b1[j];
-      for (let c = 0; c < d; c++) h += X[t * d + c] * W1[c * F + j];
-      const a = act64(name, h);
-      for (let c = 0; c < d; c++) Y[t * d + c] += a * W2[j * d + c];
-    }
-    for (let c = 0; c < d; c++) Y[t * d + c] += b2[c];
-  }
-  return Y;
-}
-
-/** float64 forward of the gated FFN: Y = (act(X Wg) * X Wu) Wd */
-function gated64(name, X, Wg, Wu, Wd, N, d, F) {
-  const Y = new Float64Array(N * d);
-  for (let t = 0; t < N; t++) {
-    for (let j = 0; j < F; j++) {
-      let g = 0;
-      let u = 0;
-      for (let c = 0; c < d; c++) ((g += X[t * d + c] * Wg[c * F + j]), (u += X[t * d + c] * Wu[c * F + j]));
-      const h = act64(name, g) * u;
-      for (let c = 0; c < d; c++) Y[t * d + c] += h * Wd[j * d + c];
-    }
-  }
-  return Y;
-}
-
-/**
- * d/dp of L = sum(dY * f(params)) for every entry of every params[i], by central differences in float64 with a
- * step of 1e-6 (truncation ~1e-12 times the third derivative, roundoff ~1e-10).
- */
-function numericGrads(f, params, dY) {
-  const loss = () => f(...params).reduce((s, y, i) => s + y * dY[i], 0);
-  const h = 1e-6;
-  return params.map((p) =>
-    Float64Array.from(p, (v, i) => {
-      p[i] = v + h;
-      const up = loss();
-      p[i] = v - h;
-      const down = loss();
-      p[i] = v;
-      return (up - down) / (2 * h);
-    }),
-  );
-}
-
-/**
- * A float32 kernel gradient against the float64 numeric one: |g - num| <= 1e-4 (max |num| + |num|). The kernel
- * sums a handful of float32 products (relative error ~1e-7 each) and its activation derivative is float32 accurate,
- * so 1e-4 leaves room while a wrong term (an error of the order of the gradient itself) fails.
- */
-function assertGradClose(got, num, label) {
-  const big = num.reduce((m, v) => Math.max(m, Math.abs(v)), 0);
-  for (let i = 0; i < num.length; i++) {
-    assert.ok(Math.abs(got[i] - num[i]) <= 1e-4 * (big + Math.abs(num[i])), `${label}[${i}]: ${got[i]} vs ${num[i]}`);
-  }
-}
-
-/** X, W1, b1 with every pre-activation at least 0.05 away from 0 (relu and relu2 have a kink there) */
-function awayFromKink(T, d, F) {
-  for (;;) {
-    const [X, W1, b1] = [randArray(T * d, -2, 2), randArray(d * F), randArray(F)];
-    let ok = true;
-    for (let t = 0; t < T; t++)
-      for (let j = 0; j < F; j++) {
-        let h = b1[j];
-        for (let c = 0; c < d; c++) h += X[t * d + c] * W1[c * F + j];
-        if (Math.abs(h) < 0.05) ok = false;
-      }
-    if (ok) return [X, W1, b1];
-  }
-}
-
 test('ffn_backward and ffn_backward_saved against float64 central differences, all 8 activations', () => {
   const [T, d, F] = [3, 4, 5];
   for (let act = 0; act < ACTS.length; act++) {
     const name = ACTS[act];
-    const [X, W1, b1] = awayFromKink(T, d, F);
+    const [X, W1, b1] = awayFromKink(randArray, T, d, F);
     const W2 = randArray(F * d);
     const b2 = randArray(d);
     const dY = randArray(T * d);
@@ -262,15 +184,7 @@ test('gated_ffn_backward against float64 central differences, all 8 activations'
   const [N, d, F] = [3, 4, 5];
   for (let act = 0; act < ACTS.length; act++) {
     const name = ACTS[act];
-    let X;
-    let Wg;
-    for (;;) {
-      [X, Wg] = [randArray(N * d, -2, 2), randArray(d * F)];
-      const G = [];
-      for (let t = 0; t < N; t++)
-        for (let j = 0; j < F; j++) G.push(X.slice(t * d, t * d + d).reduce((s, x, c) => s + x * Wg[c * F + j], 0));
-      if (G.every((g) => Math.abs(g) > 0.05)) break;
-    }
+    const [X, Wg] = awayFromKink(randArray, N, d, F, false); // the gate's pre-activations X Wg
     const [Wu, Wd, dY] = [randArray(d * F), randArray(F * d), randArray(N * d)];
     const num = numericGrads(
       (...p) => gated64(name, ...p, N, d, F),
@@ -290,46 +204,6 @@ test('gated_ffn_backward against float64 central differences, all 8 activations'
 
 /* ---- softmax cross-entropy ---- */
 
-/** float64 reference: { loss, correct, d } for logits (N,V) as float32 values, targets (N) */
-function softmaxCe64(logits, targets, N, V) {
-  let total = 0;
-  let correct = 0;
-  const d = new Float64Array(N * V);
-  for (let i = 0; i < N; i++) {
-    const row = Array.from(logits.subarray(i * V, i * V + V));
-    const t = targets[i];
-    if (row.some(Number.isNaN) || !Number.isFinite(Math.max(...row))) {
-      total = NaN;
-      d.fill(NaN, i * V, i * V + V);
-      continue;
-    }
-    const mx = Math.max(...row);
-    const arg = row.indexOf(mx);
-    correct += arg === t ? 1 : 0;
-    const e = row.map((x) => Math.exp(x - mx));
-    const sum = e.reduce((a, b) => a + b, 0);
-    total += mx + Math.log(sum) - row[t];
-    e.forEach((v, j) => (d[i * V + j] = (v / sum - (j === t ? 1 : 0)) / N));
-  }
-  return { loss: N ? total / N : NaN, correct, d };
-}
-
-/** rows of logits: plain, +-1e4, huge spreads, -inf entries, a NaN row, a +inf row, ties for the argmax */
-function logitRows(N, V, kind) {
-  const L = randArray(N * V, -5, 5);
-  for (let i = 0; i < N; i++) {
-    const r = (j) => i * V + j;
-    if (kind === 'large') for (let j = 0; j < V; j++) L[r(j)] = rand() < 0.5 ? 1e4 * (rand() * 2 - 1) : 1e4;
-    if (kind === 'special' && V > 1) {
-      if (i % 4 === 1) L[r(V - 1)] = NaN;
-      if (i % 4 === 2) L[r(0)] = -Infinity;
-      if (i % 4 === 3) L[r(Math.floor(V / 2))] = Infinity;
-      if (i % 4 === 0) L[r(V - 1)] = L[r(0)]; // a tie: the first maximum counts
-    }
-  }
-  return L;
-}
-
 test('softmax_ce_backward vs a float64 reference: loss, correct count, dlogits; +-1e4, NaN, +-inf', () => {
   for (const kind of ['plain', 'large', 'special']) {
     for (const [N, V] of [
@@ -343,7 +217,7 @@ test('softmax_ce_backward vs a float64 reference: loss, correct count, dlogits; 
       [9, 33],
       [33, 479],
     ]) {
-      const L = logitRows(N, V, kind);
+      const L = logitRows(randArray, rand, N, V, kind);
       const targets = Int32Array.from({ length: N }, () => Math.floor(rand() * V));
       const ref = softmaxCe64(L, targets, N, V);
       for (const fn of ['softmax_ce_backward', 'softmax_ce_backward_ref']) {
@@ -371,7 +245,7 @@ test('softmax_ce_backward vs a float64 reference: loss, correct count, dlogits; 
 
 test('softmax_ce_backward: in place, loss only, N = 0, and out-of-range targets -> EINVAL writing nothing', () => {
   const [N, V] = [5, 13];
-  const L = logitRows(N, V, 'special');
+  const L = logitRows(randArray, rand, N, V, 'special');
   const t = putI32(Int32Array.from({ length: N }, (_, i) => (i * 5) % V));
   const [d, loss, corr] = [alloc(N * V), alloc(1), alloc(1)];
   assert.equal(k.softmax_ce_backward(d, loss, corr, put(L), t, N, V), 0);
@@ -461,84 +335,20 @@ test('adamw_step, sgd_step and rank_one_update vs their _ref twins, bit for bit,
 
 test('adamw_step over 100 steps matches a float64 AdamW within float32 rounding', () => {
   const n = 37;
-  const [lr, b1, b2, eps, wd] = [0.03, 0.9, 0.999, 1e-8, 0.01].map(Math.fround);
+  const opts = ADAMW_OPTS.map(Math.fround);
+  const grads = adamwGrads(randArray, n, 100);
   const p0 = randArray(n);
   const [p, m, v] = [put(p0), put(new Float32Array(n)), put(new Float32Array(n))];
-  const P = Float64Array.from(p0);
-  const Mo = new Float64Array(n);
-  const Vo = new Float64Array(n);
-  // Error bound per element, summed over steps: the decayed p is rounded (eps |p|) and the update carries v's
-  // relative error (3 roundings a step, so <= 3 t eps; sqrt halves it) plus ~35 eps from m, the scalars and the
-  // quotient; the bound doubles that: 2 eps |p| + (3 t + 70) eps |dp| per step.
-  const bound = new Float64Array(n);
-  for (let t = 1; t <= 100; t++) {
-    const g = randArray(n, -1, 1);
-    for (let i = 0; i < n; i += 7) g[i] = 0; // v and m decay: den near eps for some entries
-    assert.equal(k.adamw_step(p, m, v, put(g), n, lr, b1, b2, eps, wd, t), 0);
-    for (let i = 0; i < n; i++) {
-      P[i] *= 1 - lr * wd;
-      Mo[i] = b1 * Mo[i] + (1 - b1) * g[i];
-      Vo[i] = b2 * Vo[i] + (1 - b2) * g[i] * g[i];
-      const dp = (lr * (Mo[i] / (1 - b1 ** t))) / (Math.sqrt(Vo[i] / (1 - b2 ** t)) + eps);
-      P[i] -= dp;
-      bound[i] += EPS32 * (2 * Math.abs(P[i]) + (3 * t + 70) * Math.abs(dp));
-    }
-  }
-  const got = get(p, n);
-  for (let i = 0; i < n; i++) {
-    assert.ok(Math.abs(got[i] - P[i]) <= bound[i], `p[${i}] ${got[i]} vs ${P[i]} (bound ${bound[i]})`);
-  }
-  const moments = [get(m, n), get(v, n)];
-  for (let i = 0; i < n; i++) {
-    assert.ok(Math.abs(moments[0][i] - Mo[i]) <= 1e-5 * (Math.abs(Mo[i]) + 1e-3), `m[${i}]`);
-    assert.ok(Math.abs(moments[1][i] - Vo[i]) <= 1e-4 * Math.abs(Vo[i]) + 1e-12, `v[${i}]`);
-  }
+  grads.forEach((g, t) => assert.equal(k.adamw_step(p, m, v, put(g), n, ...opts, t + 1), 0));
+  assertAdamwClose(get(p, n), get(m, n), get(v, n), adamw64(p0, grads, opts), 'adamw_step');
   freeAll();
 });
 
 /* ---- SPD factor and solve ---- */
 
-/** a random SPD matrix (M M^T / n + I, condition number below ~5) rounded to float32 */
-function randomSpd(n) {
-  const M = randArray(n * n);
-  const A = new Float32Array(n * n);
-  for (let i = 0; i < n; i++)
-    for (let j = 0; j <= i; j++) {
-      let s = i === j ? 1 : 0;
-      for (let c = 0; c < n; c++) s += (M[i * n + c] * M[j * n + c]) / n;
-      A[i * n + j] = A[j * n + i] = s;
-    }
-  return A;
-}
-
-/** float64 Cholesky solve of A X = B (A, B float32 values; B (n,r)) */
-function solve64(A, B, n, r) {
-  const L = new Float64Array(n * n);
-  for (let i = 0; i < n; i++)
-    for (let j = 0; j <= i; j++) {
-      let s = A[i * n + j];
-      for (let c = 0; c < j; c++) s -= L[i * n + c] * L[j * n + c];
-      L[i * n + j] = i === j ? Math.sqrt(s) : s / L[j * n + j];
-    }
-  const X = Float64Array.from(B);
-  for (let c = 0; c < r; c++) {
-    for (let i = 0; i < n; i++) {
-      let s = X[i * r + c];
-      for (let q = 0; q < i; q++) s -= L[i * n + q] * X[q * r + c];
-      X[i * r + c] = s / L[i * n + i];
-    }
-    for (let i = n - 1; i >= 0; i--) {
-      let s = X[i * r + c];
-      for (let q = i + 1; q < n; q++) s -= L[q * n + i] * X[q * r + c];
-      X[i * r + c] = s / L[i * n + i];
-    }
-  }
-  return X;
-}
-
 test('spd_factor and spd_solve (and their _ref twins) vs a float64 solve on random SPD matrices', () => {
   for (const n of [1, 2, 3, 5, 9, 33, 257]) {
-    const A = randomSpd(n);
+    const A = randomSpd(randArray, n);
     for (const r of n > 33 ? [1, 5] : [1, 3, 8]) {
       const B = randArray(n * r);
       const X64 = solve64(A, B, n, r);
@@ -572,7 +382,7 @@ test('spd_factor and spd_solve (and their _ref twins) vs a float64 solve on rand
     }
   }
   // L may alias A
-  const A = randomSpd(9);
+  const A = randomSpd(randArray, 9);
   const [L1, L2] = [alloc(81), put(A)];
   assert.equal(k.spd_factor(L1, put(A), 9), 0);
   assert.equal(k.spd_factor(L2, L2, 9), 0);
@@ -583,7 +393,8 @@ test('spd_factor and spd_solve (and their _ref twins) vs a float64 solve on rand
 });
 
 test('spd_factor: a matrix that is not positive definite -> FFN_ENOTPD', () => {
-  const indefinite33 = randomSpd(33).map((v, i) => (i % 34 === 0 ? v - 6 : v)); // A - 6 I: below its eigenvalues
+  // the last diagonal entry lowered by 50: only the last pivot (its Schur complement, below 3 - 50) fails
+  const indefinite33 = randomSpd(randArray, 33).map((v, i) => (i === 33 * 33 - 1 ? v - 50 : v));
   const cases = [
     [[0], 1],
     [[-1], 1],
