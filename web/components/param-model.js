@@ -121,7 +121,8 @@ const CONFIG_KEYS = [
   'moe',
 ];
 
-function posInt(name, v, max, min = 1) {
+/** v, an integer in [min, max]; else a RangeError naming the field (errors.posInt, or errors.nonNegInt for min 0). */
+function intInRange(name, v, max, min = 1) {
   if (!Number.isInteger(v) || v < min || v > max) {
     const key = min ? 'errors.posInt' : 'errors.nonNegInt';
     throw config(RangeError, key, { name, max: String(max), got: quote(String(v)) });
@@ -137,9 +138,9 @@ export function validateConfig(input) {
   if (!input || typeof input !== 'object') throw config(TypeError, 'errors.configObject');
   const c = { ...DEFAULTS };
   for (const k of CONFIG_KEYS) if (Object.hasOwn(input, k) && input[k] !== undefined) c[k] = input[k];
-  posInt('d', c.d, LIMITS.d);
-  posInt('heads', c.heads, LIMITS.heads);
-  posInt('kvHeads', c.kvHeads, LIMITS.heads);
+  intInRange('d', c.d, LIMITS.d);
+  intInRange('heads', c.heads, LIMITS.heads);
+  intInRange('kvHeads', c.kvHeads, LIMITS.heads);
   if (c.heads % c.kvHeads !== 0) {
     throw config(RangeError, 'errors.headsMultiple', { heads: String(c.heads), kv: String(c.kvHeads) });
   }
@@ -148,7 +149,7 @@ export function validateConfig(input) {
     if (c.d % c.heads !== 0) {
       throw config(RangeError, 'errors.headsDivide', { d: String(c.d), heads: String(c.heads) });
     }
-  } else posInt('headDim', c.headDim, LIMITS.headDim);
+  } else intInRange('headDim', c.headDim, LIMITS.headDim);
   if (c.dffMode !== 'explicit' && c.dffMode !== 'llama') {
     throw config(TypeError, 'errors.dffMode', { got: quote(String(c.dffMode)) });
   }
@@ -164,15 +165,15 @@ export function validateConfig(input) {
     const m = c.moe;
     if (typeof m !== 'object') throw config(TypeError, 'errors.moeObject');
     c.moe = { experts: m.experts, active: m.active, shared: m.shared ?? 0 };
-    posInt('experts', c.moe.experts, LIMITS.experts);
-    posInt('active', c.moe.active, LIMITS.experts);
-    posInt('shared', c.moe.shared, LIMITS.shared, 0);
+    intInRange('experts', c.moe.experts, LIMITS.experts);
+    intInRange('active', c.moe.active, LIMITS.experts);
+    intInRange('shared', c.moe.shared, LIMITS.shared, 0);
     if (c.moe.active > c.moe.experts) {
       throw config(RangeError, 'errors.activeExceed', { active: String(c.moe.active), experts: String(c.moe.experts) });
     }
   } else c.moe = null;
-  if (c.dffMode === 'llama' && !c.moe) posInt('multipleOf', c.multipleOf, LIMITS.multipleOf);
-  else posInt('dff', c.dff, LIMITS.dff);
+  if (c.dffMode === 'llama' && !c.moe) intInRange('multipleOf', c.multipleOf, LIMITS.multipleOf);
+  else intInRange('dff', c.dff, LIMITS.dff);
   return c;
 }
 
