@@ -12,6 +12,14 @@
 /* act is not an activation code of enum ffn_act */
 static inline int bad_act(int act) { return act < 0 || act >= FFN_ACT_COUNT; }
 
+/* N < 0, V < 1, or a class index targets[i] outside [0,V) (softmax_ce_backward and its reference) */
+static inline int bad_targets(const int32_t *targets, int N, int V) {
+  if (N < 0 || V < 1) return 1;
+  for (int i = 0; i < N; i++)
+    if (targets[i] < 0 || targets[i] >= V) return 1;
+  return 0;
+}
+
 /* p + n, but p itself when n == 0 (p may then be NULL: NULL + 0 is undefined behaviour in C) */
 static inline float *skip(float *p, size_t n) { return n ? p + n : p; }
 

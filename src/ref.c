@@ -248,9 +248,7 @@ FFN_API int swiglu_backward_ref(float *dX, float *dWg, float *dWu, float *dWd, c
    double with libm exp/log */
 FFN_API int softmax_ce_backward_ref(float *dlogits, float *loss, int32_t *correct, const float *logits,
                                     const int32_t *targets, int N, int V) {
-  if (N < 0 || V < 1) return FFN_EINVAL;
-  for (int i = 0; i < N; i++)
-    if (targets[i] < 0 || targets[i] >= V) return FFN_EINVAL;
+  if (bad_targets(targets, N, V)) return FFN_EINVAL;
   double total = 0.0;
   int32_t right = 0;
   for (int i = 0; i < N; i++) {

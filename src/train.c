@@ -92,9 +92,7 @@ static void scale_row(float *d, size_t n, float scale) {
    (e_t - sum) / sum / N in double (no cancellation when p -> 1). */
 FFN_API int softmax_ce_backward(float *dlogits, float *loss, int32_t *correct, const float *logits,
                                 const int32_t *targets, int N, int V) {
-  if (N < 0 || V < 1) return FFN_EINVAL;
-  for (int i = 0; i < N; i++)
-    if (targets[i] < 0 || targets[i] >= V) return FFN_EINVAL;
+  if (bad_targets(targets, N, V)) return FFN_EINVAL;
   double total = 0.0;
   int32_t right = 0;
   size_t n = (size_t)V;
