@@ -78,6 +78,8 @@ const parsed = (attribute, spec) => ({ attribute, parse: (v) => parseAttribute(a
 /** A list given to a property as its attribute's text: an array joined by commas, anything else as text. */
 const listText = (v) => (v === null || v === undefined ? null : Array.isArray(v) ? v.join(',') : String(v));
 
+let annotations = null; // the minima and error peaks (from the kernels): the same for every plot of the page
+
 export class FfnActivationPlot extends FfnElement {
   /** Attributes and properties (see FfnElement.properties): x (the readout, clamped to the range), range, curves. */
   static get properties() {
@@ -202,8 +204,8 @@ export class FfnActivationPlot extends FfnElement {
     this._curves = sample(ffn, this._xs);
     const c = this._curves; // the GELU errors from the sampled values (the three kernels ran once, in sample)
     this._errs = geluErrorsOf(c.gelu.y, c.gelu_tanh.y, c.gelu_sigmoid.y);
-    // The minima and error peaks do not depend on the plotted range: found once.
-    this._ann ??= {
+    // The minima and error peaks do not depend on the plotted range: found once a page, for every plot.
+    this._ann = annotations ??= {
       gelu: findMinimum(ffn, 'gelu'),
       silu: findMinimum(ffn, 'silu'),
       peaks: errorPeaks(ffn),
