@@ -479,3 +479,21 @@ test('gemm_ex_w on caller scratch gives gemm_ex bit for bit, every transpose, ed
   assert.equal(k.gemm_ex_work_size(-1, 2, 2), -1);
   assert.equal(k.gemm_ex_w(0, 0, 0, 0, 0, 2, -1, 2, 0, 0), EINVAL);
 });
+
+test('the training kernels free all they allocate (ffn_heap_in_use back to its value before the calls)', () => {
+  const [T, d, F, V] = [65, 33, 129, 17];
+  const [dX, dW1, dWu, db1, dW2, db2] = [T * d, d * F, d * F, F, F * d, d].map(alloc);
+  const [dY, X, W1, Wu, b1, W2] = [T * d, T * d, d * F, d * F, F, F * d].map((n) => put(randArray(n)));
+  const [work, H, A, logits, loss] = [alloc(3 * T * F), put(randArray(T * F)), alloc(T * F), alloc(T * V), alloc(1)];
+  const targets = putI32(Int32Array.from({ length: T }, (_, i) => i % V));
+  const [L, B] = [put(randomSpd(randArray, 40)), put(randArray(40 * 3))];
+  const before = k.ffn_heap_in_use();
+  assert.equal(k.ffn_backward(dX, dW1, db1, dW2, db2, dY, X, W1, b1, W2, T, d, F, 5, work), 0);
+  assert.equal(k.ffn_backward_saved(dX, dW1, db1, dW2, dY, X, H, A, W2, T, d, F, 1, W1), 0);
+  assert.equal(k.gated_ffn_backward(dX, dW1, dWu, dW2, dY, X, W1, Wu, W2, T, d, F, 6, work), 0);
+  assert.equal(k.softmax_ce_backward(logits, loss, 0, logits, targets, T, V), 0);
+  assert.equal(k.spd_factor(L, L, 40), 0);
+  assert.equal(k.spd_solve(B, L, B, 40, 3), 0);
+  assert.equal(k.ffn_heap_in_use(), before);
+  freeAll();
+});
