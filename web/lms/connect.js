@@ -42,10 +42,13 @@ function problemReporter(notice, lang, problems) {
   };
 }
 
-/** Point the page's exercises at the learner's storage key (before they load their progress, when possible). */
-function useStorage(win, doc, key, storage) {
+/**
+ * Point the page's exercises at the learner's storage key (before they load their progress, when possible), and at
+ * `memory` (an adapter) when the page cannot use localStorage.
+ */
+function useStorage(win, doc, key, memory) {
   for (const el of doc.querySelectorAll('ffn-exercise')) el.setAttribute('storage-key', key);
-  if (storage === win.localStorage || !win.customElements) return;
+  if (!memory || !win.customElements) return;
   win.customElements.whenDefined('ffn-exercise').then(() => {
     for (const el of doc.querySelectorAll('ffn-exercise')) el.storage = storage;
   });
@@ -54,13 +57,14 @@ function useStorage(win, doc, key, storage) {
 /** The learner's progress from suspend_data into the page's storage, under a key of this course and learner. */
 function restore(win, doc, session, ctx, course) {
   const key = `${SCORM_STORAGE_PREFIX}:${course}:${hash(session.get(MODEL[ctx.version].learner))}`;
-  const storage = pageStorage(win) ?? memoryAdapter();
+  const local = pageStorage(win);
+  const storage = local ?? memoryAdapter();
   try {
     restoreProgress(storage, key, ctx.state);
   } catch {
     // storage full: the exercises keep what they had
   }
-  useStorage(win, doc, key, storage);
+  useStorage(win, doc, key, local ? null : storage);
   return key;
 }
 
@@ -72,6 +76,7 @@ function sessionWriter(session, ctx) {
   const start = Date.now();
   const lastAt = new Map(); // exercise id -> when it was last run (ms), for the next result's latency
   const write = (values) => {
+    if (ctx.review) return; // a review launch: the LMS keeps the attempt as it was
     for (const [k, v] of values) session.set(k, v);
   };
   let ended = false;
@@ -83,18 +88,21 @@ function sessionWriter(session, ctx) {
       if (ended || typeof id !== 'string' || !result || result.status === 'setup') return;
       if (!ids.includes(id)) ids.push(id);
       const tests = Array.isArray(result.tests) ? result.tests : [];
-      const entry = { s: result.passed || state.e[id]?.s === 'p' ? 'p' : 'a' };
+      const now = new Date();
+      const before = state.e[id];
+      const entry = { s: result.passed || before?.s === 'p' ? 'p' : 'a' };
+      const day = before?.d ?? (result.passed ? now.toISOString().slice(0, 10) : undefined);
+      if (day) entry.d = day; // the day of the first pass
       Object.assign(entry, { t: tests.filter((t) => t && t.pass).length, n: tests.length });
       if (typeof code === 'string') entry.c = code;
       state.e[id] = entry;
-      const now = new Date();
       const latencyMs = now - (lastAt.get(id) ?? start);
       lastAt.set(id, +now);
       const at = { n: slot(idx.interactions, id), m: slot(idx.objectives, id), passed: !!result.passed, code, now };
       state.o = idx.interactions;
       write([...resultValues(version, id, entry, { ...at, latencyMs }), ...totalValues(version, ids, state.e)]);
       const { text } = encodeSuspend(state, SUSPEND_LIMITS[version]);
-      if (text) session.set('cmi.suspend_data', text);
+      if (text) write([['cmi.suspend_data', text]]);
       session.commit();
     },
     /** Session time, exit 'suspend', commit and terminate: once (on pagehide). */
@@ -134,7 +142,8 @@ export function connectScorm(options = {}) {
   if (!session.initialize()) return sco;
   const version = found.version;
   const state = decodeSuspend(session.get('cmi.suspend_data'), SUSPEND_LIMITS[version]);
-  const ctx = { version, state, ids };
+  const review = session.get(version === '1.2' ? 'cmi.core.lesson_mode' : 'cmi.mode') === 'review';
+  const ctx = { version, state, ids, review };
   const course = String(options.course ?? 'sco')
     .replace(/[^\w.-]/g, '_')
     .slice(0, 64);

@@ -53,6 +53,7 @@ export interface SuspendEntry {
   t?: number;
   n?: number;
   x?: 1;
+  d?: string;
 }
 export interface SuspendState {
   o: string[];

@@ -79,7 +79,7 @@ export function restoreProgress(storage, key, suspend) {
   for (const [id, v] of Object.entries(suspend.e)) {
     const local = { ...exercises[id] };
     if (v.c !== undefined && !(v.x && local.code)) local.code = v.c;
-    if (v.s === 'p' && !local.passedAt) local.passedAt = new Date().toISOString();
+    if (v.s === 'p' && !local.passedAt) local.passedAt = v.d ? `${v.d}T12:00:00.000Z` : new Date().toISOString();
     if (!local.status) local.status = v.s === 'p' ? 'passed' : 'attempted';
     exercises[id] = local;
   }

@@ -41,8 +41,9 @@ export function cutText(s, n) {
 
 /**
  * state { o: [exercise ids in their interactions' order], e: { id: { s: 'p' | 'a', c: code, t: tests passed, n: tests,
- * x: 1 when c was cut } } } -> { text, cut: [ids whose code was cut] }, text at most `limit` characters. The longest
- * code is halved until the text fits; without any code it always fits for the SCOs the command builds.
+ * x: 1 when c was cut, d: the day of the first pass } } } -> { text, cut: [ids whose code was cut] }, text at most
+ * `limit` characters. The longest code is halved until the text fits; without any code it always fits for the SCOs
+ * the command builds.
  */
 export function encodeSuspend(state, limit) {
   const e = Object.create(null); // ids such as __proto__ stay plain keys
@@ -69,6 +70,7 @@ const FIELDS = {
   t: (v) => Number.isInteger(v) && v >= 0 && v <= 1e6,
   n: (v) => Number.isInteger(v) && v >= 0 && v <= 1e6,
   x: (v) => v === 1,
+  d: (v) => typeof v === 'string' && /^\d{4}-\d\d-\d\d$/.test(v),
 };
 
 /** suspend_data text -> state as encodeSuspend takes it (empty when the text is not ours); each field checked. */
