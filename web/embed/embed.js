@@ -1,5 +1,6 @@
 // Standalone embed pages: copy allowed URL query parameters onto the page's one element (before the page's next script
-// registers it) and report the page's height to a parent frame (web/embed/host.js sizes the iframe from it).
+// registers it), report the page's height to a parent frame (web/embed/host.js sizes the iframe from it) and each
+// exercise result (host.js fires it on the iframe).
 import { readEmbedParams } from './params.js';
 import { translator, loadStrings, langOf } from '../i18n/index.js';
 import { resultMessage } from '../lms/result-message.js';
