@@ -33,6 +33,33 @@ async function main(): Promise<void> {
 }
 void main;
 
+/** The resident trainer: options, results and views as a consumer uses them. */
+function trainer(): number {
+  const model: ffn.MemoryModel = ffn.createMemoryModel({
+    facts: { subjects: [0, 1], relations: [0, 0], objects: [1, 0] },
+    d: 8,
+    dff: 16,
+    optimizer: { lr: 0.01, weightDecay: 0 },
+  });
+  const r: ffn.MemoryStepResult = model.train(2, { batch: new Int32Array([0, 1]) });
+  const ev: Int32Array = model.evaluate().predictions;
+  const W2: Float32Array = model.weights().W2;
+  const token: ffn.MemorySnapshot = model.snapshot();
+  model.setWeights({ b1: new Float32Array(16) });
+  model.restore(token);
+  const X: ffn.Tensor = ffn.spdSolve(
+    [
+      [2, 0],
+      [0, 2],
+    ],
+    [1, 1],
+  );
+  const W: ffn.Tensor = ffn.rankOneUpdate([[1, 0]], [1], [0, 1], 0.5);
+  model.dispose();
+  return r.loss + ev.length + W2.length + model.hidden(0).length + X.data[0] + W.data[1] + ffn.MEMORY_LIMITS.dff;
+}
+void trainer;
+
 // @ts-expect-error: unknown activation names are rejected at compile time
 ffn.activationGrad('tanh', [1]);
 
