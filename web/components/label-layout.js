@@ -170,6 +170,24 @@ const grow = (b, by) => ({ x: b.x - by, y: b.y - by, w: b.w + 2 * by, h: b.h + 2
  * conflicts (`conflicts` says how many). Returns [{ index, box, leader, conflicts }].
  */
 export function placeLabels(items, { obstacles = [], bounds = null, pad = 2, budget = 0 } = {}) {
+  const tests = placementTests(obstacles, bounds, pad);
+  const found = budget > 0 ? searchClear(items, tests, budget) : null;
+  return found ?? placeGreedy(items, tests);
+}
+
+/** A placement's box and leader as placeLabels returns it. */
+const pick = (index, c, conflicts) => ({
+  index,
+  box: { x: c.x, y: c.y, w: c.w, h: c.h },
+  leader: c.leader ?? null,
+  conflicts,
+});
+
+/**
+ * The two tests of placeLabels: fixedConflicts(item, c), how many obstacles (and the bounds) a candidate c of item
+ * conflicts with; clash(c, t), whether two candidates conflict (boxes overlap, a leader crosses a box or a leader).
+ */
+function placementTests(obstacles, bounds, pad) {
   const inBounds = (c) =>
     !bounds ||
     (c.x >= bounds.x - 0.01 &&
@@ -199,46 +217,45 @@ export function placeLabels(items, { obstacles = [], bounds = null, pad = 2, bud
     (c.leader && segmentHitsBox(c.leader[0], c.leader[1], grow(t, pad))) ||
     (t.leader && segmentHitsBox(t.leader[0], t.leader[1], grow(c, pad))) ||
     (c.leader && t.leader && segmentsCross(c.leader[0], c.leader[1], t.leader[0], t.leader[1]));
-  const pick = (index, c, conflicts) => ({
-    index,
-    box: { x: c.x, y: c.y, w: c.w, h: c.h },
-    leader: c.leader ?? null,
-    conflicts,
-  });
+  return { fixedConflicts, clash };
+}
 
-  if (budget > 0) {
-    // each item's clear candidates in order, found as the search first reaches them (most never are)
-    const clear = items.map(() => []),
-      scanned = items.map(() => 0);
-    function* clearOf(i) {
-      for (let k = 0; ; k++) {
-        const { candidates } = items[i];
-        while (k >= clear[i].length && scanned[i] < candidates.length) {
-          const index = scanned[i]++;
-          if (!fixedConflicts(items[i], candidates[index])) clear[i].push({ c: candidates[index], index });
-        }
-        if (k >= clear[i].length) return;
-        yield clear[i][k];
+/** Depth-first search for a clear set (see placeLabels) within budget pair checks: the placements, or null. */
+function searchClear(items, { fixedConflicts, clash }, budget) {
+  // each item's clear candidates in order, found as the search first reaches them (most never are)
+  const clear = items.map(() => []),
+    scanned = items.map(() => 0);
+  function* clearOf(i) {
+    for (let k = 0; ; k++) {
+      const { candidates } = items[i];
+      while (k >= clear[i].length && scanned[i] < candidates.length) {
+        const index = scanned[i]++;
+        if (!fixedConflicts(items[i], candidates[index])) clear[i].push({ c: candidates[index], index });
       }
+      if (k >= clear[i].length) return;
+      yield clear[i][k];
     }
-    let work = 0;
-    const chosen = [];
-    const dfs = (i) => {
-      if (i === items.length) return true;
-      for (const v of clearOf(i)) {
-        work += chosen.length + 1;
-        if (work > budget) return false;
-        if (chosen.some((t) => clash(v.c, t.c))) continue;
-        chosen.push(v);
-        if (dfs(i + 1)) return true;
-        chosen.pop();
-        if (work > budget) return false;
-      }
-      return false;
-    };
-    if (dfs(0)) return chosen.map((v) => pick(v.index, v.c, 0));
   }
+  let work = 0;
+  const chosen = [];
+  const dfs = (i) => {
+    if (i === items.length) return true;
+    for (const v of clearOf(i)) {
+      work += chosen.length + 1;
+      if (work > budget) return false;
+      if (chosen.some((t) => clash(v.c, t.c))) continue;
+      chosen.push(v);
+      if (dfs(i + 1)) return true;
+      chosen.pop();
+      if (work > budget) return false;
+    }
+    return false;
+  };
+  return dfs(0) ? chosen.map((v) => pick(v.index, v.c, 0)) : null;
+}
 
+/** Each item in turn: its first candidate clear of the choices before it, or the one with the fewest conflicts. */
+function placeGreedy(items, { fixedConflicts, clash }) {
   const taken = [];
   for (const item of items) {
     let best = null;
