@@ -42,7 +42,7 @@ after(async () => {
 });
 
 /** A fresh page on the LMS page of `version` with window.__lms = lms; requests, errors and console errors kept. */
-async function open(version, lms, path = 'host.html') {
+async function open(version, lms, path = 'host.html', first = IDS[0]) {
   const page = await browser.newPage();
   const seen = { requests: [], errors: [], failed: [] };
   page.on('request', (r) => seen.requests.push(r.url()));
@@ -52,10 +52,12 @@ async function open(version, lms, path = 'host.html') {
   page.on('console', (m) => m.type() === 'error' && seen.errors.push(m.text()));
   await page.addInitScript((cfg) => {
     window.__lms = cfg;
+    window.__readyTags = []; // the elements that fired ffn-ready (their kernels loaded)
+    addEventListener('ffn-ready', (ev) => window.__readyTags.push(ev.target.localName), true);
   }, lms);
   await page.goto(new URL(path, sites[version].url).href);
   const frame = path === 'host.html' ? page.frameLocator('#sco') : page;
-  await frame.locator(`ffn-exercise[exercise="${IDS[0]}"] textarea.code`).waitFor({ timeout: 30000 });
+  await frame.locator(`ffn-exercise[exercise="${first}"] textarea.code`).waitFor({ timeout: 30000 });
   return { page, frame, seen };
 }
 
@@ -208,7 +210,8 @@ for (const version of ['1.2', '2004']) {
 }
 
 test(
-  "an author's exercise module in the SCO shares the page's registry through the import map, and grades",
+  "an author's exercise module in the SCO shares the page's registry through the import map, and grades; the " +
+    'three widgets come up from the zip alone',
   {
     skip: skip || false,
   },
@@ -216,17 +219,25 @@ test(
     const root = join(ARTIFACTS, 'browser-1.2');
     const zip = join(root, 'cube.zip');
     const cube = join(ROOT, 'tests/fixtures/lms/cube.js');
-    const made = await runCommand(['scorm', '--exercises', `${cube},gelu`, '--out', zip, '--force']);
+    const widgets = ['memory-widget', 'activation-plot', 'param-calculator'];
+    const args = ['--exercises', `${cube},gelu`, '--widgets', widgets.join(',')];
+    const made = await runCommand(['scorm', ...args, '--out', zip, '--force']);
     assert.equal(made.code, 0, made.stderr);
     unzipTo(zip, join(root, 'cube-sco'));
-    const page = await browser.newPage();
-    const errors = [];
-    page.on('pageerror', (e) => errors.push(String(e)));
-    await page.goto(new URL('cube-sco/index.html', sites['1.2'].url).href);
-    await page.locator('ffn-exercise[exercise="cube"] textarea.code').waitFor({ timeout: 30000 });
+    const { page, seen } = await open('1.2', { mode: 'ok' }, 'cube-sco/index.html', 'cube');
     const said = await typeAndRun(page, page, 'cube', 'function cube(x) {\n  return map(x, (z) => z * z * z);\n}\n');
     assert.match(said, /All 2 tests passed/);
-    assert.deepEqual(errors, []);
+    // each widget fired ffn-ready (its kernels loaded), from files of the zip only
+    await page.waitForFunction(
+      (tags) => tags.every((t) => window.__readyTags.includes(t)),
+      widgets.map((w) => `ffn-${w}`),
+    );
+    const base = new URL('cube-sco/', sites['1.2'].url).href;
+    assert.deepEqual(
+      seen.requests.filter((u) => !u.startsWith(base) && !/^(data|blob|about):/.test(u)),
+      [],
+    );
+    assert.deepEqual([seen.errors, seen.failed], [[], []]);
     await page.close();
   },
 );
