@@ -119,7 +119,8 @@ function handler(root) {
         'X-Content-Type-Options': 'nosniff',
       };
       // The learner's workers inherit the sandbox frame's CSP: no network at all.
-      if (file.endsWith(`${sep}sandbox${sep}frame.html`)) headers['Content-Security-Policy'] = await frameCsp(file);
+      if (file.endsWith(`${sep}sandbox${sep}run${sep}frame.html`))
+        headers['Content-Security-Policy'] = await frameCsp(file);
       res.writeHead(200, headers);
       if (req.method === 'HEAD') {
         res.end();

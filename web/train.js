@@ -4,7 +4,7 @@ import { wasm } from './runtime.js';
 import { heapAlloc, statusError, withHeap } from './heap.js';
 import { describe, actCode, parseTensor, matrix, vector, fmtShape } from './args.js';
 import { STATUS } from './codes.js';
-import { makeRng } from './sandbox/exercises/rng.js';
+import { makeRng } from './rng.js';
 
 /** Largest sizes createMemoryModel accepts: facts N, d, d_ff, and each of nSubjects, nRelations, nObjects. */
 export const MEMORY_LIMITS = Object.freeze({ facts: 4096, d: 512, dff: 4096, ids: 4096 });

@@ -16,7 +16,7 @@ const meta = Object.assign(document.createElement('meta'), { name: 'ffn-lab-sand
 document.head.append(meta);
 const base = '/node_modules/ffn-lab/web/';
 const { ready } = await import(base + 'index.js');
-const { warmSandbox } = await import(base + 'sandbox/frame-host.js');
+const { warmSandbox } = await import(base + 'sandbox/run/frame-host.js');
 const { gradeExercise, exercises } = await import(base + 'sandbox/index.js');
 const sol = exercises.find((e) => e.id === 'gelu').solution;
 await ready();
@@ -91,7 +91,7 @@ export async function runSitesBench({ quick = false, log = console.log } = {}) {
         const p = await b.newPage();
         let frameBytes = 0;
         p.on('requestfinished', async (req) => {
-          if (!/sandbox\/frame\.html$/.test(req.url())) return;
+          if (!/sandbox\/run\/frame\.html$/.test(req.url())) return;
           const sz = await req.sizes().catch(() => null);
           if (sz) frameBytes += sz.responseBodySize + sz.responseHeadersSize;
         });

@@ -339,7 +339,7 @@ test(
       }, sel);
       assert.match(code[0], /^http:\/\/[^ ]+\/nowhere\/frame\.html$/);
       assert.deepEqual(code.slice(1), [
-        'node_modules/ffn-lab/web/sandbox/frame.html',
+        'node_modules/ffn-lab/web/sandbox/run/frame.html',
         '<meta name="ffn-lab-sandbox" content="/path/to/frame.html">',
       ]);
       // the report keeps its English

@@ -6,7 +6,7 @@ import * as components from 'ffn-lab/components';
 import en from '../../web/i18n/en.js';
 import fr from '../../web/i18n/fr.js';
 import { translator, errorText, loadStrings, stringsLoaded } from '../../web/i18n/index.js';
-import { exercises, exerciseText } from '../../web/sandbox/exercises/index.js';
+import { exercises, exerciseText } from '../../web/sandbox/grade/exercises/index.js';
 import { findEnglish } from '../helpers/english.js';
 import { rng } from '../helpers/numeric.js';
 import { hostileWorkerUrl, checkHostileReport } from '../helpers/hostile-worker.js';
@@ -95,7 +95,7 @@ test("French is loaded on first use: English until loadStrings('fr'), then the t
   assert.equal(translator('fr').locale, 'fr');
   assert.equal(getStrings('fr-BE').exercise.run, fr.exercise.run);
   assert.notEqual(exerciseText(gelu, 'fr').title, gelu.title);
-  assert.equal(exerciseText(gelu, 'fr').title, (await import('../../web/sandbox/exercises/fr.js')).gelu.title);
+  assert.equal(exerciseText(gelu, 'fr').title, (await import('../../web/sandbox/grade/exercises/fr.js')).gelu.title);
   // English and a language without a built-in table have nothing to load
   assert.equal(stringsLoaded('en'), true);
   assert.equal(stringsLoaded('de'), true);
@@ -248,8 +248,8 @@ test('the six built-ins are in French too: title, level, prompt, hints, examples
   await loadStrings('fr');
   const api = await import('ffn-lab');
   await api.ready();
-  const { generateTests } = await import('../../web/sandbox/exercises/index.js');
-  const { exerciseText } = await import('../../web/sandbox/exercises/index.js');
+  const { generateTests } = await import('../../web/sandbox/grade/exercises/index.js');
+  const { exerciseText } = await import('../../web/sandbox/grade/exercises/index.js');
   const memories = (await import('ffn-lab/sandbox')).exercises.find((x) => x.id === 'memories');
   assert.deepEqual(
     { ...exerciseText(memories, 'fr').words },
@@ -299,7 +299,7 @@ test('the six built-ins are in French too: title, level, prompt, hints, examples
 
 test('translations in a definition are checked like the originals, naming the field at fault', async () => {
   const { defineExercise } = await import('ffn-lab/sandbox');
-  const { exerciseText } = await import('../../web/sandbox/exercises/index.js');
+  const { exerciseText } = await import('../../web/sandbox/grade/exercises/index.js');
   const base = {
     id: 'i18n-check',
     title: 'Double',
@@ -371,9 +371,9 @@ function saidTexts(report) {
 
 test("the sandbox's own crash reasons are said in French, the English report unchanged", async () => {
   await loadStrings('fr');
-  const { reportRun } = await import('../../web/sandbox/grade.js');
-  const { generateTests } = await import('../../web/sandbox/exercises/index.js');
-  const { FRAME_HTML } = await import('../../web/sandbox/sandbox-inline.js');
+  const { reportRun } = await import('../../web/sandbox/grade/grade.js');
+  const { generateTests } = await import('../../web/sandbox/grade/exercises/index.js');
+  const { FRAME_HTML } = await import('../../web/sandbox/run/sandbox-inline.js');
   const api = await import('ffn-lab');
   await api.ready();
   const gelu = exercises.find((e) => e.id === 'gelu');
@@ -554,7 +554,7 @@ test("the toolkit's errors carry a key: English as before, French on the page; l
 });
 
 /*
- * The worker's own words (web/sandbox/worker.js): why it refuses a result, what a value that is no result is, and
+ * The worker's own words (web/sandbox/run/worker.js): why it refuses a result, what a value that is no result is, and
  * its refusals of the learner's code. Each case: learner code, the report's English (written here, as it read before
  * the keys: it must not change), and French the page must say instead.
  */

@@ -108,7 +108,7 @@ test(
   },
 );
 
-// French (web/i18n/fr.js, web/sandbox/exercises/fr.js) is loaded on first use: never by a page in English, and by a
+// French (web/i18n/fr.js, web/sandbox/grade/exercises/fr.js) loads on first use: never by a page in English, and by a
 // page in French before its elements are ready, which are hidden until then (no English shown on the way).
 const FRENCH = /Lancer les tests|Voir la solution/;
 const ALL = 'ffn-activation-plot, ffn-exercise, ffn-param-calculator, ffn-memory-widget';

@@ -258,8 +258,8 @@ function hostileObjects() {
 /** The cases: [name, call, check(result)] for every attribute of every element, plus the property parsers. */
 async function cases() {
   const { memoryModel: mm, activationModel: am, paramModel: pm } = await import('ffn-lab/components');
-  const { readTimeout, readStorageKey, readNumber } = await import('../../web/sandbox/element.js');
-  const { codeProblemMessage } = await import('../../web/sandbox/storage.js');
+  const { readTimeout, readStorageKey, readNumber } = await import('../../web/sandbox/element/element.js');
+  const { codeProblemMessage } = await import('../../web/sandbox/element/storage.js');
   const { readEmbedParams } = await import('../../web/embed/params.js');
   const strs = hostileStrings(18);
   const finite = (v) => typeof v === 'number' && Number.isFinite(v);

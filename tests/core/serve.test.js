@@ -57,11 +57,11 @@ test(
   'only the sandbox frame is served with a CSP: worker.js (fetched as text, never run from its ' +
     'URL) and pages carry none',
   async () => {
-    const frame = await get('/web/sandbox/frame.html');
+    const frame = await get('/web/sandbox/run/frame.html');
     assert.equal(frame.status, 200);
     // its exact value (the frame's meta policy plus sandbox allow-scripts) is checked in sandbox/sandbox.test.js
     assert.ok(frame.headers['content-security-policy'], 'the frame carries a CSP');
-    const worker = await get('/web/sandbox/worker.js');
+    const worker = await get('/web/sandbox/run/worker.js');
     assert.equal(worker.status, 200);
     assert.equal(worker.headers['content-security-policy'], undefined);
     const page = await get('/web/index.html');

@@ -2,8 +2,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { memoryModel as mm, activationModel as am, paramModel as pm } from 'ffn-lab/components';
-import { codeProblemMessage } from '../../web/sandbox/storage.js';
-import { readTimeout, readStorageKey, readNumber } from '../../web/sandbox/element.js';
+import { codeProblemMessage } from '../../web/sandbox/element/storage.js';
+import { readTimeout, readStorageKey, readNumber } from '../../web/sandbox/element/element.js';
 import { readEmbedParams } from '../../web/embed/params.js';
 
 // The bounds as web/components/README.md and web/sandbox/README.md state them, written out here, not imported.

@@ -9,7 +9,7 @@ import { hostileWorkerSource, checkHostileReport } from '../helpers/hostile-work
 import { sabotagedGelu, checkSabotagedGeluReport } from '../helpers/sabotage.js';
 import { exercises } from 'ffn-lab/sandbox';
 
-const TOOLKIT = readFileSync(new URL('../../web/sandbox/toolkit.js', import.meta.url), 'utf8');
+const TOOLKIT = readFileSync(new URL('../../web/sandbox/run/toolkit.js', import.meta.url), 'utf8');
 const LONG_TASK_MS = 100;
 
 let page;

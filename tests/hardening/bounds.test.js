@@ -3,11 +3,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Worker } from 'node:worker_threads';
 import { gradeExercise, exercises } from 'ffn-lab/sandbox';
-import { cleanWire, checkLimits, DEFAULT_LIMITS, LIMIT_CEILINGS } from '../../web/sandbox/runner.js';
+import { cleanWire, checkLimits } from '../../web/sandbox/run/protocol.js';
+import { DEFAULT_LIMITS, LIMIT_CEILINGS } from '../../web/sandbox/run/index.js';
 import { hostileWorkerUrl, checkHostileReport } from '../helpers/hostile-worker.js';
 import { sabotage, sabotagedGelu, checkSabotagedGeluReport } from '../helpers/sabotage.js';
 import { assertPassed } from '../helpers/report.js';
-import { makeRng } from '../../web/sandbox/exercises/index.js';
+import { makeRng } from '../../web/sandbox/grade/exercises/index.js';
 import { timeCase, timeCaseAsync, shown } from '../helpers/timing.js';
 
 const L = DEFAULT_LIMITS; // 200,000 numbers, depth 8, 32 keys
@@ -395,7 +396,7 @@ const SABOTAGED_GELU = sabotagedGelu({ functionMethods: true });
 
 /** Run worker.js directly (as the page does) and collect every message it sends until 400 ms after `done`. */
 async function directRun(source, calls) {
-  const w = new Worker(new URL('../../web/sandbox/worker.js', import.meta.url), { stdout: true, stderr: true });
+  const w = new Worker(new URL('../../web/sandbox/run/worker.js', import.meta.url), { stdout: true, stderr: true });
   const messages = [];
   const nonce = 'a1b2c3d4e5f60718293a4b5c6d7e8f90';
   try {

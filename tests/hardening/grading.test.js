@@ -3,9 +3,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { gradeExercise, defineExercise, exercises } from 'ffn-lab/sandbox';
 import * as api from 'ffn-lab';
-import { compareValue, keysProblem, toWire, expect as spec } from '../../web/sandbox/compare.js';
-import { reportRun, gradeValues } from '../../web/sandbox/grade.js';
-import { resolveExercise, generateTests, makeRng } from '../../web/sandbox/exercises/index.js';
+import { compareValue, keysProblem, toWire, expect as spec } from '../../web/sandbox/grade/compare.js';
+import { reportRun, gradeValues } from '../../web/sandbox/grade/grade.js';
+import { resolveExercise, generateTests, makeRng } from '../../web/sandbox/grade/exercises/index.js';
 import { timeCase, timeCaseAsync, shown } from '../helpers/timing.js';
 
 await api.ready();

@@ -2,8 +2,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createProgressStore, memoryStorage } from 'ffn-lab/sandbox';
-import { PROGRESS_LIMITS } from '../../web/sandbox/storage.js';
-import { makeRng } from '../../web/sandbox/exercises/index.js';
+import { PROGRESS_LIMITS } from '../../web/sandbox/element/storage.js';
+import { makeRng } from '../../web/sandbox/grade/exercises/index.js';
 import { timeCase, shown } from '../helpers/timing.js';
 
 const KEY = 'ffn-lab:sandbox:v1';

@@ -67,7 +67,7 @@ async function startBareProxy(target) {
       const r = await fetch(new URL(req.url, target), { method: req.method, redirect: 'manual' });
       const headers = Object.fromEntries(r.headers);
       let body = Buffer.from(await r.arrayBuffer());
-      if (new URL(req.url, target).pathname === '/web/sandbox/frame.html') {
+      if (new URL(req.url, target).pathname === '/web/sandbox/run/frame.html') {
         assert.match(headers['content-security-policy'] || '', /connect-src 'none'/);
         delete headers['content-security-policy'];
         const html = body.toString('utf8');
@@ -75,7 +75,7 @@ async function startBareProxy(target) {
         body = Buffer.from(html.replace(FRAME_META, ''));
         bareFrames += 1;
       }
-      if (new URL(req.url, target).pathname === '/web/sandbox/sandbox-inline.js') {
+      if (new URL(req.url, target).pathname === '/web/sandbox/run/sandbox-inline.js') {
         // the same document as the inline frame's srcdoc (a JS string, its < written \u003c)
         const js = body.toString('utf8');
         assert.match(js, FRAME_META_IN_JS);
@@ -238,7 +238,7 @@ self.addEventListener('message', async (ev) => {
 });
 self.postMessage({ type: 'waiting' });
 `;
-    const toolkit = readFileSync(resolve(ROOT, 'web/sandbox/toolkit.js'), 'utf8');
+    const toolkit = readFileSync(resolve(ROOT, 'web/sandbox/run/toolkit.js'), 'utf8');
     const inFrame = async (base) => {
       const p = await served.newPage();
       await p.goto(new URL('tests/fixtures/frame-host.html', base).href);
@@ -250,7 +250,7 @@ self.postMessage({ type: 'waiting' });
           const loaded = new Promise((ok) => {
             iframe.onload = ok;
           });
-          iframe.src = '/web/sandbox/frame.html';
+          iframe.src = '/web/sandbox/run/frame.html';
           document.body.append(iframe);
           await loaded;
           const control = new MessageChannel();

@@ -1,7 +1,8 @@
 // Issue 18: each text, log and index bound of the worker's messages holds at its value and refuses (or cuts) past it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { runLearnerCode, cleanWire, checkLimits } from '../../web/sandbox/runner.js';
+import { runLearnerCode } from '../../web/sandbox/run/runner.js';
+import { cleanWire, checkLimits } from '../../web/sandbox/run/protocol.js';
 
 // The bounds as web/sandbox/README.md states them ("Worker messages"), written out here, not imported.
 const ERROR_NAME = 100;

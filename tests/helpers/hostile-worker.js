@@ -1,4 +1,4 @@
-// Test helper: a stand-in for web/sandbox/worker.js answering every call with a hostile message (tests of the page).
+// Test helper: a stand-in for web/sandbox/run/worker.js answering every call with a hostile message (page tests).
 import assert from 'node:assert/strict';
 
 /*

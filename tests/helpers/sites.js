@@ -97,8 +97,8 @@ async function pack() {
   const info = JSON.parse(out.slice(out.search(/^\[\s*\{/m)));
   const files = info[0].files.map((f) => f.path);
   const needed = [
-    'web/sandbox/sandbox-inline.js',
-    'web/sandbox/frame.html',
+    'web/sandbox/run/sandbox-inline.js',
+    'web/sandbox/run/frame.html',
     'web/ffn-wasm-inline.js',
     'web/embed/exercise.html',
     'web/embed/host.js',

@@ -155,7 +155,7 @@ test(
         '<table><tbody><tr><td colspan="2">x</td></tr></tbody></table>',
     ];
     const same = await page.evaluate(async (list) => {
-      const { renderPromptHtml } = await import('/web/sandbox/prompt-html.js');
+      const { renderPromptHtml } = await import('/web/sandbox/grade/prompt-html.js');
       return list.map((html) => {
         const mine = document.createElement('div');
         mine.append(renderPromptHtml(document, html));
@@ -187,7 +187,7 @@ test(
       '<a href="https://example.org/" onclick="window.__pwned = 10">safe</a>',
     ];
     const rendered = await page.evaluate(async (list) => {
-      const { renderPromptHtml } = await import('/web/sandbox/prompt-html.js');
+      const { renderPromptHtml } = await import('/web/sandbox/grade/prompt-html.js');
       const box = document.getElementById('rendered');
       for (const html of list) box.append(renderPromptHtml(document, html));
       // Click everything that could carry a handler (not the one safe link: it would open a tab).

@@ -20,7 +20,7 @@ import {
   ExerciseDefinitionError,
 } from 'ffn-lab/sandbox';
 import { ready } from 'ffn-lab';
-import { parsePromptHtml } from '../../web/sandbox/prompt-html.js';
+import { parsePromptHtml } from '../../web/sandbox/grade/prompt-html.js';
 import { exercises } from 'ffn-lab/sandbox';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));

@@ -380,7 +380,7 @@ test(
     const violations = cspConsoleMessages(p);
     const frameCsp = [];
     p.on('response', (r) => {
-      if (r.url().endsWith('/web/sandbox/frame.html')) frameCsp.push(r.headers()['content-security-policy'] || '');
+      if (r.url().endsWith('/web/sandbox/run/frame.html')) frameCsp.push(r.headers()['content-security-policy'] || '');
     });
     await p.route('**/tests/fixtures/sandbox.html', async (route) => {
       const res = await route.fetch();
@@ -408,7 +408,7 @@ test(
     assert.deepEqual(await p.evaluate(() => window.__violations), []);
     // Control: under this policy a worker of the page itself is refused, and the listener sees it.
     await p.evaluate(() => {
-      new Worker('/web/sandbox/toolkit.js', { type: 'module' }).onerror = (e) => e.preventDefault();
+      new Worker('/web/sandbox/run/toolkit.js', { type: 'module' }).onerror = (e) => e.preventDefault();
     });
     await p.waitForFunction(() => window.__violations.some((v) => v.startsWith('worker-src')), null, { timeout: 5000 });
     await p.close();

@@ -75,7 +75,7 @@ function assertSetup(r, ...patterns) {
   assert.ok(r.tests.every((t) => t.status === 'not-run'));
 }
 
-const frameFile = (u) => u.endsWith('/web/sandbox/frame.html');
+const frameFile = (u) => u.endsWith('/web/sandbox/run/frame.html');
 
 test(
   'no CSP: the sandbox frame is inline (no request for frame.html or worker.js), and a page with a ' +
@@ -85,7 +85,7 @@ test(
     const a = await open();
     assertPassed(await grade(a.page));
     assert.deepEqual(
-      a.requests.filter((u) => /sandbox\/(frame\.html|worker\.js)/.test(u)),
+      a.requests.filter((u) => /sandbox\/run\/(frame\.html|worker\.js)/.test(u)),
       [],
     );
     const inline = await a.page.locator('iframe[sandbox="allow-scripts"]').evaluate((f) => f.hasAttribute('srcdoc'));
@@ -128,7 +128,7 @@ test(
   'a frame file the page names by URL (a copy it hosts) is used, under the ' + "README's policy with no violation",
   { skip: skip || false },
   async () => {
-    const head = '<meta name="ffn-lab-sandbox" content="/web/sandbox/frame.html">';
+    const head = '<meta name="ffn-lab-sandbox" content="/web/sandbox/run/frame.html">';
     const { page, requests, consoleErrors } = await open({ csp: STRICT, head });
     assertPassed(await grade(page));
     assert.equal(requests.filter(frameFile).length, 1);
@@ -174,7 +174,7 @@ test(
   async () => {
     const csp = STRICT.replace("frame-src 'self'", "frame-src 'none'");
     const { page } = await open({ csp, head: '<meta name="ffn-lab-sandbox" content="file">' });
-    assertSetup(await grade(page), /refuses to load the sandbox frame .*\/web\/sandbox\/frame\.html/, /frame-src/);
+    assertSetup(await grade(page), /refuses to load the sandbox frame .*\/web\/sandbox\/run\/frame\.html/, /frame-src/);
     await page.close();
   },
 );
@@ -186,7 +186,7 @@ test(
     const { page } = await open({
       head: '<meta name="ffn-lab-sandbox" content="file">',
       routes: {
-        '**/web/sandbox/frame.html': async (route) => {
+        '**/web/sandbox/run/frame.html': async (route) => {
           const res = await route.fetch();
           await route.fulfill({ response: res, headers: { ...res.headers(), 'content-security-policy': STRICT } });
         },
@@ -203,7 +203,7 @@ test(
   async () => {
     const { page } = await open({
       csp: STRICT,
-      routes: { '**/web/sandbox/frame.html': (route) => route.fulfill({ status: 404, body: 'not found' }) },
+      routes: { '**/web/sandbox/run/frame.html': (route) => route.fulfill({ status: 404, body: 'not found' }) },
     });
     assertSetup(await grade(page), /refuses the inline sandbox frame/, /frame\.html answered HTTP 404/);
     await page.close();

@@ -1,4 +1,4 @@
-// The next run's worker is started before it is needed (web/sandbox/runner.js): every worker serves exactly one run,
+// The next run's worker is started before it is needed (web/sandbox/run/runner.js): each worker serves exactly one run,
 // nothing a run leaves in its worker reaches another run, and a prepared worker never keeps Node running.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

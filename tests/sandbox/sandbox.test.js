@@ -17,8 +17,8 @@ import {
 } from 'ffn-lab/sandbox';
 import { variantSources, mutate } from '../helpers/sandbox-variants.js';
 import { assertPassed } from '../helpers/report.js';
-import { erf, matmul, map } from '../../web/sandbox/toolkit.js';
-import { compareValue, expect as spec } from '../../web/sandbox/compare.js';
+import { erf, matmul, map } from '../../web/sandbox/run/toolkit.js';
+import { compareValue, expect as spec } from '../../web/sandbox/grade/compare.js';
 import { readFileSync } from 'node:fs';
 import { startServer } from '../../web/serve.js';
 
@@ -477,7 +477,7 @@ test(
   'the sandbox frame: one inline script and nothing else that runs or loads; its CSP allows inline script, eval ' +
     'and blob: workers, and no network; web/serve.js sends the same policy plus sandbox',
   async () => {
-    const html = readFileSync(new URL('../../web/sandbox/frame.html', import.meta.url), 'utf8');
+    const html = readFileSync(new URL('../../web/sandbox/run/frame.html', import.meta.url), 'utf8');
     const scripts = [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => m[1]);
     assert.equal(scripts.length, 1, 'one inline script');
     assert.equal((html.match(/<script\b/g) || []).length, 1, 'no other script element');
@@ -507,7 +507,7 @@ test(
       'everything else falls back to none',
     );
     // The frame checks worker.js's one import line by exact text: it must be the line worker.js has.
-    const worker = readFileSync(new URL('../../web/sandbox/worker.js', import.meta.url), 'utf8');
+    const worker = readFileSync(new URL('../../web/sandbox/run/worker.js', import.meta.url), 'utf8');
     const line = /const IMPORT_LINE = "([^"]+)";/.exec(scripts[0])[1];
     assert.deepEqual(
       worker.split('\n').filter((l) => /^\s*import\b/.test(l)),
@@ -515,7 +515,7 @@ test(
     );
     const server = await startServer({ port: 0 });
     try {
-      const res = await fetch(new URL('web/sandbox/frame.html', server.url));
+      const res = await fetch(new URL('web/sandbox/run/frame.html', server.url));
       assert.equal(res.headers.get('content-security-policy'), `${meta}; sandbox allow-scripts`);
     } finally {
       await server.close();

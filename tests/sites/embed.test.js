@@ -26,13 +26,13 @@ test('every node_modules/ffn-lab/... and embed path the README names is a file t
   const paths = new Set();
   for (const m of README.matchAll(/node_modules\/ffn-lab\/(web\/[\w./-]*\w)/g)) paths.add(m[1]);
   for (const m of README.matchAll(/ffn-lab\/embed\/([\w-]+\.(?:html|js))/g)) paths.add(`web/embed/${m[1]}`);
-  for (const m of README.matchAll(/`(web\/sandbox\/[\w.-]+\.(?:html|js))`/g)) paths.add(m[1]);
+  for (const m of README.matchAll(/`(web\/sandbox\/[\w./-]+\.(?:html|js))`/g)) paths.add(m[1]);
   assert.ok(
-    paths.has('web/sandbox/frame.html') && paths.has('web/embed/host.js') && paths.has('web/embed/exercise.html'),
+    paths.has('web/sandbox/run/frame.html') && paths.has('web/embed/host.js') && paths.has('web/embed/exercise.html'),
   );
   assert.ok(PKG.files.includes('web/'));
   for (const p of paths) {
-    const generated = p === 'web/sandbox/sandbox-inline.js'; // built by build.sh (prepack), git-ignored
+    const generated = p === 'web/sandbox/run/sandbox-inline.js'; // built by build.sh (prepack), git-ignored
     assert.ok(existsSync(join(ROOT, p)) || generated, `README names ${p}, which does not exist`);
   }
 });
@@ -41,7 +41,7 @@ test(
   'the registration entries are side effects (bundlers that honour "sideEffects" keep ' + "`import 'ffn-lab/sandbox'`)",
   () => {
     // exercises/index.js defines the six built-ins as it is evaluated: without it a Vite build drops them
-    for (const f of ['./web/sandbox/index.js', './web/sandbox/exercises/index.js', './web/components/*.js']) {
+    for (const f of ['./web/sandbox/index.js', './web/sandbox/grade/exercises/index.js', './web/components/*.js']) {
       assert.ok(PKG.sideEffects.includes(f), f);
     }
     assert.equal(PKG.exports['./sandbox'].default, './web/sandbox/index.js');
@@ -50,12 +50,12 @@ test(
 );
 
 test(
-  'web/sandbox/sandbox-inline.js (build.sh) holds the current frame.html, worker.js and ' +
+  'web/sandbox/run/sandbox-inline.js (build.sh) holds the current frame.html, worker.js and ' +
     'toolkit.js, with no "<" in it',
   async () => {
-    const file = join(ROOT, 'web/sandbox/sandbox-inline.js');
+    const file = join(ROOT, 'web/sandbox/run/sandbox-inline.js');
     const mod = await import(`${new URL(`file://${file}`).href}?t=${Date.now()}`);
-    const read = (f) => readFileSync(join(ROOT, 'web/sandbox', f), 'utf8');
+    const read = (f) => readFileSync(join(ROOT, 'web/sandbox/run', f), 'utf8');
     assert.equal(mod.FRAME_HTML, read('frame.html'), 'stale: run bash build.sh');
     assert.equal(mod.WORKER_SOURCE, read('worker.js'), 'stale: run bash build.sh');
     assert.equal(mod.TOOLKIT_SOURCE, read('toolkit.js'), 'stale: run bash build.sh');
@@ -64,6 +64,6 @@ test(
       /</,
       'a </script> in it would end an inline <script> that holds a bundle',
     );
-    assert.match(readFileSync(join(ROOT, '.gitignore'), 'utf8'), /^web\/sandbox\/sandbox-inline\.js$/m);
+    assert.match(readFileSync(join(ROOT, '.gitignore'), 'utf8'), /^web\/sandbox\/run\/sandbox-inline\.js$/m);
   },
 );

@@ -45,7 +45,7 @@ test(
       'ffn-wasm-inline.js',
       'ffn-relaxed.wasm',
       'ffn-relaxed-wasm-inline.js',
-      'sandbox/sandbox-inline.js',
+      'sandbox/run/sandbox-inline.js',
       'codes.js',
     ];
     for (const f of built) {
@@ -72,7 +72,7 @@ test(
       'web/ffn-relaxed.wasm',
       'web/ffn-relaxed-wasm-inline.js',
       'web/serve.js',
-      'web/sandbox/sandbox-inline.js',
+      'web/sandbox/run/sandbox-inline.js',
       'web/dist/boot.js',
     ];
     for (const f of shipped) {

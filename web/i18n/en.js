@@ -1,6 +1,6 @@
 // English: every string the four elements show (the reference table: it has every key).
 // '{name}' is a parameter; { one, other } is chosen by the count n. Another language needs only the keys it changes.
-import { TOOLKIT_TEMPLATES, WORKER_TEMPLATES } from '../sandbox/toolkit.js';
+import { TOOLKIT_TEMPLATES, WORKER_TEMPLATES } from '../sandbox/run/toolkit.js';
 
 export default {
   numbers: {

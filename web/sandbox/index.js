@@ -1,13 +1,11 @@
 // ffn-lab/sandbox: registers <ffn-exercise> (in browsers); headless grading, the exercise catalog and format, progress
 // storage, mountExercise.
-import { getExercise } from './exercises/index.js';
-import { createProgressStore, memoryStorage, DEFAULT_STORAGE_KEY } from './storage.js';
-import { defineFfnExercise } from './element.js';
+import { getExercise } from './grade/index.js';
+import { createProgressStore, memoryStorage, DEFAULT_STORAGE_KEY, defineFfnExercise } from './element/index.js';
 
 defineFfnExercise(); // a no-op outside browsers
 
-export { gradeExercise } from './grade.js';
-export { checkExercise } from './check.js';
+export { gradeExercise, checkExercise } from './grade/index.js';
 /** exercises: the six built-ins (frozen, in the course's order); see web/sandbox/AUTHORING.md for the format. */
 export {
   exercises,
@@ -17,13 +15,12 @@ export {
   definedExerciseIds,
   hiddenTests,
   ExerciseDefinitionError,
-} from './exercises/index.js';
+} from './grade/index.js';
 export { createProgressStore, memoryStorage, DEFAULT_STORAGE_KEY, defineFfnExercise };
-export { FfnExerciseElement } from './element.js';
-export { toolkitNames } from './toolkit.js';
+export { FfnExerciseElement } from './element/index.js';
+export { toolkitNames } from './run/index.js';
 /** Editors for <ffn-exercise>'s `editor`: the built-in textarea (the default), or a site's CodeMirror 6. */
-export { textareaEditor } from './editor.js';
-export { codeMirrorEditor } from './codemirror.js';
+export { textareaEditor, codeMirrorEditor } from './element/index.js';
 /** The interface language: add or override a locale's strings; read a locale's table (web/i18n/en.js has every key). */
 export { defineStrings, getStrings, loadStrings } from '../i18n/index.js';
 

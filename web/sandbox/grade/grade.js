@@ -1,12 +1,23 @@
 // Headless grading in one pass: tests, run (worker), compare every test, diagnose failures, build the report.
-import * as defaultApi from '../index.js'; // the wasm bytes inlined: nothing for a bundler or server to place
+import * as defaultApi from '../../index.js'; // the wasm bytes inlined: nothing for a bundler or server to place
 import { compareValue, toWire, fmtShape } from './compare.js';
 import { resolveExercise, generateTests, validateValues } from './exercises/index.js';
 import { diagnose } from './diagnose.js';
 import { CAPS, clip, slicer, textBudget, say, num, workerSaid } from './report-bounds.js';
-import { ordinal, numeral } from '../i18n/index.js';
-import { runLearnerCode, DEFAULT_TIMEOUT_MS, DEFAULT_LIMITS, NO_START } from './runner.js';
-import { FRAME_DIED, FRAME_REMOVED, WORKER_FAILED, WORKER_LOAD_FAILED } from './frame-host.js';
+import { ordinal, numeral } from '../../i18n/index.js';
+import {
+  loadRunner,
+  DEFAULT_TIMEOUT_MS,
+  DEFAULT_LIMITS,
+  NO_START,
+  FRAME_DIED,
+  FRAME_REMOVED,
+  WORKER_FAILED,
+  WORKER_LOAD_FAILED,
+} from '../run/index.js';
+
+let runner = null; // run/runner.js, loaded with the first run; then called directly (an import() costs a task)
+const runLearnerCode = async (options) => (runner ??= await loadRunner()).runLearnerCode(options);
 
 const MAX_SOURCE_CHARS = 100000;
 

@@ -1,8 +1,17 @@
 // The <ffn-exercise> element class (no registration here): prompt, editor, run/hints/solution, announced results, saved
 // progress.
-import { DEFAULT_TIMEOUT_MS } from './report-bounds.js';
-import { getExercise, onExerciseDefined, definedExerciseIds, exerciseText } from './exercises/index.js';
-import { renderPromptHtml } from './prompt-html.js';
+import { DEFAULT_TIMEOUT_MS, toolkitNames } from '../run/index.js';
+import {
+  getExercise,
+  onExerciseDefined,
+  definedExerciseIds,
+  exerciseText,
+  renderPromptHtml,
+  fmtNum,
+  CAPS,
+  clip,
+  loadGrader,
+} from '../grade/index.js';
 import {
   createProgressStore,
   memoryStorage,
@@ -11,19 +20,16 @@ import {
   PROGRESS_LIMITS,
 } from './storage.js';
 import { textareaEditor } from './editor.js';
-import { toolkitNames } from './toolkit.js';
-import { fmtNum } from './compare.js';
-import { CAPS, clip } from './report-bounds.js';
-import { FfnElement, define, createEl as el, themeCss } from '../element-base.js';
-import { ready as loadKernels } from '../index.js';
+import { FfnElement, define, createEl as el, themeCss } from '../../element-base.js';
+import { ready as loadKernels } from '../../index.js';
 import { prepareNear } from './prepare.js';
-import { translator, langOf, msg, isMessage } from '../i18n/index.js';
+import { translator, langOf, msg, isMessage } from '../../i18n/index.js';
 
 // The grader (grade.js, and through it the runner, the sandbox frame's host and the diagnosis) is loaded on first
 // use, in a chunk of its own where a bundler splits: the exercise is drawn and ready without it, and prepare.js
 // asks for it ahead of the first Run.
 const grading = () =>
-  import('./grade.js').catch((e) => {
+  loadGrader().catch((e) => {
     throw new Error(`could not load ffn-lab's grade.js (${e && e.message}); serve every file your bundler emitted`);
   });
 // Once loaded, the grader is called directly: import() of a module already loaded still costs a task, about 3 ms

@@ -1,4 +1,4 @@
-// The hidden tests' seeded random source: makeRng (mulberry32) and hashSeed (one stream per exercise).
+// A seeded random source: makeRng (mulberry32) and hashSeed, for the exercises' hidden tests and the trainer's init.
 
 /** mulberry32: a small, fast, seedable PRNG. Returns helpers for floats in [0, 1), normals and float32 tensors. */
 export function makeRng(seed) {

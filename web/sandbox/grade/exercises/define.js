@@ -1,9 +1,9 @@
 // The exercise format: defineExercise checks a definition (naming the field at fault) and registers it.
-import * as defaultApi from '../../index.js'; // the wasm bytes inlined: nothing for a bundler or server to place
-import { toolkitNames } from '../toolkit.js';
+import * as defaultApi from '../../../index.js'; // the wasm bytes inlined: nothing for a bundler or server to place
+import { toolkitNames } from '../../run/index.js';
 import { toSpec, specsAgree } from '../compare.js';
 import { parsePromptHtml } from '../prompt-html.js';
-import { makeRng, hashSeed } from './rng.js';
+import { makeRng, hashSeed } from '../../../rng.js';
 
 /** The return kinds a learner's function may have; an object of these (one per key) is a kind too. */
 export const RETURN_KINDS = Object.freeze(['tensor', 'number', 'integer', 'integers']);

@@ -1,5 +1,5 @@
 // Exercise "gelu" (course cell 1, warm-up): exact GELU and its tanh approximation, for tensors of any shape.
-import { map } from '../toolkit.js';
+import { map } from '../../run/index.js';
 import { f32, zerosF32, sigmoid, geluExact, geluTanh, SQRT_2_OVER_PI } from './helpers.js';
 
 export default {

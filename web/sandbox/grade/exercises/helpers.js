@@ -1,5 +1,5 @@
 // Helpers the built-in exercises share: small float32 test tensors, float64 activations for variants.
-import { erf } from '../toolkit.js';
+import { erf } from '../../run/index.js';
 
 /** A float32 tensor from a list of values (shape defaults to 1-D). */
 export const f32 = (values, shape) => ({ data: Float32Array.from(values), shape: shape || [values.length] });

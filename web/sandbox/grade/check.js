@@ -1,5 +1,5 @@
 // checkExercise: what an author runs before publishing: solution, variants and determinism over several seeds.
-import * as defaultApi from '../index.js'; // the wasm bytes inlined: nothing for a bundler or server to place
+import * as defaultApi from '../../index.js'; // the wasm bytes inlined: nothing for a bundler or server to place
 import {
   resolveExercise,
   generateTests,

@@ -1,5 +1,5 @@
 // Exercise "swiglu-backward" (course cell 4, interview): the SwiGLU FFN's backward pass, every gradient from dY.
-import { matmul, transpose, map, mul, add } from '../toolkit.js';
+import { matmul, transpose, map, mul, add } from '../../run/index.js';
 import { zerosF32, sigmoid, silu, overflowInputs } from './helpers.js';
 
 /** The float64 backward pass, with optional known mistakes switched on (for the variants). */

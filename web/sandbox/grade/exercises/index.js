@@ -6,7 +6,7 @@ import swiglu from './swiglu.js';
 import swigluBackward from './swiglu-backward.js';
 import memories from './memories.js';
 import gqaBudget from './gqa-budget.js';
-import { addBuiltInStrings } from '../../i18n/index.js';
+import { addBuiltInStrings } from '../../../i18n/index.js';
 
 /** The built-in exercises, as defined (frozen), in English; their French comes with the French interface. */
 export const exercises = Object.freeze([gelu, ffn, swiglu, swigluBackward, memories, gqaBudget].map(defineExercise));
@@ -22,7 +22,7 @@ addBuiltInStrings('fr', () =>
 /** The built-in exercises' ids, in the course's order. */
 export const exerciseIds = Object.freeze(exercises.map((e) => e.id));
 
-export { makeRng, hashSeed } from './rng.js';
+export { makeRng, hashSeed } from '../../../rng.js';
 export {
   defineExercise,
   getExercise,

@@ -1,15 +1,15 @@
 // Runs learner source in a fresh worker with a hard timeout: in browsers a worker inside the sandbox frame (another
 // process in Chromium, see frame-host.js), in Node worker_threads.
-import { startFrameRun, FRAME_DIED } from './frame-host.js';
-import { DEFAULT_TIMEOUT_MS, say, workerKey } from './report-bounds.js';
-import { numeral } from '../i18n/index.js';
+import { startFrameRun } from './frame-host.js';
+import { DEFAULT_TIMEOUT_MS, DEFAULT_LIMITS } from './limits.js';
+import { FRAME_DIED, say, workerKey } from './say.js';
+import { numeral } from '../../i18n/index.js';
 
 const IS_BROWSER = typeof window === 'object' && typeof Worker === 'function';
 // Node built-ins are loaded through a variable specifier so browser bundlers leave them alone.
 const nodeBuiltin = (specifier) => import(/* webpackIgnore: true */ /* @vite-ignore */ specifier);
 
-export const DEFAULT_LIMITS = Object.freeze({ maxNumbers: 200000, maxDepth: 8, maxKeys: 32 });
-export { DEFAULT_TIMEOUT_MS };
+export { DEFAULT_TIMEOUT_MS, DEFAULT_LIMITS };
 const NODE_WORKER = './worker.js';
 const HERE = import.meta.url;
 const STARTUP_MS = 15000; // loading the worker file is not learner time; this only guards a broken install
@@ -194,7 +194,7 @@ function isRecord(v) {
 
 /**
  * What the worker said beside an English text (worker.js: a toolkit error's key, or a key worker.* of its own), or
- * null: a key the page's tables know (report-bounds.js workerKey), at most 8 params named in letters, each a text of
+ * null: a key the page's tables know (say.js workerKey), at most 8 params named in letters, each a text of
  * at most MAX_TEXT characters (no longer than the text it is part of) or a safe integer. Anything else is dropped
  * whole, and the page shows the English text. Whether that text is still the key's English is for grading to say.
  */

@@ -1,5 +1,5 @@
 // Exercise "memories" (course cell 5, core): a ReLU FFN read as a key-value memory: coefficients, top k, partial write.
-import { matmul, map, add } from '../toolkit.js';
+import { matmul, map, add } from '../../run/index.js';
 import { f32 } from './helpers.js';
 
 /** Top-k by a stable sort of the indices (descending: ties by lower index), or a known mistake's order. */

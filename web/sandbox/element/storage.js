@@ -1,6 +1,6 @@
 // Learner progress (code and status per exercise) under one versioned, namespaced key, with export/import, reset and a
 // pluggable adapter.
-import { msg, joined, localizedError } from '../i18n/index.js';
+import { msg, joined, localizedError } from '../../i18n/index.js';
 
 export const DEFAULT_STORAGE_KEY = 'ffn-lab:sandbox:v1';
 const FORMAT = 'ffn-lab-sandbox-progress';

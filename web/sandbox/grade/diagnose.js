@@ -2,7 +2,7 @@
 import { compareValue, specsAgree, sameShape, wireToTensor, closeEnough } from './compare.js';
 import { variantSpecs } from './exercises/index.js';
 import { CAPS, clip, fmtShape, slicer, say, num } from './report-bounds.js';
-import { joined, numeral } from '../i18n/index.js';
+import { joined, numeral } from '../../i18n/index.js';
 
 const components = (spec) => (spec.kind === 'object' ? Object.keys(spec.entries) : [null]);
 const part = (spec, key) => (key === null ? spec : spec.entries[key]);

@@ -3,11 +3,7 @@
 // silent frame is removed and reported.
 
 /*
- * page --control port--> frame   { type: 'start', id } + a run port | { type: 'stop', id } | { type: 'ping', seq }
- * frame --control port--> page   { type: 'ready' } | { type: 'init-failed', message }
- *                                { type: 'refused', message, violations } | { type: 'failed', id, message }
- *                                { type: 'stopped', id } | { type: 'pong', seq }
- * page <--run port--> worker     the run itself (worker.js's protocol), never through the frame's main thread
+ * The messages between the page, the frame and the worker are protocol.js's.
  *
  * Where the frame comes from (see web/sandbox/README.md for the measurements behind it):
  *  1. <meta name="ffn-lab-sandbox" content="URL"> in the page: that file (a copy of frame.html the author hosts).
@@ -27,7 +23,8 @@
  * Removing the iframe element is the hard stop: it ends the frame's process and every worker in it.
  */
 
-import { say } from './report-bounds.js';
+import { say, FRAME_DIED, FRAME_REMOVED } from './say.js';
+import { frameInit, readFrameMessage } from './protocol.js';
 
 const READY_MS = 10000; // the frame loads nothing but itself; this only guards a blocked or broken frame
 const DIAGNOSE_MS = 1500; // a frame file silent this long after its load is fetched once to say what is wrong
@@ -36,15 +33,10 @@ const SILENT_MS = 3000; // an unanswered ping this old means the frame's process
 const STOP_MS = 1500; // a stop the frame does not acknowledge in this time ends the frame
 const MARKER = '<title>ffn-lab exercise sandbox</title>';
 
-export const FRAME_DIED = 'its process ended, most likely because your code used too much memory';
-export const FRAME_REMOVED = 'the sandbox frame was removed from the page';
-// What the frame says when a run's worker cannot start (frame.html writes the first one itself) or gives no reason.
-export const WORKER_LOAD_FAILED = 'the exercise worker failed to load';
-export const WORKER_FAILED = 'the exercise worker failed';
 // Setup problems are messages of report.site (web/i18n/en.js): the error's message is their English, .said the
 // message, which <ffn-exercise> shows in the reader's language (URLs and markup as code).
 const FIX_FILE = say('site.fixFile', {
-  file: 'node_modules/ffn-lab/web/sandbox/frame.html',
+  file: 'node_modules/ffn-lab/web/sandbox/run/frame.html',
   meta: '<meta name="ffn-lab-sandbox" content="/path/to/frame.html">',
 });
 
@@ -89,7 +81,7 @@ function setupError(said) {
 }
 
 /** What is wrong with a frame file that loaded but never answered: one GET of it, read here. */
-async function diagnose(url) {
+async function probeFrameFile(url) {
   try {
     const res = await fetch(url, { credentials: 'same-origin', cache: 'no-store' });
     if (!res.ok) return say('site.notThere', { url, status: String(res.status) });
@@ -189,7 +181,7 @@ function openFrame(key, plan, src) {
       if (!plan.inline) {
         timers.push(
           setTimeout(async () => {
-            const why = await diagnose(plan.url);
+            const why = await probeFrameFile(plan.url);
             if (why) fail(setupError(say('site.didNotStart', { problem: why, fix: FIX_FILE })));
           }, DIAGNOSE_MS),
         );
@@ -197,31 +189,29 @@ function openFrame(key, plan, src) {
       const ch = new MessageChannel();
       frame.port = ch.port1;
       ch.port1.onmessage = (ev) => {
-        const m = ev.data;
-        if (!m || typeof m !== 'object') return;
+        const m = readFrameMessage(ev.data);
+        if (!m) return;
         if (m.type === 'ready') {
           if (settled) return;
           settled = true;
           for (const c of cleanups.splice(0)) c();
           resolve(frame);
         } else if (m.type === 'refused') {
-          const list = Array.isArray(m.violations) ? m.violations.map(String).join('; ').slice(0, 300) : '';
-          refuse(say('site.cspNeeds', { detail: String(m.message).slice(0, 200) + (list ? ` (${list})` : '') }));
+          refuse(say('site.cspNeeds', { detail: m.detail }));
         } else if (m.type === 'init-failed') {
-          const what = plan.url || '(inline)';
-          fail(setupError(say('site.sources', { url: what, detail: String(m.message).slice(0, 200) })));
+          fail(setupError(say('site.sources', { url: plan.url || '(inline)', detail: m.detail })));
         } else if (m.type === 'pong') {
           if (frame.ping && m.seq === frame.ping.seq) frame.ping = null;
         } else {
           const r = frame.runs.get(m.id);
           if (!r) return;
-          if (m.type === 'failed') r.onFailed(String(m.message || WORKER_FAILED).slice(0, 500));
-          else if (m.type === 'stopped') r.onStopped();
+          if (m.type === 'failed') r.onFailed(m.detail);
+          else r.onStopped();
         }
       };
       // Fires where supported when the frame's end of the channel goes away with its process.
       ch.port1.addEventListener('close', () => kill(FRAME_DIED));
-      const init = { type: 'ffn-lab-sandbox-init', worker: src.WORKER_SOURCE, toolkit: src.TOOLKIT_SOURCE };
+      const init = frameInit(src.WORKER_SOURCE, src.TOOLKIT_SOURCE);
       iframe.contentWindow.postMessage(init, '*', [ch.port2]);
     });
   });

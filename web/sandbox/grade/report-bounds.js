@@ -1,6 +1,6 @@
 // Bounds on what grading builds from learner results: text cut where it is made, and page work cut into slices.
-import { msg, numeral } from '../i18n/index.js';
-import en from '../i18n/en.js';
+import { numeral } from '../../i18n/index.js';
+import { say, workerKey } from '../run/index.js';
 
 /*
  * Caps, in UTF-16 code units, on each piece of text a grading report builds from a learner's result
@@ -26,10 +26,6 @@ export const CAPS = Object.freeze({
 
 /** The most items a learner value the page compares may declare (the wire's own limit, runner.js, is lower). */
 export const MAX_ITEMS = 2_000_000;
-
-// A run's time limit when none is given (runner.js; <ffn-exercise timeout>), here so that the element can show it
-// without loading the runner, which comes with the grader on first use.
-export const DEFAULT_TIMEOUT_MS = 2000;
 
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g;
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
@@ -73,27 +69,7 @@ export function textBudget(total = CAPS.tests, floor = CAPS.floor) {
   };
 }
 
-/*
- * A report's texts for people are messages of the `report` namespace of the locale tables (web/i18n/en.js):
- * their String() is the English the report holds, and <ffn-exercise> shows them in the reader's language
- * (see `said` in grade.js).
- */
-export const say = (key, params) => msg(`report.${key}`, params);
-
-/**
- * A key the worker may name beside a text it sends (worker.js): a toolkit error's (a key of report.toolkit, sent
- * bare) or the worker's own (`worker.…`, report.worker), as a key of the report namespace; else null.
- */
-export function workerKey(key) {
-  if (typeof key !== 'string') return null;
-  const full = key.startsWith('worker.') ? key : `toolkit.${key}`;
-  let v = en.report;
-  for (const part of full.split('.')) {
-    if (v === null || typeof v !== 'object' || !Object.hasOwn(v, part)) return null;
-    v = v[part];
-  }
-  return typeof v === 'string' ? full : null;
-}
+export { say };
 
 /**
  * What the worker said (`said`: { key, params }, which runner.js checked) as a message, or null: also when the
