@@ -412,38 +412,7 @@ export class FfnActivationPlot extends FfnElement {
    * the third, each placed inside its panel so that no two overlap and no leader line crosses another note.
    */
   _drawNotes(svg, P) {
-    const a = this._ann;
-    // The drawn curves of a panel, as obstacles: a note is first placed clear of them, else clear of marks only.
-    const curvePoints = (arr, pan) => {
-      const every = Math.max(1, Math.floor(arr.length / (pan.frame.w / 4)));
-      const pts = [];
-      for (let j = 0; j < arr.length; j += every) pts.push([P.sx(this._xs[j]), pan.sy(arr[j])]);
-      return polylineObstacles(pts, 4);
-    };
-    const groups = [
-      {
-        pan: P.p[0],
-        up: true,
-        curves: CURVES.filter((c) => this._visible.has(c.id)).flatMap((c) => curvePoints(this._curves[c.id].y, P.p[0])),
-        notes: [
-          ['gelu', a.gelu],
-          ['silu', a.silu],
-        ]
-          .filter(([id, m]) => this._visible.has(id) && m.x >= P.lo && m.x <= P.hi)
-          .map(([id, m]) => ({ id, x: m.x, y: m.y, texts: this._minimumNote(id, m) })),
-      },
-      {
-        pan: P.p[2],
-        up: null,
-        curves: [...curvePoints(this._errs.tanh, P.p[2]), ...curvePoints(this._errs.sigmoid, P.p[2])],
-        notes: [
-          ['tanh', a.peaks.tanh],
-          ['sigmoid', a.peaks.sigmoid],
-        ]
-          .filter(([, pk]) => pk.x >= P.lo && pk.x <= P.hi)
-          .map(([id, pk]) => ({ id, x: pk.x, y: pk.err, texts: this._peakNote(id, pk) })),
-      },
-    ];
+    const groups = this._noteGroups(P);
     const size = measureNotes(
       svg,
       groups.flatMap((g) => g.notes.flatMap((n) => [n.texts[0], ...n.texts[1]])),
@@ -474,6 +443,44 @@ export class FfnActivationPlot extends FfnElement {
         });
       });
     }
+  }
+
+  /**
+   * The notes of the first panel (the minima, above their points) and of the third (the error peaks), each group with
+   * its drawn curves as obstacles: a note is first placed clear of them, else clear of marks only.
+   */
+  _noteGroups(P) {
+    const a = this._ann;
+    const curvePoints = (arr, pan) => {
+      const every = Math.max(1, Math.floor(arr.length / (pan.frame.w / 4)));
+      const pts = [];
+      for (let j = 0; j < arr.length; j += every) pts.push([P.sx(this._xs[j]), pan.sy(arr[j])]);
+      return polylineObstacles(pts, 4);
+    };
+    return [
+      {
+        pan: P.p[0],
+        up: true,
+        curves: CURVES.filter((c) => this._visible.has(c.id)).flatMap((c) => curvePoints(this._curves[c.id].y, P.p[0])),
+        notes: [
+          ['gelu', a.gelu],
+          ['silu', a.silu],
+        ]
+          .filter(([id, m]) => this._visible.has(id) && m.x >= P.lo && m.x <= P.hi)
+          .map(([id, m]) => ({ id, x: m.x, y: m.y, texts: this._minimumNote(id, m) })),
+      },
+      {
+        pan: P.p[2],
+        up: null,
+        curves: [...curvePoints(this._errs.tanh, P.p[2]), ...curvePoints(this._errs.sigmoid, P.p[2])],
+        notes: [
+          ['tanh', a.peaks.tanh],
+          ['sigmoid', a.peaks.sigmoid],
+        ]
+          .filter(([, pk]) => pk.x >= P.lo && pk.x <= P.hi)
+          .map(([id, pk]) => ({ id, x: pk.x, y: pk.err, texts: this._peakNote(id, pk) })),
+      },
+    ];
   }
 
   /** A minimum's note, on one line and on two: "GELU min -0.170 at -0.752". */
