@@ -353,7 +353,7 @@ static void gemm_run(float *C, const float *A, int transA, int lda, const float 
   int kc = k_block(K), uk = kernel, lanes = a_lanes(uk);
   int mc = row_block(M, kc);
   float *Ap = align64(work);
-  for (int k0 = 0; k0 < K || k0 == 0; k0 += kc) {
+  for (int k0 = 0; k0 < K; k0 += kc) { /* K >= 1 here: K == 0 returned above */
     int kb = imin(kc, K - k0), first = k0 == 0, last = k0 + kb >= K;
     const float *Ak = k0 ? A + (transA ? (size_t)k0 * lda : (size_t)k0) : A;
     for (int i0 = 0; i0 < M; i0 += mc) {
@@ -382,7 +382,6 @@ static void gemm_run(float *C, const float *A, int transA, int lda, const float 
         ahead_keep(&ah);
       }
     }
-    if (kb == 0) break;
   }
 }
 
