@@ -30,7 +30,8 @@ export function ready(opts) {
 
 /**
  * Which build ready() loaded: simd 'relaxed' (ffn-relaxed.wasm: the GEMM uses f32x4.relaxed_madd, fused or not
- * as the engine chooses) or 'simd128' (ffn.wasm); gemmKernel 'prebroadcast' (JavaScriptCore) or 'splat'.
+ * as the engine chooses) or 'simd128' (ffn.wasm); gemmKernel 'prebroadcast' (JavaScriptCore, Node 20 on ffn.wasm)
+ * or 'splat' (runtime.js's gemmKernelFor).
  */
 export function wasmInfo() {
   const r = wasm('wasmInfo');
