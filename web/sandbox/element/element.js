@@ -254,8 +254,24 @@ const code = (text) => new Code(text);
 let counter = 0;
 
 export class FfnExerciseElement extends FfnElement {
-  static get observedAttributes() {
-    return ['exercise', 'timeout', 'storage-key', 'number', 'lang'];
+  /**
+   * Attributes and properties (see FfnElement.properties): each property writes its attribute, a string (timeout and
+   * number also a number); anything else is refused with a notice. The element reads them itself (notices, not
+   * problems): see attributeChangedCallback.
+   */
+  static get properties() {
+    const text = (attribute, kind) => ({ attribute, toText: (v, el) => el._propText(attribute, v, kind) });
+    return {
+      ...super.properties,
+      exercise: { ...text('exercise', 'kindString'), get: (el) => el.getAttribute('exercise') || '' },
+      // the timeout in ms: the attribute, clamped to TIMEOUT_RANGE (a notice says so), or 2000
+      timeout: { ...text('timeout', 'kindNumber'), get: (el) => readTimeout(el.getAttribute('timeout')).ms },
+      storageKey: {
+        ...text('storage-key', 'kindString'),
+        get: (el) => el.getAttribute('storage-key') || DEFAULT_STORAGE_KEY,
+      },
+      number: { ...text('number', 'kindNumber'), get: (el) => readNumber(el.getAttribute('number')).text },
+    };
   }
 
   constructor() {
@@ -356,31 +372,14 @@ export class FfnExerciseElement extends FfnElement {
       this._notice('seed', null);
     } else this._notice('seed', msg('exercise.seedRefused', { got: describe(v) }));
   }
-  get exercise() {
-    return this.getAttribute('exercise') || '';
-  }
-  set exercise(v) {
-    this._setAttr('exercise', v, 'kindString');
-  }
-  /** The timeout in ms: the attribute, clamped to TIMEOUT_RANGE (a notice says so), or 2000. */
-  get timeout() {
-    return readTimeout(this.getAttribute('timeout')).ms;
-  }
-  set timeout(v) {
-    this._setAttr('timeout', v, 'kindNumber');
-  }
-  get storageKey() {
-    return this.getAttribute('storage-key') || DEFAULT_STORAGE_KEY;
-  }
-  set storageKey(v) {
-    this._setAttr('storage-key', v, 'kindString');
-  }
-  /** Reflect a property to its attribute: a string (for timeout also a number); anything else is refused (a notice). */
-  _setAttr(name, v, kind) {
+  /** A property's value as its attribute's text: a string (kindNumber: also a number); else a notice, undefined. */
+  _propText(name, v, kind) {
     if (typeof v === 'string' || (kind === 'kindNumber' && typeof v === 'number')) {
       this._notice(name, null);
-      this.setAttribute(name, String(v));
-    } else this._notice(name, msg('exercise.propRefused', { name, kind: msg(`exercise.${kind}`), got: describe(v) }));
+      return String(v);
+    }
+    this._notice(name, msg('exercise.propRefused', { name, kind: msg(`exercise.${kind}`), got: describe(v) }));
+    return undefined;
   }
   /** The last grading report, or null. */
   get report() {
