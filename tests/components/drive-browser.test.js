@@ -39,6 +39,7 @@ const PROPERTIES = {
     'shared-experts': 'sharedExperts',
     theme: 'theme',
   },
+  '#ex': { exercise: 'exercise', timeout: 'timeout', 'storage-key': 'storageKey', number: 'number', theme: 'theme' },
 };
 
 // The default facts' key tokens sit on unit directions 120 degrees apart from 90 degrees (the README's geometry).
@@ -409,3 +410,43 @@ test(
     }
   },
 );
+
+test('exercise: exercise, number, timeout and storage-key after the reader typed code', { skip }, async () => {
+  const p = await open();
+  try {
+    await p.evaluate(() => localStorage.clear());
+    const title = () => p.$eval('#ex', (el) => el.shadowRoot.querySelector('[part="title"]').textContent);
+    const gelu = await title();
+    await p.locator('#ex textarea[part="code"]').click();
+    await p.keyboard.press('Control+End');
+    await p.keyboard.type('\n// mine');
+    assert.match(await p.$eval('#ex', (el) => el.code), /\/\/ mine$/);
+    // By property: a heading number (a number or text), then the timeout; each written into its attribute.
+    const set = await p.$eval('#ex', (el) => {
+      el.number = 2;
+      el.timeout = 5000;
+      el.storageKey = 'ffn-lab:drive';
+      return [el.getAttribute('number'), el.number, el.getAttribute('timeout'), el.timeout, el.storageKey];
+    });
+    assert.deepEqual(set, ['2', '2', '5000', 5000, 'ffn-lab:drive']);
+    assert.equal(await title(), `2. ${gelu}`);
+    // By attribute, another exercise: its own title and starter code; by property, back to the typed code.
+    await p.$eval('#ex', (el) => el.setAttribute('exercise', 'swiglu'));
+    await p.waitForFunction(() => document.querySelector('#ex').exercise === 'swiglu');
+    assert.notEqual(await title(), `2. ${gelu}`);
+    assert.doesNotMatch(await p.$eval('#ex', (el) => el.code), /\/\/ mine/);
+    await p.$eval('#ex', (el) => (el.exercise = 'gelu'));
+    assert.equal(await title(), `2. ${gelu}`);
+    assert.match(await p.$eval('#ex', (el) => el.code), /\/\/ mine$/, 'the code typed for gelu is back');
+    // A value of the wrong kind is refused with a notice, the attribute kept.
+    const refused = await p.$eval('#ex', (el) => {
+      el.timeout = { ms: 1 };
+      return [el.getAttribute('timeout'), el.shadowRoot.querySelector('[part="notice"]')?.textContent ?? ''];
+    });
+    assert.equal(refused[0], '5000');
+    assert.match(refused[1], /timeout/);
+    assert.deepEqual(p.errors, []);
+  } finally {
+    await p.close();
+  }
+});
