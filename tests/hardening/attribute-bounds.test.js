@@ -6,7 +6,7 @@ import { codeProblemMessage } from '../../web/sandbox/element/storage.js';
 import { readTimeout, readStorageKey, readNumber } from '../../web/sandbox/element/element.js';
 import { readEmbedParams } from '../../web/embed/params.js';
 
-// The bounds as web/components/README.md and web/sandbox/README.md state them, written out here, not imported.
+// The bounds as web/components/README.md and web/sandbox/element/README.md state them, written out here, not imported.
 const FACTS = 8;
 const LABEL = 64;
 const FACTS_CHARS = 4288;

@@ -10,8 +10,8 @@ import { timeCase, timeCaseAsync, shown } from '../helpers/timing.js';
 
 await api.ready();
 
-// The bounds web/sandbox/README.md states ("Bounds of a grading report"), written out here, not imported. A cap is
-// the characters kept: a text cut short has one more, the final '…'.
+// The bounds web/sandbox/grade/README.md states ("Bounds of a grading report"), written out here, not imported. A cap
+// is the characters kept: a text cut short has one more, the final '…'.
 const REPORT_JSON = 200_000; // JSON.stringify(report).length, whatever the learner wrote
 const TEST_MESSAGE = 1_200;
 const PROBLEM = 600;

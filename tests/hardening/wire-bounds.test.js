@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { runLearnerCode } from '../../web/sandbox/run/runner.js';
 import { cleanWire, checkLimits } from '../../web/sandbox/run/protocol.js';
 
-// The bounds as web/sandbox/README.md states them ("Worker messages"), written out here, not imported.
+// The bounds as web/sandbox/run/README.md states them ("Worker messages"), written out here, not imported.
 const ERROR_NAME = 100;
 const MESSAGE = 2000;
 const BAD_WHAT = 200;

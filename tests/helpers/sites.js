@@ -16,13 +16,13 @@ const WORK = join(ROOT, 'tests/artifacts/sites');
 
 /**
  * The documented policy for a page with the elements: the first such line under "The CSP a host page should set" in
- * web/sandbox/README.md (its one copy; the top README links to it).
+ * web/sandbox/run/SECURITY.md (its one copy; the top README links to it).
  */
 export function readmeCsp() {
-  const readme = readFileSync(join(ROOT, 'web/sandbox/README.md'), 'utf8');
+  const readme = readFileSync(join(ROOT, 'web/sandbox/run/SECURITY.md'), 'utf8');
   const section = readme.slice(readme.indexOf('### The CSP a host page should set'));
   const line = /^Content-Security-Policy: (.+)$/m.exec(section);
-  if (!line) throw new Error('web/sandbox/README.md: no Content-Security-Policy line under its host CSP heading');
+  if (!line) throw new Error('web/sandbox/run/SECURITY.md: no Content-Security-Policy line under its host CSP heading');
   return line[1].trim();
 }
 

@@ -170,7 +170,7 @@ export interface ExerciseDefinition {
   number?: number;
   title: string;
   level: string;
-  /** Allow-listed HTML (web/sandbox/README.md, "Prompt HTML"). */
+  /** Allow-listed HTML (web/sandbox/grade/README.md, "Prompt HTML"). */
   prompt: string;
   /** One entry per function: params such as 'x', 'X (..., d)', 'k in 0..dFF' or 'bias = true', and the return kind. */
   functions: Record<string, { params: string[]; returns: ReturnKind }>;

@@ -10,7 +10,7 @@ const VERSION = 1;
  * Bounds on progress, whether it comes from an imported file or from what storage already holds when a
  * page loads. Each is checked before any work proportional to it: the text's length, then its nesting
  * and widths (one pass, shapeProblem) before JSON.parse, a code's characters before its lines are
- * counted. Together they keep every read, import and write to a few milliseconds (web/sandbox/README.md).
+ * counted. Together they keep every read, import and write to a few milliseconds (web/sandbox/element/README.md).
  */
 export const PROGRESS_LIMITS = Object.freeze({
   textChars: 2_000_000, // the whole stored or imported JSON text

@@ -269,7 +269,7 @@ function boundedLogs(logs) {
 /*
  * The report. Every text in it that comes from the learner's code or result is cut at its source (compare.js,
  * diagnose.js, report-bounds.js) and again here to its field's cap; the tests' texts together share a budget
- * of CAPS.tests JSON characters, after which each gets CAPS.floor: see web/sandbox/README.md for the bounds.
+ * of CAPS.tests JSON characters, after which each gets CAPS.floor: see web/sandbox/grade/README.md for the bounds.
  */
 function buildReport(base, tests, outcomes, summary, { logs = [], ms = 0, diagnoses = [], notes = [], timeout }) {
   const list = outcomes || tests.map((t) => ({ name: t.name, fn: t.fn, pass: false, status: 'not-run' }));

@@ -4,7 +4,7 @@ import { say, workerKey } from '../run/index.js';
 
 /*
  * Caps, in UTF-16 code units, on each piece of text a grading report builds from a learner's result
- * (web/sandbox/README.md, "Bounds of a grading report"). A text is cut where it is made, before it is
+ * (web/sandbox/grade/README.md, "Bounds of a grading report"). A text is cut where it is made, before it is
  * joined into a longer one, so no step ever builds text proportional to what the learner returned.
  */
 export const CAPS = Object.freeze({

@@ -5,7 +5,7 @@
 /*
  * The messages between the page, the frame and the worker are protocol.js's.
  *
- * Where the frame comes from (see web/sandbox/README.md for the measurements behind it):
+ * Where the frame comes from (web/sandbox/run/SITES.md says why):
  *  1. <meta name="ffn-lab-sandbox" content="URL"> in the page: that file (a copy of frame.html the author hosts).
  *  2. Otherwise inline: the frame's document (frame.html's text, FRAME_HTML) as the iframe's srcdoc. It needs
  *     no file, so it works whatever the bundler or server did with the package. An inline frame inherits the

@@ -198,7 +198,7 @@ function parseTranslations(def, base, fail) {
     if (t.prompt !== undefined) {
       o.prompt = text(t, 'prompt', tfail, { max: 20000 });
       const { problems } = parsePromptHtml(o.prompt);
-      if (problems.length) tfail('prompt', `${problems.join('; ')} (see "Prompt HTML" in web/sandbox/README.md)`);
+      if (problems.length) tfail('prompt', `${problems.join('; ')} (see "Prompt HTML" in web/sandbox/grade/README.md)`);
     }
     for (const k of ['hints', 'examples']) {
       if (t[k] === undefined) continue;
@@ -317,7 +317,7 @@ export function normalizeExercise(def) {
   const level = text(def, 'level', fail, { max: 60 });
   const prompt = text(def, 'prompt', fail, { max: 20000 });
   const { problems } = parsePromptHtml(prompt);
-  if (problems.length) fail('prompt', `${problems.join('; ')} (see "Prompt HTML" in web/sandbox/README.md)`);
+  if (problems.length) fail('prompt', `${problems.join('; ')} (see "Prompt HTML" in web/sandbox/grade/README.md)`);
 
   if (def.functions === undefined) fail('functions', 'is missing');
   if (!isPlainObject(def.functions) || !Object.keys(def.functions).length)

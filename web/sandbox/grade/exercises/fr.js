@@ -1,5 +1,5 @@
 // Les six exercices intégrés en français : titres, niveaux, énoncés, indices, exemples et erreurs connues.
-// Each entry is an exercise's `translations.fr` (see "Translate an exercise" in web/sandbox/README.md): variants
+// Each entry is an exercise's `translations.fr` (see "Translate an exercise" in web/sandbox/AUTHORING.md): variants
 // are listed in the order of the exercise's own variants.
 
 export const gelu = {
