@@ -155,6 +155,14 @@ function attributeTable(cls) {
   return table;
 }
 
+/**
+ * The table entries (FfnElement.properties) of a model's attributes: entry(attribute, spec) reads the attribute with
+ * parseAttribute(attribute, text), the model's parser.
+ */
+export function parsedBy(parseAttribute) {
+  return (attribute, spec) => ({ attribute, parse: (v) => parseAttribute(attribute, v), ...spec });
+}
+
 /** A value given to a property as its attribute's text: null (or undefined) removes the attribute. */
 const asText = (v) => (v === null || v === undefined ? null : String(v));
 

@@ -1,7 +1,7 @@
 // <ffn-activation-plot>: the section's activations, their derivatives and the GELU approximation errors, with a readout
 // (view only; math in activation-model.js).
 import * as ffn from '../index.js'; // the wasm bytes inlined: nothing for a bundler or server to place
-import { FfnElement, define, htmlEl as h, svgEl } from '../element-base.js';
+import { FfnElement, define, htmlEl as h, svgEl, parsedBy } from '../element-base.js';
 import { componentCss, rafThrottle, trailingThrottle, fmt, setProblem } from './styles.js';
 import {
   CURVES,
@@ -74,7 +74,7 @@ const PANEL_H = 190;
 const M = { l: 44, r: 10, t: 20, b: 22 };
 
 /** A table entry (FfnElement.properties) whose attribute the model's parser reads. */
-const parsed = (attribute, spec) => ({ attribute, parse: (v) => parseAttribute(attribute, v), ...spec });
+const parsed = parsedBy(parseAttribute);
 /** A list given to a property as its attribute's text: an array joined by commas, anything else as text. */
 const listText = (v) => (v === null || v === undefined ? null : Array.isArray(v) ? v.join(',') : String(v));
 

@@ -2,7 +2,7 @@
 // the state and its attributes; memory-view.js draws, memory-controls.js turns input into state, memory-model.js
 // does the math.
 import * as ffn from '../index.js'; // the wasm bytes inlined: nothing for a bundler or server to place
-import { FfnElement, define } from '../element-base.js';
+import { FfnElement, define, parsedBy } from '../element-base.js';
 import { componentCss, rafThrottle, trailingThrottle, fmt, setProblem } from './styles.js';
 import {
   DEFAULT_FACTS,
@@ -29,7 +29,7 @@ import { localizedError } from '../i18n/index.js';
 // Every string the widget shows is in the locale tables (web/i18n/en.js, namespace `memory`).
 
 /** A table entry (FfnElement.properties) whose attribute the model's parser reads. */
-const parsed = (attribute, spec) => ({ attribute, parse: (v) => parseAttribute(attribute, v), ...spec });
+const parsed = parsedBy(parseAttribute);
 /** A property's value as text through f; null or undefined removes the attribute. */
 const orNull = (f) => (v, el) => (v === null || v === undefined ? null : f(v, el));
 

@@ -1,7 +1,7 @@
 // <ffn-param-calculator>: count an FFN against the attention projections of its block, dense or mixture-of-experts
 // (view only; math in param-model.js).
 import * as ffn from '../index.js'; // the wasm bytes inlined: nothing for a bundler or server to place
-import { FfnElement, define, htmlEl as h } from '../element-base.js';
+import { FfnElement, define, htmlEl as h, parsedBy } from '../element-base.js';
 import { componentCss, rafThrottle, trailingThrottle, setProblem } from './styles.js';
 import {
   PRESETS,
@@ -98,7 +98,7 @@ const SIZES = {
 const PROPS = Object.fromEntries(Object.entries(SIZES).map(([attribute, f]) => [f.prop, attribute]));
 
 /** A table entry (FfnElement.properties) whose attribute the model's parser reads. */
-const parsed = (attribute, spec) => ({ attribute, parse: (v) => parseAttribute(attribute, v), ...spec });
+const parsed = parsedBy(parseAttribute);
 
 export class FfnParamCalculator extends FfnElement {
   /**
