@@ -208,6 +208,12 @@ test(
       assert.ok(near(r.read[0], PARIS), `el.token = 'Paris': ${r.read[0]}`);
       assert.deepEqual(r.read.slice(1), ['Paris', 'Paris']);
       assert.equal(r.d.decoded.token, 'France');
+      const removed = await p.$eval('#mem', (el) => {
+        el.removeAttribute('token');
+        return [el.token, el.query];
+      });
+      assert.equal(removed[0], null, 'no token attribute, no token');
+      assert.ok(near(removed[1], PARIS), 'the query stays where it was');
 
       // The reader presses the Rome button (the query glides there); then the author sets a query by attribute.
       await p.locator('#mem button[data-token="Rome"]').click();

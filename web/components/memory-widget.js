@@ -71,7 +71,10 @@ export class FfnMemoryWidget extends FfnElement {
         get: (el) => el._state.activation,
       }),
       query: parsed('query', { toText: queryText, get: (el) => [el._state.x, el._state.y] }),
-      token: parsed('token', { toText: orNull((v, el) => el._knownToken(String(v))), get: (el) => el._state.token }),
+      token: parsed('token', {
+        toText: orNull((v, el) => el._knownToken(String(v))),
+        get: (el) => el._state.token ?? el._pendingToken ?? null,
+      }),
       syncHash: parsed('sync-hash', { get: (el) => el._hashKey }),
     };
   }
@@ -82,6 +85,7 @@ export class FfnMemoryWidget extends FfnElement {
     // query was put on (by the attribute, the property or a button), null once it moves elsewhere.
     this._state = { x: 0, y: 1, k: null, threshold: null, activation: 'relu', token: null };
     this._placed = false;
+    this._pendingToken = null; // a token attribute written before the memory was built
     this._facts = DEFAULT_FACTS.map((f) => ({ ...f }));
     this._distractors = [...DEFAULT_DISTRACTORS];
     this._hashKey = null;
@@ -172,6 +176,7 @@ export class FfnMemoryWidget extends FfnElement {
       return;
     } else if (name === 'token') {
       if (v !== null) this._goToToken(v);
+      else s.token = this._pendingToken = null; // removed: the query stays, on no token named by the attribute
       return;
     } else if (name === 'syncHash') {
       this._hashKey = v;
