@@ -1,5 +1,5 @@
 // The page section of npm run bench -- --browser (or node tests/bench/pages.js [--quick] [--root DIR] [--base DIR]
-// [--long-tasks]).
+// [--long-tasks [--cpu]]).
 // The course page and the embed pages as web/serve.js serves them (bytes, request chain, wasm compile, time to
 // ready), the first and later Runs against the floor in the same page, and gradeExercise in a Node loop against
 // Node's floor.
@@ -198,13 +198,18 @@ const LONG_TASKS = `(() => {
  * One load of a page in a fresh tab with the HTTP cache disabled: its main-thread tasks of 50 ms or more from
  * navigation until 1 s after its last element fired ffn-ready. Resolves to { longest, over50, readyAt } (ms).
  */
-export async function longTasksOf(context, base, spec) {
+export async function longTasksOf(context, base, spec, { cpu = false } = {}) {
   const page = await context.newPage();
   try {
     const cdp = await context.newCDPSession(page);
     await cdp.send('Network.enable');
     await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
     await page.addInitScript(LONG_TASKS);
+    const events = [];
+    if (cpu) {
+      cdp.on('Tracing.dataCollected', (e) => events.push(...e.value));
+      await cdp.send('Tracing.start', { categories: CPU_CATEGORIES, transferMode: 'ReportEvents' });
+    }
     await page.goto(base + spec.path);
     const want = await page.evaluate((s) => document.querySelectorAll(s).length, ELEMENTS.join(','));
     await page.waitForFunction((n) => window.__lt.ready.length >= n, want, { timeout: 120000 });
@@ -212,10 +217,44 @@ export async function longTasksOf(context, base, spec) {
     const { long, ready } = await page.evaluate(() => window.__lt);
     const readyAt = Math.max(...ready);
     const tasks = long.filter((l) => l.at <= readyAt + 1000).map((l) => l.ms);
-    return { longest: Math.max(0, ...tasks), over50: tasks.filter((ms) => ms >= 50).length, readyAt, elements: want };
+    const out = {
+      longest: Math.max(0, ...tasks),
+      over50: tasks.filter((ms) => ms >= 50).length,
+      readyAt,
+      elements: want,
+    };
+    if (cpu) {
+      const done = new Promise((ok) => cdp.once('Tracing.tracingComplete', ok));
+      await cdp.send('Tracing.end');
+      await done;
+      Object.assign(out, cpuTasks(events, base));
+    }
+    return out;
   } finally {
     await page.close();
   }
+}
+
+/**
+ * From a trace of one load: the thread CPU time (ms) of each top-level task of the page's main thread (the renderer
+ * whose events name base), as { cpuLongest, cpuOver50 }: what the tasks cost on an idle core, less the tracer's cost.
+ */
+// A task's outermost trace event (the first is in the disabled-by-default category; the others are inside it).
+const TASKS = new Set(['RunTask', 'ThreadControllerImpl::RunTask', 'BlinkScheduler_PerformMicrotaskCheckpoint']);
+const CPU_CATEGORIES = 'toplevel,devtools.timeline,disabled-by-default-devtools.timeline';
+function cpuTasks(events, base) {
+  const named = new Map(); // pid -> count of events that name the page's origin
+  for (const e of events)
+    if (JSON.stringify(e.args?.data?.url ?? '').includes(base)) named.set(e.pid, (named.get(e.pid) ?? 0) + 1);
+  const pid = [...named].sort((a, b) => b[1] - a[1])[0]?.[0];
+  const main = events.find((e) => e.pid === pid && e.ph === 'M' && e.args?.name === 'CrRendererMain')?.tid;
+  const tasks = events
+    .filter((e) => e.pid === pid && e.tid === main && e.ph === 'X' && TASKS.has(e.name))
+    .sort((a, b) => a.ts - b.ts);
+  const top = [];
+  for (const t of tasks) if (!top.length || t.ts >= top.at(-1).ts + top.at(-1).dur) top.push(t);
+  const ms = top.map((t) => (t.tdur ?? t.dur) / 1000);
+  return { cpuLongest: Math.max(0, ...ms), cpuOver50: ms.filter((v) => v >= 50).length };
 }
 
 /** A gauge of this machine's speed now: ms of a fixed loop of float work (median of 5), printed beside the tasks. */
@@ -230,13 +269,13 @@ export function speedGauge() {
 }
 
 /** The long-task section: loads rounds of every LONG_TASK_PAGES page (interleaved), printed through log. */
-export async function runLongTasks({ context, base, loads, log }) {
+export async function runLongTasks({ context, base, loads, log, cpu = false }) {
   const { loadavg, cpus } = await import('node:os');
   const rows = new Map(LONG_TASK_PAGES.map((p) => [p.name, []]));
   const gauges = [speedGauge()];
   for (let i = 0; i < loads; i++) {
     for (const spec of i % 2 ? [...LONG_TASK_PAGES].reverse() : LONG_TASK_PAGES) {
-      rows.get(spec.name).push(await longTasksOf(context, base, spec));
+      rows.get(spec.name).push(await longTasksOf(context, base, spec, { cpu }));
     }
     gauges.push(speedGauge());
   }
@@ -249,21 +288,26 @@ export async function runLongTasks({ context, base, loads, log }) {
       .map((v) => v.toFixed(1))
       .join(' ')} at the end; speed gauge ${fix(med(gauges), 1)} ms (${gauges.map((g) => fix(g)).join(' ')})`,
   );
-  log(`${'page'.padEnd(width)}elements  ready ms  longest ms       >= 50 ms`);
+  if (cpu) log(`# cpu: the same tasks by thread CPU time, from a Chromium trace of each load (${CPU_CATEGORIES})`);
+  log(`${'page'.padEnd(width)}elements   ready ms     longest ms    >= 50 ms${cpu ? '  cpu longest  cpu >= 50' : ''}`);
   for (const spec of LONG_TASK_PAGES) {
     const r = rows.get(spec.name);
     const longest = r.map((x) => x.longest),
       over = r.map((x) => x.over50);
     log(
-      `${spec.name.padEnd(width)}${pad(r[0].elements, 8)}${pad(fix(med(r.map((x) => x.readyAt))), 10)}` +
-        `${pad(`${fix(med(longest))} (${fix(Math.max(...longest))})`, 12)}` +
-        `${pad(`${fix(med(over))} (${Math.max(...over)})`, 15)}`,
+      `${spec.name.padEnd(width)}${pad(r[0].elements, 8)}${pad(fix(med(r.map((x) => x.readyAt))), 11)}` +
+        `${pad(`${fix(med(longest))} (${fix(Math.max(...longest))})`, 15)}` +
+        `${pad(`${fix(med(over))} (${Math.max(...over)})`, 12)}` +
+        (cpu
+          ? `${pad(`${fix(med(r.map((x) => x.cpuLongest)))} (${fix(Math.max(...r.map((x) => x.cpuLongest)))})`, 13)}` +
+            `${pad(`${fix(med(r.map((x) => x.cpuOver50)))} (${Math.max(...r.map((x) => x.cpuOver50))})`, 11)}`
+          : ''),
     );
   }
 }
 
 /** The long-task section alone (pages.js --long-tasks), on root's pages and server. */
-async function longTasksSection({ root, loads, log }) {
+async function longTasksSection({ root, loads, log, cpu }) {
   const { launchBrowser } = await import(pathToFileURL(join(repo, 'tests/helpers/browser.js')).href);
   const { startServer } = await import(pathToFileURL(join(root, 'web/serve.js')).href);
   const server = await startServer({ root, port: 0 });
@@ -273,7 +317,7 @@ async function longTasksSection({ root, loads, log }) {
     const version = await probe.evaluate(() => navigator.userAgent.match(/Chrome\/[\d.]+/)?.[0]);
     await probe.close();
     log(`# ffn-lab pages: long tasks (${revOf(root)}), headless ${version}, ${new Date().toISOString().slice(0, 16)}Z`);
-    await runLongTasks({ context: b.context, base: server.url, loads, log });
+    await runLongTasks({ context: b.context, base: server.url, loads, log, cpu });
   } finally {
     await b.close();
     await server.close();
@@ -412,8 +456,9 @@ export async function runPagesBench({
   root = repo,
   base = null,
   longTasksOnly = false,
+  cpu = false,
 } = {}) {
-  if (longTasksOnly) return longTasksSection({ root, loads: quick ? 2 : 5, log });
+  if (longTasksOnly) return longTasksSection({ root, loads: quick ? 2 : 5, log, cpu });
   const { launchBrowser } = await import(pathToFileURL(join(repo, 'tests/helpers/browser.js')).href);
   const { exercises } = await import(pathToFileURL(join(root, 'web/sandbox/index.js')).href);
   const solution = exercises.find((e) => e.id === 'gelu').solution;
@@ -551,6 +596,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1]
     root,
     base,
     longTasksOnly,
+    cpu: process.argv.includes('--cpu'),
     log: (s = '') => {
       console.log(s);
       printed.push(s);
