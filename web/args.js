@@ -1,5 +1,8 @@
 // ffn-lab arguments: tensors parsed and checked (nested arrays, typed arrays, {data, shape}), sizes, activation names.
 import { ACT_CODES } from './codes.js';
+import { product, fmtShape } from './shape.js';
+
+export { fmtShape };
 
 const INT32_MAX = 2 ** 31 - 1;
 
@@ -37,10 +40,6 @@ export function actCode(fnName, name, argName = 'activation') {
   return ACT_CODES[name];
 }
 
-export function fmtShape(shape) {
-  return `[${shape.join(',')}]`;
-}
-
 export function describe(v) {
   if (v === null) return 'null';
   if (v === undefined) return 'undefined';
@@ -51,12 +50,6 @@ export function describe(v) {
   if (typeof v === 'function') return 'a function';
   if (typeof v === 'symbol') return 'a symbol';
   return v.constructor && v.constructor.name ? `an object (${v.constructor.name})` : 'an object';
-}
-
-function product(shape) {
-  let n = 1;
-  for (const s of shape) n *= s;
-  return n;
 }
 
 /** Validate a shape: an array of non-negative integers. */

@@ -1,7 +1,8 @@
 // Page-side checking of outputs: values from the worker's wire format, shapes and types, atol + rtol*|ref|.
-import { CAPS, MAX_ITEMS, clip, fmtNum, fmtShape, listKeys, say, num, workerSaid } from './report-bounds.js';
+import { CAPS, MAX_ITEMS, clip, fmtNum, fmtShapeBounded, listKeys, say, num, workerSaid } from './report-bounds.js';
+import { product } from '../../shape.js';
 
-export { fmtNum, fmtShape };
+export { fmtNum, fmtShapeBounded };
 
 /*
  * Expected values are specs, one per return kind of the exercise format:
@@ -14,16 +15,6 @@ export { fmtNum, fmtShape };
 
 /** Whether two shapes (arrays of sizes) are equal. */
 export const sameShape = (a, b) => a.length === b.length && a.every((s, i) => s === b[i]);
-
-/** The number of entries a shape holds: 0 if any size is 0 (even after sizes whose product overflows). */
-function product(shape) {
-  let n = 1;
-  for (const s of shape) {
-    if (s === 0) return 0;
-    n *= s;
-  }
-  return n;
-}
 
 /** Spec constructors. */
 export const expect = {
@@ -173,7 +164,7 @@ function readTensor(w) {
     if (d.problem) return d;
     if (product(shape) !== d.data.length) {
       return {
-        problem: say('sizeMismatch', { shape: fmtShape(shape), n: num(product(shape)), m: num(d.data.length) }),
+        problem: say('sizeMismatch', { shape: fmtShapeBounded(shape), n: num(product(shape)), m: num(d.data.length) }),
       };
     }
     return { data: d.data, shape };
@@ -326,7 +317,7 @@ function compareKind(w, spec, tol) {
       if (t.problem) return { pass: false, problem: t.problem };
       if (!sameShape(t.shape, spec.shape)) {
         const flat = t.flat && t.data.length === spec.data.length && spec.shape.length > 1;
-        const shapes = { got: fmtShape(t.shape), expected: fmtShape(spec.shape) };
+        const shapes = { got: fmtShapeBounded(t.shape), expected: fmtShapeBounded(spec.shape) };
         return { pass: false, problem: say(flat ? 'shapeFlat' : 'shape', shapes) };
       }
       if (spec.kind === 'integers') {

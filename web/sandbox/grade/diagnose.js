@@ -1,7 +1,7 @@
 // The diagnosis stage of grading: which known mistake explains a function's failing tests, or where they go wrong.
 import { compareValue, specsAgree, sameShape, wireToTensor, closeEnough } from './compare.js';
 import { variantSpecs } from './exercises/index.js';
-import { CAPS, clip, fmtShape, slicer, say, num } from './report-bounds.js';
+import { CAPS, clip, fmtShapeBounded, slicer, say, num } from './report-bounds.js';
 import { joined, numeral } from '../../i18n/index.js';
 
 const components = (spec) => (spec.kind === 'object' ? Object.keys(spec.entries) : [null]);
@@ -201,8 +201,8 @@ function genericDiagnosis(fn, failing, tests, outcomes, tol) {
       title: say('transposed.title'),
       message: say('transposed.message', {
         your: your(p, 'transposed'),
-        got: fmtShape(p[0].shape),
-        expected: fmtShape(p[1].shape),
+        got: fmtShapeBounded(p[0].shape),
+        expected: fmtShapeBounded(p[1].shape),
       }),
       tests: testsOf(),
     };

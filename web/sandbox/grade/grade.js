@@ -1,6 +1,6 @@
 // Headless grading in one pass: tests, run (worker), compare every test, diagnose failures, build the report.
 import * as defaultApi from '../../index.js'; // the wasm bytes inlined: nothing for a bundler or server to place
-import { compareValue, toWire, fmtShape } from './compare.js';
+import { compareValue, toWire, fmtShapeBounded } from './compare.js';
 import { resolveExercise, generateTests, validateValues } from './exercises/index.js';
 import { diagnose } from './diagnose.js';
 import { CAPS, clip, slicer, textBudget, say, num, workerSaid } from './report-bounds.js';
@@ -213,7 +213,7 @@ function testMessage(o, expected, timeout) {
   }
   const params = { got, expected: want, error: num(o.maxError) };
   if (!m.index.length) return keyed(say('mismatch', params));
-  return keyed(say('mismatchAt', { ...params, at: fmtShape(m.index) }));
+  return keyed(say('mismatchAt', { ...params, at: fmtShapeBounded(m.index) }));
 }
 
 // The sandbox's own reasons for a crash, said in the reader's language (others are shown as they come).

@@ -104,7 +104,7 @@ const fmtSize = (v) => (Number.isSafeInteger(v) ? String(v) : fmtNum(v));
  * A shape or an index, at most CAPS.dims sizes of it: [2,3,4], or when cut a message (String(): its English)
  * [0,1e+20,…,1e+20,… (199,990 sizes)].
  */
-export function fmtShape(shape) {
+export function fmtShapeBounded(shape) {
   const n = shape.length;
   const shown = [];
   for (let i = 0; i < Math.min(n, CAPS.dims); i++) shown.push(fmtSize(shape[i]));
