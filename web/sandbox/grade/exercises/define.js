@@ -188,61 +188,68 @@ function parseTranslations(def, base, fail) {
     const field = `translations.${lang}`;
     if (!LANG_TAG.test(lang)) fail(field, `${describe(lang)} is not a language tag such as "fr" or "pt-BR"`);
     if (!isPlainObject(t)) fail(field, `must be an object { title, prompt, hints, ... }; got ${describe(t)}`);
-    const tfail = (k, msg) => fail(`${field}.${k}`, msg);
-    for (const k of Object.keys(t))
-      if (!TRANSLATED.includes(k)) tfail(k, `is not a field of a translation (${TRANSLATED.join(', ')})`);
-    const o = {};
-    if (t.title !== undefined) o.title = text(t, 'title', tfail, { max: 200 });
-    if (t.level !== undefined) o.level = text(t, 'level', tfail, { max: 60 });
-    if (t.starter !== undefined) o.starter = text(t, 'starter', tfail);
-    if (t.prompt !== undefined) {
-      o.prompt = text(t, 'prompt', tfail, { max: 20000 });
-      const { problems } = parsePromptHtml(o.prompt);
-      if (problems.length) tfail('prompt', `${problems.join('; ')} (see "Prompt HTML" in web/sandbox/grade/README.md)`);
-    }
-    for (const k of ['hints', 'examples']) {
-      if (t[k] === undefined) continue;
-      o[k] = textList(t, k, tfail, { min: 0 });
-      if (o[k].length !== base[k].length)
-        tfail(k, `needs one entry per original (${base[k].length}); got ${o[k].length}`);
-    }
-    if (t.variants !== undefined) {
-      if (!Array.isArray(t.variants) || t.variants.length !== base.variants.length) {
-        tfail(
-          'variants',
-          `must be an array with one entry per variant, in order (${base.variants.length}), each ` +
-            `{ title, message } or null; got ${describe(t.variants)}`,
-        );
-      }
-      o.variants = Object.freeze(
-        t.variants.map((v, i) => {
-          if (v === null) return null;
-          const vfail = (k, msg) => tfail(`variants[${i}].${k}`, msg);
-          if (!isPlainObject(v)) tfail(`variants[${i}]`, `must be { title, message } or null; got ${describe(v)}`);
-          for (const k of Object.keys(v))
-            if (!['title', 'message'].includes(k)) vfail(k, 'is not translated (title, message)');
-          return Object.freeze({
-            title: v.title === undefined ? undefined : text(v, 'title', vfail, { max: 200 }),
-            message: v.message === undefined ? undefined : text(v, 'message', vfail, { max: 2000 }),
-          });
-        }),
-      );
-    }
-    for (const k of ['tests', 'words']) {
-      if (t[k] === undefined) continue;
-      const map = t[k];
-      if (!isPlainObject(map) || Object.keys(map).length > MAX_NAMED) {
-        tfail(k, `must be an object of at most ${MAX_NAMED} { original: translated } strings; got ${describe(map)}`);
-      }
-      const entries = Object.keys(map).map((name) => {
-        if (name.length > 200) tfail(k, `${describe(name)} is longer than 200 characters`);
-        return [name, text(map, name, (n, msg) => tfail(`${k}[${JSON.stringify(n).slice(0, 60)}]`, msg), { max: 200 })];
-      });
-      o[k] = Object.freeze(Object.assign(Object.create(null), Object.fromEntries(entries)));
-    }
-    out[lang.toLowerCase()] = Object.freeze(o);
+    out[lang.toLowerCase()] = parseTranslation(t, base, (k, msg) => fail(`${field}.${k}`, msg));
   }
   return Object.freeze(out);
+}
+
+/** One language's translation, checked against the originals (`base`: hints, examples, variants). */
+function parseTranslation(t, base, tfail) {
+  for (const k of Object.keys(t))
+    if (!TRANSLATED.includes(k)) tfail(k, `is not a field of a translation (${TRANSLATED.join(', ')})`);
+  const o = {};
+  if (t.title !== undefined) o.title = text(t, 'title', tfail, { max: 200 });
+  if (t.level !== undefined) o.level = text(t, 'level', tfail, { max: 60 });
+  if (t.starter !== undefined) o.starter = text(t, 'starter', tfail);
+  if (t.prompt !== undefined) {
+    o.prompt = text(t, 'prompt', tfail, { max: 20000 });
+    const { problems } = parsePromptHtml(o.prompt);
+    if (problems.length) tfail('prompt', `${problems.join('; ')} (see "Prompt HTML" in web/sandbox/grade/README.md)`);
+  }
+  for (const k of ['hints', 'examples']) {
+    if (t[k] === undefined) continue;
+    o[k] = textList(t, k, tfail, { min: 0 });
+    if (o[k].length !== base[k].length)
+      tfail(k, `needs one entry per original (${base[k].length}); got ${o[k].length}`);
+  }
+  if (t.variants !== undefined) o.variants = translatedVariants(t.variants, base.variants.length, tfail);
+  for (const k of ['tests', 'words']) if (t[k] !== undefined) o[k] = namedTexts(t[k], k, tfail);
+  return Object.freeze(o);
+}
+
+/** A translation's variants: one { title, message } or null per original variant, in order. */
+function translatedVariants(list, n, tfail) {
+  if (!Array.isArray(list) || list.length !== n) {
+    tfail(
+      'variants',
+      `must be an array with one entry per variant, in order (${n}), each ` +
+        `{ title, message } or null; got ${describe(list)}`,
+    );
+  }
+  const one = (v, i) => {
+    if (v === null) return null;
+    const vfail = (k, msg) => tfail(`variants[${i}].${k}`, msg);
+    if (!isPlainObject(v)) tfail(`variants[${i}]`, `must be { title, message } or null; got ${describe(v)}`);
+    for (const k of Object.keys(v))
+      if (!['title', 'message'].includes(k)) vfail(k, 'is not translated (title, message)');
+    return Object.freeze({
+      title: v.title === undefined ? undefined : text(v, 'title', vfail, { max: 200 }),
+      message: v.message === undefined ? undefined : text(v, 'message', vfail, { max: 2000 }),
+    });
+  };
+  return Object.freeze(list.map(one));
+}
+
+/** A translation's tests or words: { original: translated } strings, at most MAX_NAMED, in a null-prototype object. */
+function namedTexts(map, k, tfail) {
+  if (!isPlainObject(map) || Object.keys(map).length > MAX_NAMED) {
+    tfail(k, `must be an object of at most ${MAX_NAMED} { original: translated } strings; got ${describe(map)}`);
+  }
+  const entries = Object.keys(map).map((name) => {
+    if (name.length > 200) tfail(k, `${describe(name)} is longer than 200 characters`);
+    return [name, text(map, name, (n, msg) => tfail(`${k}[${JSON.stringify(n).slice(0, 60)}]`, msg), { max: 200 })];
+  });
+  return Object.freeze(Object.assign(Object.create(null), Object.fromEntries(entries)));
 }
 
 /**
@@ -300,144 +307,17 @@ export function normalizeExercise(def) {
   const fail = (field, message) => {
     throw new ExerciseDefinitionError(rawId, field, message);
   };
-  for (const k of Object.keys(def))
-    if (!KNOWN_FIELDS.has(k))
-      fail(k, `is not a field of an exercise definition (fields: ${[...KNOWN_FIELDS].join(', ')})`);
-  if (def.id === undefined) fail('id', 'is missing');
-  if (typeof def.id !== 'string' || !/^[a-z0-9][a-z0-9-]{0,63}$/.test(def.id)) {
-    fail(
-      'id',
-      'must be 1 to 64 lower-case letters, digits and dashes (it names the exercise in the exercise attribute ' +
-        `and in saved progress); got ${describe(def.id)}`,
-    );
-  }
-  if (def.number !== undefined && !(Number.isInteger(def.number) && def.number > 0 && def.number < 1000))
-    fail('number', `must be a positive whole number; got ${describe(def.number)}`);
-  const title = text(def, 'title', fail, { max: 200 });
-  const level = text(def, 'level', fail, { max: 60 });
-  const prompt = text(def, 'prompt', fail, { max: 20000 });
-  const { problems } = parsePromptHtml(prompt);
-  if (problems.length) fail('prompt', `${problems.join('; ')} (see "Prompt HTML" in web/sandbox/grade/README.md)`);
-
-  if (def.functions === undefined) fail('functions', 'is missing');
-  if (!isPlainObject(def.functions) || !Object.keys(def.functions).length)
-    fail(
-      'functions',
-      `must be an object with one entry per function the learner writes; got ${describe(def.functions)}`,
-    );
-  const functions = {};
-  for (const [name, spec] of Object.entries(def.functions)) {
-    const field = `functions.${name}`;
-    const why = badFunctionName(name);
-    if (why) fail(field, why);
-    if (!isPlainObject(spec)) fail(field, `must be { params, returns }; got ${describe(spec)}`);
-    for (const k of Object.keys(spec))
-      if (!['params', 'returns'].includes(k)) fail(`${field}.${k}`, 'is not a field of a function (params, returns)');
-    if (!Array.isArray(spec.params))
-      fail(
-        `${field}.params`,
-        spec.params === undefined ? 'is missing' : `must be an array of parameter names; got ${describe(spec.params)}`,
-      );
-    const params = spec.params.map((p, i) => parseParam(p, (msg) => fail(`${field}.params[${i}]`, msg)));
-    const seen = new Set();
-    params.forEach((p, i) => {
-      if (seen.has(p.name)) fail(`${field}.params[${i}]`, `${p.name} appears twice`);
-      seen.add(p.name);
-      if (i > 0 && params[i - 1].hasDefault && !p.hasDefault)
-        fail(`${field}.params[${i}]`, `${p.name} has no default but follows a parameter that has one`);
-    });
-    if (spec.returns === undefined) fail(`${field}.returns`, 'is missing');
-    const returns = parseKind(spec.returns, (msg) => fail(`${field}.returns`, msg));
-    const known = new Set([...params.map((p) => p.name), ...params.flatMap((p) => p.shape || [])]);
-    params.forEach((p, i) => {
-      for (const bound of p.range || []) {
-        if (typeof bound === 'string' && !known.has(bound)) {
-          fail(`${field}.params[${i}]`, `the range bound ${bound} is neither a size in a shape nor a parameter`);
-        }
-      }
-    });
-    functions[name] = deepFreeze({
-      params,
-      returns,
-      declared: { params: spec.params.slice(), returns: structuredClone(spec.returns) },
-    });
-  }
+  const { title, level, prompt } = parseHeading(def, fail);
+  const functions = parseFunctions(def, fail);
   const functionNames = Object.freeze(Object.keys(functions));
-
   const starter = text(def, 'starter', fail);
   const solution = text(def, 'solution', fail);
   const hints = textList(def, 'hints', fail);
   const examples = textList(def, 'examples', fail, { optional: true, min: 0 });
-
-  let tolerance = DEFAULT_TOLERANCE;
-  if (def.tolerance !== undefined) {
-    const t = def.tolerance;
-    if (!isPlainObject(t)) fail('tolerance', `must be { atol, rtol }; got ${describe(t)}`);
-    for (const k of ['atol', 'rtol']) {
-      if (!(typeof t[k] === 'number' && Number.isFinite(t[k]) && t[k] >= 0))
-        fail(`tolerance.${k}`, `must be a finite number >= 0; got ${describe(t[k])}`);
-    }
-    tolerance = Object.freeze({ atol: t.atol, rtol: t.rtol });
-  }
-
-  if (def.tests === undefined) fail('tests', 'is missing');
-  if (typeof def.tests !== 'function')
-    fail('tests', `must be a function (rng, api) returning [{ name, fn, args }]; got ${describe(def.tests)}`);
-  if (def.reference === undefined) fail('reference', 'is missing');
-  if (!isPlainObject(def.reference))
-    fail(
-      'reference',
-      `must be an object with one function (args, api) per learner function; got ${describe(def.reference)}`,
-    );
-  for (const name of functionNames) {
-    if (typeof def.reference[name] !== 'function')
-      fail(
-        `reference.${name}`,
-        def.reference[name] === undefined
-          ? 'is missing'
-          : `must be a function (args, api); got ${describe(def.reference[name])}`,
-      );
-  }
-  for (const name of Object.keys(def.reference))
-    if (!functions[name]) fail(`reference.${name}`, `is not one of the functions (${functionNames.join(', ')})`);
-
-  const variants = [];
-  if (def.variants !== undefined && !Array.isArray(def.variants))
-    fail('variants', `must be an array; got ${describe(def.variants)}`);
-  (def.variants || []).forEach((v, i) => {
-    const field = `variants[${i}]`;
-    if (!isPlainObject(v)) fail(field, `must be { id, fn, title, message, compute }; got ${describe(v)}`);
-    const vfail = (k, msg) => fail(`${field}.${k}`, msg);
-    for (const k of Object.keys(v))
-      if (!['id', 'fn', 'title', 'message', 'compute', 'anyOf'].includes(k))
-        vfail(k, 'is not a field of a variant (id, fn, title, message, compute, anyOf)');
-    if (typeof v.id !== 'string' || !/^[a-z0-9][a-z0-9-]{0,63}$/.test(v.id))
-      vfail('id', `must be lower-case letters, digits and dashes; got ${describe(v.id)}`);
-    if (!functions[v.fn])
-      vfail('fn', `must name one of the functions (${functionNames.join(', ')}); got ${describe(v.fn)}`);
-    text(v, 'title', (k, msg) => vfail(k, msg), { max: 200 });
-    text(v, 'message', (k, msg) => vfail(k, msg), { max: 2000 });
-    if (typeof v.compute !== 'function')
-      vfail(
-        'compute',
-        v.compute === undefined ? 'is missing' : `must be a function (args, api); got ${describe(v.compute)}`,
-      );
-    if (v.anyOf !== undefined && typeof v.anyOf !== 'boolean')
-      vfail('anyOf', `must be true or false; got ${describe(v.anyOf)}`);
-    variants.push(
-      Object.freeze({
-        id: v.id,
-        fn: v.fn,
-        title: v.title,
-        message: v.message,
-        compute: v.compute,
-        anyOf: v.anyOf === true,
-      }),
-    );
-  });
-
+  const tolerance = parseTolerance(def.tolerance, fail);
+  checkTestsAndReference(def, functions, fail);
+  const variants = parseVariants(def.variants, functions, fail);
   const translations = parseTranslations(def, { hints, examples, variants }, fail);
-
   const exercise = Object.freeze({
     id: def.id,
     number: def.number ?? null,
@@ -458,6 +338,145 @@ export function normalizeExercise(def) {
   });
   normalized.add(exercise);
   return exercise;
+}
+
+/** The definition's known fields, id and number, then its title, level and prompt (checked, in that order). */
+function parseHeading(def, fail) {
+  for (const k of Object.keys(def))
+    if (!KNOWN_FIELDS.has(k))
+      fail(k, `is not a field of an exercise definition (fields: ${[...KNOWN_FIELDS].join(', ')})`);
+  if (def.id === undefined) fail('id', 'is missing');
+  if (typeof def.id !== 'string' || !/^[a-z0-9][a-z0-9-]{0,63}$/.test(def.id)) {
+    fail(
+      'id',
+      'must be 1 to 64 lower-case letters, digits and dashes (it names the exercise in the exercise attribute ' +
+        `and in saved progress); got ${describe(def.id)}`,
+    );
+  }
+  if (def.number !== undefined && !(Number.isInteger(def.number) && def.number > 0 && def.number < 1000))
+    fail('number', `must be a positive whole number; got ${describe(def.number)}`);
+  const title = text(def, 'title', fail, { max: 200 });
+  const level = text(def, 'level', fail, { max: 60 });
+  const prompt = text(def, 'prompt', fail, { max: 20000 });
+  const { problems } = parsePromptHtml(prompt);
+  if (problems.length) fail('prompt', `${problems.join('; ')} (see "Prompt HTML" in web/sandbox/grade/README.md)`);
+  return { title, level, prompt };
+}
+
+/** def.functions -> { [name]: frozen { params, returns, declared } }. */
+function parseFunctions(def, fail) {
+  if (def.functions === undefined) fail('functions', 'is missing');
+  if (!isPlainObject(def.functions) || !Object.keys(def.functions).length)
+    fail(
+      'functions',
+      `must be an object with one entry per function the learner writes; got ${describe(def.functions)}`,
+    );
+  const functions = {};
+  for (const [name, spec] of Object.entries(def.functions)) functions[name] = parseFunction(name, spec, fail);
+  return functions;
+}
+
+/** One entry of def.functions: its params (names, shapes, ranges, defaults) and what it returns. */
+function parseFunction(name, spec, fail) {
+  const field = `functions.${name}`;
+  const why = badFunctionName(name);
+  if (why) fail(field, why);
+  if (!isPlainObject(spec)) fail(field, `must be { params, returns }; got ${describe(spec)}`);
+  for (const k of Object.keys(spec))
+    if (!['params', 'returns'].includes(k)) fail(`${field}.${k}`, 'is not a field of a function (params, returns)');
+  if (!Array.isArray(spec.params))
+    fail(
+      `${field}.params`,
+      spec.params === undefined ? 'is missing' : `must be an array of parameter names; got ${describe(spec.params)}`,
+    );
+  const params = spec.params.map((p, i) => parseParam(p, (msg) => fail(`${field}.params[${i}]`, msg)));
+  const seen = new Set();
+  params.forEach((p, i) => {
+    if (seen.has(p.name)) fail(`${field}.params[${i}]`, `${p.name} appears twice`);
+    seen.add(p.name);
+    if (i > 0 && params[i - 1].hasDefault && !p.hasDefault)
+      fail(`${field}.params[${i}]`, `${p.name} has no default but follows a parameter that has one`);
+  });
+  if (spec.returns === undefined) fail(`${field}.returns`, 'is missing');
+  const returns = parseKind(spec.returns, (msg) => fail(`${field}.returns`, msg));
+  const known = new Set([...params.map((p) => p.name), ...params.flatMap((p) => p.shape || [])]);
+  params.forEach((p, i) => {
+    for (const bound of p.range || []) {
+      if (typeof bound === 'string' && !known.has(bound)) {
+        fail(`${field}.params[${i}]`, `the range bound ${bound} is neither a size in a shape nor a parameter`);
+      }
+    }
+  });
+  return deepFreeze({
+    params,
+    returns,
+    declared: { params: spec.params.slice(), returns: structuredClone(spec.returns) },
+  });
+}
+
+/** def.tolerance -> frozen { atol, rtol } (DEFAULT_TOLERANCE when not given). */
+function parseTolerance(t, fail) {
+  if (t === undefined) return DEFAULT_TOLERANCE;
+  if (!isPlainObject(t)) fail('tolerance', `must be { atol, rtol }; got ${describe(t)}`);
+  for (const k of ['atol', 'rtol']) {
+    if (!(typeof t[k] === 'number' && Number.isFinite(t[k]) && t[k] >= 0))
+      fail(`tolerance.${k}`, `must be a finite number >= 0; got ${describe(t[k])}`);
+  }
+  return Object.freeze({ atol: t.atol, rtol: t.rtol });
+}
+
+/** def.tests is a function, and def.reference has a function for each learner function and nothing else. */
+function checkTestsAndReference(def, functions, fail) {
+  const functionNames = Object.keys(functions);
+  if (def.tests === undefined) fail('tests', 'is missing');
+  if (typeof def.tests !== 'function')
+    fail('tests', `must be a function (rng, api) returning [{ name, fn, args }]; got ${describe(def.tests)}`);
+  if (def.reference === undefined) fail('reference', 'is missing');
+  if (!isPlainObject(def.reference))
+    fail(
+      'reference',
+      `must be an object with one function (args, api) per learner function; got ${describe(def.reference)}`,
+    );
+  for (const name of functionNames) {
+    if (typeof def.reference[name] !== 'function')
+      fail(
+        `reference.${name}`,
+        def.reference[name] === undefined
+          ? 'is missing'
+          : `must be a function (args, api); got ${describe(def.reference[name])}`,
+      );
+  }
+  for (const name of Object.keys(def.reference))
+    if (!functions[name]) fail(`reference.${name}`, `is not one of the functions (${functionNames.join(', ')})`);
+}
+
+/** def.variants -> frozen { id, fn, title, message, compute, anyOf } each (none when not given). */
+function parseVariants(list, functions, fail) {
+  if (list !== undefined && !Array.isArray(list)) fail('variants', `must be an array; got ${describe(list)}`);
+  return (list || []).map((v, i) => parseVariant(v, `variants[${i}]`, functions, fail));
+}
+
+function parseVariant(v, field, functions, fail) {
+  if (!isPlainObject(v)) fail(field, `must be { id, fn, title, message, compute }; got ${describe(v)}`);
+  const vfail = (k, msg) => fail(`${field}.${k}`, msg);
+  for (const k of Object.keys(v))
+    if (!['id', 'fn', 'title', 'message', 'compute', 'anyOf'].includes(k))
+      vfail(k, 'is not a field of a variant (id, fn, title, message, compute, anyOf)');
+  if (typeof v.id !== 'string' || !/^[a-z0-9][a-z0-9-]{0,63}$/.test(v.id))
+    vfail('id', `must be lower-case letters, digits and dashes; got ${describe(v.id)}`);
+  if (!functions[v.fn])
+    vfail('fn', `must name one of the functions (${Object.keys(functions).join(', ')}); got ${describe(v.fn)}`);
+  text(v, 'title', (k, msg) => vfail(k, msg), { max: 200 });
+  text(v, 'message', (k, msg) => vfail(k, msg), { max: 2000 });
+  if (typeof v.compute !== 'function')
+    vfail(
+      'compute',
+      v.compute === undefined ? 'is missing' : `must be a function (args, api); got ${describe(v.compute)}`,
+    );
+  if (v.anyOf !== undefined && typeof v.anyOf !== 'boolean')
+    vfail('anyOf', `must be true or false; got ${describe(v.anyOf)}`);
+  const { id, fn, title, message, compute } = v;
+  return Object.freeze({ id, fn, title, message, compute, anyOf: v.anyOf === true });
 }
 
 function deepFreeze(o) {
