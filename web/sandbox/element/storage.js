@@ -247,57 +247,21 @@ function readStored(backend, key, text) {
  * (default localStorage, falling back to memory when blocked), key defaults to 'ffn-lab:sandbox:v1'.
  */
 export function createProgressStore({ storage, key = DEFAULT_STORAGE_KEY } = {}) {
-  if (typeof key !== 'string' || !key) throw new TypeError('createProgressStore: key must be a non-empty string');
-  if (key.length > P.keyChars) {
-    throw new RangeError(`createProgressStore: key must be at most ${P.keyChars} characters; got ${fmt(key.length)}`);
-  }
-  let backend = storage || browserStorage() || shared;
-  let persistent = backend !== shared;
-  let problem = null;
-  let reasons = new Map();
-  const toMemory = () => {
-    backend = shared;
-    persistent = false;
-  };
-  const read = () => {
-    let got;
-    try {
-      got = readStored(backend, key, backend.getItem(key));
-    } catch {
-      toMemory();
-      got = readStored(backend, key, backend.getItem(key));
-    }
-    problem = got.problem;
-    reasons = got.reasons;
-    // Stored text this version cannot read but must not destroy: work in memory from here on.
-    if (got.keep) toMemory();
-    return got.state;
-  };
-  const write = (state) => {
-    const text = JSON.stringify(state);
-    if (text.length > P.textChars) throw fail(RangeError, 'wouldBe', { n: text.length, max: P.textChars });
-    try {
-      backend.setItem(key, text);
-    } catch {
-      // Quota exceeded or blocked mid-session: keep working in memory.
-      toMemory();
-      backend.setItem(key, text);
-    }
-    remember(backend, key, text, state);
-  };
+  checkKey(key);
+  const saved = savedProgress(storage, key);
   const store = {
     key,
     /** Whether progress survives a reload (false when storage is blocked). */
     get persistent() {
-      return persistent;
+      return saved.persistent;
     },
     /** Why saved progress (or part of it) could not be read at the last read, or null. */
     get problem() {
-      return problem && String(problem);
+      return saved.problem && String(saved.problem);
     },
     /** The same as a message of the locale tables (shown in the reader's language), or null. */
     get problemMessage() {
-      return problem;
+      return saved.problem;
     },
     /** Why this exercise's saved progress was not (all) read: the whole text's problem, or its own; else null. */
     problemWith(id) {
@@ -306,39 +270,25 @@ export function createProgressStore({ storage, key = DEFAULT_STORAGE_KEY } = {})
     },
     /** The same as a message of the locale tables, or null. */
     problemMessageWith(id) {
-      return reasons.get(id) ?? (problem && !reasons.size ? problem : null);
+      return saved.reasons.get(id) ?? (saved.problem && !saved.reasons.size ? saved.problem : null);
     },
     /** What the last importJSON did: { imported, skipped: [{ id, reason }] } (and each reasonMessage), or null. */
     lastImport: null,
     get(id) {
-      const exercises = read().exercises;
+      const exercises = saved.read().exercises;
       return Object.hasOwn(exercises, id) ? exercises[id] : {};
     },
     /** Apply a patch; wrong fields are ignored (a code beyond the bounds is not saved), as is a 101st exercise. */
-    update(id, patch) {
-      const state = read();
-      const known = Object.hasOwn(state.exercises, id);
-      const before = known ? state.exercises[id] : {};
-      if (!known && Object.keys(state.exercises).length >= P.exercises) return before; // full: not saved
-      const next = { ...before, ...readEntry(patch).entry };
-      if (isRecord(patch) && patch.solutionShown === false) delete next.solutionShown;
-      state.exercises[id] = next;
-      try {
-        write(state);
-      } catch {
-        return before; // over the size bound: the saved progress stays as it was
-      }
-      return next;
-    },
+    update: (id, patch) => updateEntry(saved, id, patch),
     reset(id) {
-      const state = read();
+      const state = saved.read();
       if (id === undefined) state.exercises = Object.create(null);
       else delete state.exercises[id];
-      write(state);
+      saved.write(state);
     },
     /** The whole progress as a JSON string (a learner can save it and import it elsewhere). */
     exportJSON() {
-      return JSON.stringify(read(), null, 2);
+      return JSON.stringify(saved.read(), null, 2);
     },
     /**
      * Merge progress from exportJSON() output (or, with replace, use it instead); returns how many
@@ -349,55 +299,135 @@ export function createProgressStore({ storage, key = DEFAULT_STORAGE_KEY } = {})
      */
     importJSON(text, { replace = false } = {}) {
       store.lastImport = null;
-      if (typeof text !== 'string') {
-        throw fail(TypeError, 'importType', { type: say(`types.${text === null ? 'null' : typeof text}`) });
-      }
-      if (text.length > P.textChars) throw fail(RangeError, 'importTooLong', { n: text.length, max: P.textChars });
-      const shape = shapeProblem(text);
-      if (shape) throw fail(TypeError, 'importShape', { why: shape });
-      let raw;
-      try {
-        raw = JSON.parse(text);
-      } catch {
-        throw fail(TypeError, 'importNotJson');
-      }
-      if (!isRecord(raw) || raw.format !== FORMAT) throw fail(TypeError, 'importFormat', { format: FORMAT });
-      if (raw.version !== VERSION) {
-        throw fail(RangeError, 'importVersion', { v: String(raw.version).slice(0, 20), current: String(VERSION) });
-      }
-      if (!isRecord(raw.exercises)) throw fail(TypeError, 'importExercises');
-      const ids = Object.keys(raw.exercises); // at most 1,000: shapeProblem counted them
-      if (ids.length > P.exercises) throw fail(RangeError, 'importCount', { n: ids.length, max: String(P.exercises) });
-      const accepted = Object.create(null);
-      const skipped = [];
-      for (const id of ids) {
-        const badId = { entry: null, problems: [say('badId', { max: String(P.idChars) })] };
-        const { entry, problems } = ID.test(id) ? readEntry(raw.exercises[id]) : badId;
-        if (entry && !problems.length) accepted[id] = entry;
-        else {
-          const reasonMessage = entry ? joined(problems) : problems[0] || say('noProgress');
-          const skip = { id: ID.test(id) ? id : quote(id), reason: String(reasonMessage) };
-          Object.defineProperty(skip, 'reasonMessage', { value: reasonMessage }); // for the element, in its language
-          skipped.push(skip);
-        }
-      }
-      const count = Object.keys(accepted).length;
-      const first = skipped.length ? say('first', { id: skipped[0].id, reason: skipped[0].reasonMessage }) : '';
-      if (skipped.length && !count) throw fail(RangeError, 'noEntry', { first });
-      if (replace && skipped.length) throw fail(RangeError, 'cannotReplace', { n: skipped.length, first });
-      if (replace && !count) throw fail(RangeError, 'replaceEmpty');
-      const state = replace ? emptyState() : read();
-      Object.assign(state.exercises, accepted);
-      const total = Object.keys(state.exercises).length;
-      if (total > P.exercises) throw fail(RangeError, 'wouldHold', { total: String(total), max: String(P.exercises) });
-      try {
-        write(state);
-      } catch (e) {
-        throw fail(RangeError, 'writeFailed', { message: e.i18n ? msg(e.i18n.key, e.i18n.params) : e.message });
-      }
-      store.lastImport = { imported: count, skipped };
-      return count;
+      store.lastImport = importInto(saved, text, replace);
+      return store.lastImport.imported;
     },
   };
   return store;
+}
+
+function checkKey(key) {
+  if (typeof key !== 'string' || !key) throw new TypeError('createProgressStore: key must be a non-empty string');
+  if (key.length > P.keyChars) {
+    throw new RangeError(`createProgressStore: key must be at most ${P.keyChars} characters; got ${fmt(key.length)}`);
+  }
+}
+
+/**
+ * Where progress lives: { read(), write(state), persistent, problem, reasons } over `storage` (or localStorage), which
+ * turns to memory for the visit when storage fails, or when it holds text this version must not overwrite.
+ */
+function savedProgress(storage, key) {
+  const saved = { backend: storage || browserStorage() || shared, problem: null, reasons: new Map() };
+  saved.persistent = saved.backend !== shared;
+  const toMemory = () => {
+    saved.backend = shared;
+    saved.persistent = false;
+  };
+  saved.read = () => {
+    let got;
+    try {
+      got = readStored(saved.backend, key, saved.backend.getItem(key));
+    } catch {
+      toMemory();
+      got = readStored(saved.backend, key, saved.backend.getItem(key));
+    }
+    saved.problem = got.problem;
+    saved.reasons = got.reasons;
+    // Stored text this version cannot read but must not destroy: work in memory from here on.
+    if (got.keep) toMemory();
+    return got.state;
+  };
+  saved.write = (state) => {
+    const text = JSON.stringify(state);
+    if (text.length > P.textChars) throw fail(RangeError, 'wouldBe', { n: text.length, max: P.textChars });
+    try {
+      saved.backend.setItem(key, text);
+    } catch {
+      // Quota exceeded or blocked mid-session: keep working in memory.
+      toMemory();
+      saved.backend.setItem(key, text);
+    }
+    remember(saved.backend, key, text, state);
+  };
+  return saved;
+}
+
+/** store.update: the entry after the patch, or as it was when the patch could not be saved. */
+function updateEntry(saved, id, patch) {
+  const state = saved.read();
+  const known = Object.hasOwn(state.exercises, id);
+  const before = known ? state.exercises[id] : {};
+  if (!known && Object.keys(state.exercises).length >= P.exercises) return before; // full: not saved
+  const next = { ...before, ...readEntry(patch).entry };
+  if (isRecord(patch) && patch.solutionShown === false) delete next.solutionShown;
+  state.exercises[id] = next;
+  try {
+    saved.write(state);
+  } catch {
+    return before; // over the size bound: the saved progress stays as it was
+  }
+  return next;
+}
+
+/** store.importJSON: writes the entries of `text` it accepts and returns { imported, skipped }, or throws. */
+function importInto(saved, text, replace) {
+  const { accepted, skipped } = sortEntries(readExport(text));
+  const count = Object.keys(accepted).length;
+  const first = skipped.length ? say('first', { id: skipped[0].id, reason: skipped[0].reasonMessage }) : '';
+  if (skipped.length && !count) throw fail(RangeError, 'noEntry', { first });
+  if (replace && skipped.length) throw fail(RangeError, 'cannotReplace', { n: skipped.length, first });
+  if (replace && !count) throw fail(RangeError, 'replaceEmpty');
+  const state = replace ? emptyState() : saved.read();
+  Object.assign(state.exercises, accepted);
+  const total = Object.keys(state.exercises).length;
+  if (total > P.exercises) throw fail(RangeError, 'wouldHold', { total: String(total), max: String(P.exercises) });
+  try {
+    saved.write(state);
+  } catch (e) {
+    throw fail(RangeError, 'writeFailed', { message: e.i18n ? msg(e.i18n.key, e.i18n.params) : e.message });
+  }
+  return { imported: count, skipped };
+}
+
+/** An export's text -> its exercises object (at most P.exercises ids), or a clear error. */
+function readExport(text) {
+  if (typeof text !== 'string') {
+    throw fail(TypeError, 'importType', { type: say(`types.${text === null ? 'null' : typeof text}`) });
+  }
+  if (text.length > P.textChars) throw fail(RangeError, 'importTooLong', { n: text.length, max: P.textChars });
+  const shape = shapeProblem(text);
+  if (shape) throw fail(TypeError, 'importShape', { why: shape });
+  let raw;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    throw fail(TypeError, 'importNotJson');
+  }
+  if (!isRecord(raw) || raw.format !== FORMAT) throw fail(TypeError, 'importFormat', { format: FORMAT });
+  if (raw.version !== VERSION) {
+    throw fail(RangeError, 'importVersion', { v: String(raw.version).slice(0, 20), current: String(VERSION) });
+  }
+  if (!isRecord(raw.exercises)) throw fail(TypeError, 'importExercises');
+  const n = Object.keys(raw.exercises).length; // at most 1,000: shapeProblem counted them
+  if (n > P.exercises) throw fail(RangeError, 'importCount', { n, max: String(P.exercises) });
+  return raw.exercises;
+}
+
+/** An export's exercises -> { accepted: { id: entry }, skipped: [{ id, reason, reasonMessage }] }. */
+function sortEntries(exercises) {
+  const accepted = Object.create(null);
+  const skipped = [];
+  for (const id of Object.keys(exercises)) {
+    const badId = { entry: null, problems: [say('badId', { max: String(P.idChars) })] };
+    const { entry, problems } = ID.test(id) ? readEntry(exercises[id]) : badId;
+    if (entry && !problems.length) accepted[id] = entry;
+    else {
+      const reasonMessage = entry ? joined(problems) : problems[0] || say('noProgress');
+      const skip = { id: ID.test(id) ? id : quote(id), reason: String(reasonMessage) };
+      Object.defineProperty(skip, 'reasonMessage', { value: reasonMessage }); // for the element, in its language
+      skipped.push(skip);
+    }
+  }
+  return { accepted, skipped };
 }
