@@ -387,7 +387,7 @@ test('counts: the seeds figures (GPT-2, attention, LLaMA widths, 16 d^2 FLOPs)',
     assert.equal(ffn.ffnFlops(d, (8 * d) / 3, { gated: true }), 16 * d * d, `16 d^2 at the 8/3 width (d=${d})`);
     assert.equal(ffn.ffnFlops(d, 4 * d), 2 * ffn.ffnParamCount(d, 4 * d, { bias: false }));
   }
-  assert.equal(ffn.ffnFlops(12, 48), ffn.ffnFlops(12, 32, { gated: true }), 'matched budgets (companion text)');
+  assert.equal(ffn.ffnFlops(12, 48), ffn.ffnFlops(12, 32, { gated: true }), 'matched budgets (the course text)');
   for (const [d, dff] of [
     [1, 1],
     [7, 13],

@@ -363,8 +363,8 @@ branches.</p>`,
     'swigluBackward: 3 tokens, d = 5, dFF = 7': 'swigluBackward : 3 jetons, d = 5, dFF = 7',
     'swigluBackward: 4 tokens, d = 8, dFF = 12': 'swigluBackward : 4 jetons, d = 8, dFF = 12',
     'swigluBackward: square weights, d = dFF = 4': 'swigluBackward : poids carrés, d = dFF = 4',
-    "swigluBackward: the companion's matched width, d = 12, dFF = 32":
-      'swigluBackward : la largeur appariée du texte compagnon, d = 12, dFF = 32',
+    "swigluBackward: the course text's matched width, d = 12, dFF = 32":
+      'swigluBackward : la largeur appariée du texte du cours, d = 12, dFF = 32',
     'swigluBackward: zero upstream gradient': 'swigluBackward : gradient amont nul',
     'swigluBackward: gates of ±250 to ±1000 (where e^z and e^-z overflow)':
       'swigluBackward : portes de ±250 à ±1000 (où e^z et e^-z débordent)',
@@ -516,8 +516,8 @@ n’est pas un nombre entier).</p>`,
   ],
   // each hidden test's name (the original: the name the exercise gives it)
   tests: {
-    "gqaBlockCounts: the companion's block: d = 4096, 32 heads, 8 KV heads, head 128, hidden 14336":
-      'gqaBlockCounts : le bloc du texte compagnon : d = 4096, 32 têtes, 8 têtes KV, têtes de 128, largeur ' +
+    "gqaBlockCounts: the course text's block: d = 4096, 32 heads, 8 KV heads, head 128, hidden 14336":
+      'gqaBlockCounts : le bloc du texte du cours : d = 4096, 32 têtes, 8 têtes KV, têtes de 128, largeur ' +
       'cachée 14336',
     'gqaBlockCounts: multi-head (LLaMA-7B): 32 KV heads, hidden 11008':
       'gqaBlockCounts : multi-têtes (LLaMA-7B) : 32 têtes KV, largeur cachée 11008',
@@ -528,7 +528,7 @@ n’est pas un nombre entier).</p>`,
     'gqaBlockCounts: small: d = 64, 4 heads, 2 KV heads, head 16, hidden 172':
       'gqaBlockCounts : petit : d = 64, 4 têtes, 2 têtes KV, têtes de 16, largeur cachée 172',
     'matchedGatedWidth: GPT-2 small, m = 3072': 'matchedGatedWidth : GPT-2 small, m = 3072',
-    "matchedGatedWidth: the companion's m = 48": 'matchedGatedWidth : le m = 48 du texte compagnon',
+    "matchedGatedWidth: the course text's m = 48": 'matchedGatedWidth : le m = 48 du texte du cours',
     'matchedGatedWidth: m = 16384 (not a multiple of 3)': 'matchedGatedWidth : m = 16384 (pas un multiple de 3)',
     'matchedGatedWidth: m = 100': 'matchedGatedWidth : m = 100',
   },

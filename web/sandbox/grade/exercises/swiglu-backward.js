@@ -106,7 +106,7 @@ function swigluBackward(dY, X, Wg, Wu, Wd) {
     make('3 tokens, d = 5, dFF = 7', 3, 5, 7);
     make('4 tokens, d = 8, dFF = 12', 4, 8, 12);
     make('square weights, d = dFF = 4', 2, 4, 4);
-    make("the companion's matched width, d = 12, dFF = 32", 2, 12, 32);
+    make("the course text's matched width, d = 12, dFF = 32", 2, 12, 32);
     make('zero upstream gradient', 2, 3, 5, { zeroGrad: true });
     {
       const { X, gate: Wg, dyadic } = overflowInputs(rng, { tokens: 3, d: 3, dff: 6 });
