@@ -180,11 +180,13 @@ export class FfnMemoryWidget extends FfnElement {
       return;
     } else if (name === 'syncHash') {
       this._hashKey = v;
-      this._readHash();
+      this._readHash(); // the state a link carries; the hash is written on the next change
+      if (this._ready) this._rebuild(false);
+      return;
     }
     if (name === 'facts' || name === 'distractors') {
       if (this._ready) this._rebuild();
-    } else this._changed(name === 'threshold' || name === 'syncHash');
+    } else this._changed(name === 'threshold');
   }
 
   /**
