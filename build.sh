@@ -19,6 +19,10 @@ node build/sandbox-inline.js web/sandbox/run/
 # GEMM microkernel enums, so the wrapper cannot drift from the C header. Needs only node.
 node build/codes.js
 
+# The memory lab's default facts, web/components/memory-lab/facts-countries.js (rewritten only when it changes), from
+# the countries-list devDependency with its licence notice; kept as it is where countries-list is not installed.
+node build/facts-countries.js
+
 # web/dist/, what ffn-lab's own pages load (web/index.html, web/embed/*.html; git-ignored, shipped in the package):
 # their modules bundled and minified by esbuild (a devDependency), rewritten only when the output changes. dist/boot.js
 # (web/page-boot.js with runtime.js) starts the kernels; one entry per element, sharing chunks, so that an element

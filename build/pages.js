@@ -56,6 +56,7 @@ const rest = await esbuild.build({
     'activation-plot': 'web/components/activation-plot.js',
     'param-calculator': 'web/components/param-calculator.js',
     'memory-widget': 'web/components/memory-widget.js',
+    'memory-lab': 'web/components/memory-lab/index.js',
     'ffn-exercise': 'web/sandbox/ffn-exercise.js',
   },
   splitting: true,

@@ -91,7 +91,7 @@ test(
         await page.waitForFunction(() => window.__plotReady, null, { timeout: 30000 });
         const plot = await page.evaluate(() => window.__plotReady);
         // the elements below still get ready once their code arrives
-        const all = 'ffn-activation-plot, ffn-exercise, ffn-param-calculator, ffn-memory-widget';
+        const all = 'ffn-activation-plot, ffn-exercise, ffn-param-calculator, ffn-memory-widget, ffn-memory-lab';
         await page.waitForFunction((s) => window.__ready === document.querySelectorAll(s).length, all, {
           timeout: 30000,
         });

@@ -69,6 +69,7 @@ const ATTRIBUTE_NAMES = new Set([
   'token',
   'editor',
   'heads',
+  'memory', // <ffn-memory-lab memory="17">
 ]);
 export const ENGLISH_WORDS = new Set(WORDS.filter((w) => !ATTRIBUTE_NAMES.has(w)));
 

@@ -327,9 +327,87 @@ export declare namespace paramModel {
   function computeBlock(ffn: FfnModule, input: BlockConfig): BlockCounts;
 }
 
+/** A fact of the memory lab: labels of 1 to 64 characters. */
+export interface LabFact {
+  subject: string;
+  relation: string;
+  object: string;
+}
+
+/** One edit's measured outcome (<ffn-memory-lab>'s state.edits). */
+export interface LabEdit {
+  method: 'rankOne' | 'fineTune';
+  fact: number;
+  newObject: number;
+  flipped: boolean;
+  predicted: number;
+  /** Of the `of` other facts stored before the edit, how many still give their object. */
+  kept: number;
+  of: number;
+  neighbours: { fact: number; before: number; after: number }[];
+  steps: number;
+}
+
+export interface LabState {
+  step: number;
+  loss: number;
+  accuracy: number;
+  stored: number;
+  nFacts: number;
+  dff: number;
+  seed: number;
+  training: boolean;
+  fact: LabFact & { index: number };
+  memory: number | null;
+  edited: 'rankOne' | 'fineTune' | null;
+  edits: { rankOne: LabEdit | null; fineTune: LabEdit | null };
+  capacity: { dff: number; stored: number; n: number }[];
+}
+
+/**
+ * <ffn-memory-lab facts="Japan | capital | Tokyo&#10;..." seed="1" d-ff="512" fact="Japan · capital" memory="17">:
+ * an FFN trained on facts in the page (default: the countries of countries-list), read and edited. facts: 1 to 4,096
+ * lines "subject | relation | object"; d-ff one of 32, 64, 128, 256, 512, 1024; seed 1 to 2^31 - 1.
+ */
+export class FfnMemoryLab extends HTMLElement {
+  facts: LabFact[];
+  seed: number;
+  dff: number;
+  readonly training: boolean;
+  readonly state: LabState | null;
+  train(): void;
+  pause(): void;
+  step(): void;
+  reset(): void;
+  edit(method: 'rankOne' | 'fineTune'): LabEdit | null;
+  undo(): boolean;
+}
+
+export declare namespace labFacts {
+  const MAX_FACTS: number;
+  const MAX_LABEL: number;
+  const MAX_CHARS: number;
+  const COUNTRY_RELATIONS: readonly string[];
+  function countryFacts(): LabFact[];
+  /** Text (one "subject | relation | object" a line; blank and # lines skipped) or an array; refusals name the line. */
+  function parseFacts(input: string | readonly (LabFact | [string, string, string])[]): LabFact[];
+  function formatFacts(facts: readonly LabFact[]): string;
+  function indexFacts(facts: readonly LabFact[]): {
+    facts: LabFact[];
+    triples: Int32Array;
+    subjects: string[];
+    relations: string[];
+    objects: string[];
+  };
+}
+
+/** The lab's readings and edits over a trainer (ffn.createMemoryModel): see web/components/memory-lab/README.md. */
+export declare const labModel: Record<string, unknown>;
+
 declare global {
   interface HTMLElementTagNameMap {
     'ffn-memory-widget': FfnMemoryWidget;
+    'ffn-memory-lab': FfnMemoryLab;
     'ffn-activation-plot': FfnActivationPlot;
     'ffn-param-calculator': FfnParamCalculator;
   }

@@ -1,0 +1,165 @@
+// How the memory lab trains: in a worker (full-batch steps off the main thread), or, where a page cannot start one
+// (a CSP without worker-src 'self', no Worker), on the main thread in slices of about SLICE_MS, one a frame.
+import { CAPACITY_SIZES, CAPACITY_STEPS, CapacityRun, modelOptions } from './session.js';
+
+/** A main-thread slice's time budget (ms; at least one step a slice). */
+export const SLICE_MS = 12;
+/** How long a worker may take to load the kernels and build its model before the main thread trains instead. */
+export const WORKER_START_MS = 20000;
+
+const raf = (cb) => (typeof requestAnimationFrame === 'function' ? requestAnimationFrame(cb) : setTimeout(cb, 16));
+
+/**
+ * Both drivers take hooks: progress() after steps, stopped() once a run ends (the session then holds the weights),
+ * point(p) for each capacity size measured, measured() at the end of the measurement, failed(err).
+ * train({ until, stopWhenStored }), step(), pause(), reset(seed), capacity(), stopCapacity(), dispose().
+ */
+export class FrameDriver {
+  constructor(ffn, session, hooks) {
+    Object.assign(this, { ffn, session, hooks, kind: 'frames', active: null });
+  }
+
+  /** A run of slices, one a frame, until stop() or the run's end. */
+  _loop(slice, done) {
+    const token = {};
+    this.active = token;
+    const tick = () => {
+      if (this.active !== token) return;
+      if (slice()) raf(tick);
+      else {
+        this.active = null;
+        done();
+      }
+    };
+    raf(tick);
+  }
+
+  train(opts) {
+    this._loop(
+      () => {
+        const r = this.session.train(SLICE_MS, opts);
+        this.hooks.progress();
+        return !r.stop;
+      },
+      () => this.hooks.stopped(),
+    );
+  }
+
+  step() {
+    this.session.train(0, { maxSteps: 1, until: Infinity });
+    this.hooks.progress();
+    this.hooks.stopped();
+  }
+
+  pause() {
+    if (!this.active) return;
+    this.active = null;
+    this.hooks.stopped();
+  }
+
+  reset(seed) {
+    this.active = null;
+    this.session.reset(seed);
+  }
+
+  capacity() {
+    const cap = new CapacityRun(this.ffn, this.session.idx, this.session.sizes);
+    this._cap = cap;
+    this._loop(
+      () => {
+        const p = cap.next(SLICE_MS);
+        if (p) this.hooks.point(p);
+        return !cap.finished;
+      },
+      () => this.hooks.measured(),
+    );
+  }
+
+  stopCapacity() {
+    this.active = null;
+    this._cap?.dispose();
+  }
+
+  dispose() {
+    this.stopCapacity();
+  }
+}
+
+/** Training in a worker (train-worker.js); the session's main-thread model takes the weights when a run ends. */
+export class WorkerDriver {
+  /** Start the worker and its model; rejects (the worker ended) if it cannot start within WORKER_START_MS. */
+  static start(session, hooks) {
+    const worker = new Worker(new URL('./train-worker.js', import.meta.url), { type: 'module' });
+    return new Promise((resolve, reject) => {
+      const fail = (why) => {
+        clearTimeout(timer);
+        worker.terminate();
+        reject(why instanceof Error ? why : new Error(String(why)));
+      };
+      const timer = setTimeout(() => fail('the training worker did not start'), WORKER_START_MS);
+      worker.onerror = (e) => fail(e.message || 'the training worker failed to load');
+      worker.onmessage = ({ data }) => {
+        if (data?.type === 'error') fail(data.message);
+        if (data?.type !== 'ready') return;
+        clearTimeout(timer);
+        resolve(new WorkerDriver(worker, session, hooks));
+      };
+      worker.postMessage({ type: 'init', opts: modelOptions(session.idx, session.sizes) });
+    });
+  }
+
+  constructor(worker, session, hooks) {
+    Object.assign(this, { worker, session, hooks, kind: 'worker', gen: 0, running: false });
+    worker.onerror = (e) => hooks.failed(new Error(e.message || 'the training worker failed'));
+    worker.onmessage = ({ data }) => this._message(data);
+  }
+
+  _message(m) {
+    if (m.type === 'error') return this.hooks.failed(new Error(m.message));
+    if (m.type === 'point') return this.hooks.point(m.point);
+    if (m.type === 'measured') return this.hooks.measured();
+    if (m.gen !== this.gen) return; // a step or end of a run from before a reset
+    if (m.type === 'step') {
+      this.session.record(m.r);
+      this.hooks.progress();
+    } else if (m.type === 'stopped') {
+      this.running = false;
+      this.session.adopt(m.w);
+      this.hooks.stopped();
+    }
+  }
+
+  train({ until = Infinity, stopWhenStored = true, maxSteps = 1e9 } = {}) {
+    this.session.dropEdits();
+    this.running = true;
+    this.worker.postMessage({ type: 'train', gen: this.gen, until, stopWhenStored, maxSteps });
+  }
+
+  step() {
+    this.train({ maxSteps: 1, stopWhenStored: false });
+  }
+
+  pause() {
+    this.worker.postMessage({ type: 'pause' });
+  }
+
+  reset(seed) {
+    this.gen++;
+    this.running = false;
+    this.worker.postMessage({ type: 'reset', seed });
+    this.session.reset(seed);
+  }
+
+  capacity() {
+    const opts = modelOptions(this.session.idx, this.session.sizes);
+    this.worker.postMessage({ type: 'capacity', opts, sizes: CAPACITY_SIZES, steps: CAPACITY_STEPS });
+  }
+
+  stopCapacity() {
+    this.worker.postMessage({ type: 'pause' });
+  }
+
+  dispose() {
+    this.worker.terminate();
+  }
+}

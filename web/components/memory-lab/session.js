@@ -1,0 +1,207 @@
+// The memory lab's session: one trainer (createMemoryModel) over the facts, trained in time slices, read and edited
+// through model.js; the capacity measurement. No DOM.
+import {
+  readModel,
+  inspectFact,
+  promotes,
+  triggers,
+  memoryUse,
+  firingStats,
+  applyRankOne,
+  fineTune,
+  editOutcome,
+  covarianceSolver,
+} from './model.js';
+
+/** Training stops by itself once every fact is stored, or after MAX_STEPS steps (Train goes on from there). */
+export const MAX_STEPS = 400;
+/** Steps of each size in the capacity measurement, and the sizes measured. */
+export const CAPACITY_STEPS = 80;
+export const CAPACITY_SIZES = Object.freeze([32, 64, 128, 256, 512]);
+/** Fine-tuning: plain SGD at this rate on the one fact, until it flips (at most FT_MAX_STEPS). */
+export const FT_LR = 0.1;
+export const FT_MAX_STEPS = 100;
+
+const now = () => (typeof performance === 'object' ? performance.now() : Date.now());
+
+/** The trainer's options for the facts (indexFacts' result), d, d_ff and a seed: ReLU, the trainer's Adam. */
+export function modelOptions(idx, { d, dff, seed }) {
+  return {
+    facts: idx.triples,
+    nSubjects: idx.subjects.length,
+    nRelations: idx.relations.length,
+    nObjects: idx.objects.length,
+    d,
+    dff,
+    seed,
+    activation: 'relu',
+  };
+}
+
+export class LabSession {
+  /** ffn: ffn-lab (its createMemoryModel and matmul); idx: indexFacts' result; sizes { d, dff, seed }. */
+  constructor(ffn, idx, sizes) {
+    this.ffn = ffn;
+    this.idx = idx;
+    this.sizes = { ...sizes };
+    this.model = ffn.createMemoryModel(modelOptions(idx, this.sizes));
+    this._fresh();
+  }
+
+  _fresh() {
+    this.history = [];
+    this.last = null; // the last step's { step, loss, accuracy, correct, finite }
+    this.trained = null; // the snapshot edits start from (taken at the first edit)
+    this.edits = { rankOne: null, fineTune: null };
+    this.edited = null; // the method whose edit the weights hold now
+    this._reading = null;
+    this._solve = null;
+  }
+
+  get nFacts() {
+    return this.idx.facts.length;
+  }
+
+  /** Every fact stored by the last step. */
+  get allStored() {
+    return !!this.last && this.last.correct === this.nFacts;
+  }
+
+  /**
+   * Train: steps of full-batch Adam, each recorded, for about budgetMs (at least one step, at most maxSteps), until
+   * step `until`, a non-finite loss, or (stopWhenStored) every fact stored. Edits are dropped first. Returns the
+   * last step's result and whether training should stop there (`stop`).
+   */
+  train(budgetMs = 0, { maxSteps = Infinity, until = MAX_STEPS, stopWhenStored = true } = {}) {
+    this.dropEdits();
+    const t0 = now();
+    let n = 0;
+    let stop;
+    do {
+      const r = this.record(this.model.train(1));
+      n++;
+      stop = !r.finite || r.step >= until || (stopWhenStored && this.allStored);
+    } while (n < maxSteps && now() - t0 < budgetMs && !stop);
+    return { ...this.last, stop };
+  }
+
+  /** Record a step's result (from this model or a worker's): the curve and the last figures. */
+  record(r) {
+    this.last = { step: r.step, loss: r.loss, accuracy: r.accuracy, correct: r.correct, finite: r.finite };
+    this.history.push({ step: r.step, loss: r.loss, accuracy: r.accuracy });
+    this._reading = null;
+    return this.last;
+  }
+
+  /** The weights a worker trained, taken by this model (then read and edited here). */
+  adopt(w) {
+    this.model.setWeights(w);
+    this._reading = null;
+  }
+
+  /** Back to fresh weights, from `seed` (the session's own by default). */
+  reset(seed = this.sizes.seed) {
+    this.sizes.seed = seed;
+    this.model.reset(seed);
+    this._fresh();
+  }
+
+  /** The model read once per state of its weights (model.js's readModel). */
+  reading() {
+    this._reading ??= readModel(this.model, this.idx.triples);
+    return this._reading;
+  }
+
+  inspect(f) {
+    return inspectFact(this.model, this.reading(), f);
+  }
+
+  memory(i, k = 5) {
+    const lab = this.reading();
+    return { promotes: promotes(lab, i, k), triggers: triggers(lab, i, k), use: memoryUse(lab, i) };
+  }
+
+  stats() {
+    return firingStats(this.reading());
+  }
+
+  /** Edit fact f to newObject by `method` ('rankOne' or 'fineTune'), from the trained weights; measured. */
+  edit(method, f, newObject) {
+    if (!this.trained) {
+      this.trained = this.model.snapshot();
+      this._before = this.model.evaluate().predictions.slice();
+      this._trainedReading = this.reading();
+    } else this.model.restore(this.trained);
+    const lab = this._trainedReading;
+    let extra;
+    if (method === 'rankOne') {
+      this._solve ??= covarianceSolver(lab, this.ffn);
+      extra = applyRankOne(this.model, lab, f, newObject, { solve: this._solve, ffn: this.ffn });
+    } else extra = fineTune(this.model, f, newObject, { lr: FT_LR, maxSteps: FT_MAX_STEPS });
+    const after = this.model.evaluate().predictions;
+    const outcome = editOutcome(this.idx.triples, f, newObject, this._before, after);
+    this.edits[method] = { method, fact: f, newObject, ...outcome, steps: extra.steps ?? 1 };
+    this.edited = method;
+    this._reading = null;
+    return this.edits[method];
+  }
+
+  /** Undo: the trained weights back, every bit (the edits' measurements stay shown). */
+  undo() {
+    if (!this.trained) return false;
+    this.model.restore(this.trained);
+    this.edited = null;
+    this._reading = this._trainedReading;
+    return true;
+  }
+
+  /** Training again after an edit starts from the trained weights, and forgets the edits. */
+  dropEdits() {
+    if (!this.trained) return;
+    this.model.restore(this.trained);
+    this.trained = null;
+    this.edits = { rankOne: null, fineTune: null };
+    this.edited = null;
+    this._solve = null;
+  }
+
+  dispose() {
+    this.model.dispose();
+  }
+}
+
+/**
+ * The capacity measurement, one size at a time: for each d_ff of CAPACITY_SIZES, a fresh model of the same facts
+ * and seed trained CAPACITY_STEPS steps. next(budgetMs) trains the current size for about budgetMs and returns
+ * { dff, stored, done } when a size is finished, else null; `results` holds the sizes done.
+ */
+export class CapacityRun {
+  constructor(ffn, idx, { d, seed }) {
+    Object.assign(this, { ffn, idx, d, seed, results: [], at: 0, model: null });
+  }
+
+  get finished() {
+    return this.at >= CAPACITY_SIZES.length;
+  }
+
+  next(budgetMs) {
+    if (this.finished) return null;
+    const dff = CAPACITY_SIZES[this.at];
+    this.model ??= this.ffn.createMemoryModel(modelOptions(this.idx, { d: this.d, dff, seed: this.seed }));
+    const t0 = now();
+    let r;
+    do r = this.model.train(1);
+    while (r.step < CAPACITY_STEPS && r.finite && now() - t0 < budgetMs);
+    if (r.step < CAPACITY_STEPS && r.finite) return null;
+    const point = { dff, stored: r.finite ? this.model.evaluate().correct : 0, n: this.idx.facts.length };
+    this.results.push(point);
+    this.dispose();
+    this.at++;
+    return point;
+  }
+
+  dispose() {
+    this.model?.dispose();
+    this.model = null;
+  }
+}

@@ -1,0 +1,64 @@
+// The memory lab's training worker: the trainer's full-batch steps off the page's main thread (driver.js talks to it).
+import * as ffn from '../../ffn.js'; // the kernels by URL (ffn.wasm, most likely in the cache already)
+
+let model = null;
+let run = 0; // the current run's number: a pause or a new order ends the one before
+const post = (m, transfer) => self.postMessage(m, transfer ?? []);
+const breathe = () => new Promise((ok) => setTimeout(ok, 0)); // let a pause in between two steps
+
+/** The learnt weights, copied out and transferred. */
+function weightsMessage(m) {
+  const { W1, b1, W2 } = m.copyWeights();
+  return { type: 'weights', step: m.step, w: { W1, b1, W2 }, transfer: [W1.buffer, b1.buffer, W2.buffer] };
+}
+
+/** Steps until `until`, maxSteps, a non-finite loss, every fact stored (stopWhenStored) or a pause. */
+async function train({ gen, until, maxSteps, stopWhenStored }) {
+  const mine = ++run;
+  for (let n = 0; n < maxSteps && mine === run; n++) {
+    const r = model.train(1);
+    post({ type: 'step', gen, r });
+    if (!r.finite || r.step >= until || (stopWhenStored && r.correct === model.nFacts)) break;
+    await breathe();
+  }
+  const m = weightsMessage(model);
+  post({ type: 'stopped', gen, step: m.step, w: m.w }, m.transfer);
+}
+
+/** The capacity measurement: for each size a fresh model trained `steps` steps; a point per size. */
+async function capacity({ opts, sizes, steps }) {
+  const mine = ++run;
+  for (const dff of sizes) {
+    const m = ffn.createMemoryModel({ ...opts, dff });
+    try {
+      let r;
+      do {
+        r = m.train(1);
+        await breathe();
+      } while (r.finite && r.step < steps && mine === run);
+      if (mine !== run) return;
+      post({ type: 'point', point: { dff, stored: r.finite ? m.evaluate().correct : 0, n: m.nFacts } });
+    } finally {
+      m.dispose();
+    }
+  }
+  if (mine === run) post({ type: 'measured' });
+}
+
+self.onmessage = async ({ data: m }) => {
+  try {
+    if (m.type === 'init') {
+      await ffn.ready();
+      model?.dispose();
+      model = ffn.createMemoryModel(m.opts);
+      post({ type: 'ready' });
+    } else if (m.type === 'train') await train(m);
+    else if (m.type === 'pause') run++;
+    else if (m.type === 'reset') {
+      run++;
+      model.reset(m.seed);
+    } else if (m.type === 'capacity') await capacity(m);
+  } catch (err) {
+    post({ type: 'error', message: String(err?.message ?? err) });
+  }
+};
