@@ -93,8 +93,30 @@ async function probeFrameFile(url) {
   }
 }
 
+/** Open a sandbox frame for `plan` with the sources `src`: the frame record, whose `ready` settles once it answers. */
 function openFrame(key, plan, src) {
   const doc = globalThis.document;
+  const frame = newFrame(doc, key, plan);
+  frame.ready = new Promise((resolve, reject) => watchStart(doc, frame, src, resolve, reject));
+  frame.ready.catch(() => {});
+  try {
+    if (plan.inline) frame.iframe.srcdoc = src.FRAME_HTML;
+    else frame.iframe.src = plan.url;
+  } catch (e) {
+    // Trusted Types refuse a plain string as srcdoc: the inline frame cannot be made here.
+    const err = new Error(`the page refused the inline frame (${e && e.message})`);
+    err.refused = true;
+    frame.kill('the sandbox frame did not start');
+    frame.ready = Promise.reject(err);
+    frame.ready.catch(() => {});
+    return frame;
+  }
+  (doc.body || doc.documentElement).appendChild(frame.iframe);
+  return frame;
+}
+
+/** A hidden sandboxed iframe and the page's record of it: its runs and pings, and kill(message), the hard stop. */
+function newFrame(doc, key, plan) {
   const iframe = doc.createElement('iframe');
   iframe.setAttribute('sandbox', 'allow-scripts');
   iframe.setAttribute('aria-hidden', 'true');
@@ -112,13 +134,13 @@ function openFrame(key, plan, src) {
     ping: null, // { seq, at } of the unanswered ping
     pingSeq: 0,
     pinger: null,
+    cleanups: [], // what the start set up (timers, listeners), undone once it settles or the frame dies
   };
-  const cleanups = [];
-  const kill = (message) => {
+  frame.kill = (message) => {
     if (frame.dead) return;
     frame.dead = true;
     if (frames.get(key) === frame) frames.delete(key);
-    for (const c of cleanups) c();
+    for (const c of frame.cleanups) c();
     clearInterval(frame.pinger);
     iframe.remove(); // the hard stop
     if (frame.port) frame.port.close();
@@ -126,110 +148,112 @@ function openFrame(key, plan, src) {
     frame.runs.clear();
     for (const r of runs) r.onDead(message);
   };
-  frame.kill = kill;
-  frame.ready = new Promise((resolve, reject) => {
-    let settled = false;
-    const fail = (e) => {
-      if (settled) return;
-      settled = true;
-      reject(e);
-      kill('the sandbox frame did not start');
-    };
-    // refused: the inline frame cannot run here (the caller falls back to a file); else a setup problem
-    const refuse = (why) => {
-      if (plan.inline && plan.named) {
-        const meta = '<meta name="ffn-lab-sandbox" content="inline">';
-        fail(setupError(say('site.inlineNamed', { meta, problem: why })));
-        return;
-      }
-      const e = plan.inline
-        ? new Error(String(why))
-        : setupError(say('site.cannotRun', { url: plan.url, problem: why }));
-      e.refused = plan.inline;
-      fail(e);
-    };
-    const timers = [
-      setTimeout(() => {
-        if (plan.inline) refuse(say('site.inlineNoAnswer'));
-        else fail(setupError(say('site.slow', { url: plan.url, s: String(READY_MS / 1000), fix: FIX_FILE })));
-      }, READY_MS),
-    ];
-    cleanups.push(() => timers.forEach(clearTimeout));
-    if (!plan.inline) {
-      // A page CSP that refuses to frame the file says so here (Chromium reports it to the page).
-      const onViolation = (e) => {
-        const d = e.effectiveDirective || e.violatedDirective || '';
-        if (/^(frame|child|default)-src/.test(d) && e.blockedURI && plan.url.startsWith(e.blockedURI.split('#')[0])) {
-          fail(setupError(say('site.cspFrame', { directive: d, url: plan.url, example: "frame-src 'self'" })));
-        }
-      };
-      doc.addEventListener('securitypolicyviolation', onViolation);
-      cleanups.push(() => doc.removeEventListener('securitypolicyviolation', onViolation));
-    }
-    let loads = 0;
-    iframe.addEventListener('load', () => {
-      if (frame.dead || settled) return;
-      if (++loads > 1) {
-        // The frame's script did not run, so its refresh took it to about:blank.
-        refuse(
-          plan.inline
-            ? say('site.inlineScript')
-            : say('site.scriptRefused', { meta: '<meta name="ffn-lab-sandbox" content="...">' }),
-        );
-        return;
-      }
-      if (!plan.inline) {
-        timers.push(
-          setTimeout(async () => {
-            const why = await probeFrameFile(plan.url);
-            if (why) fail(setupError(say('site.didNotStart', { problem: why, fix: FIX_FILE })));
-          }, DIAGNOSE_MS),
-        );
-      }
-      const ch = new MessageChannel();
-      frame.port = ch.port1;
-      ch.port1.onmessage = (ev) => {
-        const m = readFrameMessage(ev.data);
-        if (!m) return;
-        if (m.type === 'ready') {
-          if (settled) return;
-          settled = true;
-          for (const c of cleanups.splice(0)) c();
-          resolve(frame);
-        } else if (m.type === 'refused') {
-          refuse(say('site.cspNeeds', { detail: m.detail }));
-        } else if (m.type === 'init-failed') {
-          fail(setupError(say('site.sources', { url: plan.url || '(inline)', detail: m.detail })));
-        } else if (m.type === 'pong') {
-          if (frame.ping && m.seq === frame.ping.seq) frame.ping = null;
-        } else {
-          const r = frame.runs.get(m.id);
-          if (!r) return;
-          if (m.type === 'failed') r.onFailed(m.detail);
-          else r.onStopped();
-        }
-      };
-      // Fires where supported when the frame's end of the channel goes away with its process.
-      ch.port1.addEventListener('close', () => kill(FRAME_DIED));
-      const init = frameInit(src.WORKER_SOURCE, src.TOOLKIT_SOURCE);
-      iframe.contentWindow.postMessage(init, '*', [ch.port2]);
-    });
-  });
-  frame.ready.catch(() => {});
-  try {
-    if (plan.inline) iframe.srcdoc = src.FRAME_HTML;
-    else iframe.src = plan.url;
-  } catch (e) {
-    // Trusted Types refuse a plain string as srcdoc: the inline frame cannot be made here.
-    const err = new Error(`the page refused the inline frame (${e && e.message})`);
-    err.refused = true;
-    kill('the sandbox frame did not start');
-    frame.ready = Promise.reject(err);
-    frame.ready.catch(() => {});
-    return frame;
-  }
-  (doc.body || doc.documentElement).appendChild(iframe);
   return frame;
+}
+
+/**
+ * The frame's start, until it answers 'ready' (resolve) or cannot start (reject): its time limit, a page CSP that
+ * refuses to frame the file, a second load (its script was refused), and its first answers.
+ */
+function watchStart(doc, frame, src, resolve, reject) {
+  const { plan } = frame;
+  const start = { settled: false, timers: [] };
+  start.fail = (e) => {
+    if (start.settled) return;
+    start.settled = true;
+    reject(e);
+    frame.kill('the sandbox frame did not start');
+  };
+  // refused: the inline frame cannot run here (the caller falls back to a file); else a setup problem
+  start.refuse = (why) => {
+    if (plan.inline && plan.named) {
+      const meta = '<meta name="ffn-lab-sandbox" content="inline">';
+      start.fail(setupError(say('site.inlineNamed', { meta, problem: why })));
+      return;
+    }
+    const e = plan.inline ? new Error(String(why)) : setupError(say('site.cannotRun', { url: plan.url, problem: why }));
+    e.refused = plan.inline;
+    start.fail(e);
+  };
+  start.ready = () => {
+    if (start.settled) return;
+    start.settled = true;
+    for (const c of frame.cleanups.splice(0)) c();
+    resolve(frame);
+  };
+  start.timers.push(
+    setTimeout(() => {
+      if (plan.inline) start.refuse(say('site.inlineNoAnswer'));
+      else start.fail(setupError(say('site.slow', { url: plan.url, s: String(READY_MS / 1000), fix: FIX_FILE })));
+    }, READY_MS),
+  );
+  frame.cleanups.push(() => start.timers.forEach(clearTimeout));
+  if (!plan.inline) watchFrameCsp(doc, frame, start);
+  let loads = 0;
+  frame.iframe.addEventListener('load', () => {
+    if (frame.dead || start.settled) return;
+    if (++loads > 1) {
+      // The frame's script did not run, so its refresh took it to about:blank.
+      const meta = '<meta name="ffn-lab-sandbox" content="...">';
+      start.refuse(plan.inline ? say('site.inlineScript') : say('site.scriptRefused', { meta }));
+      return;
+    }
+    onFirstLoad(frame, src, start);
+  });
+}
+
+/** A page CSP that refuses to frame the file says so here (Chromium reports it to the page). */
+function watchFrameCsp(doc, frame, start) {
+  const url = frame.plan.url;
+  const onViolation = (e) => {
+    const d = e.effectiveDirective || e.violatedDirective || '';
+    if (/^(frame|child|default)-src/.test(d) && e.blockedURI && url.startsWith(e.blockedURI.split('#')[0])) {
+      start.fail(setupError(say('site.cspFrame', { directive: d, url, example: "frame-src 'self'" })));
+    }
+  };
+  doc.addEventListener('securitypolicyviolation', onViolation);
+  frame.cleanups.push(() => doc.removeEventListener('securitypolicyviolation', onViolation));
+}
+
+/** The frame's document loaded: hand it the worker's sources and its control port, and listen on that port. */
+function onFirstLoad(frame, src, start) {
+  const { plan } = frame;
+  if (!plan.inline) {
+    start.timers.push(
+      setTimeout(async () => {
+        const why = await probeFrameFile(plan.url);
+        if (why) start.fail(setupError(say('site.didNotStart', { problem: why, fix: FIX_FILE })));
+      }, DIAGNOSE_MS),
+    );
+  }
+  const ch = new MessageChannel();
+  frame.port = ch.port1;
+  ch.port1.onmessage = (ev) => {
+    const m = readFrameMessage(ev.data);
+    if (m) onFrameMessage(frame, start, m);
+  };
+  // Fires where supported when the frame's end of the channel goes away with its process.
+  ch.port1.addEventListener('close', () => frame.kill(FRAME_DIED));
+  const init = frameInit(src.WORKER_SOURCE, src.TOOLKIT_SOURCE);
+  frame.iframe.contentWindow.postMessage(init, '*', [ch.port2]);
+}
+
+/** One checked message of the frame's control port (protocol.js readFrameMessage). */
+function onFrameMessage(frame, start, m) {
+  if (m.type === 'ready') {
+    start.ready();
+  } else if (m.type === 'refused') {
+    start.refuse(say('site.cspNeeds', { detail: m.detail }));
+  } else if (m.type === 'init-failed') {
+    start.fail(setupError(say('site.sources', { url: frame.plan.url || '(inline)', detail: m.detail })));
+  } else if (m.type === 'pong') {
+    if (frame.ping && m.seq === frame.ping.seq) frame.ping = null;
+  } else {
+    const r = frame.runs.get(m.id);
+    if (!r) return;
+    if (m.type === 'failed') r.onFailed(m.detail);
+    else r.onStopped();
+  }
 }
 
 async function fetchText(url) {
