@@ -47,12 +47,14 @@ async function main(): Promise<number> {
   const again: GradeReport | null = await m.run();
   const el = document.createElement('ffn-exercise');
   el.timeout = 3000;
+  el.number = 2; // a heading number, read back as text
+  const heading: string = el.number;
   el.addEventListener('ffn-exercise-passed', () => {});
   const store = createProgressStore({ key: 'x:v1' });
   store.update('gelu', { code: 'x', status: 'passed' });
   importProgress(exportProgress());
   const ok: boolean = el instanceof FfnExerciseElement;
-  console.log(line, idx, ids, again, ok, exercises[0].hints[2]);
+  console.log(line, idx, ids, again, ok, exercises[0].hints[2], heading);
   const ex: Exercise = defineExercise(squared);
   const names: readonly string[] = ex.functionNames;
   const check: ExerciseCheckReport = await checkExercise(ex, { seeds: [1, 2] });

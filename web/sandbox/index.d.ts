@@ -428,6 +428,9 @@ export class FfnExerciseElement extends HTMLElement {
   exercise: string;
   timeout: number;
   storageKey: string;
+  /** The heading's number (attribute number): its text, '' for none; set as text or a number. */
+  get number(): string;
+  set number(v: string | number);
   storage: StorageAdapter | null;
   api: unknown;
   seed: number | undefined;
