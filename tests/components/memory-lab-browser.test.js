@@ -260,11 +260,18 @@ test('a refused fact list names its line and the lab keeps its facts', SLOW, asy
       } catch (e) {
         thrown = e.message;
       }
-      return { one, thrown, n: el.state.nFacts };
+      // every attribute has its property
+      el.fact = 'France | capital';
+      el.memory = 5;
+      const props = [el.getAttribute('fact'), el.state.fact.subject, el.getAttribute('memory'), el.memory];
+      el.memory = null;
+      props.push(el.hasAttribute('memory'), el.memory, el.dff, el.seed);
+      return { one, thrown, n: el.state.nFacts, props };
     });
     assert.match(r.one, /ffn-memory-lab: facts, line 2: "France \| capital" should be/);
     assert.match(r.thrown, /line 2: "a" · "r" is "y", but line 1 says "x"/);
     assert.equal(r.n, 1001);
+    assert.deepEqual(r.props, ['France · capital', 'France', '5', 5, false, null, 512, 1]);
   } finally {
     await p.close();
   }
@@ -297,6 +304,23 @@ test("the course section's statements: the sum is the logit, memories fire for h
       const [, fires] = /It fires for ([\d,]+) of the 1,001 facts/.exec(u.text);
       assert.ok(Number(fires.replace(/,/g, '')) >= 100, u.text); // "hundreds of facts"
     }
+  } finally {
+    await p.close();
+  }
+});
+
+test('the embed page takes its attributes from the URL, and says a refused one', SLOW, async () => {
+  const p = await served.newPage();
+  try {
+    const q = '?seed=3&d-ff=256&fact=France%20%C2%B7%20capital&memory=9999&theme=dark';
+    await p.goto(new URL(`web/embed/memory-lab.html${q}`, served.url).href);
+    await p.waitForFunction(() => document.querySelector('ffn-memory-lab')?.state, null, { timeout: 30000 });
+    const r = await p.$eval('ffn-memory-lab', (el) => ({
+      s: [el.state.seed, el.state.dff, el.state.fact.subject, el.state.memory, el.getAttribute('theme')],
+      alert: el.shadowRoot.querySelector('.error')?.textContent,
+    }));
+    assert.deepEqual(r.s, [3, 256, 'France', null, 'dark']);
+    assert.match(r.alert, /ffn-memory-lab: memory must be between 0 and 1023, got "9999"/);
   } finally {
     await p.close();
   }

@@ -357,6 +357,9 @@ export interface LabState {
   dff: number;
   seed: number;
   training: boolean;
+  measuring: boolean;
+  /** Where the steps run: a worker, main-thread slices, or null before the first run. */
+  driver: 'worker' | 'frames' | null;
   fact: LabFact & { index: number };
   memory: number | null;
   edited: 'rankOne' | 'fineTune' | null;
@@ -373,13 +376,20 @@ export class FfnMemoryLab extends HTMLElement {
   facts: LabFact[];
   seed: number;
   dff: number;
+  /** "Japan · capital": the fact inspected. */
+  fact: string;
+  /** The memory shown, or null. */
+  memory: number | null;
+  readonly trainer: unknown;
   readonly training: boolean;
   readonly state: LabState | null;
-  train(): void;
+  train(): Promise<LabState>;
   pause(): void;
-  step(): void;
+  step(): Promise<LabState>;
   reset(): void;
-  edit(method: 'rankOne' | 'fineTune'): LabEdit | null;
+  measure(): Promise<LabState>;
+  stopMeasure(): void;
+  edit(method: 'rankOne' | 'fineTune'): Promise<LabEdit | null>;
   undo(): boolean;
 }
 

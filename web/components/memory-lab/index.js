@@ -159,7 +159,8 @@ export class FfnMemoryLab extends FfnElement {
   /** Read one attribute through the parser; a refused value keeps what the element had and is shown. */
   _readAttribute(name) {
     const v = this.getAttribute(name);
-    if (v === null) return false;
+    if (v === null && name === 'memory') this._memory = null; // removed: the memory's panel closes
+    if (v === null) return name === 'memory';
     try {
       this._take(name, parseAttribute(name, v));
       this._problem(name, null);
@@ -229,6 +230,22 @@ export class FfnMemoryLab extends FfnElement {
   }
   set dff(v) {
     this.setAttribute('d-ff', String(v));
+  }
+  /** The fact inspected, "Japan · capital" (set "subject · relation" or "subject | relation"). */
+  get fact() {
+    const f = this._idx.facts[this._fact];
+    return `${f.subject} · ${f.relation}`;
+  }
+  set fact(v) {
+    this.setAttribute('fact', String(v));
+  }
+  /** The memory shown, a number below d_ff, or null (set null to close it). */
+  get memory() {
+    return this._memory;
+  }
+  set memory(v) {
+    if (v === null || v === undefined) this.removeAttribute('memory');
+    else this.setAttribute('memory', String(v));
   }
   /** The trainer (ffn.createMemoryModel's object) the lab runs, or null before the kernels are loaded. */
   get trainer() {
@@ -506,16 +523,18 @@ export class FfnMemoryLab extends FfnElement {
       seed: String(this._sizes.seed),
       'd-ff': String(this._sizes.dff),
       fact: `${f.subject} · ${f.relation}`,
+      memory: this._memory === null ? null : String(this._memory),
     };
     this._reflecting = true;
     try {
-      for (const [k, v] of Object.entries(want)) if (this.getAttribute(k) !== v) this.setAttribute(k, v);
-      if (this._memory === null) this.removeAttribute('memory');
-      else if (this.getAttribute('memory') !== String(this._memory)) this.setAttribute('memory', String(this._memory));
+      for (const [k, v] of Object.entries(want)) {
+        if (this._problems.has(k)) continue; // a refused value stays as written, and said, until it is changed
+        if (v === null) this.removeAttribute(k);
+        else if (this.getAttribute(k) !== v) this.setAttribute(k, v);
+      }
     } finally {
       this._reflecting = false;
     }
-    for (const k of ['seed', 'd-ff', 'fact', 'memory']) this._problem(k, null);
   }
 
   _emit() {
