@@ -468,18 +468,55 @@ export class FfnExerciseElement extends FfnElement {
   /* ----- rendering ----- */
 
   _render() {
+    this._teardown();
+    const root = this.shadowRoot;
+    const doc = this.ownerDocument;
+    const ex = this._resolveExercise(root, doc);
+    if (!ex) return;
+    const saved = this._openStore(ex);
+    const intro = this._drawIntro(doc, ex);
+    const editor = this._drawEditor(doc, root, ex, saved);
+    const controls = this._drawControls(doc, ex);
+    const results = this._drawResults(doc);
+    const notice = el(doc, 'p', { class: 'notice', part: 'notice', role: 'status' });
+    this._showNotices(notice);
+    const label = this._t('exercise.section', { title: this._heading() });
+    const section = el(doc, 'section', { part: 'container', 'aria-label': label }, [
+      intro.header,
+      notice,
+      ...intro.blocks,
+      ...editor,
+      controls.toolbar,
+      controls.confirmRow,
+      controls.hints,
+      controls.solution,
+      results.results,
+      this._progressBox(doc),
+    ]);
+    root.append(section);
+    const { toolbar, ...parts } = controls;
+    const { title, badge } = intro;
+    this._ui = { title, section, notice, passedBefore: this._passedBefore, badge, ...results, ...parts };
+    this._restoreState(saved);
+    this._wireControls(root, ex);
+  }
+
+  /** Before a render: the last save written, a run stopped, the editor and the shadow tree emptied. */
+  _teardown() {
     this._flushSave();
     if (this._running) this._running.abort();
     if (this._editor && this._editor.destroy) this._editor.destroy();
     this._editor = null;
-    const root = this.shadowRoot;
-    const doc = this.ownerDocument;
     this._rendered = this._renderKey();
     this._stopWaiting();
-    root.replaceChildren();
+    this.shadowRoot.replaceChildren();
     this._restyle();
     this._lang = langOf(this);
     this._tr = translator(this._lang);
+  }
+
+  /** The exercise named by the `exercise` attribute, or null (an error is shown, and its definition awaited). */
+  _resolveExercise(root, doc) {
     let ex;
     try {
       ex = getExercise(this.exercise);
@@ -489,11 +526,15 @@ export class FfnExerciseElement extends FfnElement {
       root.append(el(doc, 'p', { part: 'error', role: 'alert', text: `<ffn-exercise>: ${text}` }));
       this._ex = null;
       this._waitFor(this.exercise); // a page may define its exercise after the element is connected
-      return;
+      return null;
     }
     this._ex = ex;
     this._text = exerciseText(ex, this._lang); // the author's text in the page's language, where they gave one
-    const text = this._text;
+    return ex;
+  }
+
+  /** The progress store for the `storage-key` (notices for the attributes and unreadable progress); ex's entry. */
+  _openStore(ex) {
     const { key, notice: keyNotice } = readStorageKey(this.getAttribute('storage-key'));
     this._notice('storage-key', keyNotice);
     if (!key && !this._memory) this._memory = memoryStorage();
@@ -510,15 +551,16 @@ export class FfnExerciseElement extends FfnElement {
     );
     this._notice('timeout', readTimeout(this.getAttribute('timeout')).notice);
     this._notice('number', readNumber(this.getAttribute('number')).notice);
-    const id = (s) => `${this._uid}-${s}`;
+    return saved;
+  }
 
+  /** The header (title, level, badge) and the prompt, examples and toolkit blocks. */
+  _drawIntro(doc, ex) {
+    const text = this._text;
     const badge = el(doc, 'span', { class: 'badge', part: 'badge' });
     const title = el(doc, 'h3', { part: 'title', text: this._heading() });
-    const header = el(doc, 'header', { part: 'header' }, [
-      title,
-      el(doc, 'span', { class: 'level', text: text.level }),
-      badge,
-    ]);
+    const level = el(doc, 'span', { class: 'level', text: text.level });
+    const header = el(doc, 'header', { part: 'header' }, [title, level, badge]);
     const prompt = el(doc, 'div', { class: 'prompt', part: 'prompt' });
     prompt.append(renderPromptHtml(doc, text.prompt)); // authored HTML, through the allow-list (prompt-html.js)
     const examples = el(
@@ -539,24 +581,34 @@ export class FfnExerciseElement extends FfnElement {
         log: el(doc, 'code', { text: 'console.log' }),
       }),
     );
+    return { badge, title, header, blocks: [prompt, examples, toolkit] };
+  }
+
+  /** The editor (the saved code, or the starter) and the help line on its keys: [editor root, help]. */
+  _drawEditor(doc, root, ex, saved) {
+    const text = this._text;
+    const keysId = `${this._uid}-keys`;
     const builtIn = this._editorKind === textareaEditor;
     const keysHelp = el(doc, 'p', {
       class: 'keys',
-      id: id('keys'),
+      id: keysId,
       part: 'help',
       text: this._t(builtIn ? 'exercise.keys' : 'exercise.keysRun'),
     });
-
     this._editor = this._editorKind.create(doc, {
       root,
       onBlur: () => this._flushSave(),
       value: typeof saved.code === 'string' ? saved.code : text.starter,
       label: this._t('exercise.editorLabel', { title: text.title, names: this._tr.list(ex.functionNames) }),
-      describedBy: id('keys'),
+      describedBy: keysId,
       onRun: () => this.run(),
       onChange: () => this._scheduleSave(),
     });
+    return [this._editor.root, keysHelp];
+  }
 
+  /** The toolbar's buttons, the confirm row, the hints list and the solution block. */
+  _drawControls(doc, ex) {
     const t = (key, params) => this._t(`exercise.${key}`, params);
     const button = (part, text, props = {}) => el(doc, 'button', { type: 'button', part, text: text, ...props });
     const runBtn = button('button run-button', t('run'), { class: 'run' });
@@ -565,70 +617,41 @@ export class FfnExerciseElement extends FfnElement {
     const solBtn = button('button solution-button', t('showSolution'));
     const resetBtn = button('button reset-button', t('reset'));
     const toolbar = el(doc, 'div', { class: 'toolbar', part: 'toolbar' }, [runBtn, stopBtn, hintBtn, solBtn, resetBtn]);
-
     const confirmText = el(doc, 'span');
     const confirmYes = el(doc, 'button', { type: 'button', part: 'button confirm-button' });
     const confirmNo = el(doc, 'button', { type: 'button', part: 'button cancel-button', text: t('cancel') });
     const confirmProps = { class: 'confirm', part: 'confirm', role: 'group', hidden: true };
     const confirmRow = el(doc, 'div', confirmProps, confirmText, confirmYes, confirmNo);
-
     const hints = el(doc, 'ol', { class: 'hints', part: 'hints', 'aria-label': t('hints'), hidden: true });
     const solution = el(doc, 'div', { class: 'solution', part: 'solution', hidden: true }, [
       el(doc, 'p', { class: 'note', text: t('solutionNote') }),
       el(doc, 'pre', { text: ex.solution }),
     ]);
-    // Only the summary and diagnosis are announced; the per-test list sits outside the live region.
+    const buttons = { runBtn, stopBtn, hintBtn, solBtn, resetBtn };
+    return { toolbar, ...buttons, confirmRow, confirmText, confirmYes, confirmNo, hints, solution };
+  }
+
+  /** Where results go: the announced summary and diagnosis, and the per-test list outside the live region. */
+  _drawResults(doc) {
     const announce = el(doc, 'div', { class: 'announce', part: 'announce', role: 'status', 'aria-live': 'polite' });
     const details = el(doc, 'div', { class: 'details', part: 'details' });
     const results = el(doc, 'div', { class: 'results', part: 'results' }, [announce, details]);
-    const progress = this._progressBox(doc);
+    return { announce, details, results };
+  }
 
-    const notice = el(doc, 'p', { class: 'notice', part: 'notice', role: 'status' });
-    this._showNotices(notice);
-    const section = el(doc, 'section', { part: 'container', 'aria-label': t('section', { title: this._heading() }) }, [
-      header,
-      notice,
-      prompt,
-      examples,
-      toolkit,
-      this._editor.root,
-      keysHelp,
-      toolbar,
-      confirmRow,
-      hints,
-      solution,
-      results,
-      progress,
-    ]);
-    root.append(section);
-
-    this._ui = {
-      title,
-      section,
-      notice,
-      passedBefore: this._passedBefore,
-      announce,
-      details,
-      badge,
-      runBtn,
-      stopBtn,
-      hintBtn,
-      solBtn,
-      resetBtn,
-      confirmRow,
-      confirmText,
-      confirmYes,
-      confirmNo,
-      hints,
-      solution,
-      results,
-    };
+  /** The saved hints, status and shown solution, drawn again. */
+  _restoreState(saved) {
     this._hintsShown = 0;
     for (let i = 0; i < (saved.hintsShown || 0); i++) this._revealHint(false);
     this._updateHintButton();
     this._updateBadge(saved.status);
     if (saved.solutionShown) this._revealSolution(false);
+  }
 
+  /** The controls' input: Run, Stop, a hint, the solution, Reset; and the first Run prepared near the viewport. */
+  _wireControls(root, ex) {
+    const { runBtn, stopBtn, hintBtn, solBtn, resetBtn, solution } = this._ui;
+    const t = (key) => this._t(`exercise.${key}`);
     runBtn.addEventListener('click', () => this.run());
     // The first Run is prepared while the learner reads or types: a grading of the reference solution, unseen,
     // opens the sandbox, leaves the next run's worker started and the grader's code compiled (prepare.js).
