@@ -306,7 +306,7 @@ test('rank-one edits of five facts flip each and keep >= 99 % of the others; Und
   console.log(figures.map((x) => `# ${x}`).join('\n'));
 });
 
-test('the two exercises (valueToVocab, rankOneEdit) pass checkExercise, with their named mistakes and French', async () => {
+test('the two exercises pass checkExercise, with their named mistakes and French', async () => {
   const { defineExercise, checkExercise } = await import('ffn-lab/sandbox');
   const { labExercises } = await import('ffn-lab/components');
   for (const def of Object.values(labExercises)) {
