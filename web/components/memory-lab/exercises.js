@@ -103,7 +103,8 @@ du plus grand au plus petit, les égalités départagées par le plus petit indi
       hints: [
         'La valeur de la mémoire i est row(W2, i), un vecteur de d nombres ; le score d’un objet est son produit ' +
           'scalaire avec la ligne de U.',
-        'Le score de l’objet o est la somme sur j de W2.data[i * d + j] * U.data[o * d + j] : une boucle sur les V objets.',
+        'Le score de l’objet o est la somme sur j de W2.data[i * d + j] * U.data[o * d + j] : une boucle sur ' +
+          'les V objets.',
         'Triez range(V) par score, du plus grand au plus petit : .sort((a, b) => s[b] - s[a]) ; le tri est stable, ' +
           'les égalités gardent donc le plus petit indice. Prenez les k premiers.',
       ],
