@@ -188,8 +188,9 @@ export async function runTrainBench({ ffn, raw, tf, probe, quick = false, log = 
   // the fastest round of each: the least load any round saw (the medians carry the host's load)
   const best = m.rounds.map((r) => Math.min(...r));
   log(
-    `fastest rounds: ffn-lab ${f1(1e3 * best[0])} ms (${f1(1 / best[0])} steps/s), tfjs-wasm ${f1(1e3 * best[1])} ms, ` +
-      `tfjs-cpu ${f1(1e3 * best[2])} ms; ratios ${f1(best[1] / best[0])}x and ${f1(best[2] / best[0])}x`,
+    `fastest rounds: ffn-lab ${f1(1e3 * best[0])} ms (${f1(1 / best[0])} steps/s), ` +
+      `tfjs-wasm ${f1(1e3 * best[1])} ms, tfjs-cpu ${f1(1e3 * best[2])} ms; ` +
+      `ratios ${f1(best[1] / best[0])}x and ${f1(best[2] / best[0])}x`,
   );
   tfw.dispose();
   tfc.dispose();
