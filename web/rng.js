@@ -1,4 +1,4 @@
-// A seeded random source: makeRng (mulberry32) and hashSeed, for the exercises' hidden tests and the trainer's init.
+// A seeded random source (makeRng: mulberry32, hashSeed) and f32 test tensors, for the exercises and the trainer.
 
 /** mulberry32: a small, fast, seedable PRNG. Returns helpers for floats in [0, 1), normals and float32 tensors. */
 export function makeRng(seed) {
@@ -53,3 +53,6 @@ export function hashSeed(text, seed = 1) {
   for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619) >>> 0;
   return h;
 }
+
+/** A float32 tensor from a list of values (shape defaults to 1-D). */
+export const f32 = (values, shape) => ({ data: Float32Array.from(values), shape: shape || [values.length] });

@@ -1,6 +1,6 @@
 // Two exercises on the memory lab's readings, written with defineExercise's format (French included): a memory's
 // value projected onto the objects (Geva et al.), and Meng et al.'s rank-one edit of W2.
-import { f32 } from '../../sandbox/grade/exercises/helpers.js';
+import { f32 } from '../../rng.js';
 import { cholesky, choleskySolve } from './model.js';
 
 /** The k objects a memory's value promotes: indices of U W2[i,:]^T, largest first (ties: lower index). */

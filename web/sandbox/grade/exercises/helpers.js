@@ -1,8 +1,7 @@
 // Helpers the built-in exercises share: small float32 test tensors, float64 activations for variants.
 import { erf } from '../../run/index.js';
 
-/** A float32 tensor from a list of values (shape defaults to 1-D). */
-export const f32 = (values, shape) => ({ data: Float32Array.from(values), shape: shape || [values.length] });
+export { f32 } from '../../../rng.js';
 
 /** A float32 tensor of zeros. */
 export const zerosF32 = (shape) => ({ data: new Float32Array(shape.reduce((p, s) => p * s, 1)), shape: shape.slice() });
