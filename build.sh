@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds web/ffn.wasm (128-bit SIMD, Emscripten) and web/ffn-relaxed.wasm (plus relaxed SIMD, clang 16), each with its
 # inline .js, web/sandbox/run/sandbox-inline.js (the exercise sandbox's sources as strings) and web/dist/ (the shipped
-# pages' bundles). Its JavaScript steps are the programs in build/ (shipped with it, formatted by Prettier).
+# pages' bundles). Its JavaScript steps are the programs in src/build/ (shipped with it, formatted by Prettier).
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -13,15 +13,15 @@ rinline=web/ffn-relaxed-wasm-inline.js
 # The browser sandbox's sources as JS strings, web/sandbox/run/sandbox-inline.js (rewritten only when they change):
 # the page gives them to the sandbox frame, which it can also make inline (srcdoc) from FRAME_HTML, so no
 # bundler or server has to find, copy or leave untouched frame.html, worker.js or toolkit.js. Needs only node.
-node build/sandbox-inline.js web/sandbox/run/
+node src/build/sandbox-inline.js web/sandbox/run/
 
 # The JS copy of src/ffn.h's codes, web/codes.js (rewritten only when it changes): the activation, status and
 # GEMM microkernel enums, so the wrapper cannot drift from the C header. Needs only node.
-node build/codes.js
+node src/build/codes.js
 
 # The memory lab's default facts, web/components/memory-lab/facts-countries.js (rewritten only when it changes), from
 # the countries-list devDependency with its licence notice; kept as it is where countries-list is not installed.
-node build/facts-countries.js
+node src/build/facts-countries.js
 
 # web/dist/, what ffn-lab's own pages load (web/index.html, web/embed/*.html; git-ignored, shipped in the package):
 # their modules bundled and minified by esbuild (a devDependency), rewritten only when the output changes. dist/boot.js
@@ -29,11 +29,11 @@ node build/facts-countries.js
 # never waits for the code of another (tests/components/pages-browser.test.js). The inlined wasm and the sandbox's
 # sources stay the package's own files, loaded only where needed, and new URL('./f', import.meta.url) still names the
 # same file.
-node build/pages.js
+node src/build/pages.js
 
 # --if-needed: skip when every output is newer than every source and this script ($out is written first)
 if [ "${1:-}" = "--if-needed" ] && [ -f "$out" ] && [ -f "$inline" ] && [ -f "$rout" ] && [ -f "$rinline" ]; then
-  newer=$(find src build build.sh -newer "$out" -type f | head -n 1)
+  newer=$(find src build.sh -newer "$out" -type f | head -n 1)
   if [ -z "$newer" ] && [ ! "$out" -nt "$inline" ] && [ ! "$rout" -nt "$rinline" ]; then
     echo "build.sh: $out and $rout are up to date"
     exit 0
@@ -107,7 +107,7 @@ emcc "${objs[@]}" -o "$tmp/ffn.wasm" \
 check() {
   local file=$1
   shift
-  node "$@" build/check-wasm.js "$file" "$exports"
+  node "$@" src/build/check-wasm.js "$file" "$exports"
 }
 check "$tmp/ffn.wasm"
 
