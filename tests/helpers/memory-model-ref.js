@@ -20,8 +20,8 @@ function unitRows(next, n, d) {
 
 /**
  * The stand-in: { triples (3 N ids), nSubjects, nRelations, nObjects, d, dff, seed, lr } -> an object with d, dff,
- * nFacts, step, inputOf, hidden, logitsOf, weights (the arrays themselves), copyWeights, snapshot, restore, evaluate,
- * train(steps) (full-batch Adam, float64 arithmetic over float32 weights).
+ * nFacts, step, inputOf, hidden, keys, logitsOf, weights (the arrays themselves), copyWeights, snapshot, restore,
+ * evaluate, train(steps) (full-batch Adam, float64 arithmetic over float32 weights).
  */
 export function refMemoryModel({ triples, nSubjects, nRelations, nObjects, d, dff, seed = 1, lr = 0.03 }) {
   const next = rng(seed);
@@ -121,6 +121,11 @@ export function refMemoryModel({ triples, nSubjects, nRelations, nObjects, d, df
     },
     inputOf,
     hidden,
+    keys() {
+      const A = new Float32Array(N * dff);
+      for (let f = 0; f < N; f++) A.set(hidden(f), f * dff);
+      return A;
+    },
     logitsOf: (f) => Float32Array.from(forward(f).logits),
     weights: () => w,
     copyWeights: copy,

@@ -41,13 +41,7 @@ export function readModel(model, triples) {
   const N = triples.length / 3;
   const dff = model.dff;
   const d = model.d;
-  let A;
-  if (typeof model.keys === 'function')
-    A = model.keys(); // every fact's keys in one call, (N, dff)
-  else {
-    A = new Float32Array(N * dff);
-    for (let f = 0; f < N; f++) A.set(model.hidden(f), f * dff);
-  }
+  const A = model.keys(); // every fact's keys in one call, (N, dff)
   const nObjects = w.U.length / d;
   return { ...w, A, N, d, dff, nObjects, triples };
 }
