@@ -329,10 +329,13 @@ export interface MemorySnapshot {
   readonly t: number;
 }
 export interface MemoryModel {
-  /** `steps` AdamW steps, full batch or on the fact indices `batch`. */
-  train(steps?: number, opts?: { batch?: IdArray }): MemoryStepResult;
-  /** Plain SGD steps (lr defaults to the optimizer's). */
-  trainSgd(steps?: number, opts?: { batch?: IdArray; lr?: number }): MemoryStepResult;
+  /**
+   * `steps` AdamW steps, full batch or on the fact indices `batch`; `targets`: the object taught to each fact of
+   * the step (`batch[k]`, or fact k) in place of the data's (the result's accuracy counts against them).
+   */
+  train(steps?: number, opts?: { batch?: IdArray; targets?: IdArray }): MemoryStepResult;
+  /** Plain SGD steps (lr defaults to the optimizer's); batch and targets as in train. */
+  trainSgd(steps?: number, opts?: { batch?: IdArray; targets?: IdArray; lr?: number }): MemoryStepResult;
   evaluate(): MemoryEvaluation;
   /** act(x W1 + b1) (d_ff) of fact factIndex, or of the input vector x (d). */
   hidden(x: number | IdArray): Float32Array;

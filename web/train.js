@@ -148,6 +148,7 @@ function layoutOf(ex, { N, d, dff, nS, nR, nO }) {
     Utp: ex.gemm_packed_size(d, nO),
     Up: ex.gemm_packed_size(nO, d),
     targets: N,
+    tgt: N, // a step's targets when opts.targets replaces some
     rows: N,
     pred: N,
     stats: 4,
@@ -239,8 +240,9 @@ function initialize(ex, spec, f32, ptr, seed) {
   ex.gemm_pack(ptr('Up'), ptr('U'), nO, d);
 }
 
-/** Steps, a batch of fact indices (copied into rows) and a learning rate, checked for method fn. */
-function stepArgs(fn, steps, o, N) {
+/** Steps, a batch of fact indices (copied into rows), targets and a learning rate, checked for method fn. */
+function stepArgs(fn, steps, o, spec) {
+  const N = spec.N;
   const n = intIn(fn, 'steps', steps, 1, 1e6, 1);
   const opts = plainObject(fn, 'opts', o, true);
   let batch = null;
@@ -251,7 +253,36 @@ function stepArgs(fn, steps, o, N) {
     }
     for (let i = 0; i < batch.length; i++) intIn(fn, `opts.batch[${i}]`, batch[i], 0, N - 1);
   }
-  return { n, batch, lr: opts.lr };
+  const targets = opts.targets === undefined ? null : stepTargets(fn, opts.targets, batch, spec);
+  return { n, batch, targets, lr: opts.lr };
+}
+
+/**
+ * opts.targets: the object taught to each fact of the step (batch[k], or fact k without a batch), in place of the
+ * data's; one fact given twice with two objects is refused. -> Int32Array(N): the data's objects, these in place.
+ */
+function stepTargets(fn, v, batch, { N, nO, o }) {
+  const B = batch ? batch.length : N;
+  const t = arrayOf(fn, 'opts.targets', v, 'object ids');
+  if (t.length !== B) {
+    const per = batch ? 'fact of opts.batch' : 'fact (no opts.batch: every fact)';
+    throw new RangeError(`${fn}: opts.targets must hold one object id per ${per}, ${B}; got ${t.length}`);
+  }
+  const out = Int32Array.from(o);
+  const by = new Int32Array(N).fill(-1); // the k that set fact i's target
+  for (let k = 0; k < B; k++) {
+    const obj = intIn(fn, `opts.targets[${k}]`, t[k], 0, nO - 1);
+    const i = batch ? batch[k] : k;
+    const j = by[i];
+    if (j >= 0 && out[i] !== obj) {
+      throw new RangeError(
+        `${fn}: opts.targets[${k}] is ${obj} but opts.targets[${j}] is ${out[i]}, for the same fact ${i} of opts.batch`,
+      );
+    }
+    by[i] = k;
+    out[i] = obj;
+  }
+  return out;
 }
 
 /** The model's shared context: m plus live(method) (its name; throws once disposed) and fail(fn, status). */
@@ -273,12 +304,13 @@ function trainMethods(c) {
   const { ex, spec, ptr, f32, i32, state } = c;
   const { N, d, dff, nO, act, optimizer: opt } = spec;
   function run(fn, steps, o, sgd) {
-    const { n, batch, lr } = stepArgs(fn, steps, o, N);
+    const { n, batch, targets, lr } = stepArgs(fn, steps, o, spec);
     const rate = sgd ? realIn(fn, 'opts.lr', lr, 0, Infinity, false, opt.lr) : opt.lr;
     const B = batch ? batch.length : N;
     if (batch) i32('rows', B).set(batch);
     const rows = batch ? ptr('rows') : 0;
-    const [pS, pP, pG, pM, pV, pX, pT] = ['stats', 'P', 'G', 'M', 'V', 'X', 'targets'].map(ptr);
+    if (targets) i32('tgt').set(targets);
+    const [pS, pP, pG, pM, pV, pX, pT] = ['stats', 'P', 'G', 'M', 'V', 'X', targets ? 'tgt' : 'targets'].map(ptr);
     const [pUt, pU, pW] = ['Utp', 'Up', 'work'].map(ptr);
     let loss = NaN;
     let correct = 0;
