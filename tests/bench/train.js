@@ -104,17 +104,13 @@ export function stepGemms(raw, N, d, dff, V) {
   const C = take(N * big);
   const P = take(raw.gemm_packed_size(big, big));
   const w = take(raw.gemm_work_size(N, big));
-  const fwd = (M, K, Nn) => raw.gemm_forward(C, A, P, 0, M, K, Nn, 0, w);
-  const calls = [
-    () => fwd(N, d, dff),
-    () => fwd(N, dff, d),
-    () => fwd(N, d, V),
-    () => fwd(N, V, d),
-    () => raw.gemm_ex(C, A, 1, B, 0, dff, N, d, 0),
-    () => raw.gemm_ex(C, A, 0, B, 1, N, d, dff, 0),
-    () => raw.gemm_ex(C, A, 1, B, 0, d, N, dff, 0),
-  ];
-  const flops = 2 * N * (3 * d * dff + 2 * d * V + d * dff);
+  // each [M, K, N, call]: five products of N d dff multiply-adds, two of N d V (0.90 GFLOP at the lab's sizes)
+  const fwd = (M, K, Nn) => [M, K, Nn, () => raw.gemm_forward(C, A, P, 0, M, K, Nn, 0, w)];
+  const ex = (tA, tB, M, K, Nn) => [M, K, Nn, () => raw.gemm_ex(C, A, tA, B, tB, M, K, Nn, 0)];
+  const gemms = [fwd(N, d, dff), fwd(N, dff, d), fwd(N, d, V), fwd(N, V, d)];
+  gemms.push(ex(1, 0, dff, N, d), ex(0, 1, N, d, dff), ex(1, 0, d, N, dff));
+  const calls = gemms.map((g) => g[3]);
+  const flops = gemms.reduce((s, [M, K, Nn]) => s + 2 * M * K * Nn, 0);
   return {
     run() {
       for (const f of calls) if (f() !== 0) throw new Error('bench: a step GEMM failed');
