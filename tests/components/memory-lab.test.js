@@ -89,11 +89,16 @@ test('a malformed, oversized or contradictory list is refused with its line name
   }
 });
 
-/** A small fact set and the stand-in model trained on it until every fact is stored. */
-function trainedRef(seed = 3) {
+/** A small fact set: 24 subjects, 3 relations, 30 objects (indexFacts' result). */
+function smallFacts() {
   const lines = [];
   for (let s = 0; s < 24; s++) for (let r = 0; r < 3; r++) lines.push(`s${s}|r${r}|o${(s * 7 + r * 5) % 30}`);
-  const idx = lf.indexFacts(lf.parseFacts(lines.join('\n')));
+  return lf.indexFacts(lf.parseFacts(lines.join('\n')));
+}
+
+/** The small fact set and the stand-in model trained on it until every fact is stored. */
+function trainedRef(seed = 3) {
+  const idx = smallFacts();
   const model = refMemoryModel({
     triples: idx.triples,
     nSubjects: idx.subjects.length,
@@ -200,42 +205,85 @@ test('a rank-one edit flips the fact; fine-tuning flips it too; both measured; r
   assert.deepEqual(model.copyWeights().W1, lab.W1);
 });
 
-test("one fine-tuning step is minus lr times the gradient of the fact's loss (central differences, float64)", () => {
-  const { idx, model } = trainedRef();
-  const f = 4;
-  const target = 0;
-  const loss = () => {
-    const l = Array.from(model.logitsOf(f), Number);
-    const m = Math.max(...l);
-    return Math.log(l.reduce((s, z) => s + Math.exp(z - m), 0)) + m - l[target];
-  };
-  const w = model.weights();
-  const probes = [
-    ['W2', 3 * model.d + 2],
-    ['W1', 5 * model.dff + 7],
-    ['b1', 11],
-  ];
-  const grads = probes.map(([k, i]) => {
-    const h = 1e-2;
-    const v = w[k][i];
-    w[k][i] = v + h;
-    const up = loss();
-    w[k][i] = v - h;
-    const down = loss();
-    w[k][i] = v;
-    return (up - down) / (2 * h);
-  });
-  const before = probes.map(([k, i]) => w[k][i]);
-  lm.sgdStepOnFact(model, f, target, 1e-3);
-  probes.forEach(([k, i], n) => {
-    const step = w[k][i] - before[n];
-    assert.ok(Math.abs(step + 1e-3 * grads[n]) <= 2e-3 * Math.abs(grads[n]) * 1e-3 + 2e-7, `${k}[${i}] ${step}`);
-  });
-});
-
 // ---- the lab on ffn-lab's own trainer (createMemoryModel) --------------------------------------------------------
 
+const ACTIVATIONS = ['relu', 'gelu', 'gelu_tanh', 'silu'];
 const bits = (a) => Array.from(new Uint32Array(Float32Array.from(a).buffer));
+
+test("a fine-tuning step is the trainer's SGD toward the new object (central differences, float64)", async () => {
+  const ffn = await import('ffn-lab');
+  await ffn.ready({ relaxed: false });
+  const { referenceStep } = await import('../helpers/memory-model.js');
+  const idx = smallFacts();
+  const sizes = { d: 24, dff: 96 };
+  for (const activation of ACTIVATIONS) {
+    const m = ffn.createMemoryModel({ facts: idx.triples, ...sizes, seed: 3, activation });
+    m.train(30);
+    const f = 10;
+    const to = (idx.triples[3 * f + 2] + 1) % idx.objects.length;
+    const w = Object.fromEntries(Object.entries(m.copyWeights()).map(([k, v]) => [k, Float64Array.from(v)]));
+    const one = Int32Array.of(idx.triples[3 * f], idx.triples[3 * f + 1], to); // the fact, with its new object
+    const loss = () => referenceStep(w, one, { ...sizes, activation }).loss;
+    const probes = [
+      ['W2', 3 * sizes.d + 2],
+      ['W1', 5 * sizes.dff + 7],
+      ['b1', 11],
+      ['W2', 40 * sizes.d + 9],
+    ];
+    const grads = probes.map(([k, i]) => {
+      const h = 1e-5;
+      const v = w[k][i];
+      w[k][i] = v + h;
+      const up = loss();
+      w[k][i] = v - h;
+      const down = loss();
+      w[k][i] = v;
+      return (up - down) / (2 * h);
+    });
+    const lr = 0.1;
+    assert.equal(lm.fineTune(m, f, to, { lr, maxSteps: 1 }).steps, 1);
+    const after = m.copyWeights();
+    const scale = Math.max(...grads.map(Math.abs));
+    probes.forEach(([k, i], n) => {
+      const g = (w[k][i] - after[k][i]) / lr; // the step the trainer took, as a gradient
+      const tol = (2 * 2 ** -23 * Math.abs(w[k][i])) / lr + 1e-4 * scale + 1e-7;
+      assert.ok(Math.abs(g - grads[n]) <= tol, `${activation} ${k}[${i}]: step ${g}, central difference ${grads[n]}`);
+    });
+    m.dispose();
+  }
+});
+
+test('both edits flip a fact and Undo restores every bit, for every activation of the trainer', async () => {
+  const ffn = await import('ffn-lab');
+  await ffn.ready({ relaxed: false });
+  const { LabSession } = await import('../../web/components/memory-lab/session.js');
+  const idx = smallFacts();
+  const f = 20;
+  const to = (idx.triples[3 * f + 2] + 3) % idx.objects.length;
+  const figures = [];
+  for (const activation of ACTIVATIONS) {
+    const s = new LabSession(ffn, idx, { d: 32, dff: 128, seed: 5, activation });
+    let r;
+    do r = s.train(0, { maxSteps: 1 });
+    while (!r.stop);
+    assert.equal(s.last.correct, s.nFacts, `${activation}: every fact stored by step ${s.last.step}`);
+    const trained = s.model.copyWeights();
+    const out = {};
+    for (const method of ['fineTune', 'rankOne']) {
+      out[method] = s.edit(method, f, to);
+      assert.equal(out[method].flipped, true, `${activation}: ${method} flips the fact`);
+      s.undo();
+      const w = s.model.copyWeights();
+      for (const k of ['W1', 'b1', 'W2']) assert.deepEqual(bits(w[k]), bits(trained[k]), `${k} after Undo`);
+    }
+    figures.push(
+      `${activation}: rank-one kept ${out.rankOne.kept}/${out.rankOne.of}, ` +
+        `fine-tuning (${out.fineTune.steps} steps) kept ${out.fineTune.kept}/${out.fineTune.of}`,
+    );
+    s.dispose();
+  }
+  console.log(`# small set (${idx.facts.length} facts, d_ff 128), fact ${f}: ${figures.join('; ')}`);
+});
 
 /** The default lab (1,001 country facts, d 128, d_ff 512, seed 1) trained as the element trains it, until it stops. */
 async function defaultLab() {

@@ -21,7 +21,8 @@ function unitRows(next, n, d) {
 /**
  * The stand-in: { triples (3 N ids), nSubjects, nRelations, nObjects, d, dff, seed, lr } -> an object with d, dff,
  * nFacts, step, inputOf, hidden, keys, logitsOf, weights (the arrays themselves), copyWeights, snapshot, restore,
- * evaluate, train(steps) (full-batch Adam, float64 arithmetic over float32 weights).
+ * evaluate, train(steps) (full-batch Adam, float64 arithmetic over float32 weights), trainSgd(steps, { batch,
+ * targets, lr }).
  */
 export function refMemoryModel({ triples, nSubjects, nRelations, nObjects, d, dff, seed = 1, lr = 0.03 }) {
   const next = rng(seed);
@@ -71,15 +72,18 @@ export function refMemoryModel({ triples, nSubjects, nRelations, nObjects, d, df
     }
     return { correct, accuracy: correct / N, predictions };
   };
-  const gradients = () => {
+  // the mean loss's gradient over the facts `rows` (all by default), fact rows[k] toward targets[k] (its own object)
+  const gradients = (rows = null, targets = null) => {
     const g = Object.fromEntries(learnt.map((k) => [k, new Float64Array(w[k].length)]));
-    for (let f = 0; f < N; f++) {
+    const B = rows ? rows.length : N;
+    for (let b = 0; b < B; b++) {
+      const f = rows ? rows[b] : b;
       const { x, h, logits } = forward(f);
       const mx = Math.max(...logits);
       const e = logits.map((z) => Math.exp(z - mx));
       const s = e.reduce((a, b) => a + b, 0);
-      const dl = e.map((z) => z / s / N);
-      dl[triples[3 * f + 2]] -= 1 / N;
+      const dl = e.map((z) => z / s / B);
+      dl[targets ? targets[b] : triples[3 * f + 2]] -= 1 / B;
       const gy = new Float64Array(d);
       for (let o = 0; o < nObjects; o++) for (let j = 0; j < d; j++) gy[j] += dl[o] * w.U[o * d + j];
       for (let i = 0; i < dff; i++) {
@@ -111,6 +115,15 @@ export function refMemoryModel({ triples, nSubjects, nRelations, nObjects, d, df
     }
     return { step, ...evaluate() };
   };
+  // plain SGD steps on the facts `batch` (all by default) toward `targets` (their own objects by default)
+  const trainSgd = (steps = 1, { batch = null, targets = null, lr: rate = lr } = {}) => {
+    for (let s = 0; s < steps; s++) {
+      const g = gradients(batch, targets);
+      step++;
+      for (const k of learnt) for (let i = 0; i < w[k].length; i++) w[k][i] -= rate * g[k][i];
+    }
+    return { step, finite: true };
+  };
   const copy = () => Object.fromEntries(Object.entries(w).map(([k, a]) => [k, a.slice()]));
   return {
     d,
@@ -136,5 +149,6 @@ export function refMemoryModel({ triples, nSubjects, nRelations, nObjects, d, df
     },
     evaluate,
     train,
+    trainSgd,
   };
 }

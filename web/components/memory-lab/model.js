@@ -273,41 +273,15 @@ export function applyRankOne(model, lab, f, newObject, { solve, ffn = null } = {
 }
 
 /**
- * One SGD step on fact f toward `target` (cross-entropy of its logits, the ReLU model h = x + relu(x W1 + b1) W2),
- * computed here (the trainer's own targets stay the data's) and written into the model's W1, b1, W2.
+ * Fine-tuning on fact f alone: the trainer's SGD steps of rate lr (in wasm, whatever its activation) on that one fact
+ * with newObject as its target (`trainSgd`'s targets), until it gives newObject (at most maxSteps, or a non-finite
+ * loss). Returns the steps taken.
  */
-export function sgdStepOnFact(model, f, target, lr) {
-  const x = model.inputOf(f);
-  const w = model.weights(); // views into wasm memory: read and written before any other call
-  const { W1, b1, W2, U } = w;
-  const d = x.length;
-  const dff = b1.length;
-  const nObjects = U.length / d;
-  const h = new Float64Array(dff);
-  for (let i = 0; i < dff; i++) h[i] = b1[i];
-  for (let j = 0; j < d; j++) if (x[j] !== 0) for (let i = 0; i < dff; i++) h[i] += x[j] * W1[j * dff + i];
-  const y = Float64Array.from(x);
-  for (let i = 0; i < dff; i++) if (h[i] > 0) for (let j = 0; j < d; j++) y[j] += h[i] * W2[i * d + j];
-  const logits = new Float64Array(nObjects);
-  for (let o = 0; o < nObjects; o++) logits[o] = dot(y, 0, U, o * d, d);
-  const g = softmax(logits);
-  g[target] -= 1;
-  const gy = new Float64Array(d);
-  for (let o = 0; o < nObjects; o++) for (let j = 0; j < d; j++) gy[j] += g[o] * U[o * d + j];
-  for (let i = 0; i < dff; i++) {
-    if (!(h[i] > 0)) continue; // relu: no gradient to W2's row, W1's column or b1 of a silent memory
-    const gh = dot(W2, i * d, gy, 0, d);
-    for (let j = 0; j < d; j++) W2[i * d + j] -= lr * h[i] * gy[j];
-    b1[i] -= lr * gh;
-    for (let j = 0; j < d; j++) W1[j * dff + i] -= lr * x[j] * gh;
-  }
-}
-
-/** Fine-tuning on fact f alone: SGD steps of rate lr until it gives newObject (at most maxSteps). */
 export function fineTune(model, f, newObject, { lr = 0.1, maxSteps = 100 } = {}) {
+  const opts = { batch: [f], targets: [newObject], lr };
   let steps = 0;
   while (steps < maxSteps && argmax(model.logitsOf(f)) !== newObject) {
-    sgdStepOnFact(model, f, newObject, lr);
+    if (!model.trainSgd(1, opts).finite) break;
     steps++;
   }
   return { steps };

@@ -24,8 +24,8 @@ export const FT_MAX_STEPS = 100;
 
 const now = () => (typeof performance === 'object' ? performance.now() : Date.now());
 
-/** The trainer's options for the facts (indexFacts' result), d, d_ff and a seed: ReLU, the trainer's Adam. */
-export function modelOptions(idx, { d, dff, seed }) {
+/** The trainer's options for the facts (indexFacts' result), d, d_ff, a seed and an activation (ReLU), Adam. */
+export function modelOptions(idx, { d, dff, seed, activation = 'relu' }) {
   return {
     facts: idx.triples,
     nSubjects: idx.subjects.length,
@@ -34,12 +34,12 @@ export function modelOptions(idx, { d, dff, seed }) {
     d,
     dff,
     seed,
-    activation: 'relu',
+    activation,
   };
 }
 
 export class LabSession {
-  /** ffn: ffn-lab (its createMemoryModel and matmul); idx: indexFacts' result; sizes { d, dff, seed }. */
+  /** ffn: ffn-lab (its createMemoryModel and matmul); idx: indexFacts' result; sizes { d, dff, seed, activation? }. */
   constructor(ffn, idx, sizes) {
     this.ffn = ffn;
     this.idx = idx;
