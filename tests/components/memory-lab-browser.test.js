@@ -277,6 +277,75 @@ test('a refused fact list names its line and the lab keeps its facts', SLOW, asy
   }
 });
 
+test('hostile attribute and property values are refused and named; the lab keeps what it had', SLOW, async () => {
+  const p = await open();
+  try {
+    const r = await p.evaluate(async () => {
+      const el = document.querySelector('#lab');
+      const keep = () => JSON.stringify([el.seed, el.dff, el.fact, el.memory, el.state?.nFacts, el.facts[5]]);
+      el.setAttribute('memory', '5');
+      const before = keep();
+      // a valid value clears a refusal (said until the attribute changes); facts' stays said
+      const valid = { seed: '1', 'd-ff': '512', fact: 'Japan · capital', memory: '5' };
+      const clear = async (name) => {
+        if (valid[name]) el.setAttribute(name, valid[name]);
+        await new Promise((ok) => setTimeout(ok, 50)); // a new d_ff builds its model anew
+      };
+      const throwing = {
+        toString() {
+          throw new Error('no text');
+        },
+      };
+      const attrs = {
+        facts: ['x'.repeat(1e6), 'a | b', '__proto__', 'a|b|c\n'.repeat(5000), ' '],
+        seed: ['0', '1e300', '-1', 'NaN', '0x10', '9'.repeat(1e5), '__proto__'],
+        'd-ff': ['48', '1025', '1e3', 'Infinity', '\u0000'],
+        fact: ['Nowhere · capital', 'x'.repeat(1e6), '·', 'constructor'],
+        memory: ['1024', '-1', '1.5', 'x'.repeat(1e6)],
+      };
+      const out = [];
+      for (const [name, values] of Object.entries(attrs)) {
+        for (const v of values) {
+          let threw = null;
+          try {
+            el.setAttribute(name, v);
+          } catch (e) {
+            threw = e.message;
+          }
+          const alert = el.shadowRoot.querySelector('.error')?.textContent ?? '';
+          out.push({ name, v: v.slice(0, 20), threw, alert: alert.slice(0, 2000), kept: keep() === before });
+        }
+        await clear(name);
+      }
+      for (const name of ['seed', 'dff', 'fact', 'memory']) {
+        for (const v of [Symbol('s'), throwing, 10n, { valueOf: () => 5 }]) {
+          let threw = null;
+          try {
+            el[name] = v;
+          } catch (e) {
+            threw = e.message;
+          }
+          const alert = el.shadowRoot.querySelector('.error')?.textContent ?? '';
+          out.push({ name, v: typeof v, threw, alert: alert.slice(0, 2000), kept: keep() === before });
+          await clear(name === 'dff' ? 'd-ff' : name);
+        }
+      }
+      return { out, after: keep(), before };
+    });
+    for (const o of r.out) {
+      const attr = o.name === 'dff' ? 'd-ff' : o.name;
+      assert.equal(o.threw, null, `${o.name} = ${o.v}: threw`);
+      assert.ok(o.kept, `${o.name} = ${o.v}: the lab changed`);
+      assert.match(o.alert, new RegExp(`ffn-memory-lab: ${attr}\\b`), `${o.name} = ${o.v}: ${o.alert.slice(0, 200)}`);
+      assert.ok(o.alert.length < 1500, `${o.name} = ${o.v}: an alert of ${o.alert.length} characters`);
+    }
+    assert.equal(r.after, r.before);
+    assert.deepEqual(p.errors, []);
+  } finally {
+    await p.close();
+  }
+});
+
 test("the course section's statements: the sum is the logit, memories fire for hundreds of facts", SLOW, async () => {
   const p = await open();
   try {

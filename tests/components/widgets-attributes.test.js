@@ -1,4 +1,4 @@
-// Property test of the four elements' attribute parsers, the embed pages' URL and the memory widget's hash reading:
+// Property test of the five elements' attribute parsers, the embed pages' URL and the memory widget's hash reading:
 // hostile values give a bounded result quickly or a clear error. The cases run in a worker thread, so a parser that
 // hangs (as a walk over a declared length of 2^32 - 1 does) is stopped and reported by name instead of freezing the
 // test run.
@@ -261,6 +261,8 @@ async function cases() {
   const { readTimeout, readStorageKey, readNumber } = await import('../../web/sandbox/element/element.js');
   const { codeProblemMessage } = await import('../../web/sandbox/element/storage.js');
   const { readEmbedParams } = await import('../../web/embed/params.js');
+  const lab = await import('../../web/components/memory-lab/attributes.js');
+  const { labFacts } = await import('ffn-lab/components');
   const strs = hostileStrings(18);
   const finite = (v) => typeof v === 'number' && Number.isFinite(v);
   const label = (s) =>
@@ -325,7 +327,25 @@ async function cases() {
       'shared-experts': (v) => intIn(v, 0, pm.LIMITS.shared),
     },
   };
-  const parsers = { memory: mm.parseAttribute, plot: am.parseAttribute, calculator: pm.parseAttribute };
+  const labLabel = (s) => typeof s === 'string' && s.length >= 1 && s.length <= 64 && !/[|\u0000-\u001f]/.test(s);
+  const labFactsOk = (v) =>
+    Array.isArray(v) &&
+    v.length >= 1 &&
+    v.length <= 4096 &&
+    v.every((f) => labLabel(f.subject) && labLabel(f.relation) && labLabel(f.object));
+  checks.lab = {
+    facts: labFactsOk,
+    seed: (v) => Number.isInteger(v) && v >= 1 && v <= 2 ** 31 - 1,
+    'd-ff': (v) => [32, 64, 128, 256, 512, 1024].includes(v),
+    fact: (v) => Array.isArray(v) && v.length === 2 && v.every((x) => typeof x === 'string' && x && x.length <= 136),
+    memory: (v) => Number.isInteger(v) && v >= 0 && v <= 1023,
+  };
+  const parsers = {
+    memory: mm.parseAttribute,
+    plot: am.parseAttribute,
+    calculator: pm.parseAttribute,
+    lab: lab.parseAttribute,
+  };
   const out = [];
   for (const [element, byName] of Object.entries(checks)) {
     for (const [name, check] of Object.entries(byName)) {
@@ -359,6 +379,7 @@ async function cases() {
       checks.memory.distractors,
     ]);
     out.push([`calculator presets property #${i}`, 'presets', () => pm.parsePresets(value), checks.calculator.presets]);
+    out.push([`lab facts property #${i}`, 'facts', () => labFacts.parseFacts(value), labFactsOk]);
     const cfg = Array.isArray(value) ? value[0] : value;
     out.push([`calculator config #${i}`, 'computeBlock', () => pm.validateConfig(cfg), config]);
   });
@@ -390,6 +411,7 @@ async function cases() {
     ['x', 'range', 'curves'],
     ['exercise', 'number', 'timeout', 'storage-key'],
     ['facts', 'distractors', 'threshold', 'k', 'activation', 'query', 'token', 'sync-hash'],
+    ['facts', 'seed', 'd-ff', 'fact', 'memory'],
     [
       'presets',
       'preset',
@@ -502,7 +524,7 @@ if (!isMainThread) {
   const { test } = await import('node:test');
   const assert = (await import('node:assert/strict')).default;
   const title =
-    'every attribute parser of the four elements, the embed URL and the memory hash returns a bounded ' +
+    'every attribute parser of the five elements, the embed URL and the memory hash returns a bounded ' +
     'result quickly, or a clear error, for hostile values';
   test(title, async () => {
     const worker = new Worker(new URL(import.meta.url));

@@ -194,3 +194,42 @@ test('embed pages: the URL query and the id sent back, at and past bounds; theme
   const proto = readEmbedParams('?__proto__=1&constructor=2&toString=3&d=5', allowed);
   assert.deepEqual(proto.attributes, [['d', '5']]);
 });
+
+test('memory lab: facts, seed, d-ff, fact and memory at and past bounds; hostile values named', async () => {
+  // the bounds of web/components/memory-lab/README.md, written out
+  const [LAB_FACTS, LAB_LABEL, LAB_CHARS, SEED_MAX, FACT_CHARS] = [4096, 64, 819200, 2 ** 31 - 1, 136];
+  const { parseAttribute } = await import('../../web/components/memory-lab/attributes.js');
+  const p = (name, v) => attempt(name, () => parseAttribute(name, v));
+  const lines = (n, label = 's') => Array.from({ length: n }, (_, i) => `${label}${i} | r | o`).join('\n');
+  assert.equal(p('facts', lines(LAB_FACTS)).length, LAB_FACTS);
+  assert.match(p('facts', lines(LAB_FACTS + 1)).refused.message, /expected 1 to 4096 facts, got 4097/);
+  assert.equal(p('facts', lines(1).padEnd(LAB_CHARS)).length, 1, 'padding within the length bound');
+  assert.ok(refused(p('facts', lines(1).padEnd(LAB_CHARS + 1))));
+  assert.equal(p('facts', `${'S'.repeat(LAB_LABEL)} | r | o`)[0].subject.length, LAB_LABEL);
+  assert.ok(refused(p('facts', `s | ${'R'.repeat(LAB_LABEL + 1)} | o`)));
+  assert.ok(refused(p('facts', `s | r | ${'O'.repeat(LAB_LABEL + 1)}`)));
+  assert.equal(p('seed', '1'), 1);
+  assert.equal(p('seed', String(SEED_MAX)), SEED_MAX);
+  for (const v of ['0', String(SEED_MAX + 1), '1e300', '-1', '1.5', 'NaN', '0x10', ' ', '9'.repeat(33)]) {
+    assert.ok(refused(p('seed', v)), `seed=${v.slice(0, 20)}`);
+  }
+  for (const v of ['32', '64', '128', '256', '512', '1024']) assert.equal(p('d-ff', v), Number(v));
+  for (const v of ['16', '48', '2048', '1025', '512.0', '5e2', '-512', '__proto__']) {
+    assert.ok(refused(p('d-ff', v)), `d-ff=${v}`);
+  }
+  assert.deepEqual(p('fact', 'Japan · capital'), ['Japan', 'capital']);
+  const name = (n) => `${'s'.repeat(n - 4)} | r`;
+  assert.equal(p('fact', name(FACT_CHARS))[0].length, FACT_CHARS - 4);
+  assert.ok(refused(p('fact', name(FACT_CHARS + 1))));
+  for (const v of ['Japan', 'a · b · c', ' · r', '__proto__', '']) assert.ok(refused(p('fact', v)), `fact=${v}`);
+  assert.equal(p('memory', '0'), 0);
+  assert.equal(p('memory', '1023'), 1023, 'below the largest d_ff (the element checks its own)');
+  for (const v of ['1024', '-1', '1.5', '1e300', 'NaN', 'x'.repeat(1e6)]) {
+    assert.ok(refused(p('memory', v)), `memory=${v.slice(0, 20)}`);
+  }
+  // non-strings (a property's value reaching a parser) and names that are not the lab's
+  for (const v of [null, undefined, 42, {}, [], Symbol('s')]) {
+    for (const n of ['seed', 'd-ff', 'fact', 'memory']) assert.ok(refused(p(n, v)), `${n} = ${typeof v}`);
+  }
+  assert.ok(refused(attempt('__proto__', () => parseAttribute('__proto__', '1'))));
+});

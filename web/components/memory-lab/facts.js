@@ -49,6 +49,19 @@ function label(value, field, where) {
 
 const fieldName = (field) => msg(`lab.err.${field}`);
 
+/** The refusal of a list of n facts, more than MAX_FACTS. */
+const tooMany = (n) => fail(RangeError, 'lab.err.count', { max: String(MAX_FACTS), n: String(n) });
+
+/** How many of lines[from..] hold a fact (neither blank nor a # comment). */
+function factLines(lines, from) {
+  let n = 0;
+  for (let i = from; i < lines.length; i++) {
+    const t = lines[i].trim();
+    if (t && !t.startsWith('#')) n++;
+  }
+  return n;
+}
+
 /** The facts of the author format's text: one a line, "subject | relation | object"; blank lines and # comments. */
 function factsOfText(text) {
   const out = [];
@@ -63,23 +76,29 @@ function factsOfText(text) {
       throw fail(RangeError, 'lab.err.fields', { where, text: quote(t), n: String(parts.length) });
     }
     out.push({ where, fields: parts });
+    if (out.length > MAX_FACTS) throw tooMany(out.length + factLines(lines, i + 1)); // the rest only counted
   }
-  if (out.length > MAX_FACTS)
-    throw fail(RangeError, 'lab.err.count', { max: String(MAX_FACTS), n: String(out.length) });
   return out;
+}
+
+/** An item's subject, relation and object, each read once (a getter or proxy that throws: the item refused). */
+function fieldsOf(f, where) {
+  try {
+    return FIELDS.map((k) => f[k]);
+  } catch {
+    throw fail(TypeError, 'lab.err.item', { where });
+  }
 }
 
 /** The facts of an array of { subject, relation, object } or [subject, relation, object]. */
 function factsOfArray(items) {
-  if (items.length > MAX_FACTS) {
-    throw fail(RangeError, 'lab.err.count', { max: String(MAX_FACTS), n: String(items.length) });
-  }
+  if (items.length > MAX_FACTS) throw tooMany(items.length);
   const out = [];
   for (let i = 0; i < items.length; i++) {
     const f = items[i];
     const where = msg('lab.err.atItem', { i: String(i + 1) });
     if (Array.isArray(f) && f.length === 3) out.push({ where, fields: f });
-    else if (f && typeof f === 'object' && !Array.isArray(f)) out.push({ where, fields: FIELDS.map((k) => f[k]) });
+    else if (f && typeof f === 'object' && !Array.isArray(f)) out.push({ where, fields: fieldsOf(f, where) });
     else throw fail(TypeError, 'lab.err.item', { where });
   }
   return out;

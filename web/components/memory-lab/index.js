@@ -223,13 +223,13 @@ export class FfnMemoryLab extends FfnElement {
     return this._sizes.seed;
   }
   set seed(v) {
-    this.setAttribute('seed', String(v));
+    this._setText('seed', v);
   }
   get dff() {
     return this._sizes.dff;
   }
   set dff(v) {
-    this.setAttribute('d-ff', String(v));
+    this._setText('d-ff', v);
   }
   /** The fact inspected, "Japan · capital" (set "subject · relation" or "subject | relation"). */
   get fact() {
@@ -237,7 +237,7 @@ export class FfnMemoryLab extends FfnElement {
     return `${f.subject} · ${f.relation}`;
   }
   set fact(v) {
-    this.setAttribute('fact', String(v));
+    this._setText('fact', v);
   }
   /** The memory shown, a number below d_ff, or null (set null to close it). */
   get memory() {
@@ -245,7 +245,16 @@ export class FfnMemoryLab extends FfnElement {
   }
   set memory(v) {
     if (v === null || v === undefined) this.removeAttribute('memory');
-    else this.setAttribute('memory', String(v));
+    else this._setText('memory', v);
+  }
+
+  /**
+   * A property set: a number or text goes to its attribute (and its parser); anything else (a Symbol, an object,
+   * a BigInt) is refused and said like a refused attribute, the element keeping what it had.
+   */
+  _setText(name, v) {
+    if (typeof v === 'string' || typeof v === 'number') this.setAttribute(name, String(v));
+    else this._problem(name, localizedError(TypeError, 'errors.mustBeString', { name, type: typeof v }));
   }
   /** The trainer (ffn.createMemoryModel's object) the lab runs, or null before the kernels are loaded. */
   get trainer() {
