@@ -1,0 +1,175 @@
+// The <ffn-exercise> element's report view: a grading report drawn in the element's language (summary, likely
+// mistakes, tests, notes, console output) and a setup problem; it only draws.
+import { fmtNum, CAPS, clip } from '../grade/index.js';
+import { createEl as el } from '../../element-base.js';
+import { msg, isMessage } from '../../i18n/index.js';
+import { Code, code, siteProblem, messageNodes } from './message-nodes.js';
+
+/** A number as the reports write it (compare.js's fmtNum), with the decimal mark and minus sign of the language. */
+function num(host, v) {
+  const s = fmtNum(v);
+  if (!Number.isFinite(v)) return Number.isNaN(v) ? s : host._t(v > 0 ? 'numbers.infinity' : 'numbers.minusInfinity');
+  if (Number.isInteger(v) && Math.abs(v) < 1e15) return host._tr.int(v);
+  return s.replace('.', host._tr.decimal).replace(/-/g, host._tr.minus);
+}
+
+/**
+ * A diagnosis naming one of the exercise's known mistakes, in the page's language when the exercise has a
+ * translation of that variant (the report carries the definition's own text).
+ */
+function variantText(host, d) {
+  const i = host._ex.variants.findIndex((v) => v.id === d.id && v.fn === d.fn);
+  if (i < 0) return d;
+  const v = host._text.variants[i];
+  const original = host._ex.variants[i];
+  if (v.title === original.title && v.message === original.message) return d;
+  const share = { k: d.explained, n: d.failing, fn: d.fn };
+  const message = d.partial ? `${v.message} ${host._t('exercise.partialVariant', share)}` : v.message;
+  return { ...d, title: v.title, message };
+}
+
+/**
+ * A report's text in the element's language: `said` is the message grade.js made it from (report.said), shown
+ * within the same cap; `english` (the report's own text) where there is none.
+ */
+function reportText(host, said, english, cap = CAPS.message) {
+  if (!isMessage(said)) return english;
+  const m = exerciseWords(host, said);
+  return clip(host._t(m.key, m.params), cap);
+}
+
+/** A report's message with the exercise's own words in the element's language: test names, item and order. */
+function exerciseWords(host, m, depth = 0) {
+  const { tests, words } = host._text;
+  const params = {};
+  for (const [k, v] of Object.entries(m.params)) {
+    if (isMessage(v) && depth < 8) params[k] = exerciseWords(host, v, depth + 1);
+    else if (k === 'name' && typeof v === 'string' && tests[v]) params[k] = tests[v];
+    else if ((k === 'item' || k === 'order') && typeof v === 'string' && words[v.trim()]) {
+      params[k] = v.replace(v.trim(), words[v.trim()]);
+    } else params[k] = v;
+  }
+  return msg(m.key, params);
+}
+
+/** A diagnosis as shown: an exercise's mistake (translated by the exercise), or one of grading's own messages. */
+function diagnosisText(host, d) {
+  const v = variantText(host, d);
+  if (v !== d || !d.said) return v;
+  const message = reportText(host, d.said.message, d.message, CAPS.diagnosis);
+  return { ...d, title: reportText(host, d.said.title, d.title), message };
+}
+
+/** One line of the hidden tests' list: the test's name and what happened. */
+function testLine(host, t) {
+  const name = host._text.tests[t.name] ?? t.name;
+  if (t.pass) {
+    return t.maxError > 0
+      ? host._t('exercise.testPassedError', { name, error: num(host, t.maxError) })
+      : host._t('exercise.testPassed', { name });
+  }
+  const key = { 'not-run': 'testNotRun', timeout: 'testTimedOut' }[t.status] || 'testFailed';
+  return host._t(`exercise.${key}`, { name });
+}
+
+/** Show a grading report: the announced summary and diagnoses, then the tests, notes and console output. */
+export function showReport(host, report) {
+  if (report.status === 'setup') {
+    host._editor.markLine(null);
+    const setup = report.said && report.said.setup;
+    const problem = isMessage(setup) ? siteProblem(setup) : typeof setup === 'string' ? code(setup) : null;
+    showSetupProblem(host, problem ?? report.summary);
+    return;
+  }
+  const said = report.said || { tests: [], notes: [] };
+  const heard = announced(host, report, said);
+  const parts = details(host, report, said);
+  host._ui.announce.replaceChildren(...heard);
+  host._ui.details.replaceChildren(...parts);
+}
+
+/** What the live region announces: the summary, "Go to line N" for an error, and the likely mistakes. */
+function announced(host, report, said) {
+  const doc = host.ownerDocument;
+  const heard = [];
+  const summary = reportText(host, said.summary, report.summary);
+  const summaryClass = `summary ${report.passed ? 'pass' : 'fail'}`;
+  heard.push(el(doc, 'p', { class: summaryClass, part: 'summary', text: summary }));
+  const errLine = report.error && report.error.line;
+  host._editor.markLine(errLine || null);
+  if (report.error && report.error.line) {
+    const goTo = host._t('exercise.goToLine', { line: report.error.line });
+    const go = el(doc, 'button', { type: 'button', class: 'link', text: goTo });
+    go.addEventListener('click', () => host._editor.goTo(report.error.line, report.error.column || 1));
+    heard.push(el(doc, 'p', {}, [go]));
+  }
+  for (const d of report.diagnoses.map((x) => diagnosisText(host, x))) {
+    heard.push(
+      el(doc, 'div', { class: 'diagnosis', part: 'diagnosis' }, [
+        el(doc, 'strong', { text: host._t('exercise.likelyMistake', { title: d.title }) }),
+        el(doc, 'span', { text: d.message }),
+      ]),
+    );
+  }
+  return heard;
+}
+
+/** What is shown outside the live region: notes, the tests' list and tolerance, "well done", console output. */
+function details(host, report, said) {
+  const doc = host.ownerDocument;
+  const u = host._ui;
+  const parts = [];
+  for (const [i, note] of (report.notes || []).entries()) {
+    const text = reportText(host, said.notes[i], note, CAPS.note);
+    parts.push(el(doc, 'p', { class: 'note', part: 'note', text: text }));
+  }
+  if (report.status !== 'error') parts.push(...testList(host, report, said));
+  if (report.passed) {
+    parts.push(el(doc, 'p', { class: 'note', text: host._t('exercise.wellDone') }));
+    u.solBtn.textContent = host._t(u.solution.hidden ? 'exercise.compareSolution' : 'exercise.hideSolution');
+  }
+  if (report.logs.length) parts.push(logsBox(host, report.logs));
+  return parts;
+}
+
+/** The hidden tests' list (a mark, the line and any detail per test) and the tolerance note. */
+function testList(host, report, said) {
+  const doc = host.ownerDocument;
+  const list = el(doc, 'ul', { class: 'tests', part: 'tests', 'aria-label': host._t('exercise.hiddenTests') });
+  for (const [i, t] of report.tests.entries()) {
+    const mark = t.pass ? '✓' : t.status === 'not-run' ? '–' : '✗';
+    const part = t.pass ? 'test test-pass' : 'test test-fail';
+    const li = el(doc, 'li', { class: t.pass ? 'pass' : t.status, part }, [
+      el(doc, 'span', { class: 'mark', 'aria-hidden': 'true', text: mark }),
+      el(doc, 'span', { text: testLine(host, t) }),
+    ]);
+    const detail = !t.pass && t.message && reportText(host, said.tests[i], t.message);
+    if (detail) li.append(el(doc, 'span', { class: 'detail', text: detail }));
+    list.append(li);
+  }
+  const tol = report.tolerance;
+  const tolerance = host._t('exercise.tolerance', { atol: num(host, tol.atol), rtol: num(host, tol.rtol) });
+  return [list, el(doc, 'p', { class: 'note', part: 'tolerance', text: tolerance })];
+}
+
+/** The learner's console output, folded. */
+function logsBox(host, logs) {
+  const doc = host.ownerDocument;
+  return el(doc, 'details', { part: 'logs-box' }, [
+    el(doc, 'summary', { text: host._t('exercise.consoleOutput', { n: logs.length }) }),
+    el(doc, 'pre', {
+      class: 'logs',
+      part: 'logs',
+      text: logs.map((l) => (l.level === 'log' ? l.text : `[${l.level}] ${l.text}`)).join('\n'),
+    }),
+  ]);
+}
+
+/** Show a setup problem (a message, or the report's text): never the learner's fault, and said so. */
+export function showSetupProblem(host, message) {
+  const props = { class: 'summary setup', part: 'summary setup-problem', role: 'alert' };
+  const text = isMessage(message) || message instanceof Code ? msg('exercise.setupProblem', { message }) : message;
+  const p = el(host.ownerDocument, 'p', props, messageNodes(host.ownerDocument, host._tr, text));
+  host._ui.announce.replaceChildren(p);
+  host._ui.details.replaceChildren();
+}
