@@ -4,6 +4,7 @@ import { toolkitNames } from '../../run/index.js';
 import { toSpec, specsAgree } from '../compare.js';
 import { parsePromptHtml } from '../prompt-html.js';
 import { makeRng, hashSeed } from '../../../rng.js';
+import { whenIdle } from './idle.js';
 
 /** The return kinds a learner's function may have; an object of these (one per key) is a kind too. */
 export const RETURN_KINDS = Object.freeze(['tensor', 'number', 'integer', 'integers']);
@@ -603,6 +604,25 @@ function apiReady(api) {
  * when ffn-lab's wasm is already loaded (await ready() first), or else before the exercise's first grading.
  */
 export function defineExercise(definition) {
+  return register(definition, true);
+}
+
+/**
+ * A built-in exercise: defined as defineExercise does, but its value checks (tens of milliseconds each, too long for
+ * a page's load) run in an idle period once the wasm is loaded, or else before its first grading.
+ */
+export function defineBuiltInExercise(definition) {
+  const exercise = register(definition, false);
+  whenIdle(() => {
+    if (!apiReady(defaultApi)) return false;
+    validateValues(exercise, defaultApi);
+    return true;
+  });
+  return exercise;
+}
+
+/** defineExercise's work; the value checks at once (when the wasm is loaded) only if `checkNow`. */
+function register(definition, checkNow) {
   const existing =
     isPlainObject(definition) && typeof definition.id === 'string' ? registry.get(definition.id) : undefined;
   if (existing && (existing.exercise === definition || existing.source === definition)) return existing.exercise;
@@ -613,7 +633,7 @@ export function defineExercise(definition) {
       'id',
       `"${exercise.id}" is already defined (ids are unique on a page)`,
     );
-  if (apiReady(defaultApi)) validateValues(exercise, defaultApi);
+  if (checkNow && apiReady(defaultApi)) validateValues(exercise, defaultApi);
   registry.set(exercise.id, { exercise, source: definition });
   for (const fn of [...listeners]) {
     try {

@@ -1,5 +1,5 @@
 // The built-in catalog: six exercises, one file each, defined through the same defineExercise authors use.
-import { defineExercise, addTranslations } from './define.js';
+import { defineBuiltInExercise, addTranslations } from './define.js';
 import gelu from './gelu.js';
 import ffn from './ffn.js';
 import swiglu from './swiglu.js';
@@ -8,8 +8,13 @@ import memories from './memories.js';
 import gqaBudget from './gqa-budget.js';
 import { addBuiltInStrings } from '../../../i18n/index.js';
 
-/** The built-in exercises, as defined (frozen), in English; their French comes with the French interface. */
-export const exercises = Object.freeze([gelu, ffn, swiglu, swigluBackward, memories, gqaBudget].map(defineExercise));
+/**
+ * The built-in exercises, as defined (frozen), in English; their French comes with the French interface. Their value
+ * checks run in idle time (defineBuiltInExercise), not in the task that loads this module.
+ */
+export const exercises = Object.freeze(
+  [gelu, ffn, swiglu, swigluBackward, memories, gqaBudget].map((d) => defineBuiltInExercise(d)),
+);
 
 // One file per language (fr.js, keyed by the exercises' names in camelCase), loaded by loadStrings('fr').
 const camel = (id) => id.replace(/-(\w)/g, (m, c) => c.toUpperCase());
