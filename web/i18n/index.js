@@ -204,31 +204,12 @@ function lookup(table, key) {
   return v;
 }
 
-function makeTranslator(table, locale, lang) {
+/** key, params -> the table's template (English where the table has none; the plural form params.n selects). */
+function templateOf(table, locale) {
   const plural = new Intl.PluralRules(locale);
   const ordinalRules = new Intl.PluralRules(locale, { type: 'ordinal' });
-  const numberFormats = new Map();
-  const nf = (opts) => {
-    const k = JSON.stringify(opts);
-    if (!numberFormats.has(k)) numberFormats.set(k, new Intl.NumberFormat(locale, opts));
-    return numberFormats.get(k);
-  };
-  const decimal =
-    nf({})
-      .formatToParts(1.5)
-      .find((p) => p.type === 'decimal')?.value ?? '.';
-  const minus =
-    nf({})
-      .formatToParts(-1)
-      .find((p) => p.type === 'minusSign')?.value ?? '-';
-  const group =
-    nf({})
-      .formatToParts(1e6)
-      .find((p) => p.type === 'group')?.value ?? ',';
-  const int = (v) => nf({ maximumFractionDigits: 0 }).format(Math.round(v));
-  const num = (v) => (Number.isInteger(v) ? int(v) : nf({ maximumFractionDigits: 6 }).format(v));
   const english = lookup.bind(null, en);
-  const template = (key, params) => {
+  return (key, params) => {
     let v = lookup(table, key);
     if (v === undefined) v = english(key);
     if (v === undefined) return key;
@@ -241,36 +222,30 @@ function makeTranslator(table, locale, lang) {
     }
     return String(v);
   };
-  const show = (p) => {
-    if (typeof p === 'number') return num(p);
-    if (p instanceof Numeral) return numeral(p);
-    if (p instanceof Ordinal) return t('numbers.ordinal', { n: p.n, [ORDINAL]: true });
-    if (p === undefined || p === null) return '';
-    if (p instanceof Message) return t(p.key, p.params);
-    if (p instanceof Joined) return p.items.map((x) => String(show(x))).join(t(p.sep));
-    if (Array.isArray(p)) return p.map((x) => String(show(x))).join(t('errors.listSep'));
-    return p;
+}
+
+/** The locale's number marks (decimal, minus, group) and its integer and plain number formats. */
+function numberMarks(locale) {
+  const numberFormats = new Map();
+  const nf = (opts) => {
+    const k = JSON.stringify(opts);
+    if (!numberFormats.has(k)) numberFormats.set(k, new Intl.NumberFormat(locale, opts));
+    return numberFormats.get(k);
   };
-  const t = (key, params) =>
-    template(key, params).replace(/\{(\w+)\}/g, (m, name) =>
-      params && name in params ? String(show(params[name])) : m,
-    );
-  /** Like t, but a list of strings and the parameters' own values (DOM nodes stay nodes). */
-  const parts = (key, params) => {
-    const out = [];
-    const s = template(key, params);
-    let last = 0;
-    s.replace(/\{(\w+)\}/g, (m, name, at) => {
-      if (!params || !(name in params)) return m;
-      if (at > last) out.push(s.slice(last, at));
-      const v = show(params[name]);
-      out.push(typeof v === 'object' ? v : String(v));
-      last = at + m.length;
-      return m;
-    });
-    if (last < s.length) out.push(s.slice(last));
-    return out;
-  };
+  const mark = (v, type, otherwise) =>
+    nf({})
+      .formatToParts(v)
+      .find((p) => p.type === type)?.value ?? otherwise;
+  const decimal = mark(1.5, 'decimal', '.');
+  const minus = mark(-1, 'minusSign', '-');
+  const group = mark(1e6, 'group', ',');
+  const int = (v) => nf({ maximumFractionDigits: 0 }).format(Math.round(v));
+  const num = (v) => (Number.isInteger(v) ? int(v) : nf({ maximumFractionDigits: 6 }).format(v));
+  return { decimal, minus, group, int, num };
+}
+
+/** Numbers written with the marks: a report's numeral, fixed, exponent and small forms (t: the translator's t). */
+function numberForms({ decimal, minus, group, int }, t) {
   /** A number a report wrote in English (`text`), with this language's integer grouping, decimal mark and minus. */
   const numeral = ({ v, text }) => {
     if (typeof v !== 'number' || (decimal === '.' && group === ',')) return text;
@@ -297,6 +272,46 @@ function makeTranslator(table, locale, lang) {
   /** Like fixed, but a value too small for `digits` decimals and not zero in exponent form. */
   const small = (v, digits = 2) =>
     v !== 0 && Number.isFinite(v) && Math.abs(v) < 0.5 * 10 ** -digits ? exp(v, 1) : fixed(v, digits);
+  return { numeral, fixed, exp, small };
+}
+
+/** A template s filled as a list of strings and the parameters' own values (show(v): DOM nodes stay nodes). */
+function fillParts(s, params, show) {
+  const out = [];
+  let last = 0;
+  s.replace(/\{(\w+)\}/g, (m, name, at) => {
+    if (!params || !(name in params)) return m;
+    if (at > last) out.push(s.slice(last, at));
+    const v = show(params[name]);
+    out.push(typeof v === 'object' ? v : String(v));
+    last = at + m.length;
+    return m;
+  });
+  if (last < s.length) out.push(s.slice(last));
+  return out;
+}
+
+function makeTranslator(table, locale, lang) {
+  const template = templateOf(table, locale);
+  const marks = numberMarks(locale);
+  const { decimal, minus, int, num } = marks;
+  const { numeral, fixed, exp, small } = numberForms(marks, (key) => t(key));
+  const show = (p) => {
+    if (typeof p === 'number') return num(p);
+    if (p instanceof Numeral) return numeral(p);
+    if (p instanceof Ordinal) return t('numbers.ordinal', { n: p.n, [ORDINAL]: true });
+    if (p === undefined || p === null) return '';
+    if (p instanceof Message) return t(p.key, p.params);
+    if (p instanceof Joined) return p.items.map((x) => String(show(x))).join(t(p.sep));
+    if (Array.isArray(p)) return p.map((x) => String(show(x))).join(t('errors.listSep'));
+    return p;
+  };
+  const t = (key, params) =>
+    template(key, params).replace(/\{(\w+)\}/g, (m, name) =>
+      params && name in params ? String(show(params[name])) : m,
+    );
+  /** Like t, but a list of strings and the parameters' own values (DOM nodes stay nodes). */
+  const parts = (key, params) => fillParts(template(key, params), params, show);
   const list = (items) => new Intl.ListFormat(locale, { type: 'conjunction' }).format(items.map(String));
   const date = (d, opts = { dateStyle: 'long' }) => d.toLocaleDateString(locale, opts);
   return { lang, locale, table, t, parts, fixed, exp, small, int, num, list, date, decimal, minus };
