@@ -230,7 +230,8 @@ function searchClear(items, { fixedConflicts, clash }, budget) {
       const { candidates } = items[i];
       while (k >= clear[i].length && scanned[i] < candidates.length) {
         const index = scanned[i]++;
-        if (!fixedConflicts(items[i], candidates[index])) clear[i].push({ c: candidates[index], index });
+        const c = candidates.at(index);
+        if (!fixedConflicts(items[i], c)) clear[i].push({ c, index });
       }
       if (k >= clear[i].length) return;
       yield clear[i][k];
@@ -259,7 +260,8 @@ function placeGreedy(items, { fixedConflicts, clash }) {
   const taken = [];
   for (const item of items) {
     let best = null;
-    for (const [index, c] of item.candidates.entries()) {
+    for (let index = 0; index < item.candidates.length; index++) {
+      const c = item.candidates.at(index);
       let n = fixedConflicts(item, c);
       if (best && n >= best.conflicts) continue;
       for (const t of taken) if (clash(c, { ...t.box, leader: t.leader })) n++;
@@ -271,31 +273,86 @@ function placeGreedy(items, { fixedConflicts, clash }) {
   return taken;
 }
 
+const TURNS = [0, 20, -20, 40, -40, 65, -65, 90, -90, 125, -125, 160, -160, 180];
+const orders = new Map(); // `${step}|${steps}` -> [[turn index, k]] in order of cost (the same for every label)
+
+/** The (turn, step) pairs of radialCandidates, cheapest first (a stable sort: turn by turn, then outwards). */
+function candidateOrder(step, steps) {
+  const key = `${step}|${steps}`;
+  if (!orders.has(key)) {
+    const all = [];
+    TURNS.forEach((turn, ti) => {
+      for (let k = 0; k <= steps; k++) all.push({ ti, k, cost: k * step + Math.abs(turn) * 0.35 });
+    });
+    orders.set(
+      key,
+      all.sort((p, q) => p.cost - q.cost),
+    );
+  }
+  return orders.get(key);
+}
+
+/** A candidate of radialCandidates: its leader (from the anchor a at distance r0) is worked out when first read. */
+class RadialCandidate {
+  constructor(x, y, w, h, a, r0, withLeader) {
+    this.x = x;
+    this.y = y;
+    this.w = w;
+    this.h = h;
+    this._from = withLeader ? a : null;
+    this._r0 = r0;
+    this._leader = undefined;
+  }
+  get leader() {
+    const a = this._from;
+    if (a) {
+      this._from = null;
+      const r0 = this._r0;
+      const end = nearestPoint(this, a);
+      const len = Math.hypot(end[0] - a[0], end[1] - a[1]);
+      if (len > r0 + 2)
+        this._leader = [[a[0] + ((end[0] - a[0]) * r0) / len, a[1] + ((end[1] - a[1]) * r0) / len], end];
+    }
+    return this._leader;
+  }
+}
+
+/** radialCandidates' list: `length` and `at(i)`, as an array has, each candidate made when first asked for. */
+class RadialCandidates {
+  constructor(a, dir, w, h, { gap, r0, step, steps, leaderFrom }) {
+    this._order = candidateOrder(step, steps);
+    this.length = this._order.length;
+    this._made = [];
+    this._dirs = TURNS.map((turn) => {
+      const t = (turn * Math.PI) / 180;
+      const d = [dir[0] * Math.cos(t) - dir[1] * Math.sin(t), dir[0] * Math.sin(t) + dir[1] * Math.cos(t)];
+      return { d, support: (Math.abs(d[0]) * w) / 2 + (Math.abs(d[1]) * h) / 2 };
+    });
+    Object.assign(this, { a, w, h, gap, r0, step, leaderFrom });
+  }
+  at(i) {
+    if (i < 0 || i >= this.length) return undefined;
+    if (this._made[i]) return this._made[i];
+    const { ti, k } = this._order[i];
+    const { a, w, h, gap, step } = this;
+    const { d, support } = this._dirs[ti];
+    const dist = gap + k * step;
+    const cx = a[0] + d[0] * (dist + support),
+      cy = a[1] + d[1] * (dist + support);
+    const leader = dist - gap > this.leaderFrom || TURNS[ti] !== 0;
+    return (this._made[i] = new RadialCandidate(cx - w / 2, cy - h / 2, w, h, a, this.r0, leader));
+  }
+  *[Symbol.iterator]() {
+    for (let i = 0; i < this.length; i++) yield this.at(i);
+  }
+}
+
 /**
  * Candidate boxes of a w x h label beside the point a, pointing away from it along dir (a unit vector):
  * first at distance gap, then further out and turned by growing angles, cheapest first. A candidate
- * further than `leaderFrom` from a carries a leader line from a (at distance r0) to the box.
+ * further than `leaderFrom` from a carries a leader line from a (at distance r0) to the box. A list with `length`
+ * and `at(i)`, whose candidates (and their leaders) are made when a placement first reads them: most never are.
  */
 export function radialCandidates(a, dir, w, h, { gap = 6, r0 = 0, step = 4, steps = 40, leaderFrom = 10 } = {}) {
-  const turns = [0, 20, -20, 40, -40, 65, -65, 90, -90, 125, -125, 160, -160, 180];
-  const out = [];
-  for (const turn of turns) {
-    const t = (turn * Math.PI) / 180;
-    const d = [dir[0] * Math.cos(t) - dir[1] * Math.sin(t), dir[0] * Math.sin(t) + dir[1] * Math.cos(t)];
-    const support = (Math.abs(d[0]) * w) / 2 + (Math.abs(d[1]) * h) / 2;
-    for (let k = 0; k <= steps; k++) {
-      const dist = gap + k * step;
-      const cx = a[0] + d[0] * (dist + support),
-        cy = a[1] + d[1] * (dist + support);
-      const box = { x: cx - w / 2, y: cy - h / 2, w, h };
-      let leader;
-      if (dist - gap > leaderFrom || turn !== 0) {
-        const end = nearestPoint(box, a);
-        const len = Math.hypot(end[0] - a[0], end[1] - a[1]);
-        if (len > r0 + 2) leader = [[a[0] + ((end[0] - a[0]) * r0) / len, a[1] + ((end[1] - a[1]) * r0) / len], end];
-      }
-      out.push({ ...box, leader, cost: k * step + Math.abs(turn) * 0.35 });
-    }
-  }
-  return out.sort((p, q) => p.cost - q.cost);
+  return new RadialCandidates(a, dir, w, h, { gap, r0, step, steps, leaderFrom });
 }
