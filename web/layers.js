@@ -45,6 +45,49 @@ function alloc(r, fn, what, floats) {
 
 const aligned = (p) => ((p + ALIGN - 1) & -ALIGN) >>> 0;
 
+/** The rows of X (..., dIn) and the result's shape (..., dOut); a RangeError for a wrong X or opts.out. */
+function forwardShape(fwd, x, dIn, dOut, out) {
+  const n = x.shape.length;
+  if (n < 1 || x.shape[n - 1] !== dIn) {
+    throw new RangeError(
+      `${fwd}: X has shape ${fmtShape(x.shape)} but expected (..., ${dIn}) (the layer's input size)`,
+    );
+  }
+  let rowsM = 1;
+  for (let i = 0; i < n - 1; i++) rowsM *= x.shape[i];
+  const outShape = [...x.shape.slice(0, -1), dOut];
+  if (out !== undefined && out.length !== rowsM * dOut) {
+    throw new RangeError(
+      `${fwd}: opts.out has ${out.length} floats but the result ${fmtShape(outShape)} needs ${rowsM * dOut}`,
+    );
+  }
+  return { rowsM, outShape };
+}
+
+/**
+ * A layer's scratch block, kept between calls up to KEEP_SCRATCH_BYTES: take(need, what) -> { base, temporary } (a
+ * temporary block is the caller's to free; what() names the call in an out-of-memory error), free().
+ */
+function layerScratch(r, fwd) {
+  const ex = r.exports;
+  let scratch = 0;
+  let scratchFloats = 0;
+  const free = () => {
+    if (scratch) ex.free(scratch);
+    scratch = 0;
+    scratchFloats = 0;
+  };
+  const take = (need, what) => {
+    if (need <= scratchFloats) return { base: scratch, temporary: false };
+    if (need * FLOAT_BYTES > KEEP_SCRATCH_BYTES) return { base: alloc(r, fwd, what(), need), temporary: true };
+    free(); // grow the kept scratch (free first: the old block is not needed any more)
+    scratch = alloc(r, fwd, what(), need);
+    scratchFloats = need;
+    return { base: scratch, temporary: false };
+  };
+  return { take, free };
+}
+
 /**
  * The shared machinery of the three layer kinds: one block of packed weights, a scratch block reused
  * between calls, forward(X, { out }) with X (..., dIn) -> (..., dOut) (into a fresh array, or into
@@ -61,51 +104,22 @@ function makeLayer(kind, { dIn, dOut, floats, pack, run, workFloats, info }) {
     ex.free(weights);
     throw e;
   }
-  let scratch = 0;
-  let scratchFloats = 0;
   let disposed = false;
   const fwd = `${kind}(...).forward`;
+  const scratch = layerScratch(r, fwd);
+  const gone = () => new Error(`${fwd}: this layer was disposed; create a new one with ${kind}()`);
 
   function forward(X, opts) {
-    if (disposed) throw new Error(`${fwd}: this layer was disposed; create a new one with ${kind}()`);
+    if (disposed) throw gone();
     const out = outOption(fwd, r, opts);
     const x = parseTensor(fwd, 'X', X);
     // parsing X may run caller code (getters) that disposes this layer: check again
-    if (disposed) throw new Error(`${fwd}: this layer was disposed; create a new one with ${kind}()`);
-    const n = x.shape.length;
-    if (n < 1 || x.shape[n - 1] !== dIn) {
-      throw new RangeError(
-        `${fwd}: X has shape ${fmtShape(x.shape)} but expected (..., ${dIn}) (the layer's input size)`,
-      );
-    }
-    let rowsM = 1;
-    for (let i = 0; i < n - 1; i++) rowsM *= x.shape[i];
-    const outShape = [...x.shape.slice(0, -1), dOut];
-    if (out !== undefined && out.length !== rowsM * dOut) {
-      throw new RangeError(
-        `${fwd}: opts.out has ${out.length} floats but the result ${fmtShape(outShape)} needs ${rowsM * dOut}`,
-      );
-    }
+    if (disposed) throw gone();
+    const { rowsM, outShape } = forwardShape(fwd, x, dIn, dOut, out);
     const inF = Math.ceil((rowsM * dIn) / 16) * 16; // whole 64-byte lines: Y and the work block stay aligned
     const outF = Math.ceil((rowsM * dOut) / 16) * 16;
-    const need = inF + outF + workFloats(rowsM);
-    let base = scratch;
-    let temporary = false;
-    if (need > scratchFloats) {
-      const what = `X ${fmtShape(x.shape)} -> ${fmtShape(outShape)}`;
-      if (need * FLOAT_BYTES <= KEEP_SCRATCH_BYTES) {
-        // grow the kept scratch (free first: the old block is not needed any more)
-        if (scratch) ex.free(scratch);
-        scratch = 0;
-        scratchFloats = 0;
-        scratch = alloc(r, fwd, what, need);
-        scratchFloats = need;
-        base = scratch;
-      } else {
-        base = alloc(r, fwd, what, need);
-        temporary = true;
-      }
-    }
+    const what = () => `X ${fmtShape(x.shape)} -> ${fmtShape(outShape)}`;
+    const { base, temporary } = scratch.take(inF + outF + workFloats(rowsM), what);
     try {
       const pX = aligned(base);
       const pY = pX + inF * FLOAT_BYTES;
@@ -127,9 +141,7 @@ function makeLayer(kind, { dIn, dOut, floats, pack, run, workFloats, info }) {
     disposed = true;
     ex.free(weights);
     weights = 0;
-    if (scratch) ex.free(scratch);
-    scratch = 0;
-    scratchFloats = 0;
+    scratch.free();
   }
 
   const layer = { forward, dispose };
