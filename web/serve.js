@@ -73,6 +73,58 @@ async function resolvePath(root, urlPath) {
   return { file: real };
 }
 
+/** The file a request names (a directory's index.html) and its stat; null once an error or a redirect is sent. */
+async function fileFor(res, root, url) {
+  const r = await resolvePath(root, url.pathname);
+  if (r.error) {
+    send(res, r.error, r.error === 404 ? 'not found\n' : r.error === 403 ? 'forbidden\n' : 'bad request\n');
+    return null;
+  }
+  let file = r.file;
+  let st = await stat(file);
+  if (st.isDirectory()) {
+    if (!url.pathname.endsWith('/')) {
+      res.writeHead(301, { Location: url.pathname + '/' + url.search });
+      res.end();
+      return null;
+    }
+    file = join(file, 'index.html');
+    try {
+      st = await stat(file);
+    } catch {
+      send(res, 404, 'not found\n');
+      return null;
+    }
+  }
+  if (!st.isFile()) {
+    send(res, 404, 'not found\n');
+    return null;
+  }
+  return { file, st };
+}
+
+/** A 200 with the file's type, length and headers (the sandbox frame's no-network CSP); the body unless HEAD. */
+async function sendFile(req, res, file, st) {
+  const type = MIME[extname(file).toLowerCase()] || 'application/octet-stream';
+  const headers = {
+    'Content-Type': type,
+    'Content-Length': st.size,
+    'Cache-Control': 'no-store',
+    'X-Content-Type-Options': 'nosniff',
+  };
+  // The learner's workers inherit the sandbox frame's CSP: no network at all.
+  if (file.endsWith(`${sep}sandbox${sep}run${sep}frame.html`))
+    headers['Content-Security-Policy'] = await frameCsp(file);
+  res.writeHead(200, headers);
+  if (req.method === 'HEAD') {
+    res.end();
+    return;
+  }
+  const stream = createReadStream(file);
+  stream.on('error', () => res.destroy());
+  stream.pipe(res);
+}
+
 function handler(root) {
   return async (req, res) => {
     try {
@@ -86,49 +138,8 @@ function handler(root) {
         res.end();
         return;
       }
-      const r = await resolvePath(root, url.pathname);
-      if (r.error) {
-        send(res, r.error, r.error === 404 ? 'not found\n' : r.error === 403 ? 'forbidden\n' : 'bad request\n');
-        return;
-      }
-      let file = r.file;
-      let st = await stat(file);
-      if (st.isDirectory()) {
-        if (!url.pathname.endsWith('/')) {
-          res.writeHead(301, { Location: url.pathname + '/' + url.search });
-          res.end();
-          return;
-        }
-        file = join(file, 'index.html');
-        try {
-          st = await stat(file);
-        } catch {
-          send(res, 404, 'not found\n');
-          return;
-        }
-      }
-      if (!st.isFile()) {
-        send(res, 404, 'not found\n');
-        return;
-      }
-      const type = MIME[extname(file).toLowerCase()] || 'application/octet-stream';
-      const headers = {
-        'Content-Type': type,
-        'Content-Length': st.size,
-        'Cache-Control': 'no-store',
-        'X-Content-Type-Options': 'nosniff',
-      };
-      // The learner's workers inherit the sandbox frame's CSP: no network at all.
-      if (file.endsWith(`${sep}sandbox${sep}run${sep}frame.html`))
-        headers['Content-Security-Policy'] = await frameCsp(file);
-      res.writeHead(200, headers);
-      if (req.method === 'HEAD') {
-        res.end();
-        return;
-      }
-      const stream = createReadStream(file);
-      stream.on('error', () => res.destroy());
-      stream.pipe(res);
+      const found = await fileFor(res, root, url);
+      if (found) await sendFile(req, res, found.file, found.st);
     } catch {
       if (!res.headersSent) send(res, 404, 'not found\n');
       else res.destroy();
