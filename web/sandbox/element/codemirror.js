@@ -10,16 +10,12 @@
 
 const ERROR_LINE = 'cm-ffn-error-line';
 
-/**
- * codeMirrorEditor({ view, state, extensions }) -> an editor for <ffn-exercise> (`element.editor = ...`, or the
- * `editor` option of mountExercise). `view` is the site's @codemirror/view module (EditorView, Decoration, keymap)
- * and `state` its @codemirror/state module (EditorState, StateField, StateEffect, Prec); `extensions` are the
- * site's (for example [basicSetup, javascript()] from codemirror and @codemirror/lang-javascript).
- */
-export function codeMirrorEditor({ view, state, extensions = [] } = {}) {
+/** The CodeMirror classes the adapter uses, from the site's modules; a TypeError naming any that is missing. */
+function cmClasses(view, state) {
   const { EditorView, Decoration, keymap } = view || {};
   const { EditorState, StateField, StateEffect, Prec } = state || {};
-  const missing = Object.entries({ EditorView, Decoration, keymap, EditorState, StateField, StateEffect, Prec })
+  const cm = { EditorView, Decoration, keymap, EditorState, StateField, StateEffect, Prec };
+  const missing = Object.entries(cm)
     .filter(([, v]) => typeof v !== 'function' && typeof v !== 'object')
     .map(([k]) => k);
   if (missing.length) {
@@ -28,6 +24,11 @@ export function codeMirrorEditor({ view, state, extensions = [] } = {}) {
         `missing ${missing.join(', ')}`,
     );
   }
+  return cm;
+}
+
+/** The learner's error line: the effect that sets it (a 1-based line, or null) and the field that draws it. */
+function errorLineField({ EditorView, Decoration, StateField, StateEffect }) {
   const setError = StateEffect.define();
   const errorLine = StateField.define({
     create: () => Decoration.none,
@@ -46,7 +47,51 @@ export function codeMirrorEditor({ view, state, extensions = [] } = {}) {
     },
     provide: (f) => EditorView.decorations.from(f),
   });
+  return { setError, errorLine };
+}
 
+/** The element's editor around a CodeMirror view: { root, view, value, focus(), goTo(), markLine(), destroy() }. */
+function editorOf(root, cmView, setError) {
+  return {
+    root,
+    view: cmView,
+    get value() {
+      return cmView.state.doc.toString();
+    },
+    set value(v) {
+      cmView.dispatch({ changes: { from: 0, to: cmView.state.doc.length, insert: v }, effects: setError.of(null) });
+    },
+    focus() {
+      cmView.focus();
+    },
+    /** Put the caret at a 1-based line and column, in view. */
+    goTo(line, column = 1) {
+      const d = cmView.state.doc;
+      const l = d.line(Math.max(1, Math.min(d.lines, line)));
+      const pos = l.from + Math.max(0, Math.min(column - 1, l.length));
+      cmView.dispatch({ selection: { anchor: pos }, scrollIntoView: true });
+      cmView.focus();
+    },
+    /** Mark one line (the line of an error), or none. */
+    markLine(line) {
+      cmView.dispatch({ effects: setError.of(line || null) });
+    },
+    destroy() {
+      cmView.destroy();
+    },
+  };
+}
+
+/**
+ * codeMirrorEditor({ view, state, extensions }) -> an editor for <ffn-exercise> (`element.editor = ...`, or the
+ * `editor` option of mountExercise). `view` is the site's @codemirror/view module (EditorView, Decoration, keymap)
+ * and `state` its @codemirror/state module (EditorState, StateField, StateEffect, Prec); `extensions` are the
+ * site's (for example [basicSetup, javascript()] from codemirror and @codemirror/lang-javascript).
+ */
+export function codeMirrorEditor({ view, state, extensions = [] } = {}) {
+  const cm = cmClasses(view, state);
+  const { EditorView, EditorState, Prec, keymap } = cm;
+  const { setError, errorLine } = errorLineField(cm);
   return Object.freeze({
     kind: 'codemirror',
     /** Called by the element: { root, value, focus(), goTo(line, column), markLine(line), destroy() }. */
@@ -73,34 +118,7 @@ export function codeMirrorEditor({ view, state, extensions = [] } = {}) {
           ],
         }),
       });
-      return {
-        root,
-        view: cmView,
-        get value() {
-          return cmView.state.doc.toString();
-        },
-        set value(v) {
-          cmView.dispatch({ changes: { from: 0, to: cmView.state.doc.length, insert: v }, effects: setError.of(null) });
-        },
-        focus() {
-          cmView.focus();
-        },
-        /** Put the caret at a 1-based line and column, in view. */
-        goTo(line, column = 1) {
-          const d = cmView.state.doc;
-          const l = d.line(Math.max(1, Math.min(d.lines, line)));
-          const pos = l.from + Math.max(0, Math.min(column - 1, l.length));
-          cmView.dispatch({ selection: { anchor: pos }, scrollIntoView: true });
-          cmView.focus();
-        },
-        /** Mark one line (the line of an error), or none. */
-        markLine(line) {
-          cmView.dispatch({ effects: setError.of(line || null) });
-        },
-        destroy() {
-          cmView.destroy();
-        },
-      };
+      return editorOf(root, cmView, setError);
     },
   });
 }
