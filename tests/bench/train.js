@@ -1,7 +1,7 @@
 // The training section of the bench: the memory lab's model (createMemoryModel) against the same model, loss and Adam
 // in tfjs-core on its wasm (XNNPACK) and cpu backends, interleaved; the step's GEMMs against the peak loop.
 import { interleaved, pairedRatio, median } from './ort.js';
-import { bestChains } from './core.js';
+import { bestChains, against } from './core.js';
 import { peakLoad, peakLoadLines, hostVerdict } from './peak.js';
 import { syntheticFacts } from '../helpers/memory-model.js';
 
@@ -86,7 +86,7 @@ export function tfjsModel(tf, backend, w, spec) {
 /**
  * The seven GEMMs of one full-batch step (shapes of memory_train_step) on raw exports, operands resident:
  * H = X W1, A W2, Y U^T, dZ U (gemm_forward on packed B), dW2 = A^T dY, dA = dY W2^T, dW1 = X^T dH (gemm_ex).
- * { run(), flops, free() }.
+ * { run(), flops, each: [{ name, flops, call }] (the seven one by one), free() }.
  */
 export function stepGemms(raw, N, d, dff, V) {
   const blocks = [];
@@ -104,18 +104,19 @@ export function stepGemms(raw, N, d, dff, V) {
   const C = take(N * big);
   const P = take(raw.gemm_packed_size(big, big));
   const w = take(raw.gemm_work_size(N, big));
-  // each [M, K, N, call]: five products of N d dff multiply-adds, two of N d V (0.90 GFLOP at the lab's sizes)
-  const fwd = (M, K, Nn) => [M, K, Nn, () => raw.gemm_forward(C, A, P, 0, M, K, Nn, 0, w)];
-  const ex = (tA, tB, M, K, Nn) => [M, K, Nn, () => raw.gemm_ex(C, A, tA, B, tB, M, K, Nn, 0)];
-  const gemms = [fwd(N, d, dff), fwd(N, dff, d), fwd(N, d, V), fwd(N, V, d)];
-  gemms.push(ex(1, 0, dff, N, d), ex(0, 1, N, d, dff), ex(1, 0, d, N, dff));
-  const calls = gemms.map((g) => g[3]);
-  const flops = gemms.reduce((s, [M, K, Nn]) => s + 2 * M * K * Nn, 0);
+  // each [name, M, K, N, call]: five products of N d dff multiply-adds, two of N d V (0.90 GFLOP at the lab's sizes)
+  const fwd = (name, M, K, Nn) => [name, M, K, Nn, () => raw.gemm_forward(C, A, P, 0, M, K, Nn, 0, w)];
+  const ex = (name, tA, tB, M, K, Nn) => [name, M, K, Nn, () => raw.gemm_ex(C, A, tA, B, tB, M, K, Nn, 0)];
+  const gemms = [fwd('X W1', N, d, dff), fwd('A W2', N, dff, d), fwd('Y U^T', N, d, V), fwd('dZ U', N, V, d)];
+  gemms.push(ex('A^T dY', 1, 0, dff, N, d), ex('dY W2^T', 0, 1, N, d, dff), ex('X^T dH', 1, 0, d, N, dff));
+  const each = gemms.map(([name, M, K, Nn, call]) => ({ name, flops: 2 * M * K * Nn, call }));
+  const flops = each.reduce((s, g) => s + g.flops, 0);
   return {
     run() {
-      for (const f of calls) if (f() !== 0) throw new Error('bench: a step GEMM failed');
+      for (const g of each) if (g.call() !== 0) throw new Error('bench: a step GEMM failed');
     },
     flops,
+    each,
     free: () => blocks.forEach((p) => raw.free(p)),
   };
 }
@@ -226,10 +227,18 @@ async function gemmShare({ raw, probe, model, N, V, quick, log }) {
     const load = peakLoad(m.rounds[2].map((t) => peakFlops / t / 1e9));
     log(
       `GEMMs of a step: ${f1(1e3 * m[1])} ms of ${f1(1e3 * m[0])} (share ${f2(share)}), ` +
-        `${f1(g.flops / m[1] / 1e9)} GFLOPS = ${f2(ofPeak)} of the peak loop (${f1(load.median)} GFLOPS)`,
+        `${f1(g.flops / m[1] / 1e9)} GFLOPS = ${against(ofPeak, GOALS.gemmOfPeak)} of the peak loop (${f1(load.median)} GFLOPS)`,
     );
     log(`the step: ${f2(g.flops / 1e9)} GFLOP in its GEMMs, ${f1(g.flops / m[0] / 1e9)} GFLOPS overall`);
     for (const l of peakLoadLines(load)) log(l);
+    // each product alone, repeated (its operands stay in cache between calls): where the step's GEMMs lose
+    const one = await interleaved([...g.each.map((e) => e.call), peakFn], {
+      batchMs: 50,
+      reps: quick ? 3 : 7,
+      warmMs: 50,
+    });
+    const ofEach = g.each.map((e, i) => `${e.name} ${f2((e.flops * pairedRatio(one, i, g.each.length)) / peakFlops)}`);
+    log(`each GEMM alone, of the peak loop: ${ofEach.join(', ')}`);
     return { gemmShare: share, gemmOfPeak: ofPeak, host: load };
   } finally {
     g.free();
