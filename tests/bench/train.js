@@ -227,7 +227,8 @@ async function gemmShare({ raw, probe, model, N, V, quick, log }) {
     const load = peakLoad(m.rounds[2].map((t) => peakFlops / t / 1e9));
     log(
       `GEMMs of a step: ${f1(1e3 * m[1])} ms of ${f1(1e3 * m[0])} (share ${f2(share)}), ` +
-        `${f1(g.flops / m[1] / 1e9)} GFLOPS = ${against(ofPeak, GOALS.gemmOfPeak)} of the peak loop (${f1(load.median)} GFLOPS)`,
+        `${f1(g.flops / m[1] / 1e9)} GFLOPS = ${against(ofPeak, GOALS.gemmOfPeak)} of the peak loop ` +
+        `(${f1(load.median)} GFLOPS)`,
     );
     log(`the step: ${f2(g.flops / 1e9)} GFLOP in its GEMMs, ${f1(g.flops / m[0] / 1e9)} GFLOPS overall`);
     for (const l of peakLoadLines(load)) log(l);
