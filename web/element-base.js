@@ -356,7 +356,8 @@ export class FfnElement extends (globalThis.HTMLElement ?? class {}) {
    * nothing, a call after an error tries again. While loading, `loading()` (a text), if given, is shown as a
    * paragraph .loading (see _relocalizeLoading). Once the kernels and the language's strings are here, `ready()` runs
    * in a task of its own (drawSoon: soon near the viewport, else in idle time) and ffn-ready fires (once per element;
-   * not when ready() returns false), or `failed(err)` runs.
+   * not when ready() returns false), or `failed(err)` runs. A ready() that returns a function leaves the rest of the
+   * first drawing to it, in a later task (_readySteps): the element is ready after the last step.
    */
   _load(kernels, { loading = null, ready = () => {}, failed = () => {} } = {}) {
     if (this._loadState === 'loading' || this._loadState === 'ready') return;
@@ -364,16 +365,23 @@ export class FfnElement extends (globalThis.HTMLElement ?? class {}) {
     this._loadingText = loading;
     if (loading) this.shadowRoot.append(createEl(this.ownerDocument, 'p', { class: 'muted loading', text: loading() }));
     Promise.all([new Promise((resolve) => resolve(kernels())), this._strings()]).then(
-      () =>
-        drawSoon(this, () => {
-          this._loadState = 'ready';
-          if (ready() !== false) this._fireReady();
-        }),
+      () => drawSoon(this, () => this._readySteps(ready)),
       (err) => {
         this._loadState = 'error';
         failed(err);
       },
     );
+  }
+
+  /**
+   * One step of the first drawing (drawSoon's job): a step that returns a function leaves the rest to it, in a task
+   * of its own; after the last, the element is ready (and ffn-ready fires unless the last step returned false).
+   */
+  _readySteps(step) {
+    const rest = step();
+    if (typeof rest === 'function') return () => this._readySteps(rest);
+    this._loadState = 'ready';
+    if (rest !== false) this._fireReady();
   }
 
   /** Show the loading paragraph's text again (in a new language). */

@@ -38,10 +38,13 @@ function pump(idleNow) {
   if (found) {
     const [el, job] = found;
     jobs.delete(el);
-    observer?.unobserve(el);
     try {
-      job.run();
+      const rest = job.run();
+      // the rest of the drawing: the element's next job, in a task of its own
+      if (typeof rest === 'function') jobs.set(el, { run: rest, near: job.near });
+      else observer?.unobserve(el);
     } catch (e) {
+      observer?.unobserve(el);
       setTimeout(() => {
         throw e; // reported as an uncaught error, the queue goes on
       });
@@ -79,7 +82,8 @@ function nearNow(entries) {
 
 /**
  * Run `run()` (an element's first drawing, once its kernels are here) in a task of its own: soon when `el` is near the
- * viewport, else when the page is idle (within IDLE_MS when it never is), one element per task. Where the browser has
+ * viewport, else when the page is idle (within IDLE_MS when it never is), one element per task. A run() that returns
+ * a function leaves the rest of the drawing to it, run the same way in a later task (and so on). Where the browser has
  * no IntersectionObserver every job waits for idle time.
  */
 export function drawSoon(el, run) {

@@ -80,6 +80,14 @@ const listText = (v) => (v === null || v === undefined ? null : Array.isArray(v)
 
 let annotations = null; // the minima and error peaks (from the kernels): the same for every plot of the page
 
+/** The minima and error peaks: they do not depend on the plotted range, so they are found once a page. */
+const pageAnnotations = () =>
+  (annotations ??= {
+    gelu: findMinimum(ffn, 'gelu'),
+    silu: findMinimum(ffn, 'silu'),
+    peaks: errorPeaks(ffn),
+  });
+
 export class FfnActivationPlot extends FfnElement {
   /** Attributes and properties (see FfnElement.properties): x (the readout, clamped to the range), range, curves. */
   static get properties() {
@@ -113,10 +121,15 @@ export class FfnActivationPlot extends FfnElement {
     }
     this._load(() => ffn.ready(), {
       loading: () => this._t('loading'),
+      // the page's minima and error peaks (the first plot's cost) in one task, this plot's drawing in the next
       ready: () => {
-        this._computeStatic();
-        this._build();
-        this._redraw();
+        pageAnnotations();
+        return () => {
+          this._computeStatic();
+          this._build();
+          this._redraw({ notes: false });
+          return () => this._addNotes(); // their placement: as long as the rest of the drawing, in a task of its own
+        };
       },
       failed: (err) => this._problem('load', err),
     });
@@ -204,12 +217,7 @@ export class FfnActivationPlot extends FfnElement {
     this._curves = sample(ffn, this._xs);
     const c = this._curves; // the GELU errors from the sampled values (the three kernels ran once, in sample)
     this._errs = geluErrorsOf(c.gelu.y, c.gelu_tanh.y, c.gelu_sigmoid.y);
-    // The minima and error peaks do not depend on the plotted range: found once a page, for every plot.
-    this._ann = annotations ??= {
-      gelu: findMinimum(ffn, 'gelu'),
-      silu: findMinimum(ffn, 'silu'),
-      peaks: errorPeaks(ffn),
-    };
+    this._ann = pageAnnotations();
   }
 
   _build() {
@@ -337,7 +345,8 @@ export class FfnActivationPlot extends FfnElement {
     }
   }
 
-  _redraw() {
+  /** Draw the plot anew for its width; its notes too unless notes is false (_addNotes adds them later). */
+  _redraw({ notes = true } = {}) {
     if (!this._box) return;
     const W = Math.max(260, this._box.clientWidth || 600);
     this._drawnW = W;
@@ -369,7 +378,7 @@ export class FfnActivationPlot extends FfnElement {
     }
     svgEl('polyline', { class: 'curve err-tanh', points: pts(this._errs.tanh, P.p[2]) }, g);
     svgEl('polyline', { class: 'curve err-sigmoid', points: pts(this._errs.sigmoid, P.p[2]) }, g);
-    this._drawNotes(svg, P);
+    if (notes) this._drawNotes(svg, P);
 
     // Cursor and dots.
     this._cursor = svgEl('line', { class: 'cursor', y1: M.t, y2: H - M.b }, svg);
@@ -380,6 +389,14 @@ export class FfnActivationPlot extends FfnElement {
       this._dots.push({ id: c.id, pan: 1, el: svgEl('circle', { class: `dot c-${c.id}`, r: 4 }, svg) });
     }
     this._drawCursor();
+  }
+
+  /** The notes of a plot drawn without them (unless a redraw has drawn them since), under the cursor and dots. */
+  _addNotes() {
+    const svg = this._box?.querySelector('svg.plot');
+    if (!svg || svg.querySelector('.note')) return;
+    this._drawNotes(svg, this._P);
+    svg.append(this._cursor, ...this._dots.map((d) => d.el));
   }
 
   /** The three panels' frames, titles, grid lines and ticks. */
