@@ -182,98 +182,109 @@ function readAttributes(html, i, tag, problems) {
   }
 }
 
+// The parse's state: the html, the position i, the pending text, the open elements (stack) and the problems.
+const STOP = 'stop';
+const top = (p) => p.stack[p.stack.length - 1];
+
+function append(p, node) {
+  const t = top(p);
+  if (!t.dropped) t.children.push(node);
+}
+
+function flush(p) {
+  if (p.text) append(p, decode(p.text, p.problems));
+  p.text = '';
+}
+
+/** A comment at p.i: skipped (STOP when it is never closed). */
+function readComment(p) {
+  flush(p);
+  const close = p.html.indexOf('-->', p.i + 4);
+  if (close < 0) {
+    p.problems.push('a comment <!-- is never closed');
+    return STOP;
+  }
+  p.i = close + 3;
+  return null;
+}
+
+/** An end tag at p.i: closes the innermost open element of its name (true), or false when there is none. */
+function readEndTag(p) {
+  const end = /^<\/([a-z][a-z0-9]*)\s*>/i.exec(p.html.slice(p.i, p.i + 80));
+  if (!end) return false;
+  flush(p);
+  const tag = end[1].toLowerCase();
+  p.i += end[0].length;
+  const at = p.stack.map((s) => s.tag).lastIndexOf(tag);
+  if (at <= 0) {
+    if (!VOID.has(tag)) p.problems.push(`</${tag}> closes nothing that is open`);
+    return true;
+  }
+  for (const s of p.stack.slice(at + 1)) p.problems.push(`<${s.tag}> is not closed before </${tag}>`);
+  p.stack.length = at;
+  return true;
+}
+
+/** A "<" at p.i that starts no tag: a declaration or processing instruction (refused), or a lone "<" (text). */
+function readOther(p) {
+  const { html, i } = p;
+  if (html[i + 1] === '!' || html[i + 1] === '?' || html[i + 1] === '/') {
+    p.problems.push(`${show(html.slice(i, i + 12))} is not allowed`);
+    const close = html.indexOf('>', i);
+    p.i = close < 0 ? html.length : close + 1;
+    return;
+  }
+  p.text += '<'; // a lone "<" is text, as in "a < b"
+  p.i++;
+}
+
+/** A tag at p.i: an end tag, a start tag (its element opened, kept when allowed) or another "<". */
+function readTag(p) {
+  if (readEndTag(p)) return null;
+  const start = /^<([a-z][a-z0-9-]*)/i.exec(p.html.slice(p.i, p.i + 80));
+  if (!start) return readOther(p);
+  flush(p);
+  const tag = start[1].toLowerCase();
+  const known = Object.prototype.hasOwnProperty.call(PROMPT_ELEMENTS, tag);
+  const allowed = known && !top(p).dropped;
+  if (!known) p.problems.push(`<${tag}> is not allowed`);
+  const read = readAttributes(p.html, p.i + start[0].length, allowed ? tag : null, p.problems);
+  if (!read) {
+    p.problems.push(`the tag <${tag} is never closed with >`);
+    return STOP;
+  }
+  p.i = read.end;
+  if (RAW.has(tag)) {
+    const close = p.html.toLowerCase().indexOf(`</${tag}`, p.i);
+    p.i = close < 0 ? p.html.length : p.html.indexOf('>', close) + 1 || p.html.length;
+  } else if (VOID.has(tag)) {
+    if (allowed) append(p, { tag, attrs: read.attrs, children: [] });
+  } else {
+    const node = { tag, attrs: read.attrs, children: [], dropped: !allowed };
+    append(p, node);
+    p.stack.push(node);
+  }
+  return null;
+}
+
 /**
  * Parse prompt HTML against the allow-list. Returns { nodes, problems }: nodes are strings (text) and
  * { tag, attrs: [[name, value]], children } for allowed elements only; problems name what was not allowed.
  */
 export function parsePromptHtml(html) {
-  const problems = [];
-  const root = { tag: null, children: [] };
   if (typeof html !== 'string') return { nodes: [], problems: ['it must be a string of HTML'] };
+  const root = { tag: null, children: [] };
+  const p = { html, i: 0, text: '', stack: [root], problems: [] };
   if (html.length > MAX_PROMPT_CHARS)
-    problems.push(`it has ${html.length} characters; the limit is ${MAX_PROMPT_CHARS}`);
-  const stack = [root];
-  const top = () => stack[stack.length - 1];
-  const append = (node) => {
-    const t = top();
-    if (!t.dropped) t.children.push(node);
-  };
-  let i = 0;
-  let text = '';
-  const flush = () => {
-    if (text) append(decode(text, problems));
-    text = '';
-  };
-  while (i < html.length && problems.length < MAX_PROBLEMS) {
-    const c = html[i];
-    if (c !== '<') {
-      text += c;
-      i++;
-      continue;
-    }
-    if (html.startsWith('<!--', i)) {
-      flush();
-      const close = html.indexOf('-->', i + 4);
-      if (close < 0) {
-        problems.push('a comment <!-- is never closed');
-        break;
-      }
-      i = close + 3;
-      continue;
-    }
-    const end = /^<\/([a-z][a-z0-9]*)\s*>/i.exec(html.slice(i, i + 80));
-    if (end) {
-      flush();
-      const tag = end[1].toLowerCase();
-      i += end[0].length;
-      const at = stack.map((s) => s.tag).lastIndexOf(tag);
-      if (at <= 0) {
-        if (!VOID.has(tag)) problems.push(`</${tag}> closes nothing that is open`);
-        continue;
-      }
-      for (const s of stack.slice(at + 1)) problems.push(`<${s.tag}> is not closed before </${tag}>`);
-      stack.length = at;
-      continue;
-    }
-    const start = /^<([a-z][a-z0-9-]*)/i.exec(html.slice(i, i + 80));
-    if (!start) {
-      if (html[i + 1] === '!' || html[i + 1] === '?' || html[i + 1] === '/') {
-        problems.push(`${show(html.slice(i, i + 12))} is not allowed`);
-        const close = html.indexOf('>', i);
-        i = close < 0 ? html.length : close + 1;
-        continue;
-      }
-      text += c; // a lone "<" is text, as in "a < b"
-      i++;
-      continue;
-    }
-    flush();
-    const tag = start[1].toLowerCase();
-    const allowed = Object.prototype.hasOwnProperty.call(PROMPT_ELEMENTS, tag) && !top().dropped;
-    if (!Object.prototype.hasOwnProperty.call(PROMPT_ELEMENTS, tag)) problems.push(`<${tag}> is not allowed`);
-    const read = readAttributes(html, i + start[0].length, allowed ? tag : null, problems);
-    if (!read) {
-      problems.push(`the tag <${tag} is never closed with >`);
-      break;
-    }
-    i = read.end;
-    if (RAW.has(tag)) {
-      const close = html.toLowerCase().indexOf(`</${tag}`, i);
-      i = close < 0 ? html.length : html.indexOf('>', close) + 1 || html.length;
-      continue;
-    }
-    if (VOID.has(tag)) {
-      if (allowed) append({ tag, attrs: read.attrs, children: [] });
-      continue;
-    }
-    const node = { tag, attrs: read.attrs, children: [], dropped: !allowed };
-    append(node);
-    stack.push(node);
+    p.problems.push(`it has ${html.length} characters; the limit is ${MAX_PROMPT_CHARS}`);
+  while (p.i < html.length && p.problems.length < MAX_PROBLEMS) {
+    if (html[p.i] !== '<') p.text += html[p.i++];
+    else if ((html.startsWith('<!--', p.i) ? readComment(p) : readTag(p)) === STOP) break;
   }
-  flush();
-  for (const s of stack.slice(1)) if (!s.dropped) problems.push(`<${s.tag}> is not closed`);
+  flush(p);
+  for (const s of p.stack.slice(1)) if (!s.dropped) p.problems.push(`<${s.tag}> is not closed`);
   const strip = (n) => (typeof n === 'string' ? n : { tag: n.tag, attrs: n.attrs, children: n.children.map(strip) });
-  return { nodes: root.children.map(strip), problems: problems.slice(0, MAX_PROBLEMS) };
+  return { nodes: root.children.map(strip), problems: p.problems.slice(0, MAX_PROBLEMS) };
 }
 
 /** Build the prompt's DOM in `doc` from the allow-listed parse: a DocumentFragment of created nodes. */
