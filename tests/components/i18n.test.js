@@ -250,7 +250,7 @@ test(PAGE_TABLES, async () => {
   assert.equal({}.run, undefined);
 });
 
-test('the six built-ins are in French too: title, level, prompt, hints, examples, variants, test names', async () => {
+test('the eight built-ins are in French too: title, level, prompt, hints, examples, variants, test names', async () => {
   await loadStrings('fr');
   const api = await import('ffn-lab');
   await api.ready();
@@ -288,11 +288,13 @@ test('the six built-ins are in French too: title, level, prompt, hints, examples
       ...f.variants.flatMap((v) => [v.title, v.message]),
     ].map((s) => s.replace(code, ' '));
     assert.deepEqual(findEnglish(texts), [], ex.id);
-    // every hidden test's name, for two seeds, and the words of the reports' index lines
-    const testNames = [1, 9].flatMap((seed) => generateTests(ex, seed, api).map((t) => t.name));
-    const untranslated = testNames.filter((n) => !f.tests[n] || f.tests[n] === n);
+    // every hidden test's name (by the test's id), for two seeds, and the words of the reports' index lines
+    const generated = [1, 9].flatMap((seed) => generateTests(ex, seed, api));
+    const testNames = generated.map((t) => t.name);
+    const untranslated = generated.filter((t) => !f.tests[t.id] || f.tests[t.id] === t.name).map((t) => t.id);
     assert.deepEqual(untranslated, [], `${ex.id}: test names without French`);
-    assert.deepEqual(findEnglish(testNames.map((n) => f.tests[n].replace(code, ' '))), [], `${ex.id}: test names`);
+    const french = generated.map((t) => f.tests[t.id].replace(code, ' '));
+    assert.deepEqual(findEnglish(french), [], `${ex.id}: test names`);
     assert.ok(findEnglish(testNames).length > 0, `${ex.id}: the check sees English names`);
     assert.ok(
       findEnglish([e.title, e.level, prose(e.prompt), ...e.hints]).length > 5,
@@ -324,8 +326,11 @@ test('translations in a definition are checked like the originals, naming the fi
     [{ fr: { colour: 'x' } }, /translations\.fr\.colour: is not a field of a translation/],
     [{ fr: { hints: ['Multipliez.'] } }, /translations\.fr\.hints: needs one entry per original \(2\); got 1/],
     [{ fr: { prompt: '<p>Doublez.</p><script>x</script>' } }, /translations\.fr\.prompt: <script> is not allowed/],
-    [{ fr: { variants: [] } }, /translations\.fr\.variants: must be an array with one entry per variant/],
-    [{ fr: { variants: [{ title: '' }] } }, /translations\.fr\.variants\[0\]\.title: must be a non-empty string/],
+    [{ fr: { variants: [] } }, /translations\.fr\.variants: must be an object keyed by the variants' ids \(same\)/],
+    [{ fr: { variants: { same: { title: '' } } } }, /translations\.fr\.variants\["same"\]\.title: must be a non-empty/],
+    [{ fr: { variants: { sam: { title: 'Inchangé' } } } }, /variants\["sam"\]: names no variant of the exercise/],
+    [{ fr: { variants: { same: { message: { thrice: 'x' } } } } }, /\["same"\]\.message\.thrice: names no function/],
+    [{ fr: { tests: { One: 'un' } } }, /translations\.fr\.tests\["One"\]: is not a test's id/],
     [{ fr: { title: 7 } }, /translations\.fr\.title: must be a non-empty string/],
     [{ fr: { tests: ['un'] } }, /translations\.fr\.tests: must be an object of at most 500/],
     [{ fr: { tests: { one: '' } } }, /translations\.fr\.tests\["one"\]: must be a non-empty string/],
@@ -340,27 +345,41 @@ test('translations in a definition are checked like the originals, naming the fi
   }
   const ex = defineExercise({
     ...base,
-    translations: { 'pt-BR': { title: 'Dobro', variants: [null] }, fr: { hints: ['Multipliez.', 'Par deux.'] } },
+    translations: { 'pt-BR': { title: 'Dobro', variants: {} }, fr: { hints: ['Multipliez.', 'Par deux.'] } },
   });
   assert.equal(exerciseText(ex, 'pt-br').title, 'Dobro');
   assert.equal(exerciseText(ex, 'pt-BR').prompt, '<p>Double it.</p>', 'what a translation leaves out stays original');
   assert.equal(exerciseText(ex, 'pt-BR').variants[0].message, 'You returned x.');
   assert.deepEqual(exerciseText(ex, 'fr').hints, ['Multipliez.', 'Par deux.']);
   assert.equal(exerciseText(ex, 'pt').title, 'Double', 'pt-BR is not pt');
-  // a test name or a word that names nothing is a typo: checkExercise says so
+  // a test id no test has, or one derived from the test's name (it would change with the name), is refused: with
+  // the wasm loaded (the test above awaited it), by defineExercise at once
+  const one = () => [{ id: 'one', name: 'one', fn: 'twice', args: [1] }];
+  assert.throws(
+    () =>
+      defineExercise({
+        ...base,
+        id: 'i18n-typo',
+        tests: one,
+        translations: { fr: { tests: { one: 'un', onne: 'un' } } },
+      }),
+    /translations\.fr\.tests\["onne"\]: names no test of the exercise \(test ids: one\)/,
+  );
+  assert.throws(
+    () => defineExercise({ ...base, id: 'i18n-derived', translations: { fr: { tests: { one: 'un' } } } }),
+    /translations\.fr\.tests\["one"\]: names a test whose id is derived from its name/,
+  );
+  // a word that names nothing is a typo: checkExercise says so
   const { checkExercise } = await import('ffn-lab/sandbox');
   const typo = defineExercise({
     ...base,
     id: 'i18n-check-typo',
-    translations: { fr: { tests: { one: 'un', onne: 'un' }, words: { memory: 'mémoire' } } },
+    translations: { fr: { words: { memory: 'mémoire' } } },
   });
   const r = await checkExercise(typo, { seeds: [1] });
   assert.deepEqual(
     r.problems.filter((p) => p.field.startsWith('translations')).map((p) => `${p.field}: ${p.message}`),
-    [
-      'translations.fr.tests: 1 name(s) no test has, first "onne"',
-      'translations.fr.words: "memory" is no return kind\'s item or order',
-    ],
+    ['translations.fr.words: "memory" is no return kind\'s item or order'],
   );
 });
 

@@ -353,16 +353,3 @@ test('rank-one edits of five facts flip each and keep >= 99 % of the others; Und
   }
   console.log(figures.map((x) => `# ${x}`).join('\n'));
 });
-
-test('the two exercises pass checkExercise, with their named mistakes and French', async () => {
-  const { defineExercise, checkExercise } = await import('ffn-lab/sandbox');
-  const { labExercises } = await import('ffn-lab/components');
-  for (const def of Object.values(labExercises)) {
-    const ex = defineExercise(def);
-    const r = await checkExercise(ex);
-    assert.equal(r.ok, true, r.text);
-    assert.ok(ex.variants.length >= 2, `${ex.id}: named mistakes`);
-    // defineExercise checked the French like the English (every hint, example and mistake translated)
-    assert.equal(def.translations.fr.variants.length, ex.variants.length, `${ex.id} in French`);
-  }
-});

@@ -98,12 +98,12 @@ const PROGRESS = (exercises) => JSON.stringify({ format: 'ffn-lab-sandbox-progre
 const AT_BOUNDS = Array(5000).fill('x'.repeat(19)).join('\n'); // 5,000 lines, 99,999 characters: the largest code kept
 const NEWLINES = '\n'.repeat(99_990); // within the 100,000-character limit, 20 times the line bound
 
-/** Six <ffn-exercise> elements (every built-in) reading progress from `key`, appended to the page. */
-function mountSix(key) {
+/** One <ffn-exercise> element per built-in exercise, reading progress from `key`, appended to the page. */
+function mountAll(key) {
   return import('/web/sandbox/index.js').then(({ exerciseIds }) => {
-    document.getElementById('six')?.remove();
+    document.getElementById('all')?.remove();
     const box = document.createElement('div');
-    box.id = 'six';
+    box.id = 'all';
     document.body.append(box);
     for (const id of exerciseIds) {
       const e = document.createElement('ffn-exercise');
@@ -116,9 +116,9 @@ function mountSix(key) {
   });
 }
 
-// Six exercises whose saved code is 99,990 newlines, or 5,000 lines at the bounds; the gutter draws a constant number
+// Eight exercises whose saved code is 99,990 newlines, or 5,000 lines at the bounds; the gutter draws a constant number
 // of rows, aligned with the code when it scrolls.
-test('browser: six exercises with huge saved code render with no main-thread task of 100 ms', SLOW, async () => {
+test('browser: eight exercises with huge saved code render with no main-thread task of 100 ms', SLOW, async () => {
   const ids = await page.evaluate(async () => (await import('/web/sandbox/index.js')).exerciseIds);
   const cases = [
     ['99,990 newlines', NEWLINES, false],
@@ -127,7 +127,7 @@ test('browser: six exercises with huge saved code render with no main-thread tas
   for (const [what, code, kept] of cases) {
     const text = PROGRESS(Object.fromEntries(ids.map((id) => [id, { code, status: 'attempted' }])));
     await page.evaluate((text) => localStorage.setItem('ffn-lab:bounds-load', text), text);
-    await withoutLongTasks(`six exercises, ${what}`, mountSix, 'ffn-lab:bounds-load', (lengths) => {
+    await withoutLongTasks(`eight exercises, ${what}`, mountAll, 'ffn-lab:bounds-load', (lengths) => {
       assert.deepEqual(
         lengths.map((n) => n === code.length),
         ids.map(() => kept),
@@ -135,7 +135,7 @@ test('browser: six exercises with huge saved code render with no main-thread tas
       );
     });
     const notice = await page.evaluate(() => {
-      const root = document.querySelector('#six ffn-exercise').shadowRoot;
+      const root = document.querySelector('#all ffn-exercise').shadowRoot;
       return root.querySelector('.notice').textContent;
     });
     const said = 'Your saved progress for this exercise was not all loaded: code has more than 5,000 lines.';
@@ -143,7 +143,7 @@ test('browser: six exercises with huge saved code render with no main-thread tas
   }
   // the gutter: a window of rows, whatever the line count, that follows the code as it scrolls
   const g = await page.evaluate(async () => {
-    const host = document.querySelector('#six ffn-exercise');
+    const host = document.querySelector('#all ffn-exercise');
     host.scrollIntoView();
     const ta = host.shadowRoot.querySelector('textarea.code');
     const gutter = host.shadowRoot.querySelector('.gutter');
@@ -166,7 +166,7 @@ test('browser: six exercises with huge saved code render with no main-thread tas
   for (const r of g.rows) assert.ok(r <= g.visibleRows + 2, `the gutter holds ${r} rows for ${g.visibleRows} visible`);
   for (const o of g.offsets) assert.ok(o !== null && o < 1.5, `a line number is ${o} px off its line`);
   await page.evaluate(() => {
-    document.getElementById('six').remove();
+    document.getElementById('all').remove();
     localStorage.removeItem('ffn-lab:bounds-load');
   });
 });

@@ -17,6 +17,7 @@ const edit = (exercise, from, to) => ({ exercise, source: mutate(solution(exerci
 const S = solution('swiglu');
 const M = solution('memories');
 const Q = solution('gqa-budget');
+const R = solution('rank-one-edit');
 
 const EXACT = '0.5 * z * (1 + erf(z / Math.SQRT2))';
 const TANH = '0.5 * z * (1 + Math.tanh(c * (z + 0.044715 * z * z * z)))';
@@ -117,6 +118,23 @@ function geluTanh(x) {
     'sort((i, j) => coef.data[j] - coef.data[i])',
     'sort((i, j) => coef.data[j] - coef.data[i] || j - i)',
   ),
+
+  'value-column': edit(
+    'value-to-vocab',
+    'W2.data[i * d + j] * U.data[o * d + j]',
+    'W2.data[j * d + i] * U.data[o * d + j]',
+  ),
+  'value-ascending': edit('value-to-vocab', 'sort((a, b) => s[b] - s[a])', 'sort((a, b) => s[a] - s[b])'),
+  'rank-one-no-inverse': {
+    exercise: 'rank-one-edit',
+    source: mutate(
+      mutate(R, 'for (let p = 0; p < n; p++) {', 'for (let p = 0; p < 0; p++) {'),
+      'for (let i = n - 1; i >= 0; i--) {',
+      'for (let i = -1; i >= 0; i--) {',
+    ),
+  },
+  'rank-one-k-outer': edit('rank-one-edit', '(u[i] * r[j]) / ku', '(kStar.data[i] * r[j]) / ku'),
+  'rank-one-transposed': edit('rank-one-edit', '(u[i] * r[j]) / ku', '(u[j] * r[i]) / ku'),
 
   'gqa-kv-as-full-heads': edit(
     'gqa-budget',

@@ -24,8 +24,17 @@ import { startServer } from '../../web/serve.js';
 
 const byId = (id) => exercises.find((e) => e.id === id);
 
-test('the catalog has the six exercises, each with 3 hints, starter, examples and solution', () => {
-  assert.deepEqual(exerciseIds, ['gelu', 'ffn', 'swiglu', 'swiglu-backward', 'memories', 'gqa-budget']);
+test('the catalog has the eight exercises, each with 3 hints, starter, examples and solution', () => {
+  assert.deepEqual(exerciseIds, [
+    'gelu',
+    'ffn',
+    'swiglu',
+    'swiglu-backward',
+    'memories',
+    'gqa-budget',
+    'value-to-vocab',
+    'rank-one-edit',
+  ]);
   for (const ex of exercises) {
     assert.equal(ex.hints.length, 3, ex.id);
     assert.ok(ex.starter.length > 0 && ex.solution.length > 0 && ex.examples.length > 0 && ex.prompt.length > 0, ex.id);

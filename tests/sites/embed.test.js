@@ -40,7 +40,7 @@ test('every node_modules/ffn-lab/... and embed path the README names is a file t
 test(
   'the registration entries are side effects (bundlers that honour "sideEffects" keep ' + "`import 'ffn-lab/sandbox'`)",
   () => {
-    // exercises/index.js defines the six built-ins as it is evaluated: without it a Vite build drops them
+    // exercises/index.js defines the eight built-ins as it is evaluated: without it a Vite build drops them
     for (const f of ['./web/sandbox/index.js', './web/sandbox/grade/exercises/index.js', './web/components/*.js']) {
       assert.ok(PKG.sideEffects.includes(f), f);
     }

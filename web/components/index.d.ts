@@ -411,12 +411,6 @@ export declare namespace labFacts {
   };
 }
 
-/**
- * Two exercise definitions on the lab's readings, valueToVocab (Geva et al.'s projection) and rankOneEdit (Meng et
- * al.'s closed form), with French: pass one to defineExercise from 'ffn-lab/sandbox'.
- */
-export declare const labExercises: Readonly<{ valueToVocab: object; rankOneEdit: object }>;
-
 /** The lab's readings and edits over a trainer (ffn.createMemoryModel): see web/components/memory-lab/README.md. */
 export declare const labModel: Record<string, unknown>;
 

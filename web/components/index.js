@@ -9,5 +9,4 @@ export * as activationModel from './activation-model.js';
 export * as paramModel from './param-model.js';
 export * as labModel from './memory-lab/model.js';
 export * as labFacts from './memory-lab/facts.js';
-export { labExercises } from './memory-lab/exercises.js';
 export { defineStrings, getStrings, loadStrings } from '../i18n/index.js';

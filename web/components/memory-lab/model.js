@@ -1,5 +1,8 @@
 // The memory lab's model: pure functions over a trainer of ffn-lab (createMemoryModel): read a fact's memories, a
 // memory's value and triggers, and edit a fact (Meng et al.'s rank-one update, or fine-tuning). No DOM.
+import { cholesky, choleskySolve } from '../../linalg.js';
+
+export { cholesky, choleskySolve };
 
 /** Dot product of a[ao..ao+n) and b[bo..bo+n), in float64. */
 function dot(a, ao, b, bo, n) {
@@ -155,38 +158,6 @@ export function keyCovariance(lab, matmul = null) {
   const lambda = LAMBDA * (trace / dff) + 1e-8;
   for (let i = 0; i < dff; i++) C[i * dff + i] += lambda;
   return C;
-}
-
-/** The lower Cholesky factor L (n, n) of a symmetric positive definite C, float64; a RangeError if C is not. */
-export function cholesky(C, n) {
-  const L = new Float64Array(n * n);
-  for (let j = 0; j < n; j++) {
-    let s = C[j * n + j];
-    for (let k = 0; k < j; k++) s -= L[j * n + k] * L[j * n + k];
-    if (!(s > 0)) throw new RangeError(`cholesky: C is not positive definite (pivot ${j} is ${s})`);
-    const ljj = Math.sqrt(s);
-    L[j * n + j] = ljj;
-    for (let i = j + 1; i < n; i++) {
-      let t = C[i * n + j];
-      for (let k = 0; k < j; k++) t -= L[i * n + k] * L[j * n + k];
-      L[i * n + j] = t / ljj;
-    }
-  }
-  return L;
-}
-
-/** x with L L^T x = b (L from cholesky), float64. */
-export function choleskySolve(L, n, b) {
-  const y = Float64Array.from(b);
-  for (let i = 0; i < n; i++) {
-    for (let k = 0; k < i; k++) y[i] -= L[i * n + k] * y[k];
-    y[i] /= L[i * n + i];
-  }
-  for (let i = n - 1; i >= 0; i--) {
-    for (let k = i + 1; k < n; k++) y[i] -= L[k * n + i] * y[k];
-    y[i] /= L[i * n + i];
-  }
-  return y;
 }
 
 /**

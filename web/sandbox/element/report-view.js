@@ -44,7 +44,7 @@ function exerciseWords(host, m, depth = 0) {
   const params = {};
   for (const [k, v] of Object.entries(m.params)) {
     if (isMessage(v) && depth < 8) params[k] = exerciseWords(host, v, depth + 1);
-    else if (k === 'name' && typeof v === 'string' && tests[v]) params[k] = tests[v];
+    else if (k === 'name' && typeof v === 'string' && tests[testId(host, v)]) params[k] = tests[testId(host, v)];
     else if ((k === 'item' || k === 'order') && typeof v === 'string' && words[v.trim()]) {
       params[k] = v.replace(v.trim(), words[v.trim()]);
     } else params[k] = v;
@@ -60,9 +60,14 @@ function diagnosisText(host, d) {
   return { ...d, title: reportText(host, d.said.title, d.title), message };
 }
 
+/** The id of the shown report's test named `name` (translations key tests by id), or undefined. */
+function testId(host, name) {
+  return host._report?.tests?.find((t) => t.name === name)?.id;
+}
+
 /** One line of the hidden tests' list: the test's name and what happened. */
 function testLine(host, t) {
-  const name = host._text.tests[t.name] ?? t.name;
+  const name = host._text.tests[t.id] ?? t.name;
   if (t.pass) {
     return t.maxError > 0
       ? host._t('exercise.testPassedError', { name, error: num(host, t.maxError) })

@@ -142,10 +142,9 @@ function coverageProblems(exercise, tests) {
 export const OVERFLOW_LIMIT = 700;
 const TRANSCENDENTAL = /(?<![\w$.])(?<!function\s+)(Math\.exp|Math\.expm1|Math\.tanh|Math\.sinh|Math\.cosh|erf)\s*\(/g;
 
-/** The solution with each exp, tanh or erf call returning NaN when |argument| > limit (null if it has none). */
-/** A translation's test names and words that name nothing the exercise has (a typo is otherwise silent). */
+/** A translation's test ids and words that name nothing the exercise has (a typo is otherwise silent). */
 function translationProblems(exercise, tests) {
-  const names = new Set(tests.map((t) => t.name));
+  const ids = new Set(tests.map((t) => t.id));
   const words = new Set();
   const collect = (kind) => {
     if (kind.kind === 'object') Object.values(kind.entries).forEach(collect);
@@ -154,11 +153,11 @@ function translationProblems(exercise, tests) {
   for (const f of Object.values(exercise.functions)) collect(f.returns);
   const problems = [];
   for (const [lang, t] of Object.entries(translationsOf(exercise))) {
-    const unknown = Object.keys(t.tests || {}).filter((n) => !names.has(n));
+    const unknown = Object.keys(t.tests || {}).filter((id) => !ids.has(id));
     if (unknown.length) {
       problems.push({
         field: `translations.${lang}.tests`,
-        message: `${unknown.length} name(s) no test has, first ${quote(unknown[0])}`,
+        message: `${unknown.length} id(s) no test has, first ${quote(unknown[0])}`,
       });
     }
     const stray = Object.keys(t.words || {}).filter((w) => !words.has(w));
@@ -172,10 +171,124 @@ function translationProblems(exercise, tests) {
   return problems;
 }
 
+/** The solution with each exp, tanh or erf call returning NaN when |argument| > limit (null if it has none). */
 function probeSolution(source, limit) {
   if (!source.match(TRANSCENDENTAL)) return null;
   const wrap = source.replace(TRANSCENDENTAL, (m, name) => `__ffnProbe(${name})(`);
   return `const __ffnProbe = (f) => (z) => (Math.abs(z) > ${limit} ? NaN : f(z));\n${wrap}`;
+}
+
+/** The verdict: { ok, exercise, seeds, tests, variants, problems, text }, `text` a line each. */
+function summary(exercise, seeds, counts, problems) {
+  const ok = problems.length === 0;
+  const verdict = ok ? 'ok' : `${problems.length} problem${problems.length === 1 ? '' : 's'}`;
+  const head = `checkExercise(${quote(exercise.id)}): ${verdict}`;
+  const facts =
+    `${seeds.length} seed${seeds.length === 1 ? '' : 's'} (${seeds.join(', ')}), ` +
+    `${counts.length ? counts.join('/') : '?'} tests per seed, ${exercise.variants.length} variants`;
+  const lines = problems.map((p) => `  - ${p.field}${p.seed !== null ? ` (seed ${p.seed})` : ''}: ${p.message}`);
+  return {
+    ok,
+    exercise: exercise.id,
+    seeds: seeds.slice(),
+    tests: counts.slice(),
+    variants: exercise.variants.length,
+    problems,
+    text: [`${head}: ${facts}`, ...lines].join('\n'),
+  };
+}
+
+/** Two generations with one seed give the same inputs and expected values. */
+function checkDeterminism(exercise, seed, tests, api, add) {
+  const again = generateTests(exercise, seed, api);
+  const differing = tests.filter(
+    (t, i) => !again[i] || !sameData(t.args, again[i].args) || !sameData(t.expected, again[i].expected),
+  );
+  if (again.length !== tests.length || differing.length) {
+    const which = differing.length ? `; first ${quote(differing[0].name)}` : '';
+    add(
+      'tests',
+      seed,
+      `not deterministic: two generations with this seed differ${which} (draw every random number from rng)`,
+    );
+  }
+}
+
+/** The reference solution, run in the worker like a learner's code, passes every test. */
+async function checkSolution(exercise, seed, run, add) {
+  const report = await run(exercise.solution);
+  if (report.passed) return;
+  const failing = report.tests
+    .filter((t) => !t.pass)
+    .slice(0, 3)
+    .map((t) => `${quote(t.name)}: ${t.message || t.status}`);
+  add(
+    'solution',
+    seed,
+    `the reference solution does not pass: ${report.summary}${failing.length ? ` ${failing.join('; ')}` : ''}`,
+  );
+}
+
+/** Which functions reach exp, tanh or erf at all, and whether a test drives them beyond OVERFLOW_LIMIT. */
+async function checkOverflow(exercise, seed, run, add) {
+  if (probeSolution(exercise.solution, 0) === null) return;
+  const failedFns = (r) => new Set(r.tests.filter((t) => !t.pass).map((t) => t.fn));
+  const users = failedFns(await run(probeSolution(exercise.solution, -1)));
+  const driven = failedFns(await run(probeSolution(exercise.solution, OVERFLOW_LIMIT)));
+  for (const fn of exercise.functionNames) {
+    if (users.has(fn) && !driven.has(fn)) {
+      add(
+        `coverage ${fn}`,
+        seed,
+        `no test drives exp, tanh or erf in the reference solution beyond ±${OVERFLOW_LIMIT}, ` +
+          'where naive forms overflow: add inputs that reach |z| in the hundreds or thousands',
+      );
+    }
+  }
+}
+
+/** Every variant fails at least one test and is diagnosed as itself (through compare, diagnose and report). */
+async function checkVariants(exercise, seed, tests, api, add) {
+  for (const [i, v] of exercise.variants.entries()) {
+    const field = `variants[${i}] (${quote(v.id)})`;
+    const values = tests.map((t) => {
+      if (t.fn !== v.fn) return specValue(t.expected);
+      try {
+        return v.compute(t.args, api);
+      } catch {
+        return specValue(t.expected); // no evidence on this test
+      }
+    });
+    const { outcomes, diagnoses } = await gradeValues(exercise, tests, values, api);
+    if (outcomes.every((o) => o.pass)) {
+      add(field, seed, 'passes every hidden test: add a test on which this mistake shows');
+      continue;
+    }
+    const ids = diagnoses.map((d) => d.id);
+    if (ids.length !== 1 || ids[0] !== v.id) {
+      add(field, seed, `fails, but is diagnosed as ${ids.length ? ids.join(' + ') : 'nothing'}, not as itself`);
+    }
+  }
+}
+
+/** Every check of one seed; the count of its tests goes to `counts`. */
+async function checkSeed(exercise, seed, { api, timeout, workerUrl }, add, counts) {
+  let tests;
+  try {
+    tests = generateTests(exercise, seed, api);
+  } catch (e) {
+    if (!(e instanceof ExerciseDefinitionError)) throw e;
+    add(e.field, seed, e.message);
+    return;
+  }
+  counts.push(tests.length);
+  const run = (source) => gradeExercise(exercise, source, { seed, api, timeout, workerUrl });
+  checkDeterminism(exercise, seed, tests, api, add);
+  await checkSolution(exercise, seed, run, add);
+  for (const p of coverageProblems(exercise, tests)) add(p.field, seed, p.message);
+  for (const p of translationProblems(exercise, tests)) add(p.field, seed, p.message);
+  await checkOverflow(exercise, seed, run, add);
+  await checkVariants(exercise, seed, tests, api, add);
 }
 
 /**
@@ -196,108 +309,13 @@ export async function checkExercise(what, options = {}) {
   const problems = [];
   const add = (field, seed, message) => problems.push({ field, seed, message });
   const counts = [];
-  const finish = () => {
-    const ok = problems.length === 0;
-    const verdict = ok ? 'ok' : `${problems.length} problem${problems.length === 1 ? '' : 's'}`;
-    const head = `checkExercise(${quote(exercise.id)}): ${verdict}`;
-    const facts =
-      `${seeds.length} seed${seeds.length === 1 ? '' : 's'} (${seeds.join(', ')}), ` +
-      `${counts.length ? counts.join('/') : '?'} tests per seed, ${exercise.variants.length} variants`;
-    const lines = problems.map((p) => `  - ${p.field}${p.seed !== null ? ` (seed ${p.seed})` : ''}: ${p.message}`);
-    return {
-      ok,
-      exercise: exercise.id,
-      seeds: seeds.slice(),
-      tests: counts.slice(),
-      variants: exercise.variants.length,
-      problems,
-      text: [`${head}: ${facts}`, ...lines].join('\n'),
-    };
-  };
   try {
     validateValues(exercise, api);
   } catch (e) {
     if (!(e instanceof ExerciseDefinitionError)) throw e;
     add(e.field, null, e.message);
-    return finish();
+    return summary(exercise, seeds, counts, problems);
   }
-  for (const seed of seeds) {
-    let tests;
-    try {
-      tests = generateTests(exercise, seed, api);
-    } catch (e) {
-      if (!(e instanceof ExerciseDefinitionError)) throw e;
-      add(e.field, seed, e.message);
-      continue;
-    }
-    counts.push(tests.length);
-    const again = generateTests(exercise, seed, api);
-    const differing = tests.filter(
-      (t, i) => !again[i] || !sameData(t.args, again[i].args) || !sameData(t.expected, again[i].expected),
-    );
-    if (again.length !== tests.length || differing.length) {
-      const which = differing.length ? `; first ${quote(differing[0].name)}` : '';
-      add(
-        'tests',
-        seed,
-        `not deterministic: two generations with this seed differ${which} (draw every random number from rng)`,
-      );
-    }
-
-    const report = await gradeExercise(exercise, exercise.solution, { seed, api, timeout, workerUrl });
-    if (!report.passed) {
-      const failing = report.tests
-        .filter((t) => !t.pass)
-        .slice(0, 3)
-        .map((t) => `${quote(t.name)}: ${t.message || t.status}`);
-      add(
-        'solution',
-        seed,
-        `the reference solution does not pass: ${report.summary}${failing.length ? ` ${failing.join('; ')}` : ''}`,
-      );
-    }
-
-    for (const p of coverageProblems(exercise, tests)) add(p.field, seed, p.message);
-    for (const p of translationProblems(exercise, tests)) add(p.field, seed, p.message);
-    if (probeSolution(exercise.solution, 0) !== null) {
-      // Which functions reach exp, tanh or erf at all, and which tests drive them beyond the limit.
-      const grade = (limit) =>
-        gradeExercise(exercise, probeSolution(exercise.solution, limit), { seed, api, timeout, workerUrl });
-      const failedFns = (r) => new Set(r.tests.filter((t) => !t.pass).map((t) => t.fn));
-      const users = failedFns(await grade(-1));
-      const driven = failedFns(await grade(OVERFLOW_LIMIT));
-      for (const fn of exercise.functionNames) {
-        if (users.has(fn) && !driven.has(fn)) {
-          add(
-            `coverage ${fn}`,
-            seed,
-            `no test drives exp, tanh or erf in the reference solution beyond ±${OVERFLOW_LIMIT}, ` +
-              'where naive forms overflow: add inputs that reach |z| in the hundreds or thousands',
-          );
-        }
-      }
-    }
-
-    for (const [i, v] of exercise.variants.entries()) {
-      const field = `variants[${i}] (${quote(v.id)})`;
-      const values = tests.map((t) => {
-        if (t.fn !== v.fn) return specValue(t.expected);
-        try {
-          return v.compute(t.args, api);
-        } catch {
-          return specValue(t.expected); // no evidence on this test
-        }
-      });
-      const { outcomes, diagnoses } = await gradeValues(exercise, tests, values, api);
-      if (outcomes.every((o) => o.pass)) {
-        add(field, seed, 'passes every hidden test: add a test on which this mistake shows');
-        continue;
-      }
-      const ids = diagnoses.map((d) => d.id);
-      if (ids.length !== 1 || ids[0] !== v.id) {
-        add(field, seed, `fails, but is diagnosed as ${ids.length ? ids.join(' + ') : 'nothing'}, not as itself`);
-      }
-    }
-  }
-  return finish();
+  for (const seed of seeds) await checkSeed(exercise, seed, { api, timeout, workerUrl }, add, counts);
+  return summary(exercise, seeds, counts, problems);
 }

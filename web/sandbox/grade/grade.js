@@ -147,7 +147,7 @@ async function compareStage(tests, run, tol, slice) {
 
 function compareOne(t, run, i, tol) {
   const r = run.results[i];
-  const o = { name: t.name, fn: t.fn, pass: false, status: 'not-run' };
+  const o = { id: t.id, name: t.name, fn: t.fn, pass: false, status: 'not-run' };
   if (run.compileError) return o;
   if (!r) {
     if (run.status === 'timeout' && i === run.lastIndex) o.status = 'timeout';
@@ -272,7 +272,7 @@ function boundedLogs(logs) {
  * of CAPS.tests JSON characters, after which each gets CAPS.floor: see web/sandbox/grade/README.md for the bounds.
  */
 function buildReport(base, tests, outcomes, summary, { logs = [], ms = 0, diagnoses = [], notes = [], timeout }) {
-  const list = outcomes || tests.map((t) => ({ name: t.name, fn: t.fn, pass: false, status: 'not-run' }));
+  const list = outcomes || tests.map((t) => ({ id: t.id, name: t.name, fn: t.fn, pass: false, status: 'not-run' }));
   const take = textBudget();
   const passedCount = list.filter((o) => o.pass).length;
   const passed = summary.status === 'done' && passedCount === list.length;

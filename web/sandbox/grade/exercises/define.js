@@ -43,6 +43,7 @@ const describe = (v) => {
 };
 const isPlainObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 const IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+const ID = /^[a-z0-9][a-z0-9-]{0,63}$/; // an exercise's, a variant's or a test's id
 
 /** Why `name` cannot be a learner's function name, or null when it can. */
 function badFunctionName(name) {
@@ -174,10 +175,9 @@ const MAX_NAMED = 500; // entries of a translation's tests or words
 
 /**
  * translations: { [lang]: { title?, level?, prompt?, starter?, hints?, examples?, variants?, tests?, words? } }: the
- * exercise's text in other languages. hints and examples have one entry per original; variants one per variant, in
- * order ({ title, message }, or null to keep the original); tests maps a test's name to its name in the language,
- * words a return kind's item or order word ("memory", "strongest"). Checked like the originals; the prompt
- * through the allow-list.
+ * exercise's text in other languages. hints and examples have one entry per original; variants and tests are keyed
+ * by id ({ [variantId]: { title, message } }, { [testId]: name }), words by a return kind's item or order word
+ * ("memory", "strongest"). Checked like the originals; the prompt through the allow-list.
  */
 function parseTranslations(def, base, fail) {
   const all = def.translations;
@@ -213,42 +213,63 @@ function parseTranslation(t, base, tfail) {
     if (o[k].length !== base[k].length)
       tfail(k, `needs one entry per original (${base[k].length}); got ${o[k].length}`);
   }
-  if (t.variants !== undefined) o.variants = translatedVariants(t.variants, base.variants.length, tfail);
+  if (t.variants !== undefined) o.variants = translatedVariants(t.variants, base.variants, tfail);
   for (const k of ['tests', 'words']) if (t[k] !== undefined) o[k] = namedTexts(t[k], k, tfail);
   return Object.freeze(o);
 }
 
-/** A translation's variants: one { title, message } or null per original variant, in order. */
-function translatedVariants(list, n, tfail) {
-  if (!Array.isArray(list) || list.length !== n) {
+const keyField = (k, key) => `${k}[${JSON.stringify(key).slice(0, 60)}]`;
+
+/**
+ * A translation's variants: { [variantId]: { title?, message? } } for the variants with that id; a title or message
+ * is a string, or { [functionName]: string } where several functions share the id. An id no variant has is refused.
+ */
+function translatedVariants(map, variants, tfail) {
+  const ids = [...new Set(variants.map((v) => v.id))];
+  if (!isPlainObject(map)) {
     tfail(
       'variants',
-      `must be an array with one entry per variant, in order (${n}), each ` +
-        `{ title, message } or null; got ${describe(list)}`,
+      `must be an object keyed by the variants' ids (${ids.join(', ') || 'none'}), each { title, message }; ` +
+        `got ${describe(map)}`,
     );
   }
-  const one = (v, i) => {
-    if (v === null) return null;
-    const vfail = (k, msg) => tfail(`variants[${i}].${k}`, msg);
-    if (!isPlainObject(v)) tfail(`variants[${i}]`, `must be { title, message } or null; got ${describe(v)}`);
-    for (const k of Object.keys(v))
-      if (!['title', 'message'].includes(k)) vfail(k, 'is not translated (title, message)');
-    return Object.freeze({
-      title: v.title === undefined ? undefined : text(v, 'title', vfail, { max: 200 }),
-      message: v.message === undefined ? undefined : text(v, 'message', vfail, { max: 2000 }),
-    });
-  };
-  return Object.freeze(list.map(one));
+  const out = Object.create(null);
+  for (const [id, v] of Object.entries(map)) {
+    const field = keyField('variants', id);
+    const fns = variants.filter((x) => x.id === id).map((x) => x.fn);
+    if (!fns.length) tfail(field, `names no variant of the exercise (variant ids: ${ids.join(', ') || 'none'})`);
+    if (!isPlainObject(v)) tfail(field, `must be { title, message }; got ${describe(v)}`);
+    const entry = {};
+    for (const k of Object.keys(v)) {
+      if (!['title', 'message'].includes(k)) tfail(`${field}.${k}`, 'is not translated (title, message)');
+      entry[k] = perFunction(v, k, fns, (f, msg) => tfail(`${field}.${f}`, msg), k === 'title' ? 200 : 2000);
+    }
+    out[id] = Object.freeze(entry);
+  }
+  return Object.freeze(out);
 }
 
-/** A translation's tests or words: { original: translated } strings, at most MAX_NAMED, in a null-prototype object. */
+/** v[k]: a string, or { [fn]: string } for the functions `fns` that have the variant. */
+function perFunction(v, k, fns, vfail, max) {
+  if (!isPlainObject(v[k])) return text(v, k, vfail, { max });
+  const byFn = Object.create(null);
+  for (const fn of Object.keys(v[k])) {
+    if (!fns.includes(fn)) vfail(`${k}.${fn}`, `names no function that has this variant (${fns.join(', ')})`);
+    byFn[fn] = text(v[k], fn, (f, msg) => vfail(`${k}.${f}`, msg), { max });
+  }
+  return Object.freeze(byFn);
+}
+
+/** A translation's tests ({ testId: name }) or words ({ word: translated }): strings, at most MAX_NAMED. */
 function namedTexts(map, k, tfail) {
   if (!isPlainObject(map) || Object.keys(map).length > MAX_NAMED) {
     tfail(k, `must be an object of at most ${MAX_NAMED} { original: translated } strings; got ${describe(map)}`);
   }
-  const entries = Object.keys(map).map((name) => {
-    if (name.length > 200) tfail(k, `${describe(name)} is longer than 200 characters`);
-    return [name, text(map, name, (n, msg) => tfail(`${k}[${JSON.stringify(n).slice(0, 60)}]`, msg), { max: 200 })];
+  const entries = Object.keys(map).map((key) => {
+    if (key.length > 200) tfail(k, `${describe(key)} is longer than 200 characters`);
+    if (k === 'tests' && !ID.test(key))
+      tfail(keyField(k, key), "is not a test's id (lower-case letters, digits and dashes; see the test's `id`)");
+    return [key, text(map, key, (n, msg) => tfail(keyField(k, n), msg), { max: 200 })];
   });
   return Object.freeze(Object.assign(Object.create(null), Object.fromEntries(entries)));
 }
@@ -270,10 +291,11 @@ export function exerciseText(exercise, lang = 'en') {
     starter: t.starter ?? exercise.starter,
     hints: t.hints ?? exercise.hints,
     examples: t.examples ?? exercise.examples,
-    variants: exercise.variants.map((v, i) => ({
-      title: t.variants?.[i]?.title ?? v.title,
-      message: t.variants?.[i]?.message ?? v.message,
-    })),
+    variants: exercise.variants.map((v) => {
+      const tv = t.variants?.[v.id];
+      const pick = (x) => (typeof x === 'string' ? x : x?.[v.fn]);
+      return { title: pick(tv?.title) ?? v.title, message: pick(tv?.message) ?? v.message };
+    }),
     tests: t.tests ?? EMPTY,
     words: t.words ?? EMPTY,
   };
@@ -291,6 +313,7 @@ export function addTranslations(exercise, translations) {
     throw new ExerciseDefinitionError(exercise.id, field, message);
   };
   const parsed = parseTranslations({ translations }, exercise, fail);
+  checkTestIds(exercise, parsed);
   later.set(exercise, Object.freeze({ ...later.get(exercise), ...parsed }));
 }
 
@@ -347,7 +370,7 @@ function parseHeading(def, fail) {
     if (!KNOWN_FIELDS.has(k))
       fail(k, `is not a field of an exercise definition (fields: ${[...KNOWN_FIELDS].join(', ')})`);
   if (def.id === undefined) fail('id', 'is missing');
-  if (typeof def.id !== 'string' || !/^[a-z0-9][a-z0-9-]{0,63}$/.test(def.id)) {
+  if (typeof def.id !== 'string' || !ID.test(def.id)) {
     fail(
       'id',
       'must be 1 to 64 lower-case letters, digits and dashes (it names the exercise in the exercise attribute ' +
@@ -463,7 +486,7 @@ function parseVariant(v, field, functions, fail) {
   for (const k of Object.keys(v))
     if (!['id', 'fn', 'title', 'message', 'compute', 'anyOf'].includes(k))
       vfail(k, 'is not a field of a variant (id, fn, title, message, compute, anyOf)');
-  if (typeof v.id !== 'string' || !/^[a-z0-9][a-z0-9-]{0,63}$/.test(v.id))
+  if (typeof v.id !== 'string' || !ID.test(v.id))
     vfail('id', `must be lower-case letters, digits and dashes; got ${describe(v.id)}`);
   if (!functions[v.fn])
     vfail('fn', `must name one of the functions (${Object.keys(functions).join(', ')}); got ${describe(v.fn)}`);
@@ -489,10 +512,16 @@ function deepFreeze(o) {
 }
 
 /**
- * Generate the hidden tests of `exercise` for `seed`: the definition's cases with the reference outputs as
- * expected specs. Throws an ExerciseDefinitionError naming the field when a case or a reference is malformed.
+ * Generate the hidden tests of `exercise` for `seed`: the definition's cases with their ids and the reference
+ * outputs as expected specs. Throws an ExerciseDefinitionError naming the field when a case or a reference is
+ * malformed.
  */
 export function generateTests(exercise, seed, api) {
+  return buildTests(exercise, seed, api).tests;
+}
+
+/** generateTests' tests, and the set of ids the cases gave themselves (the others are derived from the names). */
+function buildTests(exercise, seed, api) {
   const fail = (field, message) => {
     throw new ExerciseDefinitionError(exercise.id, field, message);
   };
@@ -503,41 +532,77 @@ export function generateTests(exercise, seed, api) {
     fail('tests', `threw for seed ${seed}: ${e && e.message}`);
   }
   if (!Array.isArray(cases) || !cases.length)
-    fail('tests', `must return a non-empty array of { name, fn, args }; got ${describe(cases)}`);
+    fail('tests', `must return a non-empty array of { id, name, fn, args }; got ${describe(cases)}`);
   const names = new Set();
-  return cases.map((c, i) => {
+  const given = new Set();
+  const tests = cases.map((c, i) => {
     const field = `tests (case ${i}${c && typeof c.name === 'string' ? `, "${c.name.slice(0, 60)}"` : ''})`;
-    if (!isPlainObject(c)) fail(field, `must be { name, fn, args }; got ${describe(c)}`);
-    if (typeof c.name !== 'string' || !c.name.trim() || c.name.length > 200)
-      fail(field, 'name must be a non-empty string of at most 200 characters');
+    checkCase(exercise, c, field, fail);
     if (names.has(c.name)) fail(field, 'two cases have this name; names must be unique');
     names.add(c.name);
-    const fn = exercise.functions[c.fn];
-    if (!fn)
-      fail(field, `fn must name one of the functions (${exercise.functionNames.join(', ')}); got ${describe(c.fn)}`);
-    if (!Array.isArray(c.args)) fail(field, `args must be an array; got ${describe(c.args)}`);
-    const required = fn.params.filter((p) => !p.hasDefault).length;
-    if (c.args.length < required || c.args.length > fn.params.length) {
-      fail(
-        field,
-        `${c.fn} takes ${required === fn.params.length ? required : `${required} to ${fn.params.length}`} ` +
-          `arguments; the case gives ${c.args.length}`,
-      );
+    if (c.id !== undefined) {
+      if (typeof c.id !== 'string' || !ID.test(c.id))
+        fail(field, `id must be 1 to 64 lower-case letters, digits and dashes; got ${describe(c.id)}`);
+      if (given.has(c.id)) fail(field, `two cases have the id "${c.id}"; ids must be unique`);
+      given.add(c.id);
     }
-    let value;
-    try {
-      value = exercise.reference[c.fn](c.args, api);
-    } catch (e) {
-      fail(`reference.${c.fn}`, `threw on the case "${c.name.slice(0, 60)}": ${e && e.message}`);
-    }
-    let expected;
-    try {
-      expected = toSpec(value, fn.returns);
-    } catch (e) {
-      fail(`reference.${c.fn}`, `on the case "${c.name.slice(0, 60)}": ${e.message}`);
-    }
-    return { name: c.name, fn: c.fn, args: c.args, expected };
+    return { id: c.id, name: c.name, fn: c.fn, args: c.args, expected: expectedSpec(exercise, c, fail, api) };
   });
+  const taken = new Set(given);
+  for (const t of tests) if (t.id === undefined) taken.add((t.id = derivedId(t.name, taken)));
+  return { tests, given };
+}
+
+/**
+ * A test's id when its case gives none: its name in lower case, runs of other characters as one dash (at most 64
+ * characters), then -2, -3, ... if taken. It changes when the name does: a translated test gives its own id.
+ */
+export function derivedId(name, taken = new Set()) {
+  const base =
+    name
+      .normalize('NFKD')
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-+/, '')
+      .slice(0, 60)
+      .replace(/-+$/, '') || 'test';
+  let id = base;
+  for (let n = 2; taken.has(id); n++) id = `${base}-${n}`;
+  return id;
+}
+
+/** A case's form: { id?, name, fn, args } with a known fn and as many args as it takes. */
+function checkCase(exercise, c, field, fail) {
+  if (!isPlainObject(c)) fail(field, `must be { id, name, fn, args }; got ${describe(c)}`);
+  if (typeof c.name !== 'string' || !c.name.trim() || c.name.length > 200)
+    fail(field, 'name must be a non-empty string of at most 200 characters');
+  const fn = exercise.functions[c.fn];
+  if (!fn)
+    fail(field, `fn must name one of the functions (${exercise.functionNames.join(', ')}); got ${describe(c.fn)}`);
+  if (!Array.isArray(c.args)) fail(field, `args must be an array; got ${describe(c.args)}`);
+  const required = fn.params.filter((p) => !p.hasDefault).length;
+  if (c.args.length < required || c.args.length > fn.params.length) {
+    fail(
+      field,
+      `${c.fn} takes ${required === fn.params.length ? required : `${required} to ${fn.params.length}`} ` +
+        `arguments; the case gives ${c.args.length}`,
+    );
+  }
+}
+
+/** The reference's output on a case, as the spec a learner's value is compared with. */
+function expectedSpec(exercise, c, fail, api) {
+  let value;
+  try {
+    value = exercise.reference[c.fn](c.args, api);
+  } catch (e) {
+    fail(`reference.${c.fn}`, `threw on the case "${c.name.slice(0, 60)}": ${e && e.message}`);
+  }
+  try {
+    return toSpec(value, exercise.functions[c.fn].returns);
+  } catch (e) {
+    return fail(`reference.${c.fn}`, `on the case "${c.name.slice(0, 60)}": ${e.message}`);
+  }
 }
 
 /** Each variant's value on each test of its function (null where it throws or has the wrong form). */
@@ -553,9 +618,32 @@ export function variantSpecs(exercise, variant, tests, api) {
   });
 }
 
+// exercise -> { all, given }: its tests' ids (seed 1) and those its cases give, known once validateValues ran
+const testIds = new WeakMap();
+
+/**
+ * Refuse a translation's `tests` entry that names no test id of the exercise, or a test whose id is derived from
+ * its name (renaming the test would drop the translation). Needs the tests' ids: a no-op until validateValues ran.
+ */
+function checkTestIds(exercise, translations) {
+  const ids = testIds.get(exercise);
+  if (!ids) return;
+  for (const [lang, t] of Object.entries(translations)) {
+    for (const id of Object.keys(t.tests || {})) {
+      if (ids.given.has(id)) continue;
+      const some = [...ids.all].slice(0, 6).join(', ') + (ids.all.size > 6 ? ', ...' : '');
+      const why = ids.all.has(id)
+        ? 'names a test whose id is derived from its name, which changes with the name: give the test an `id`'
+        : `names no test of the exercise (test ids: ${some})`;
+      throw new ExerciseDefinitionError(exercise.id, `translations.${lang}.${keyField('tests', id)}`, why);
+    }
+  }
+}
+
 /**
  * The checks that need the tests' values (seed 1): every case well formed, every reference output of its
- * declared kind, and every variant different from the reference on at least one test. Throws the
+ * declared kind, every translated test id a test's own, and every variant different from the reference on at
+ * least one test. Throws the
  * ExerciseDefinitionError of the first problem. Done once per exercise and api.
  */
 export function validateValues(exercise, api) {
@@ -566,7 +654,9 @@ export function validateValues(exercise, api) {
   if (known === true) return;
   if (known) throw known;
   try {
-    const tests = generateTests(exercise, 1, api);
+    const { tests, given } = buildTests(exercise, 1, api);
+    testIds.set(exercise, { all: new Set(tests.map((t) => t.id)), given });
+    checkTestIds(exercise, translationsOf(exercise));
     exercise.variants.forEach((v, i) => {
       const specs = variantSpecs(exercise, v, tests, api);
       const mine = tests.filter((t) => t.fn === v.fn);

@@ -61,36 +61,38 @@ function ffnParamCount(d, dFF, bias = true, gated = false) {
   tolerance: { atol: 2e-5, rtol: 2e-5 },
   tests(rng) {
     const tests = [];
-    const make = (name, xShape, d, dff, opts = {}) => {
+    const make = (id, name, xShape, d, dff, opts = {}) => {
       const X = opts.zeroX ? zerosF32(xShape) : rng.randn(xShape, 1);
       const W1 = rng.randn([d, dff], 1.5 / Math.sqrt(d));
       const b1 = rng.randn([dff], 0.5);
       const W2 = rng.randn([dff, d], 1);
       const b2 = rng.randn([d], 0.5);
-      tests.push({ name: `ffn: ${name}`, fn: 'ffn', args: [X, W1, b1, W2, b2] });
+      tests.push({ id: `ffn-${id}`, name: `ffn: ${name}`, fn: 'ffn', args: [X, W1, b1, W2, b2] });
     };
-    make('one token, d = 5, dFF = 12', [1, 5], 5, 12);
-    make('4 tokens, d = 7 (not a multiple of 4), dFF = 20', [4, 7], 7, 20);
-    make('a batch of 2×3 tokens, d = 6, dFF = 16', [2, 3, 6], 6, 16);
-    make('a single vector x of shape [8], dFF = 8', [8], 8, 8);
-    make('zero input (the output is GELU(b1)·W2 + b2)', [2, 5], 5, 9, { zeroX: true });
-    make('d = 1, dFF = 3', [3, 1], 1, 3);
+    make('one-token-d-5-dff-12', 'one token, d = 5, dFF = 12', [1, 5], 5, 12);
+    make('4-tokens-d-7-not-a-multiple', '4 tokens, d = 7 (not a multiple of 4), dFF = 20', [4, 7], 7, 20);
+    make('a-batch-of-2x3-tokens-d-6', 'a batch of 2×3 tokens, d = 6, dFF = 16', [2, 3, 6], 6, 16);
+    make('a-single-vector-x-of-shape', 'a single vector x of shape [8], dFF = 8', [8], 8, 8);
+    make('zero-input-the-output-is', 'zero input (the output is GELU(b1)·W2 + b2)', [2, 5], 5, 9, { zeroX: true });
+    make('d-1-dff-3', 'd = 1, dFF = 3', [3, 1], 1, 3);
     {
       const { X, gate: W1, dyadic } = overflowInputs(rng, { tokens: 3, d: 4, dff: 6 });
       const args = [X, W1, dyadic([6], [-0.5, 0, 0.5]), dyadic([6, 4], [-1, -0.5, 0.5, 1]), dyadic([4], [-1, 0, 1])];
       tests.push({
+        id: 'ffn-overflow',
         name: 'ffn: pre-activations of ±250 to ±1000 (where a tanh written with exp overflows)',
         fn: 'ffn',
         args,
       });
     }
-    const count = (name, args) => tests.push({ name: `ffnParamCount: ${name}`, fn: 'ffnParamCount', args });
-    count('GPT-2 small, d = 768, dFF = 3072 (defaults)', [768, 3072]);
-    count('the original Transformer, d = 512, dFF = 2048', [512, 2048, true, false]);
-    count('no biases', [768, 3072, false]);
-    count('gated with biases, d = 4096, dFF = 11008', [4096, 11008, true, true]);
-    count('gated without biases (LLaMA-7B)', [4096, 11008, false, true]);
-    count('small gated with biases, d = 5, dFF = 7', [5, 7, true, true]);
+    const count = (id, name, args) =>
+      tests.push({ id: `count-${id}`, name: `ffnParamCount: ${name}`, fn: 'ffnParamCount', args });
+    count('gpt-2-small-d-768-dff-3072', 'GPT-2 small, d = 768, dFF = 3072 (defaults)', [768, 3072]);
+    count('the-original-transformer-d', 'the original Transformer, d = 512, dFF = 2048', [512, 2048, true, false]);
+    count('no-biases', 'no biases', [768, 3072, false]);
+    count('gated-with-biases-d-4096', 'gated with biases, d = 4096, dFF = 11008', [4096, 11008, true, true]);
+    count('gated-without-biases-llama', 'gated without biases (LLaMA-7B)', [4096, 11008, false, true]);
+    count('small-gated-with-biases-d-5', 'small gated with biases, d = 5, dFF = 7', [5, 7, true, true]);
     return tests;
   },
   reference: {

@@ -53,20 +53,24 @@ function geluTanh(x) {
   tolerance: { atol: 1e-6, rtol: 1e-5 },
   tests(rng) {
     const inputs = [
-      ['a single number, shape [1]', f32([rng.uniform(0.5, 2)])],
-      ['7 values in [-4, 4]', rng.rand([7], -4, 4)],
-      ['a 3×5 matrix', rng.rand([3, 5], -3, 3)],
-      ['a batch, shape [2,3,5]', rng.rand([2, 3, 5], -3, 3)],
-      ['zeros', zerosF32([6])],
-      ['large magnitudes (±10, ±50, ±1e4)', f32([10, -10, 50, -50, 1e4, -1e4])],
+      ['one', 'a single number, shape [1]', f32([rng.uniform(0.5, 2)])],
+      ['seven', '7 values in [-4, 4]', rng.rand([7], -4, 4)],
+      ['matrix', 'a 3×5 matrix', rng.rand([3, 5], -3, 3)],
+      ['batch', 'a batch, shape [2,3,5]', rng.rand([2, 3, 5], -3, 3)],
+      ['zeros', 'zeros', zerosF32([6])],
+      ['large', 'large magnitudes (±10, ±50, ±1e4)', f32([10, -10, 50, -50, 1e4, -1e4])],
       [
+        'overflow',
         "beyond exp's range, where naive formulas overflow (±300, ±710, ±1000)",
         f32([300, -300, 710, -710, 1000, -1000]),
       ],
-      ['near the minimum, about -0.170 at z ≈ -0.752', f32([-0.752, -0.76, -0.74])],
-      ['NaN passes through', f32([NaN, 1.5, -1.5])],
+      ['minimum', 'near the minimum, about -0.170 at z ≈ -0.752', f32([-0.752, -0.76, -0.74])],
+      ['nan', 'NaN passes through', f32([NaN, 1.5, -1.5])],
     ];
-    return ['gelu', 'geluTanh'].flatMap((fn) => inputs.map(([name, x]) => ({ name: `${fn}: ${name}`, fn, args: [x] })));
+    const prefix = { gelu: 'gelu', geluTanh: 'gelu-tanh' };
+    return ['gelu', 'geluTanh'].flatMap((fn) =>
+      inputs.map(([id, name, x]) => ({ id: `${prefix[fn]}-${id}`, name: `${fn}: ${name}`, fn, args: [x] })),
+    );
   },
   reference: {
     gelu: ([x], api) => api.gelu(x),

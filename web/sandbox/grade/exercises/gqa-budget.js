@@ -80,17 +80,31 @@ function matchedGatedWidth(m) {
   tolerance: { atol: 1e-12, rtol: 1e-9 },
   tests() {
     const tests = [];
-    const block = (name, args) => tests.push({ name: `gqaBlockCounts: ${name}`, fn: 'gqaBlockCounts', args });
-    block("the course text's block: d = 4096, 32 heads, 8 KV heads, head 128, hidden 14336", [4096, 32, 8, 128, 14336]);
-    block('multi-head (LLaMA-7B): 32 KV heads, hidden 11008', [4096, 32, 32, 128, 11008]);
-    block('multi-query: d = 2048, 16 heads, 1 KV head, hidden 5632', [2048, 16, 1, 128, 5632]);
-    block('heads × head size ≠ d: d = 3072, 16 heads of 256, hidden 24576', [3072, 16, 16, 256, 24576]);
-    block('small: d = 64, 4 heads, 2 KV heads, head 16, hidden 172', [64, 4, 2, 16, 172]);
-    const width = (name, m) => tests.push({ name: `matchedGatedWidth: ${name}`, fn: 'matchedGatedWidth', args: [m] });
-    width('GPT-2 small, m = 3072', 3072);
-    width("the course text's m = 48", 48);
-    width('m = 16384 (not a multiple of 3)', 16384);
-    width('m = 100', 100);
+    const block = (id, name, args) =>
+      tests.push({ id: `block-${id}`, name: `gqaBlockCounts: ${name}`, fn: 'gqaBlockCounts', args });
+    block(
+      'the-course-text-block-d',
+      "the course text's block: d = 4096, 32 heads, 8 KV heads, head 128, hidden 14336",
+      [4096, 32, 8, 128, 14336],
+    );
+    block('multi-head-llama-7b-32-kv', 'multi-head (LLaMA-7B): 32 KV heads, hidden 11008', [4096, 32, 32, 128, 11008]);
+    block(
+      'multi-query-d-2048-16-heads',
+      'multi-query: d = 2048, 16 heads, 1 KV head, hidden 5632',
+      [2048, 16, 1, 128, 5632],
+    );
+    block(
+      'heads-x-head-size-d-d-3072',
+      'heads × head size ≠ d: d = 3072, 16 heads of 256, hidden 24576',
+      [3072, 16, 16, 256, 24576],
+    );
+    block('small-d-64-4-heads-2-kv', 'small: d = 64, 4 heads, 2 KV heads, head 16, hidden 172', [64, 4, 2, 16, 172]);
+    const width = (id, name, m) =>
+      tests.push({ id: `width-${id}`, name: `matchedGatedWidth: ${name}`, fn: 'matchedGatedWidth', args: [m] });
+    width('gpt-2-small-m-3072', 'GPT-2 small, m = 3072', 3072);
+    width('the-course-text-m-48', "the course text's m = 48", 48);
+    width('m-16384-not-a-multiple-of-3', 'm = 16384 (not a multiple of 3)', 16384);
+    width('m-100', 'm = 100', 100);
     return tests;
   },
   reference: {

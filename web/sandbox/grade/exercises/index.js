@@ -1,4 +1,4 @@
-// The built-in catalog: six exercises, one file each, defined through the same defineExercise authors use.
+// The built-in catalog: eight exercises, one file each, defined through the same defineExercise authors use.
 import { defineBuiltInExercise, addTranslations } from './define.js';
 import gelu from './gelu.js';
 import ffn from './ffn.js';
@@ -6,6 +6,8 @@ import swiglu from './swiglu.js';
 import swigluBackward from './swiglu-backward.js';
 import memories from './memories.js';
 import gqaBudget from './gqa-budget.js';
+import valueToVocab from './value-to-vocab.js';
+import rankOneEdit from './rank-one-edit.js';
 import { addBuiltInStrings } from '../../../i18n/index.js';
 
 /**
@@ -13,7 +15,9 @@ import { addBuiltInStrings } from '../../../i18n/index.js';
  * checks run in idle time (defineBuiltInExercise), not in the task that loads this module.
  */
 export const exercises = Object.freeze(
-  [gelu, ffn, swiglu, swigluBackward, memories, gqaBudget].map((d) => defineBuiltInExercise(d)),
+  [gelu, ffn, swiglu, swigluBackward, memories, gqaBudget, valueToVocab, rankOneEdit].map((d) =>
+    defineBuiltInExercise(d),
+  ),
 );
 
 // One file per language (fr.js, keyed by the exercises' names in camelCase), loaded by loadStrings('fr').

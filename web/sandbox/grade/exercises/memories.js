@@ -76,10 +76,11 @@ function ffnMemories(x, W1, b1, W2, k) {
   tolerance: { atol: 2e-5, rtol: 2e-5 },
   tests(rng) {
     const tests = [];
-    const push = (name, x, W1, b1, W2, k) =>
-      tests.push({ name: `ffnMemories: ${name}`, fn: 'ffnMemories', args: [x, W1, b1, W2, k] });
-    const random = (name, d, dff, k) =>
+    const push = (id, name, x, W1, b1, W2, k) =>
+      tests.push({ id: `m-${id}`, name: `ffnMemories: ${name}`, fn: 'ffnMemories', args: [x, W1, b1, W2, k] });
+    const random = (id, name, d, dff, k) =>
       push(
+        id,
         name,
         rng.randn([d], 1),
         rng.randn([d, dff], 1 / Math.sqrt(d)),
@@ -87,11 +88,11 @@ function ffnMemories(x, W1, b1, W2, k) {
         rng.randn([dff, d], 1),
         k,
       );
-    random('d = 4, dFF = 6, k = 2', 4, 6, 2);
-    random('d = 7, dFF = 10, k = 3', 7, 10, 3);
-    random('k = 1', 5, 9, 1);
-    random('k = dFF (every memory, zeros included)', 5, 6, 6);
-    random('k = 0 (no memory: top is empty and partial is zero)', 5, 7, 0);
+    random('d-4-dff-6-k-2', 'd = 4, dFF = 6, k = 2', 4, 6, 2);
+    random('d-7-dff-10-k-3', 'd = 7, dFF = 10, k = 3', 7, 10, 3);
+    random('k-1', 'k = 1', 5, 9, 1);
+    random('k-dff-every-memory-zeros', 'k = dFF (every memory, zeros included)', 5, 6, 6);
+    random('k-0-no-memory-top-is-empty', 'k = 0 (no memory: top is empty and partial is zero)', 5, 7, 0);
     {
       // Ties: memories 1, 2 and 4 share a key and a bias, so their coefficients are equal.
       const d = 4;
@@ -105,9 +106,10 @@ function ffnMemories(x, W1, b1, W2, k) {
       }
       // Make the shared key fire strongly so the tie sits inside the top k.
       for (let r = 0; r < d; r++) W1.data[r * dff + 1] = W1.data[r * dff + 2] = W1.data[r * dff + 4] = x.data[r] * 0.5;
-      push('ties among the largest coefficients', x, W1, b1, rng.randn([dff, d], 1), 2);
+      push('ties-among-the-largest', 'ties among the largest coefficients', x, W1, b1, rng.randn([dff, d], 1), 2);
     }
     push(
+      'no-memory-fires-all',
       'no memory fires (all coefficients zero)',
       f32([1, 1, 1]),
       { data: new Float32Array(15).fill(-1), shape: [3, 5] },
@@ -120,7 +122,15 @@ function ffnMemories(x, W1, b1, W2, k) {
       const W1 = f32([4, 0, 0, 0, 4, 0, 0, 0, 4, 0, 0, 0], [4, 3]);
       const b1 = f32([-3, -3, -3]);
       const W2 = f32([1, 0, 0, 0.5, 0, 1, 0, 0.5, 0, 0, 1, 0.5], [3, 4]);
-      push('a hand-built three-fact memory (query matches fact 2)', f32([0.1, 1, 0, 0]), W1, b1, W2, 2);
+      push(
+        'a-hand-built-three-fact',
+        'a hand-built three-fact memory (query matches fact 2)',
+        f32([0.1, 1, 0, 0]),
+        W1,
+        b1,
+        W2,
+        2,
+      );
     }
     return tests;
   },

@@ -94,25 +94,26 @@ function swigluBackward(dY, X, Wg, Wu, Wd) {
   tolerance: { atol: 5e-5, rtol: 5e-5 },
   tests(rng) {
     const tests = [];
-    const make = (name, N, d, dff, opts = {}) => {
+    const make = (id, name, N, d, dff, opts = {}) => {
       const X = rng.randn([N, d], 1);
       const Wg = rng.randn([d, dff], 1.5 / Math.sqrt(d));
       const Wu = rng.randn([d, dff], 1 / Math.sqrt(d));
       const Wd = rng.randn([dff, d], 1 / Math.sqrt(dff));
       const dY = opts.zeroGrad ? zerosF32([N, d]) : rng.randn([N, d], 1);
-      tests.push({ name: `swigluBackward: ${name}`, fn: 'swigluBackward', args: [dY, X, Wg, Wu, Wd] });
+      tests.push({ id: `bw-${id}`, name: `swigluBackward: ${name}`, fn: 'swigluBackward', args: [dY, X, Wg, Wu, Wd] });
     };
-    make('one token, d = 4, dFF = 6', 1, 4, 6);
-    make('3 tokens, d = 5, dFF = 7', 3, 5, 7);
-    make('4 tokens, d = 8, dFF = 12', 4, 8, 12);
-    make('square weights, d = dFF = 4', 2, 4, 4);
-    make("the course text's matched width, d = 12, dFF = 32", 2, 12, 32);
-    make('zero upstream gradient', 2, 3, 5, { zeroGrad: true });
+    make('one-token-d-4-dff-6', 'one token, d = 4, dFF = 6', 1, 4, 6);
+    make('3-tokens-d-5-dff-7', '3 tokens, d = 5, dFF = 7', 3, 5, 7);
+    make('4-tokens-d-8-dff-12', '4 tokens, d = 8, dFF = 12', 4, 8, 12);
+    make('square-weights-d-dff-4', 'square weights, d = dFF = 4', 2, 4, 4);
+    make('the-course-text-matched', "the course text's matched width, d = 12, dFF = 32", 2, 12, 32);
+    make('zero-upstream-gradient', 'zero upstream gradient', 2, 3, 5, { zeroGrad: true });
     {
       const { X, gate: Wg, dyadic } = overflowInputs(rng, { tokens: 3, d: 3, dff: 6 });
       const dY = dyadic([3, 3], [-1, -0.5, 0.5, 1]);
       const args = [dY, X, Wg, dyadic([3, 6], [0.25, 0.5, 1]), dyadic([6, 3], [-1, -0.5, 0.5, 1])];
       tests.push({
+        id: 'bw-overflow',
         name: 'swigluBackward: gates of ±250 to ±1000 (where e^z and e^-z overflow)',
         fn: 'swigluBackward',
         args,

@@ -80,38 +80,56 @@ function llamaHiddenDim(d, multipleOf = 256, ffnDimMultiplier = null) {
   tolerance: { atol: 2e-5, rtol: 2e-5 },
   tests(rng) {
     const tests = [];
-    const make = (name, xShape, d, dff, gateScale = 1.5) => {
+    const make = (id, name, xShape, d, dff, gateScale = 1.5) => {
       const X = rng.randn(xShape, 1);
       const Wg = rng.randn([d, dff], gateScale / Math.sqrt(d));
       const Wu = rng.randn([d, dff], 1 / Math.sqrt(d));
       const Wd = rng.randn([dff, d], 1);
-      tests.push({ name: `swigluFfn: ${name}`, fn: 'swigluFfn', args: [X, Wg, Wu, Wd] });
+      tests.push({ id: `swiglu-${id}`, name: `swigluFfn: ${name}`, fn: 'swigluFfn', args: [X, Wg, Wu, Wd] });
     };
-    make('one token, d = 6, dFF = 10', [1, 6], 6, 10);
-    make('5 tokens, d = 7 (not a multiple of 4), dFF = 12', [5, 7], 7, 12);
-    make('a batch of 2×3 tokens, d = 5, dFF = 8', [2, 3, 5], 5, 8);
-    make('a single vector x of shape [9], dFF = 4', [9], 9, 4);
-    make('saturated gates (|X·Wg| up to about 30)', [3, 4], 4, 6, 15);
+    make('one-token-d-6-dff-10', 'one token, d = 6, dFF = 10', [1, 6], 6, 10);
+    make('5-tokens-d-7-not-a-multiple', '5 tokens, d = 7 (not a multiple of 4), dFF = 12', [5, 7], 7, 12);
+    make('a-batch-of-2x3-tokens-d-5', 'a batch of 2×3 tokens, d = 5, dFF = 8', [2, 3, 5], 5, 8);
+    make('a-single-vector-x-of-shape', 'a single vector x of shape [9], dFF = 4', [9], 9, 4);
+    make('saturated-gates-x-wg-up-to', 'saturated gates (|X·Wg| up to about 30)', [3, 4], 4, 6, 15);
     {
       const { X, gate: Wg, dyadic } = overflowInputs(rng, { tokens: 3, d: 3, dff: 6 });
       const args = [X, Wg, dyadic([3, 6], [0.25, 0.5, 1]), dyadic([6, 3], [-1, -0.5, 0.5, 1])];
-      tests.push({ name: 'swigluFfn: gates of ±250 to ±1000 (where e^z overflows)', fn: 'swigluFfn', args });
+      tests.push({
+        id: 'swiglu-overflow',
+        name: 'swigluFfn: gates of ±250 to ±1000 (where e^z overflows)',
+        fn: 'swigluFfn',
+        args,
+      });
     }
-    const width = (name, args) => tests.push({ name: `llamaHiddenDim: ${name}`, fn: 'llamaHiddenDim', args });
-    width('LLaMA-7B, d = 4096', [4096]);
-    width('LLaMA-13B, d = 5120', [5120]);
-    width('LLaMA-65B, d = 8192', [8192]);
-    width("Shazeer's d = 768 with multipleOf 1", [768, 1]);
-    width('d = 1000 with multipleOf 1 (no rounding)', [1000, 1]);
-    width('LLaMA 3 8B: d = 4096, multiplier 1.3, multipleOf 1024', [4096, 1024, 1.3]);
-    width('LLaMA 2 70B: d = 8192, multiplier 1.3, multipleOf 4096', [8192, 4096, 1.3]);
-    width('multiplier passed as null', [4096, 256, null]);
-    width('small: d = 10, multipleOf 8', [10, 8]);
+    const width = (id, name, args) =>
+      tests.push({ id: `width-${id}`, name: `llamaHiddenDim: ${name}`, fn: 'llamaHiddenDim', args });
+    width('llama-7b-d-4096', 'LLaMA-7B, d = 4096', [4096]);
+    width('llama-13b-d-5120', 'LLaMA-13B, d = 5120', [5120]);
+    width('llama-65b-d-8192', 'LLaMA-65B, d = 8192', [8192]);
+    width('shazeer-d-768-with', "Shazeer's d = 768 with multipleOf 1", [768, 1]);
+    width('d-1000-with-multipleof-1-no', 'd = 1000 with multipleOf 1 (no rounding)', [1000, 1]);
+    width('llama-3-8b-d-4096', 'LLaMA 3 8B: d = 4096, multiplier 1.3, multipleOf 1024', [4096, 1024, 1.3]);
+    width('llama-2-70b-d-8192', 'LLaMA 2 70B: d = 8192, multiplier 1.3, multipleOf 4096', [8192, 4096, 1.3]);
+    width('multiplier-passed-as-null', 'multiplier passed as null', [4096, 256, null]);
+    width('small-d-10-multipleof-8', 'small: d = 10, multipleOf 8', [10, 8]);
     // Each step of the rule on its own, with multipleOf 1 so that no rounding hides it.
-    width('d = 4096, multiplier 1.3, multipleOf 1 (the first integer part changes the result)', [4096, 1, 1.3]);
-    width("d = 3072, multiplier 1.3, multipleOf 1 (the multiplier's integer part changes the result)", [3072, 1, 1.3]);
-    width('d = 3072: 8192 is already a multiple of 256', [3072]);
-    width('d = 3072, multiplier 1.5: 12288 is already a multiple of 256', [3072, 256, 1.5]);
+    width(
+      'd-4096-multiplier-1-3',
+      'd = 4096, multiplier 1.3, multipleOf 1 (the first integer part changes the result)',
+      [4096, 1, 1.3],
+    );
+    width(
+      'd-3072-multiplier-1-3',
+      "d = 3072, multiplier 1.3, multipleOf 1 (the multiplier's integer part changes the result)",
+      [3072, 1, 1.3],
+    );
+    width('d-3072-8192-is-already-a', 'd = 3072: 8192 is already a multiple of 256', [3072]);
+    width(
+      'd-3072-multiplier-1-5-12288',
+      'd = 3072, multiplier 1.5: 12288 is already a multiple of 256',
+      [3072, 256, 1.5],
+    );
     return tests;
   },
   reference: {
