@@ -23,7 +23,6 @@ const ALLOWED = new Set([
   'web/sandbox/run/worker.js run',
   'web/sandbox/grade/compare.js compareKind',
   'web/sandbox/grade/check.js checkExercise',
-  'web/sandbox/grade/prompt-html.js parsePromptHtml',
 ]);
 
 /** Every hand-written .js file of web/: not web/dist/ (bundles), not the generated *-inline.js (strings). */
