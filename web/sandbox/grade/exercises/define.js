@@ -4,7 +4,6 @@ import { toolkitNames } from '../../run/index.js';
 import { toSpec, specsAgree } from '../compare.js';
 import { parsePromptHtml } from '../prompt-html.js';
 import { makeRng, hashSeed } from '../../../rng.js';
-import { whenIdle } from './idle.js';
 
 /** The return kinds a learner's function may have; an object of these (one per key) is a kind too. */
 export const RETURN_KINDS = Object.freeze(['tensor', 'number', 'integer', 'integers']);
@@ -699,16 +698,10 @@ export function defineExercise(definition) {
 
 /**
  * A built-in exercise: defined as defineExercise does, but its value checks (tens of milliseconds each, too long for
- * a page's load) run in an idle period once the wasm is loaded, or else before its first grading.
+ * a page's load) run before its first grading only: a page grades few of the built-ins, most never.
  */
 export function defineBuiltInExercise(definition) {
-  const exercise = register(definition, false);
-  whenIdle(() => {
-    if (!apiReady(defaultApi)) return false;
-    validateValues(exercise, defaultApi);
-    return true;
-  });
-  return exercise;
+  return register(definition, false);
 }
 
 /** defineExercise's work; the value checks at once (when the wasm is loaded) only if `checkNow`. */
