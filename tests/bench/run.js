@@ -22,6 +22,7 @@ const noOrt = args.has('--no-ort');
 const actOnly = args.has('--act-only'); // only the activation section (with its anchors)
 const engines = args.has('--engines');
 const trainOnly = args.has('--train'); // only the training section (tests/bench/train.js)
+const labOnly = args.has('--lab'); // only the memory lab in Chromium (tests/bench/lab.js)
 const withTrain = !actOnly && !engines; // the training section runs in every full Node and Chromium run
 
 // everything the run prints, saved to its dated results file at the end
@@ -31,6 +32,13 @@ const log = (s = '') => {
   printed.push(s);
 };
 let config = 'node';
+
+if (labOnly) {
+  // <ffn-memory-lab> trained by its Train button in headless Chromium: time to >= 99 % stored, longest task
+  const name = await (await import('./lab.js')).runLabBench({ quick, log });
+  console.log(`\nbench: saved to ${saveRun(name, printed)}`);
+  process.exit(0);
+}
 
 /** The bytes of dir/name after build(dir) writes it, dir a temporary folder removed afterwards. */
 function buildInTmp(name, build) {
@@ -169,6 +177,8 @@ if (engines) {
 if (browser && !actOnly && !trainOnly) await (await import('./sites.js')).runSitesBench({ quick, log });
 // The course page and the embed pages (tests/bench/pages.js): the first second, and Runs against the floor.
 if (browser && !actOnly && !trainOnly) await (await import('./pages.js')).runPagesBench({ quick, log });
+// The memory lab (tests/bench/lab.js): Train to >= 99 % stored, the longest main-thread task meanwhile.
+if (browser && !actOnly && !trainOnly) await (await import('./lab.js')).runLabBench({ quick, log });
 if (printed.length) {
   const name = `${config}${actOnly ? '-act' : ''}${trainOnly ? '-train' : ''}${quick ? '-quick' : ''}`;
   console.log(`\nbench: saved to ${saveRun(name, printed)}`);

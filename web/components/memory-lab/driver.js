@@ -89,7 +89,12 @@ export class FrameDriver {
 export class WorkerDriver {
   /** Start the worker and its model; rejects (the worker ended) if it cannot start within WORKER_START_MS. */
   static start(session, hooks) {
-    const worker = new Worker(new URL('./train-worker.js', import.meta.url), { type: 'module' });
+    let worker;
+    try {
+      worker = new Worker(new URL('./train-worker.js', import.meta.url), { type: 'module' });
+    } catch (err) {
+      return Promise.reject(err); // no Worker, or one refused at once: the main thread trains
+    }
     return new Promise((resolve, reject) => {
       const fail = (why) => {
         clearTimeout(timer);
