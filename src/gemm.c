@@ -13,6 +13,9 @@
 #ifndef NC
 #define NC 64 /* columns per epilogue group: 8 panels share one activation call per row */
 #endif
+#ifndef B_L2
+#define B_L2 131072 /* floats of packed B (512 KB) taken to stay in L2 */
+#endif
 #define A_BUDGET 131072 /* floats of packed A kept hot in L2 (512 KB): sets the row block mc */
 #ifndef KC
 #define KC 768 /* largest K block: a 4 x 768 A strip and a 768 x 8 panel block (36 KB) fit in L1 */
@@ -351,7 +354,9 @@ static void gemm_run(float *C, const float *A, int transA, int lda, const float 
   /* K in blocks of at most KC when K is large: a block of the A strip and of the B panel then stay in L1;
      later blocks add into C, the bias goes with the first block, the activation after the last. */
   int kc = k_block(K), uk = kernel, lanes = a_lanes(uk);
-  int mc = row_block(M, kc);
+  /* prebroadcast with a packed B (of the K block) that stays in L2: one strip at a time, packed into L1 and run
+     across all of B (a block of strips, 4x the floats of A, would go out to L3 and come back once per group) */
+  int mc = lanes == 4 && (size_t)panels(N) * NR * kc <= B_L2 ? MR : row_block(M, kc);
   float *Ap = align64(work);
   for (int k0 = 0; k0 < K; k0 += kc) { /* K >= 1 here: K == 0 returned above */
     int kb = imin(kc, K - k0), first = k0 == 0, last = k0 + kb >= K;

@@ -106,9 +106,10 @@ static void run_all(void) {
     free(P1), free(P2), free(Pg), free(W), free(Wr);
   }
   /* the read-ahead of the next panel group (32+ rows): across column groups, row blocks (mc = 238 rows
-     at kc = 550, 116 in the gated pass) and K blocks (1100 = 2 x 550), packed B ending at its heap block */
+     at kc = 550, 116 in the gated pass) and K blocks (1100 = 2 x 550), packed B ending at its heap block;
+     N = 250: a packed K block of B over 512 KB, so prebroadcast too runs row blocks, not strip by strip */
   {
-    int M = 300, K = 1100, N = 75, act = FFN_ACT_SILU;
+    int M = 300, K = 1100, N = 250, act = FFN_ACT_SILU;
     float *A = fa((size_t)M * K), *B = fa((size_t)K * N), *Bu = fa((size_t)K * N), *R = fa((size_t)M * N),
           *C = fa((size_t)M * N);
     float *G = fa((size_t)M * N), *U = fa((size_t)M * N);
