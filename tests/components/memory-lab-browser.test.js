@@ -277,6 +277,26 @@ test('a refused fact list names its line and the lab keeps its facts', SLOW, asy
   }
 });
 
+test('a page without Worker: Train runs in main-thread slices (driver "frames") and stores >= 99 %', SLOW, async () => {
+  const p = await served.newPage();
+  try {
+    const errors = [];
+    p.on('pageerror', (e) => errors.push(e.message));
+    await p.addInitScript(() => Object.defineProperty(window, 'Worker', { value: undefined, configurable: true }));
+    await p.goto(new URL('tests/fixtures/memory-lab.html', served.url).href);
+    await p.waitForFunction(() => document.querySelector('#lab')?.state, null, { timeout: 30000 });
+    const s = await p.$eval('#lab', async (el) => {
+      await el.train();
+      return JSON.parse(JSON.stringify(el.state));
+    });
+    assert.equal(s.driver, 'frames');
+    assert.ok(s.stored >= 0.99 * s.nFacts, `stored ${s.stored} of ${s.nFacts} at step ${s.step}`);
+    assert.deepEqual(errors, []);
+  } finally {
+    await p.close();
+  }
+});
+
 test('hostile attribute and property values are refused and named; the lab keeps what it had', SLOW, async () => {
   const p = await open();
   try {
