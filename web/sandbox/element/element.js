@@ -22,6 +22,7 @@ import {
 } from './view.js';
 import { showReport, showSetupProblem } from './report-view.js';
 import { wireControls, wireProgress, editorInput, revealHint, revealSolution } from './controls.js';
+import { renderFirst, takeFirst, upgradingAll } from './first-render.js';
 
 // The attribute readers, also imported from here by tests and the wing's face.
 export { TIMEOUT_RANGE, NUMBER_MAX, readTimeout, readStorageKey, readNumber } from './attributes.js';
@@ -143,10 +144,12 @@ export class FfnExerciseElement extends FfnElement {
   }
   /** The editor's current code. */
   get code() {
+    this._renderNow();
     return this._editor ? this._editor.value : '';
   }
   /** Replace the code: a string within the progress bounds (100,000 characters, 5,000 lines); else a notice. */
   set code(v) {
+    this._renderNow();
     if (!this._editor) return;
     const why = codeProblemMessage(v);
     if (why) {
@@ -160,7 +163,19 @@ export class FfnExerciseElement extends FfnElement {
 
   connectedCallback() {
     super.connectedCallback();
-    if (this._rendered !== this._renderKey() || !this._ex) this._render();
+    // in the page's markup: drawn in a task of its own (first-render.js); connected by a script: now
+    if (this._rendered !== this._renderKey() || !this._ex) this._renderFirstOrNow();
+  }
+
+  /** Render; a first rendering while the page's elements are upgraded waits for a task of its own. */
+  _renderFirstOrNow() {
+    if (this._rendered === null) renderFirst(this, () => this._render());
+    else this._render();
+  }
+
+  /** A first drawing still deferred (first-render.js): done now, for a property or method that needs it. */
+  _renderNow() {
+    if (takeFirst(this) && this.isConnected) this._render();
   }
 
   /** The language (of the element or the page) or its table changed: render again, keeping the last report. */
@@ -182,7 +197,7 @@ export class FfnExerciseElement extends FfnElement {
     if (oldValue === newValue || !this.isConnected) return;
     if (name === 'lang') return this._relocalize();
     if (name === 'timeout') this._notice('timeout', readTimeout(newValue).notice);
-    if (name === 'exercise' || name === 'storage-key') this._render();
+    if (name === 'exercise' || name === 'storage-key') this._renderFirstOrNow();
     else if (name === 'number' && this._ex) {
       this._notice('number', readNumber(newValue).notice);
       this._ui.title.textContent = this._heading();
@@ -224,6 +239,7 @@ export class FfnExerciseElement extends FfnElement {
   /* ----- rendering ----- */
 
   _render() {
+    takeFirst(this);
     this._teardown();
     const root = this.shadowRoot;
     const doc = this.ownerDocument;
@@ -317,6 +333,7 @@ export class FfnExerciseElement extends FfnElement {
 
   /** Reset the exercise: starter code, hints and saved progress cleared. */
   reset() {
+    this._renderNow();
     if (!this._ex) return;
     if (this._running) this._running.abort();
     clearTimeout(this._saveTimer); // a pending save must not bring the old code back
@@ -328,6 +345,7 @@ export class FfnExerciseElement extends FfnElement {
 
   /** Grade the editor's code; resolves to the report (also announced in the results region). */
   async run() {
+    this._renderNow();
     const ex = this._ex;
     if (!ex) return null;
     if (this._running) return null;
@@ -382,5 +400,6 @@ export class FfnExerciseElement extends FfnElement {
 
 /** Register <ffn-exercise> once (safe to call repeatedly; a no-op outside browsers). */
 export function defineFfnExercise(name = 'ffn-exercise') {
-  return define(name, name === 'ffn-exercise' ? FfnExerciseElement : class extends FfnExerciseElement {});
+  const cls = name === 'ffn-exercise' ? FfnExerciseElement : class extends FfnExerciseElement {};
+  return upgradingAll(() => define(name, cls)); // the page's exercises drawn one per task (first-render.js)
 }
