@@ -23,7 +23,7 @@ test('value-to-vocab and rank-one-edit are built-ins that pass checkExercise, wi
   }
 });
 
-test("value-to-vocab's expected indices are the top-k of U·W2[i,:], largest first, ties to the lower index", async () => {
+test("value-to-vocab's expected indices: the top k of U·W2[i,:], largest first, ties to the lower index", async () => {
   for (const seed of [1, 4]) {
     for (const t of await hiddenTests('value-to-vocab', { seed })) {
       const [W2, U, i, k] = t.args;

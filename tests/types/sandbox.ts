@@ -31,7 +31,7 @@ const squared: ExerciseDefinition = {
   solution: 'function reluSquared(x) { return map(x, (z) => z > 0 ? z * z : 0) }',
   hints: ['Square the positive part.'],
   tolerance: { atol: 1e-6, rtol: 1e-6 },
-  tests: (rng) => [{ name: 'a vector', fn: 'reluSquared', args: [rng.randn([4])] }],
+  tests: (rng) => [{ id: 'vector', name: 'a vector', fn: 'reluSquared', args: [rng.randn([4])] }],
   reference: { reluSquared: ([x], api) => api.relu2(x), count: ([n]) => ({ n, top: [0] }) },
   variants: [
     { id: 'relu', fn: 'reluSquared', title: 'ReLU', message: 'Square it.', compute: ([x], api) => api.relu(x) },
@@ -94,5 +94,10 @@ exerciseEl.editor = textareaEditor;
 exerciseEl.editor = 'codemirror';
 // an exercise's text in another language
 import type { ExerciseTranslation } from 'ffn-lab/sandbox';
-const inGerman: ExerciseTranslation = { title: 'Quadrierte ReLU', hints: ['a', 'b'], variants: [null, { title: 'x' }] };
+const inGerman: ExerciseTranslation = {
+  title: 'Quadrierte ReLU',
+  hints: ['a', 'b'],
+  variants: { 'gelu-swapped': { title: 'x', message: { gelu: 'y', geluTanh: 'z' } } },
+  tests: { 'gelu-zeros': 'Nullen' },
+};
 void inGerman;

@@ -11,8 +11,9 @@ SCO page with the chosen exercises and widgets, and every file that page loads.
 
 Options:
   --scorm 1.2|2004       the SCORM version (default 1.2; 2004 is the 4th edition)
-  --exercises a,b,...    built-in exercise ids (gelu, ffn, swiglu, swiglu-backward, memories, gqa-budget) or paths
-                         of your modules that call defineExercise from 'ffn-lab/sandbox' (default: the six built-ins)
+  --exercises a,b,...    built-in exercise ids (gelu, ffn, swiglu, swiglu-backward, memories, gqa-budget,
+                         value-to-vocab, rank-one-edit) or paths of your modules that call defineExercise from
+                         'ffn-lab/sandbox' (default: the eight built-ins)
   --widgets a,b,...      memory-widget, activation-plot, param-calculator (default: none)
   --title text           the course item's title (default: the exercises' titles)
   --out file.zip         where to write it (default ffn-lab-scorm.zip)

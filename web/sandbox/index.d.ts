@@ -24,6 +24,8 @@ export interface LearnerError {
 }
 
 export interface TestResult {
+  /** The test's id (TestCase.id, or derived from its name): translations key a test's name by it. */
+  id: string;
   name: string;
   fn: string;
   pass: boolean;
@@ -146,6 +148,12 @@ export interface Rng {
 
 /** One named hidden test: the function it calls and the arguments (tensors are { data, shape }). */
 export interface TestCase {
+  /**
+   * A stable id, 1 to 64 lower-case letters, digits and dashes, unique among the tests: translations name the test
+   * by it. Optional: derived from the name when left out (then it changes with the name, and no translation may
+   * name it).
+   */
+  id?: string;
   name: string;
   fn: string;
   args: any[];
@@ -192,7 +200,7 @@ export interface ExerciseDefinition {
   translations?: Record<string, ExerciseTranslation>;
 }
 
-/** An exercise's text in one language: hints and examples one per original, variants one per variant, in order. */
+/** An exercise's text in one language: hints and examples one per original; variants and tests by id. */
 export interface ExerciseTranslation {
   title?: string;
   level?: string;
@@ -201,9 +209,12 @@ export interface ExerciseTranslation {
   starter?: string;
   hints?: string[];
   examples?: string[];
-  /** { title, message } (or null: the original) for each variant, in the order of the definition's variants. */
-  variants?: ({ title?: string; message?: string } | null)[];
-  /** A hidden test's name (as tests(rng) gives it) -> its name in this language. */
+  /**
+   * A variant's id -> its { title, message } in this language; where several functions share the id, a title or
+   * message may be given per function ({ [functionName]: text }). A variant left out keeps its original text.
+   */
+  variants?: Record<string, { title?: string | Record<string, string>; message?: string | Record<string, string> }>;
+  /** A hidden test's id (TestCase.id, given by the test) -> its name in this language. */
   tests?: Record<string, string>;
   /** A return kind's item or order word ("memory", "strongest") -> this language's. */
   words?: Record<string, string>;
@@ -294,7 +305,7 @@ export function hiddenTests(
   options?: { seed?: number; api?: unknown; ready?: unknown },
 ): Promise<(TestCase & { expected: unknown })[]>;
 
-/** The six built-in exercises, in the course's order. */
+/** The eight built-in exercises, in the course's order. */
 export const exercises: readonly Exercise[];
 export const exerciseIds: readonly ExerciseId[];
 /** Every defined exercise's id, built-ins first. */

@@ -6,7 +6,7 @@ import { createProgressStore, memoryStorage, DEFAULT_STORAGE_KEY, defineFfnExerc
 defineFfnExercise(); // a no-op outside browsers
 
 export { gradeExercise, checkExercise } from './grade/index.js';
-/** exercises: the six built-ins (frozen, in the course's order); see web/sandbox/AUTHORING.md for the format. */
+/** exercises: the eight built-ins (frozen, in the course's order); see web/sandbox/AUTHORING.md for the format. */
 export {
   exercises,
   exerciseIds,
