@@ -4,7 +4,8 @@
 export type FfnApi = typeof import('../index.js');
 
 /** The built-in exercises' ids. */
-export type ExerciseId = 'gelu' | 'ffn' | 'swiglu' | 'swiglu-backward' | 'memories' | 'gqa-budget';
+export type ExerciseId =
+  'gelu' | 'ffn' | 'swiglu' | 'swiglu-backward' | 'memories' | 'gqa-budget' | 'value-to-vocab' | 'rank-one-edit';
 /** An exercise by id (a built-in one or one given to defineExercise), as an exercise or as a definition. */
 export type ExerciseRef = ExerciseId | (string & {}) | Exercise | ExerciseDefinition;
 
@@ -303,7 +304,7 @@ export function checkExercise(
 export function hiddenTests(
   exercise: ExerciseRef,
   options?: { seed?: number; api?: unknown; ready?: unknown },
-): Promise<(TestCase & { expected: unknown })[]>;
+): Promise<(TestCase & { id: string; expected: unknown })[]>;
 
 /** The eight built-in exercises, in the course's order. */
 export const exercises: readonly Exercise[];
