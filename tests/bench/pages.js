@@ -582,6 +582,81 @@ export async function runPagesBench({
   log(`${pad(n.solutions, 9)}${pad(fix(n.grade, 1), 17)}${pad(fix(n.floor, 1), 10)}${pad(fix(n.ratio, 2), 7)}`);
 }
 
+/**
+ * The Runs of one page as the summary prints them: first and later Runs against the floor of their own load (the
+ * median of that load's floors; a later Run against the floor timed just before it) and against the run's floor (the
+ * median of every floor of the page in this run).
+ */
+export function runRatios(runs) {
+  const own = runs.map((r) => med(r.floors.concat(r.later.map((x) => x.floor))));
+  const runFloor = med(runs.flatMap((r) => r.floors.concat(r.later.map((x) => x.floor))));
+  const later = runs.flatMap((r) => r.later);
+  return {
+    runFloor,
+    first: med(runs.map((r) => r.first)),
+    later: med(later.map((x) => x.run)),
+    firstOwn: med(runs.map((r, i) => r.first / own[i])),
+    firstRun: med(runs.map((r) => r.first)) / runFloor,
+    laterOwn: med(later.map((x) => x.run / x.floor)),
+    laterRun: med(later.map((x) => x.run)) / runFloor,
+    longest: Math.max(...runs.map((r) => r.longest)),
+  };
+}
+
+/**
+ * npm run bench -- --pages: the long-task section (every page, the 36 + 30 elements page included, with thread CPU
+ * times) and the Runs of the pages with an exercise against both floors, in a few minutes.
+ */
+export async function runPagesSummary({ quick = false, log = console.log, root = repo } = {}) {
+  const { launchBrowser } = await import(pathToFileURL(join(repo, 'tests/helpers/browser.js')).href);
+  const { startServer } = await import(pathToFileURL(join(root, 'web/serve.js')).href);
+  const { exercises } = await import(pathToFileURL(join(root, 'web/sandbox/index.js')).href);
+  const solution = exercises.find((e) => e.id === 'gelu').solution;
+  const server = await startServer({ root, port: 0 });
+  const b = await launchBrowser();
+  try {
+    const probe = await b.newPage();
+    const version = await probe.evaluate(() => navigator.userAgent.match(/Chrome\/[\d.]+/)?.[0]);
+    await probe.close();
+    const when = `${new Date().toISOString().slice(0, 16)}Z${quick ? ' (--quick)' : ''}`;
+    log(`# ffn-lab pages, summary (${revOf(root)}), headless ${version}, ${when}`);
+    await runLongTasks({ context: b.context, base: server.url, loads: quick ? 2 : 3, log, cpu: true });
+    const loads = quick ? 2 : 4;
+    const rows = [];
+    for (const spec of PAGES.filter((p) => p.exercise)) {
+      const runs = [];
+      for (let i = 0; i < loads; i++) {
+        const l = await loadPage(b.context, server.url, root, spec);
+        runs.push(await runsIn(l, spec, solution, { pairs: quick ? 3 : 5, atOnce: false }));
+        await l.page.close();
+      }
+      rows.push([spec.name, runRatios(runs)]);
+    }
+    log(
+      '\n# Run tests -> verdict against the floor (a sandboxed frame already loaded, a fresh bare worker, one message',
+    );
+    log(`# each way), ${loads} loads per page. first: scrolled into view, code typed, Run 1 s later (goal <= 2x);`);
+    log('# later: the Runs after it (goal <= 1.5x). own: against the floor of its own load (a later Run: the floor');
+    log(
+      "# timed just before it); run: against the median of every floor of the page in this run. The bench's ratio is",
+    );
+    log(
+      "# own: a load's floor shares that load's state of the host (and a later Run's, the moment's), run's does not.",
+    );
+    log('page             floor ms  first ms  own   run   later ms  own   run   longest task ms');
+    for (const [name, r] of rows) {
+      log(
+        `${name.padEnd(15)}${pad(fix(r.runFloor, 1), 10)}${pad(fix(r.first, 1), 10)}${pad(fix(r.firstOwn, 2), 6)}` +
+          `${pad(fix(r.firstRun, 2), 6)}${pad(fix(r.later, 1), 10)}${pad(fix(r.laterOwn, 2), 6)}` +
+          `${pad(fix(r.laterRun, 2), 6)}${pad(fix(r.longest), 18)}`,
+      );
+    }
+  } finally {
+    await b.close();
+    await server.close();
+  }
+}
+
 if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
   const { saveRun } = await import('./results.js');
   const quick = process.argv.includes('--quick');

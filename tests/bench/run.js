@@ -1,6 +1,6 @@
 // npm run bench: ffn-lab vs XNNPACK and onnxruntime-web in Node, --browser in Chromium, --engines in jsc, gjs and node.
 // --quick for a short run, --no-ort without onnxruntime-web, --act-only the activations, --train only the training
-// section (createMemoryModel against tfjs); method: README.md here.
+// section (createMemoryModel against tfjs), --pages only the pages' summary (long tasks, Runs); method: README.md here.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir, cpus } from 'node:os';
@@ -37,6 +37,13 @@ if (labOnly) {
   // <ffn-memory-lab> trained by its Train button in headless Chromium: time to >= 99 % stored, longest task
   const name = await (await import('./lab.js')).runLabBench({ quick, log });
   console.log(`\nbench: saved to ${saveRun(name, printed)}`);
+  process.exit(0);
+}
+
+// --pages: only the pages' summary (tests/bench/pages.js): the longest task per page, the Runs against both floors
+if (args.has('--pages')) {
+  await (await import('./pages.js')).runPagesSummary({ quick, log });
+  console.log(`\nbench: saved to ${saveRun(`pages-summary${quick ? '-quick' : ''}`, printed)}`);
   process.exit(0);
 }
 
