@@ -22,7 +22,6 @@ const ALLOWED = new Set([
   'web/sandbox/run/protocol.js visit',
   'web/sandbox/run/worker.js run',
   'web/sandbox/grade/compare.js compareKind',
-  'web/sandbox/grade/check.js checkExercise',
 ]);
 
 /** Every hand-written .js file of web/: not web/dist/ (bundles), not the generated *-inline.js (strings). */
