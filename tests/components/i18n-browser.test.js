@@ -215,7 +215,7 @@ async function mountExercise(sel, storageKey) {
         const e = document.querySelector(s);
         Object.assign(e, { timeout: ms, code: c });
         const r = await e.run();
-        return { status: r.status, summary: r.summary, tests: r.tests.map((t) => t.message) };
+        return { status: r.status, summary: r.summary.text, tests: r.tests.map((t) => t.message?.text) };
       },
       [sel, code, timeout],
     );
@@ -307,7 +307,7 @@ test(
         for (const f of document.querySelectorAll('iframe[sandbox]')) f.remove();
         await new Promise((ok) => setTimeout(ok, 50));
       }
-      return rep ? { status: rep.status, summary: rep.summary } : { status: 'none', summary: 'no report in 20 s' };
+      return rep ? { status: rep.status, summary: rep.summary.text } : { status: 'none', summary: 'no report in 20 s' };
     });
     assert.equal(r.status, 'crashed', r.summary);
     await noEnglish('exercise, crashed', sel, [

@@ -7,6 +7,7 @@ import en from '../../web/i18n/en.js';
 import fr from '../../web/i18n/fr.js';
 import { translator, errorText, loadStrings, stringsLoaded } from '../../web/i18n/index.js';
 import { exercises, exerciseText } from '../../web/sandbox/grade/exercises/index.js';
+import { toMessage } from '../../web/sandbox/grade/report-text.js';
 import { findEnglish } from '../helpers/english.js';
 import { rng } from '../helpers/numeric.js';
 import { hostileWorkerUrl, checkHostileReport } from '../helpers/hostile-worker.js';
@@ -25,6 +26,7 @@ const get = (table, key) => key.split('.').reduce((t, k) => (t == null ? undefin
 
 // French strings that are rightly the same as the English ones: names, symbols and code.
 const SAME = new Set([
+  'report.raw', // a text of no key (the learner's own error message), shown as it is
   'exercise.heading',
   'exercise.valueKinds.bigint',
   'progress.problem',
@@ -383,14 +385,16 @@ test('translations in a definition are checked like the originals, naming the fi
   );
 });
 
-/** Every text of a report with the message it was made from (report.said, not enumerable): [english, message]. */
-function saidTexts(report) {
-  const said = report.said;
-  const out = [[report.summary, said.summary]];
-  report.tests.forEach((t, i) => t.message && out.push([t.message, said.tests[i]]));
-  report.notes.forEach((n, i) => out.push([n, said.notes[i]]));
+/** Every text of a report ({ key, params, text }) as [its English, the message it says (toMessage)]. */
+function reportTexts(report) {
+  const pair = (t) => [t.text, toMessage(t)];
+  const out = [pair(report.summary)];
+  report.tests.forEach((t) => t.message && out.push(pair(t.message)));
+  report.notes.forEach((n) => out.push(pair(n)));
   // grading's own diagnoses (an exercise's mistakes are the exercise's text, translated by the exercise)
-  for (const d of report.diagnoses) if (d.said) out.push([d.title, d.said.title], [d.message, d.said.message]);
+  for (const d of report.diagnoses) {
+    for (const t of [d.title, d.message]) if (t.key !== 'report.raw') out.push(pair(t));
+  }
   return out;
 }
 
@@ -416,8 +420,9 @@ test("the sandbox's own crash reasons are said in French, the English report unc
   for (const crash of reasons) {
     const run = { status: 'crashed', crash, compileError: null, results: tests.map(() => null), logs: [] };
     const report = await reportRun(gelu, tests, run, { api });
-    assert.ok(report.summary.includes(crash), report.summary);
-    const french = fr.t(report.said.summary.key, report.said.summary.params);
+    assert.ok(report.summary.text.includes(crash), report.summary.text);
+    const m = toMessage(report.summary);
+    const french = fr.t(m.key, m.params);
     assert.deepEqual(findEnglish([french]), [], french);
   }
 });
@@ -474,7 +479,7 @@ test("a grading report's texts are messages: the report's English, and French wi
   const texts = [];
   for (const [id, source, expected] of cases) {
     const report = await gradeExercise(id, source, { timeout: 500 });
-    const all = saidTexts(report);
+    const all = reportTexts(report);
     assert.match(all.map(([e]) => e).join('\n'), expected, id);
     for (const [english, m] of all) {
       assert.ok(m && typeof m.key === 'string', `no message for ${JSON.stringify(english)}`);
@@ -511,12 +516,12 @@ test('results the page refuses (runner.js) are messages: the English kept, Frenc
   const report = await gradeExercise('gelu', 'function f() {}', { workerUrl: hostileWorkerUrl(), timeout: 2000 });
   // each test refused as its payload says (helpers/hostile-worker.js), the report bounded
   checkHostileReport(report);
-  const refused = report.tests.map((t, i) => [t, report.said.tests[i]]).filter(([t]) => t.status === 'refused');
+  const refused = report.tests.map((t) => [t, toMessage(t.message)]).filter(([t]) => t.status === 'refused');
   const kinds = new Set();
   for (const [t, m] of refused) {
     // the report's English as before (hardening/bounds.test.js checks its words), and the message it was made of
-    assert.match(t.message, /^Refused: the result could not be read: it /);
-    assert.equal(String(m), t.message);
+    assert.match(t.message.text, /^Refused: the result could not be read: it /);
+    assert.equal(String(m), t.message.text);
     const french = frenchOf(m);
     assert.match(french, /^Refusé : le résultat n’a pas pu être lu : il /, french);
     assert.deepEqual(findEnglish([french]), [], french);
@@ -535,11 +540,11 @@ test('a long shape or key list, cut in a report, says "sizes" and "keys" in the 
     'function gelu(x) {\n  return { data: [0], shape: [1, 1, 1, 1, 1, 1, 1, 1, 1, 1] };\n}\n' +
     'function geluTanh(x) {\n  const o = {};\n  for (let i = 0; i < 20; i++) o["k" + i] = 0;\n  return o;\n}\n';
   const report = await gradeExercise('gelu', source);
-  const texts = report.tests.map((t, i) => [t, report.said.tests[i]]).filter(([t]) => !t.pass);
+  const texts = report.tests.filter((t) => !t.pass).map((t) => [t, toMessage(t.message)]);
   const gelu = texts.find(([t]) => t.fn === 'gelu');
   const tanh = texts.find(([t]) => t.fn === 'geluTanh');
-  assert.match(gelu[0].message, /^returned shape \[1,1,1,1,1,1,1,1,… \(10 sizes\)\], expected \[\d+\]$/);
-  assert.match(tanh[0].message, /keys \{k0, k1, .*, k11, … \(20 keys\)\}/);
+  assert.match(gelu[0].message.text, /^returned shape \[1,1,1,1,1,1,1,1,… \(10 sizes\)\], expected \[\d+\]$/);
+  assert.match(tanh[0].message.text, /keys \{k0, k1, .*, k11, … \(20 keys\)\}/);
   const said = frenchOf;
   assert.match(said(gelu[1]), /^renvoie la forme \[1,1,1,1,1,1,1,1,… \(10 tailles\)\], attendue : \[\d+\]$/);
   assert.match(said(tanh[1]), /\{k0, k1, .*, k11, … \(20 clés\)\}/);
@@ -553,17 +558,20 @@ test("the toolkit's errors carry a key: English as before, French on the page; l
     'function gelu(x) {\n  return transpose(reshape(x, [1, 1, -1]));\n}',
     // the learner's own error, dressed as a toolkit one, and a toolkit error whose message the learner changed
     'function geluTanh(x) {\n  if (x.data.length % 2) {\n    const e = new RangeError("mine");\n' +
-      '    e.said = { key: "notTwoD", params: { fn: "a", shape: "b" } };\n    throw e;\n  }\n' +
+      '    Object.assign(e, { key: "notTwoD", params: { fn: "a", shape: "b" }, text: "mine" });\n    throw e;\n  }\n' +
       '  try { transpose(reshape(x, [1, 1, -1])); } catch (e) { e.message = "changed"; throw e; }\n}',
   ].join('\n');
   const report = await gradeExercise('gelu', source);
-  const shown = report.tests.map((t, i) => [t, report.said.tests[i]]);
+  const shown = report.tests.map((t) => [t, toMessage(t.message)]);
   const said = frenchOf;
   const gelu = shown.filter(([t]) => t.fn === 'gelu');
   assert.ok(gelu.length > 0);
   for (const [t, m] of gelu) {
-    assert.match(t.message, /^RangeError: transpose: expected a 2-D tensor, got shape \[1,1,\d+\] \(line 2, column/);
-    assert.equal(String(m), t.message);
+    assert.match(
+      t.message.text,
+      /^RangeError: transpose: expected a 2-D tensor, got shape \[1,1,\d+\] \(line 2, column/,
+    );
+    assert.equal(String(m), t.message.text);
     const french = /^RangeError : transpose : un tenseur à 2 dimensions était attendu, forme reçue : \[1,1,\d+\]/;
     assert.match(said(m), french);
   }
@@ -656,11 +664,11 @@ function plainSpaces(text) {
 /** A report's failing tests: [English message, the page's French for it (French spaces made plain)]. */
 function frenchOfTests(report) {
   return report.tests
-    .map((t, i) => [t, report.said.tests[i]])
-    .filter(([t]) => t.message)
-    .map(([t, m]) => {
-      assert.equal(String(m), t.message, 'the message is the English');
-      return [t.message, frenchOf(m)];
+    .filter((t) => t.message)
+    .map((t) => {
+      const m = toMessage(t.message);
+      assert.equal(String(m), t.message.text, 'the message is the English');
+      return [t.message.text, frenchOf(m)];
     });
 }
 
@@ -724,8 +732,8 @@ test("the worker's refusals of the learner's code are said in French; the report
   ];
   for (const [source, english, french] of cases) {
     const report = await gradeExercise('gelu', source);
-    assert.equal(report.summary, english);
-    const m = report.said.summary;
+    assert.equal(report.summary.text, english);
+    const m = toMessage(report.summary);
     assert.equal(String(m), english);
     const said = frenchOf(m);
     assert.ok(said.includes(french), said);
@@ -752,10 +760,11 @@ test('what a worker says beside its text is checked: a forged key or param leave
   await loadStrings('fr');
   const { gradeExercise } = await import('ffn-lab/sandbox');
   const cycle = (path) => `the result contains a cycle (at ${path})`;
-  const refused = (message, said) => ({
+  // the wire's form of a text: a message { key, params, text }
+  const refused = (text, { key, params }) => ({
     ok: false,
     refused: true,
-    error: { name: 'Refused', message, line: null, column: null, said },
+    error: { name: 'Refused', message: { key, params, text }, line: null, column: null },
   });
   const html = '<img src=x onerror=alert(1)>';
   const long = `result.${'p'.repeat(3000)}`;
@@ -776,8 +785,8 @@ test('what a worker says beside its text is checked: a forged key or param leave
     [refused(cycle('result.a'), { key: 'worker.cycle', params: { path: ['result.a'] } })],
     [refused(cycle('result.a'), { key: 'worker.cycle', params: { path: 'result.a', ...nine } })],
     [refused('the result holds more than 1.5 numbers', { key: 'worker.numbers', params: { max: 1.5 } })],
-    [{ ok: true, value: { k: 'bad', what: 'a rose', said: { key: 'worker.bad.function', params: {} } } }],
-    [{ ok: true, value: { k: 'bad', what: 'a Symbol', said: { key: 'worker.bad.symbol', params: {} } } }, 'un Symbol'],
+    [{ ok: true, value: { k: 'bad', what: { key: 'worker.bad.function', params: {}, text: 'a rose' } } }],
+    [{ ok: true, value: { k: 'bad', what: { key: 'worker.bad.symbol', params: {}, text: 'a Symbol' } } }, 'un Symbol'],
     // a value the worker did not say: "an unreadable value", said by the page
     [{ ok: true, value: { k: 'bad', what: '' } }, 'renvoie une valeur illisible'],
   ];
@@ -788,7 +797,7 @@ test('what a worker says beside its text is checked: a forged key or param leave
   assert.equal(shown.length, report.tests.length);
   shown.forEach(([english, french], i) => {
     const [result, expected] = cases[i % cases.length];
-    const sent = result.ok ? result.value.what : result.error.message;
+    const sent = result.ok ? (result.value.what.text ?? '') : result.error.message.text;
     if (expected) assert.ok(french.includes(expected), `case ${i}: ${french}`);
     else {
       // the text as the worker sent it (runner.js cuts a long one), inside the page's French frame
@@ -805,14 +814,13 @@ test('what a worker says beside its text is checked: a forged key or param leave
   ]) {
     const compileError = {
       name: 'InternalError',
-      message,
+      message: { key: 'worker.failed', params: {}, text: message },
       line: null,
       column: null,
-      said: { key: 'worker.failed', params: {} },
     };
     const r = await gradeExercise('gelu', 'function f() {}', { workerUrl: forgingWorkerUrl([], compileError) });
-    assert.equal(r.summary, `Your code could not run: ${message}`);
-    const said = frenchOf(r.said.summary);
+    assert.equal(r.summary.text, `Your code could not run: ${message}`);
+    const said = frenchOf(toMessage(r.summary));
     assert.equal(said, `Votre code n’a pas pu s’exécuter : ${french}`);
   }
 });
@@ -847,11 +855,11 @@ test("the embed pages' lines about their URL query: the English as before, Frenc
   assert.equal(readEmbedParams(`?lang=${'a'.repeat(36)}`, []).lang, null);
 });
 
-test('a getter learner code puts on Object.prototype.said is never read by the worker', async () => {
+test("getters learner code puts on Object.prototype for a message's fields never reach the worker", async () => {
   const { gradeExercise } = await import('ffn-lab/sandbox');
-  const source =
-    'Object.defineProperty(Object.prototype, "said", { get() { throw new Error("got"); } });\n' +
-    'throw new RangeError("boom");\n';
+  const trap = (name) =>
+    `Object.defineProperty(Object.prototype, "${name}", { get() { throw new Error("got"); }, set() { throw 1; } });\n`;
+  const source = ['key', 'params', 'text', 'message'].map(trap).join('') + 'throw new RangeError("boom");\n';
   const report = await gradeExercise('gelu', source);
-  assert.equal(report.summary, 'Your code threw while it was being set up: boom (line 2, column 7)');
+  assert.equal(report.summary.text, 'Your code threw while it was being set up: boom (line 5, column 7)');
 });

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { Worker } from 'node:worker_threads';
 import { gradeExercise, exercises } from 'ffn-lab/sandbox';
 import { cleanWire, checkLimits } from '../../web/sandbox/run/protocol.js';
+import { isMessage } from '../../web/i18n/index.js';
 import { DEFAULT_LIMITS, LIMIT_CEILINGS } from '../../web/sandbox/run/index.js';
 import { hostileWorkerUrl, checkHostileReport } from '../helpers/hostile-worker.js';
 import { sabotage, sabotagedGelu, checkSabotagedGeluReport } from '../helpers/sabotage.js';
@@ -53,8 +54,9 @@ function checkClean(out, limits, depth = 0) {
       assert.equal(typeof out.v, 'number');
       return 1;
     case 'bad':
-      assert.equal(typeof out.what, 'string');
-      assert.ok(out.what.length <= 201);
+      // a message of the page's (report.worker.bad, or the text as it came: report.raw), its English cut
+      assert.ok(isMessage(out.what));
+      assert.ok(String(out.what).length <= 201);
       return 0;
     case 'typed':
       assert.ok(out.data instanceof Float64Array);
@@ -148,7 +150,8 @@ test('cleanWire: each limit holds at the bound and refuses one past it, by the s
   // parts: containers count too (an array of 150,000 arrays of two empty arrays is 450,001 parts)
   no(arr(Array.from({ length: 150_000 }, () => arr([arr([]), arr([])]))), /too many parts/);
   // texts are cut where they come in
-  assert.equal(ok({ k: 'bad', what: 'x'.repeat(1e7) }).what.length, 201);
+  const long = 'x'.repeat(1e7);
+  assert.equal(String(ok({ k: 'bad', what: { key: 'raw', params: { text: long }, text: long } }).what).length, 201);
   assert.equal(ok(typed(new Float64Array(1), 'y'.repeat(1e7))).type.length, 41);
   // limits passed in are checked against ceilings
   assert.deepEqual(checkLimits({ maxNumbers: 10 }), { ...L, maxNumbers: 10 });
@@ -348,7 +351,8 @@ test('Node grader: a stand-in worker sending hostile messages: within timeout + 
     const { ms, seen } = await timeCaseAsync(timeout + 1000, first, async () => (await grade()).ms);
     assert.ok(ms <= timeout + 1000, `${id}: the grader took ${shown(seen)}`);
     checkHostileReport(r, (t, name) => {
-      assert.ok(t.message.length < 4000, `${name}: a message of ${t.message.length} characters`);
+      assert.ok(t.message.text.length < 4000, `${name}: a message of ${t.message.text.length} characters`);
+      assert.ok(JSON.stringify(t.message).length < 9000, `${name}: a message of ${JSON.stringify(t.message).length}`);
     });
     // forged log entries (null, a string, an unknown level, holes) are read as plain "log" lines, cut
     assert.deepEqual(r.logs.slice(0, 3), Array(3).fill({ level: 'log', text: '' }));
@@ -378,12 +382,12 @@ test('Node grader: overrides cannot make the worker send declared sizes; each ru
     const { r, ms: first } = await grade();
     const { ms, seen } = await timeCaseAsync(timeout + 1000, first, async () => (await grade()).ms);
     assert.ok(ms <= timeout + 1000, `${a}: ${shown(seen)}`);
-    assert.equal(r.status, 'done', r.summary);
+    assert.equal(r.status, 'done', r.summary.text);
     assert.equal(r.passed, false);
     // the worker read the values with its own built-ins: what the page compares is what was returned
     for (const t of r.tests) {
-      assert.ok(t.status === 'pass' || t.status === 'fail', `${a}: ${t.status} ${t.message}`);
-      if (t.fn === 'gelu') assert.match(t.message, /^returned shape \[2\], expected/, a);
+      assert.ok(t.status === 'pass' || t.status === 'fail', `${a}: ${t.status} ${t.message?.text}`);
+      if (t.fn === 'gelu') assert.match(t.message.text, /^returned shape \[2\], expected/, a);
     }
   }
 });
@@ -458,8 +462,9 @@ test('worker primordials: learner overrides of built-ins reach no worker callbac
         what,
       );
     }
-    if (what === 'a refused result') assert.match(results[0].result.error.message, /nested deeper than 8 levels/);
+    // the worker's texts are messages { key, params, text }: their English is `text`
+    if (what === 'a refused result') assert.match(results[0].result.error.message.text, /nested deeper than 8 levels/);
     const error = results[0].result.error;
-    if (what === 'a thrown error') assert.deepEqual([error.name, error.message], ['Error', 'mine']);
+    if (what === 'a thrown error') assert.deepEqual([error.name, error.message.text], ['Error', 'mine']);
   }
 });

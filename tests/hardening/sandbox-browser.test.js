@@ -152,7 +152,7 @@ test(
         'gelu',
         `function gelu(x) {\n  ${expr};\n  return x;\n}\nfunction geluTanh(x) { return x }`,
       );
-      assert.equal(r.tests[0].status, 'error', `${expr}: ${r.tests[0].status} ${r.tests[0].message || ''}`);
+      assert.equal(r.tests[0].status, 'error', `${expr}: ${r.tests[0].status} ${r.tests[0].message?.text || ''}`);
       assert.equal(r.tests[0].error.line, 2, expr);
     }
     // anything network-shaped left anywhere on the worker's global prototype chain?
@@ -366,8 +366,8 @@ test(
         await new Promise((ok) => setTimeout(ok, 100));
       }
       const r = await pending;
-      if (process.env.FFN_HARDEN_DEBUG) console.log(src.slice(0, 50), r.status, r.summary.slice(0, 120));
-      assert.ok(statuses.includes(r.status), `${src}: ${r.status} ${r.summary}`);
+      if (process.env.FFN_HARDEN_DEBUG) console.log(src.slice(0, 50), r.status, r.summary.text.slice(0, 120));
+      assert.ok(statuses.includes(r.status), `${src}: ${r.status} ${r.summary.text}`);
       assert.equal(r.passed, false);
       if (src.includes('return gelu(x)')) {
         assert.equal(r.tests[0].error.name, 'RangeError');

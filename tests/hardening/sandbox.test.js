@@ -23,8 +23,8 @@ async function attack(source, { id = 'gelu', timeout = 1500 } = {}) {
   assert.ok(json.length < REPORT_CHAR_BOUND, `report of ${json.length} chars`);
   for (const t of r.tests)
     for (const k of ['message', 'problem'])
-      if (t[k]) assert.ok(t[k].length < MESSAGE_CHAR_BOUND, `${k} of ${t[k].length} chars`);
-  assert.ok(r.summary.length < MESSAGE_CHAR_BOUND);
+      if (t[k]) assert.ok(t[k].text.length < MESSAGE_CHAR_BOUND, `${k} of ${t[k].text.length} chars`);
+  assert.ok(r.summary?.text.length < MESSAGE_CHAR_BOUND);
   assert.ok(ms < timeout + 8000, `grading took ${ms} ms`);
   return r;
 }
@@ -55,7 +55,7 @@ test(
       const r = await attack(src, { timeout: 300 });
       failed(r);
       assert.equal(r.status, 'timeout', src);
-      assert.match(r.summary, /more than 300 ms/);
+      assert.match(r.summary?.text, /more than 300 ms/);
     }
     await stillWorks();
   },
@@ -70,7 +70,7 @@ test(
     assert.equal(r.tests[0].error.line, 2);
     r = await attack(inGelu('  const deep = () => deep();\n  return { get data() { return deep() }, shape: x.shape }'));
     failed(r);
-    assert.match(r.tests[0].message, /reading your result threw: .*(stack|recursion)/i);
+    assert.match(r.tests[0].message?.text, /reading your result threw: .*(stack|recursion)/i);
     r = await attack('const f = (n) => f(n + 1);\nf(0);\n' + GELU);
     failed(r);
     assert.equal(r.status, 'error');
@@ -113,7 +113,7 @@ test('network and code loading: every way tried is refused and no request reache
     ];
     for (const expr of tries) {
       const r = await attack(inGelu(`  ${expr};\n  return map(x, (z) => 0.5 * z * (1 + erf(z / Math.SQRT2)));`));
-      assert.equal(r.tests[0].status, 'error', `${expr} did not throw: ${r.tests[0].message}`);
+      assert.equal(r.tests[0].status, 'error', `${expr} did not throw: ${r.tests[0].message?.text}`);
       assert.equal(r.tests[0].error.line, 2, expr);
     }
     // import() is syntax: refused before anything runs, wherever and however it is written
@@ -197,7 +197,7 @@ test(
     assert.match(r.logs[0].text, /forgeries \d+ accepted by a postMessage 0/);
     // zeros are right only where GELU is 0: the verdicts are the page's own comparisons
     assert.equal(r.tests.find((t) => t.name === 'gelu: 7 values in [-4, 4]').status, 'fail');
-    assert.notEqual(r.summary, 'All 16 tests passed.');
+    assert.notEqual(r.summary?.text, 'All 16 tests passed.');
     // the learner returning the wire format itself is just an object, compared like any other
     const wire = await attack(inGelu("  return { k: 'typed', type: 'Float32Array', data: x.data }"));
     failed(wire);
@@ -245,7 +245,7 @@ test(
       failed(r);
       const t = r.tests.find((q) => q.fn === 'gelu' && q.status !== 'pass');
       assert.ok(t && ['refused', 'error', 'fail'].includes(t.status), `${body}: ${t && t.status}`);
-      assert.match(`${t.message || ''} ${t.problem || ''}`, re, body);
+      assert.match(`${t.message?.text || ''} ${t.problem?.text || ''}`, re, body);
     }
     await stillWorks();
   },
@@ -303,7 +303,7 @@ test('an Array.prototype.slice override no longer reaches the logs the worker se
     const forge = 'Array.prototype.slice = function () { return [null, 7, "x", { level: "evil", text: 1 }] };';
     const r = await attack(`${forge}\n${inGelu('  console.log("mine");\n  return x')}`);
     assert.equal(uncaught, null, `the host threw: ${uncaught && uncaught.message}`);
-    assert.equal(r.status, 'done', r.summary);
+    assert.equal(r.status, 'done', r.summary?.text);
     failed(r);
     assert.ok(r.logs.length > 0 && r.logs.every((l) => l.level === 'log' && l.text === 'mine'), JSON.stringify(r.logs));
   } finally {
@@ -384,7 +384,7 @@ test(
         const k = i++;
         const [src, status] = sources[k % sources.length];
         const r = await gradeExercise('gqa-budget', src, { timeout: status === 'timeout' ? 60 : DONE_MS });
-        assert.equal(r.status, status, `run ${k}: ${r.summary}`);
+        assert.equal(r.status, status, `run ${k}: ${r.summary?.text}`);
         if (k === 200) {
           gcNow();
           mid = process.memoryUsage().heapUsed;

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
  * error and each failing test's name and message, so a red run says which check failed and why.
  */
 export function assertPassed(report, what) {
-  const failing = (report.tests ?? []).filter((t) => !t.pass).map((t) => `${t.name}: ${t.message}`);
-  const lines = [what, report.summary, report.error?.message, ...failing].filter((l) => l != null && l !== '');
+  const failing = (report.tests ?? []).filter((t) => !t.pass).map((t) => `${t.name}: ${t.message?.text}`);
+  const lines = [what, report.summary?.text, report.error?.message, ...failing].filter((l) => l != null && l !== '');
   assert.equal(report.passed, true, lines.join('\n'));
 }

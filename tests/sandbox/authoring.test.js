@@ -117,7 +117,7 @@ function reluSquaredGrad(x) {
   );
   assert.equal(noClamp.passed, false);
   assert.deepEqual(
-    noClamp.diagnoses.map((d) => [d.id, d.title]),
+    noClamp.diagnoses.map((d) => [d.id, d.title?.text]),
     [['squared-without-clamp', 'Squared without the clamp']],
   );
   assert.ok(noClamp.tests.filter((t) => t.fn === 'reluSquaredGrad').every((t) => t.pass));
@@ -130,7 +130,7 @@ function reluSquaredGrad(x) { return map(x, (z) => (z < 0 ? 0 : z)) }`,
     halfGrad.diagnoses.map((d) => d.id),
     ['grad-missing-two'],
   );
-  assert.match(halfGrad.diagnoses[0].message, /half the right one/);
+  assert.match(halfGrad.diagnoses[0].message?.text, /half the right one/);
   // hiddenTests shows an author their cases with the expected values
   const cases = await hiddenTests('squared-relu', { seed: 1 });
   const large = cases.find((c) => c.name === 'reluSquared: large inputs (±1000)');

@@ -66,12 +66,16 @@ const setupShown = (p) =>
 
 /** A setup problem: status 'setup', the URL and a fix named, nothing said about the learner's code. */
 function assertSetup(r, ...patterns) {
-  assert.equal(r.status, 'setup', r.summary);
+  const summary = r.summary.text;
+  assert.equal(r.status, 'setup', summary);
   assert.equal(r.passed, false);
-  assert.match(r.summary, /^Setup problem \(not your code\): /);
-  assert.match(r.summary, /Fix: /);
-  for (const re of patterns) assert.match(r.summary, re);
-  assert.doesNotMatch(r.summary, /allocates|too much memory|infinite loop/);
+  assert.match(summary, /^Setup problem \(not your code\): /);
+  assert.match(summary, /Fix: /);
+  for (const re of patterns) assert.match(summary, re);
+  assert.doesNotMatch(summary, /allocates|too much memory|infinite loop/);
+  // the setup problem itself, a message of report.site (its English inside the summary)
+  assert.match(r.setup.key, /^report\.site\./);
+  assert.ok(summary.includes(r.setup.text), r.setup.text);
   assert.ok(r.tests.every((t) => t.status === 'not-run'));
 }
 

@@ -20,7 +20,7 @@ function withFunction(id, name, text) {
 }
 
 const failing = (r) => r.tests.filter((t) => !t.pass).map((t) => t.name);
-const messages = (r) => r.diagnoses.map((d) => `${d.title}: ${d.message}`).join('\n');
+const messages = (r) => r.diagnoses.map((d) => `${d.title.text}: ${d.message.text}`).join('\n');
 
 // Wrong solutions used by more than one test, written as a learner would.
 const NAIVE_SILU = () =>
@@ -147,7 +147,7 @@ test('a variant is named only when it explains every failing test: the gqa-budge
   for (const r of [forgotWO, kvAsOne]) {
     assert.equal(r.passed, false);
     assert.ok(!r.diagnoses.some((d) => d.id === 'gqa-d-for-heads'), messages(r));
-    assert.ok(!r.diagnoses.some((d) => /used d for the attention width/.test(d.message)), messages(r));
+    assert.ok(!r.diagnoses.some((d) => /used d for the attention width/.test(d.message.text)), messages(r));
     // what is said instead points at the wrong field
     assert.match(messages(r), /attention/);
     assert.match(messages(r), /ffn is right/);
@@ -176,10 +176,10 @@ test('indices are reported as indices: "2nd strongest: got memory 4, expected me
   );
   assert.equal(r.passed, false);
   const top = r.tests.filter((t) => !t.pass && t.mismatch && t.mismatch.key === 'top');
-  assert.ok(top.length > 0, r.tests.map((t) => t.message).join('\n'));
+  assert.ok(top.length > 0, r.tests.map((t) => t.message?.text).join('\n'));
   for (const t of top) {
-    assert.match(t.message, /^top: (1st|2nd|3rd|\d+th) strongest: got memory \d+, expected memory \d+/);
-    assert.doesNotMatch(t.message, /max error/);
+    assert.match(t.message.text, /^top: (1st|2nd|3rd|\d+th) strongest: got memory \d+, expected memory \d+/);
+    assert.doesNotMatch(t.message.text, /max error/);
   }
 });
 
@@ -191,9 +191,9 @@ test('wrong keys: the report lists what came back and suggests the expected spel
   );
   assert.equal(r.passed, false);
   for (const t of r.tests) {
-    assert.match(t.message, /expected keys dX, dWGate, dWUp, dWDown; got dX, dW_gate, dW_up, dW_down/);
-    assert.match(t.message, /dW_gate → dWGate/);
-    assert.match(t.message, /dW_down → dWDown/);
+    assert.match(t.message.text, /expected keys dX, dWGate, dWUp, dWDown; got dX, dW_gate, dW_up, dW_down/);
+    assert.match(t.message.text, /dW_gate → dWGate/);
+    assert.match(t.message.text, /dW_down → dWDown/);
   }
   assert.match(messages(r), /dW_gate → dWGate/);
 });
@@ -266,13 +266,13 @@ test('learner code that changes an input in place gets a note, whether or not it
   );
   assertPassed(inPlace); // the values are right
   assert.equal(inPlace.notes.length, 1);
-  assert.match(inPlace.notes[0], /gelu changes its argument x in place/);
+  assert.match(inPlace.notes[0].text, /gelu changes its argument x in place/);
   const after = await gradeEdit(
     'memories',
     'return { coef, top, partial };',
     'b1.data.fill(0);\n  return { coef, top, partial };',
   );
-  assert.match(after.notes.join('\n'), /ffnMemories changes its argument b1 in place/);
+  assert.match(after.notes.map((n) => n.text).join('\n'), /ffnMemories changes its argument b1 in place/);
   const clean = await gradeExercise('memories', solution('memories'));
   assert.deepEqual(clean.notes, []);
 });

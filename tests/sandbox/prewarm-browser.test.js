@@ -116,7 +116,7 @@ ${GELU}`;
         el.code = src;
         const out = [];
         for (let i = 0; i < 6; i++) out.push(await el.run());
-        return out.map((r) => ({ passed: r.passed, summary: r.summary, logs: r.logs.map((l) => l.text) }));
+        return out.map((r) => ({ passed: r.passed, summary: r.summary.text, logs: r.logs.map((l) => l.text) }));
       }, source);
       for (const r of reports) {
         assertPassed(r);

@@ -17,7 +17,7 @@ const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));
 async function witnessRun() {
   const askedAt = Date.now();
   const r = await gradeExercise('gelu', '', { workerUrl: WITNESS });
-  assert.equal(r.status, 'done', r.summary);
+  assert.equal(r.status, 'done', r.summary?.text);
   return { ...JSON.parse(r.logs[0].text), askedAt };
 }
 
@@ -77,7 +77,7 @@ test('a script that grades once exits by itself: the prepared worker does not ke
   const script =
     "import { gradeExercise, exercises } from 'ffn-lab/sandbox';\n" +
     "const r = await gradeExercise('gelu', exercises[0].solution);\n" +
-    "console.log(r.passed ? 'passed' : r.summary);";
+    "console.log(r.passed ? 'passed' : r.summary?.text);";
   const out = await new Promise((ok, fail) => {
     const args = ['--input-type=module', '-e', script];
     execFile(process.execPath, args, { cwd: ROOT, timeout: 30000 }, (err, stdout, stderr) => {

@@ -13,6 +13,7 @@ import {
   hiddenTests,
   ExerciseDefinitionError,
   type GradeReport,
+  type ReportText,
   type ExerciseDefinition,
   type Exercise,
   type ExerciseCheckReport,
@@ -31,7 +32,7 @@ const squared: ExerciseDefinition = {
   solution: 'function reluSquared(x) { return map(x, (z) => z > 0 ? z * z : 0) }',
   hints: ['Square the positive part.'],
   tolerance: { atol: 1e-6, rtol: 1e-6 },
-  tests: (rng) => [{ id: 'vector', name: 'a vector', fn: 'reluSquared', args: [rng.randn([4])] }],
+  tests: (rng) => [{ name: 'a vector', fn: 'reluSquared', args: [rng.randn([4])] }],
   reference: { reluSquared: ([x], api) => api.relu2(x), count: ([n]) => ({ n, top: [0] }) },
   variants: [
     { id: 'relu', fn: 'reluSquared', title: 'ReLU', message: 'Square it.', compute: ([x], api) => api.relu(x) },
@@ -43,6 +44,10 @@ async function main(): Promise<number> {
   const line: number | null = first.error ? first.error.line : null;
   const idx: number[] | undefined = first.mismatch?.index;
   const ids: string[] = r.diagnoses.map((d) => d.id);
+  // a report's texts: key and params for any language, the English in text
+  const summary: ReportText = r.summary;
+  const english: string = summary.text + (first.message?.text ?? '') + (r.diagnoses[0]?.title.text ?? '');
+  const key: string = summary.key;
   const m = mountExercise(document.body, 'memories', { timeout: 1000, storage: memoryStorage() });
   const again: GradeReport | null = await m.run();
   const el = document.createElement('ffn-exercise');
@@ -54,7 +59,7 @@ async function main(): Promise<number> {
   store.update('gelu', { code: 'x', status: 'passed' });
   importProgress(exportProgress());
   const ok: boolean = el instanceof FfnExerciseElement;
-  console.log(line, idx, ids, again, ok, exercises[0].hints[2], heading);
+  console.log(line, idx, ids, english, key, again, ok, exercises[0].hints[2], heading);
   const ex: Exercise = defineExercise(squared);
   const names: readonly string[] = ex.functionNames;
   const check: ExerciseCheckReport = await checkExercise(ex, { seeds: [1, 2] });
@@ -66,7 +71,7 @@ async function main(): Promise<number> {
   } catch (e) {
     if (e instanceof ExerciseDefinitionError) console.log(e.field);
   }
-  const notes: string[] = custom.notes;
+  const notes: string[] = custom.notes.map((n) => n.text);
   const explained: number | undefined = custom.diagnoses[0]?.explained;
   const shape: (string | number)[] | undefined = ex.functions.reluSquared.params[0].shape;
   console.log(names, fields, cases[0].expected, custom.passed, notes, explained, shape);

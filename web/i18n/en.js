@@ -43,6 +43,8 @@ export default {
     tooLong: 'Your code is {n} characters long; the limit is {max}.',
     // a result the page refused (runner.js): the report's test reads "Refused: the result could not be read: ..."
     refusedName: 'Refused',
+    // a text that has no key (learner code's own error message, the engine's): shown as it is
+    raw: '{text}',
     refused: {
       malformed: 'malformed result',
       unread: 'the result could not be read: {why}',

@@ -38,6 +38,8 @@ const table = {
     },
     tooLong: 'Votre code compte {n} caractères ; la limite est de {max}.',
     refusedName: 'Refusé',
+    // a text that has no key (learner code's own error message, the engine's): shown as it is
+    raw: '{text}',
     refused: {
       malformed: 'résultat mal formé',
       unread: 'le résultat n’a pas pu être lu : {why}',

@@ -15,6 +15,21 @@ export interface Tolerance {
   rtol: number;
 }
 
+/**
+ * A text of a report for people: a message of the locale tables (web/i18n/en.js) by key and parameters, with its
+ * English. <ffn-exercise> shows it in its language from key and params; read `text` for the English. Plain data:
+ * JSON-safe and structured-cloneable. A text that has no key (the learner's own error message, an exercise's
+ * words) is { key: 'report.raw', params: { text }, text }.
+ */
+export interface ReportText {
+  key: string;
+  /** Strings, numbers, and nested parameters as plain data (a message { key, params }, a number { v, text }...). */
+  params: Record<string, unknown>;
+  /** The English text, cut to the field's bound. */
+  text: string;
+}
+
+/** The error learner code threw, as thrown: its English message (the test's `message` says it for people). */
 export interface LearnerError {
   name: string;
   message: string;
@@ -39,10 +54,10 @@ export interface TestResult {
    */
   mismatch?: { key: string | null; index: number[]; flatIndex: number; got: number; expected: number };
   /** A shape or type problem, e.g. "returned shape [3,8], expected [2,3,8]". */
-  problem?: string;
+  problem?: ReportText;
   error?: LearnerError;
   /** One line for people. */
-  message?: string;
+  message?: ReportText;
 }
 
 export interface Diagnosis {
@@ -52,8 +67,8 @@ export interface Diagnosis {
    */
   id: string;
   fn: string;
-  title: string;
-  message: string;
+  title: ReportText;
+  message: ReportText;
   /** Names of the tests this diagnosis is about (for a variant, the failing tests it explains). */
   tests: string[];
   /** How many of the function's failing tests the mistake explains (absent for a direction). */
@@ -78,12 +93,14 @@ export interface GradeReport {
    * site's setup keeps the browser sandbox from starting (the summary names the URL and the fix).
    */
   status: 'done' | 'error' | 'timeout' | 'aborted' | 'crashed' | 'refused' | 'setup';
-  summary: string;
+  summary: ReportText;
+  /** What keeps the sandbox from starting (status 'setup' only): the URL, the problem and the fix. */
+  setup?: ReportText;
   error: LearnerError | null;
   tests: TestResult[];
   diagnoses: Diagnosis[];
   /** Remarks that do not change the verdict, e.g. a function that changes its argument in place. */
-  notes: string[];
+  notes: ReportText[];
   /** The learner's console output (at most 200 lines). */
   logs: { level: string; text: string }[];
   durationMs: number;
@@ -339,7 +356,7 @@ export interface ProgressStore {
   /** Why this exercise's saved progress was not all read (its own reason, or the whole text's), or null. */
   problemWith(id: string): string | null;
   /** What the last successful importJSON did: entries imported, and those skipped with why. */
-  readonly lastImport: { imported: number; skipped: { id: string; reason: string }[] } | null;
+  readonly lastImport: { imported: number; skipped: { id: string; reason: ReportText }[] } | null;
   get(id: string): ProgressEntry;
   update(id: string, patch: ProgressEntry): ProgressEntry;
   /** Reset one exercise, or all when id is omitted. */

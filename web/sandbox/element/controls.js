@@ -3,6 +3,7 @@
 import { ready as loadKernels } from '../../index.js';
 import { createEl as el } from '../../element-base.js';
 import { msg } from '../../i18n/index.js';
+import { toMessage } from '../grade/index.js';
 import { gradeExercise } from './grader.js';
 import { prepareNear } from './prepare.js';
 import { flushSave, scheduleSave } from './saving.js';
@@ -111,7 +112,7 @@ export function wireProgress(host, { json, status, exportBtn, importBtn }) {
       host._emit('ffn-exercise-progress-imported', { exercise: host._ex.id, count: n });
       const again = host.shadowRoot.querySelector('.progress');
       again.open = true;
-      const reason = (s) => host._tr.t('storage.first', { id: s.id, reason: s.reasonMessage ?? s.reason });
+      const reason = (s) => host._tr.t('storage.first', { id: s.id, reason: toMessage(s.reason) ?? s.reason });
       const list =
         skipped.slice(0, 3).map(reason).join(host._t('errors.listSep')) +
         (skipped.length > 3 ? `${host._t('errors.listSep')}…` : '');

@@ -1,6 +1,6 @@
 // The <ffn-exercise> element's report view: a grading report drawn in the element's language (summary, likely
 // mistakes, tests, notes, console output) and a setup problem; it only draws.
-import { fmtNum, CAPS, clip } from '../grade/index.js';
+import { fmtNum, CAPS, clip, toMessage } from '../grade/index.js';
 import { createEl as el } from '../../element-base.js';
 import { msg, isMessage } from '../../i18n/index.js';
 import { Code, code, siteProblem, messageNodes } from './message-nodes.js';
@@ -29,13 +29,14 @@ function variantText(host, d) {
 }
 
 /**
- * A report's text in the element's language: `said` is the message grade.js made it from (report.said), shown
- * within the same cap; `english` (the report's own text) where there is none.
+ * A report's text ({ key, params, text }: grade/report-text.js) in the element's language, from its key and params,
+ * within the cap of its field; a text that is no such value as it is.
  */
-function reportText(host, said, english, cap = CAPS.message) {
-  if (!isMessage(said)) return english;
-  const m = exerciseWords(host, said);
-  return clip(host._t(m.key, m.params), cap);
+function textOf(host, t, cap = CAPS.message) {
+  const m = toMessage(t);
+  if (!m) return typeof t === 'string' ? clip(t, cap) : '';
+  const words = exerciseWords(host, m);
+  return clip(host._t(words.key, words.params), cap);
 }
 
 /** A report's message with the exercise's own words in the element's language: test names, item and order. */
@@ -55,9 +56,8 @@ function exerciseWords(host, m, depth = 0) {
 /** A diagnosis as shown: an exercise's mistake (translated by the exercise), or one of grading's own messages. */
 function diagnosisText(host, d) {
   const v = variantText(host, d);
-  if (v !== d || !d.said) return v;
-  const message = reportText(host, d.said.message, d.message, CAPS.diagnosis);
-  return { ...d, title: reportText(host, d.said.title, d.title), message };
+  if (v !== d) return v;
+  return { ...d, title: textOf(host, d.title), message: textOf(host, d.message, CAPS.diagnosis) };
 }
 
 /** The id of the shown report's test named `name` (translations key tests by id), or undefined. */
@@ -81,23 +81,23 @@ function testLine(host, t) {
 export function showReport(host, report) {
   if (report.status === 'setup') {
     host._editor.markLine(null);
-    const setup = report.said && report.said.setup;
-    const problem = isMessage(setup) ? siteProblem(setup) : typeof setup === 'string' ? code(setup) : null;
-    showSetupProblem(host, problem ?? report.summary);
+    // what the sandbox said (report.site.*, its URLs and markup as code), or an error's own text, as code
+    const setup = toMessage(report.setup);
+    const problem = !setup ? null : setup.key === 'report.raw' ? code(String(setup)) : siteProblem(setup);
+    showSetupProblem(host, problem ?? textOf(host, report.summary));
     return;
   }
-  const said = report.said || { tests: [], notes: [] };
-  const heard = announced(host, report, said);
-  const parts = details(host, report, said);
+  const heard = announced(host, report);
+  const parts = details(host, report);
   host._ui.announce.replaceChildren(...heard);
   host._ui.details.replaceChildren(...parts);
 }
 
 /** What the live region announces: the summary, "Go to line N" for an error, and the likely mistakes. */
-function announced(host, report, said) {
+function announced(host, report) {
   const doc = host.ownerDocument;
   const heard = [];
-  const summary = reportText(host, said.summary, report.summary);
+  const summary = textOf(host, report.summary);
   const summaryClass = `summary ${report.passed ? 'pass' : 'fail'}`;
   heard.push(el(doc, 'p', { class: summaryClass, part: 'summary', text: summary }));
   const errLine = report.error && report.error.line;
@@ -120,15 +120,14 @@ function announced(host, report, said) {
 }
 
 /** What is shown outside the live region: notes, the tests' list and tolerance, "well done", console output. */
-function details(host, report, said) {
+function details(host, report) {
   const doc = host.ownerDocument;
   const u = host._ui;
   const parts = [];
-  for (const [i, note] of (report.notes || []).entries()) {
-    const text = reportText(host, said.notes[i], note, CAPS.note);
-    parts.push(el(doc, 'p', { class: 'note', part: 'note', text: text }));
+  for (const note of report.notes || []) {
+    parts.push(el(doc, 'p', { class: 'note', part: 'note', text: textOf(host, note, CAPS.note) }));
   }
-  if (report.status !== 'error') parts.push(...testList(host, report, said));
+  if (report.status !== 'error') parts.push(...testList(host, report));
   if (report.passed) {
     parts.push(el(doc, 'p', { class: 'note', text: host._t('exercise.wellDone') }));
     u.solBtn.textContent = host._t(u.solution.hidden ? 'exercise.compareSolution' : 'exercise.hideSolution');
@@ -138,17 +137,17 @@ function details(host, report, said) {
 }
 
 /** The hidden tests' list (a mark, the line and any detail per test) and the tolerance note. */
-function testList(host, report, said) {
+function testList(host, report) {
   const doc = host.ownerDocument;
   const list = el(doc, 'ul', { class: 'tests', part: 'tests', 'aria-label': host._t('exercise.hiddenTests') });
-  for (const [i, t] of report.tests.entries()) {
+  for (const t of report.tests) {
     const mark = t.pass ? '✓' : t.status === 'not-run' ? '–' : '✗';
     const part = t.pass ? 'test test-pass' : 'test test-fail';
     const li = el(doc, 'li', { class: t.pass ? 'pass' : t.status, part }, [
       el(doc, 'span', { class: 'mark', 'aria-hidden': 'true', text: mark }),
       el(doc, 'span', { text: testLine(host, t) }),
     ]);
-    const detail = !t.pass && t.message && reportText(host, said.tests[i], t.message);
+    const detail = !t.pass && t.message && textOf(host, t.message);
     if (detail) li.append(el(doc, 'span', { class: 'detail', text: detail }));
     list.append(li);
   }

@@ -1,6 +1,7 @@
 // Learner progress (code and status per exercise) under one versioned, namespaced key, with export/import, reset and a
 // pluggable adapter.
 import { msg, joined, localizedError } from '../../i18n/index.js';
+import { reportText, toMessage } from '../grade/index.js';
 
 export const DEFAULT_STORAGE_KEY = 'ffn-lab:sandbox:v1';
 const FORMAT = 'ffn-lab-sandbox-progress';
@@ -29,8 +30,9 @@ const MAX_DATE_CHARS = 40;
 
 /*
  * Every reason and error here is a message of the locale tables (web/i18n, namespace storage): the public fields
- * (problem, problemWith, lastImport's reason, codeProblem, errors' message) are its English text, and the element
- * shows the message itself (problemMessage, reasonMessage, codeProblemMessage, error.i18n) in its language.
+ * (problem, problemWith, codeProblem, errors' message) are its English text, and the element shows the message
+ * itself (problemMessage, codeProblemMessage, error.i18n) in its language; lastImport's reasons are a report's
+ * texts ({ key, params, text }: grade/report-text.js).
  */
 const say = (key, params) => msg(`storage.${key}`, params);
 const fail = (Ctor, key, params) => localizedError(Ctor, `storage.${key}`, params);
@@ -374,7 +376,7 @@ function updateEntry(saved, id, patch) {
 function importInto(saved, text, replace) {
   const { accepted, skipped } = sortEntries(readExport(text));
   const count = Object.keys(accepted).length;
-  const first = skipped.length ? say('first', { id: skipped[0].id, reason: skipped[0].reasonMessage }) : '';
+  const first = skipped.length ? say('first', { id: skipped[0].id, reason: toMessage(skipped[0].reason) }) : '';
   if (skipped.length && !count) throw fail(RangeError, 'noEntry', { first });
   if (replace && skipped.length) throw fail(RangeError, 'cannotReplace', { n: skipped.length, first });
   if (replace && !count) throw fail(RangeError, 'replaceEmpty');
@@ -414,7 +416,7 @@ function readExport(text) {
   return raw.exercises;
 }
 
-/** An export's exercises -> { accepted: { id: entry }, skipped: [{ id, reason, reasonMessage }] }. */
+/** An export's exercises -> { accepted: { id: entry }, skipped: [{ id, reason }] }, reason a report's text. */
 function sortEntries(exercises) {
   const accepted = Object.create(null);
   const skipped = [];
@@ -423,10 +425,9 @@ function sortEntries(exercises) {
     const { entry, problems } = ID.test(id) ? readEntry(exercises[id]) : badId;
     if (entry && !problems.length) accepted[id] = entry;
     else {
-      const reasonMessage = entry ? joined(problems) : problems[0] || say('noProgress');
-      const skip = { id: ID.test(id) ? id : quote(id), reason: String(reasonMessage) };
-      Object.defineProperty(skip, 'reasonMessage', { value: reasonMessage }); // for the element, in its language
-      skipped.push(skip);
+      const reasonMessage = entry && problems.length > 1 ? joined(problems) : problems[0] || say('noProgress');
+      // { key, params, text } (grade/report-text.js): the element says it in its language, others read .text
+      skipped.push({ id: ID.test(id) ? id : quote(id), reason: reportText(reasonMessage, Infinity) });
     }
   }
   return { accepted, skipped };

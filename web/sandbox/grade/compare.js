@@ -1,5 +1,6 @@
 // Page-side checking of outputs: values from the worker's wire format, shapes and types, atol + rtol*|ref|.
-import { CAPS, MAX_ITEMS, clip, fmtNum, fmtShapeBounded, listKeys, say, num, workerSaid } from './report-bounds.js';
+import { isMessage } from '../../i18n/index.js';
+import { CAPS, MAX_ITEMS, clip, fmtNum, fmtShapeBounded, listKeys, say, num } from './report-bounds.js';
 import { product } from '../../shape.js';
 
 export { fmtNum, fmtShapeBounded };
@@ -58,19 +59,14 @@ function describeWire(w) {
       return say('wire.array', { n: num(lengthOf(w.items)) });
     case 'object':
       return isNode(w.entries) ? say('wire.object', { keys: listKeys(Object.keys(w.entries)) }) : say('wire.malformed');
-    case 'bad':
-      // what the worker said it is (report.worker.bad), in the reader's language, while its English is `what`
-      return workerSaid(w.said, w.what) ?? (clip(w.what, CAPS.what) || say('wire.unreadable'));
+    case 'bad': {
+      // what the worker said it is (a message protocol.js checked: report.worker.bad, else its text), or a text
+      const what = isMessage(w.what) ? w.what : clip(w.what, CAPS.what);
+      return String(what) ? what : say('wire.unreadable');
+    }
     default:
       return say('wire.unknown');
   }
-}
-
-/** An Error whose message is the English of a message, carrying the message (.said) for the reader's language. */
-function saidError(m) {
-  const e = new Error(String(m));
-  e.said = m;
-  return e;
 }
 
 const tooMany = (n) => ({ problem: say('tooMany', { n: num(n), max: num(MAX_ITEMS) }) });
@@ -95,26 +91,28 @@ function nestedToTensor(w) {
   const out = new Float64Array(total);
   let at = 0;
   const walk = (node, depth) => {
-    if (!isNode(node)) throw saidError(say('nested.hole'));
+    if (!isNode(node)) throw say('nested.hole');
     if (depth === shape.length) {
       if (node.k !== 'number' || typeof node.v !== 'number') {
-        throw saidError(say('nested.notNumber', { what: describeWire(node) }));
+        throw say('nested.notNumber', { what: describeWire(node) });
       }
       out[at++] = node.v;
       return;
     }
     if (node.k === 'typed' && depth === shape.length - 1) {
-      if (lengthOf(node.data) !== shape[depth]) throw saidError(say('nested.ragged'));
+      if (lengthOf(node.data) !== shape[depth]) throw say('nested.ragged');
       for (let i = 0; i < shape[depth]; i++) out[at++] = +node.data[i];
       return;
     }
-    if (node.k !== 'array' || lengthOf(node.items) !== shape[depth]) throw saidError(say('nested.ragged'));
+    if (node.k !== 'array' || lengthOf(node.items) !== shape[depth]) throw say('nested.ragged');
     for (let i = 0; i < shape[depth]; i++) walk(node.items[i], depth + 1);
   };
   try {
     walk(w, 0);
   } catch (e) {
-    return { problem: say('nestedBut', { what: describeWire(w), why: e.said ?? clip(e.message, CAPS.what) }) };
+    // what the walk threw: a message of its own, or an error a value the wire never carries made (a getter)
+    const why = isMessage(e) ? e : clip(e && e.message, CAPS.what);
+    return { problem: say('nestedBut', { what: describeWire(w), why }) };
   }
   return { data: out, shape };
 }
@@ -293,18 +291,15 @@ export function compareValue(w, spec, tol) {
   } catch {
     res = { pass: false, problem: say('unreadable') };
   }
-  if (res.problem) {
-    // the English text, cut; the message itself (for the reader's language) as res.said, not enumerable
-    if (typeof res.problem !== 'string') Object.defineProperty(res, 'said', { value: res.problem });
+  // a message whose English is at most CAPS.problem characters (its pieces are cut where they are made), else
+  // that English cut, as a text
+  if (res.problem && (typeof res.problem === 'string' || String(res.problem).length > CAPS.problem)) {
     res.problem = clip(String(res.problem), CAPS.problem);
   }
   return res;
 }
 
-function missingKey(key) {
-  const said = say('keyMissing', { key: clip(key, CAPS.key) });
-  return Object.defineProperty({ pass: false, problem: String(said) }, 'said', { value: said });
-}
+const missingKey = (key) => ({ pass: false, problem: say('keyMissing', { key: clip(key, CAPS.key) }) });
 
 const SPEC_KINDS = new Set(['tensor', 'integers', 'integer', 'number', 'object']);
 const isNumberNode = (w) => isNode(w) && w.k === 'number' && typeof w.v === 'number';
@@ -338,39 +333,42 @@ function compareKind(w, spec, tol) {
       if (!isNumberNode(w)) return { pass: false, problem: say('notNumber', { what: describeWire(w) }) };
       return compareArrays([w.v], [spec.value], [], tol, false);
     }
-    case 'object': {
-      if (!isNode(w) || w.k !== 'object' || !isNode(w.entries))
-        return { pass: false, problem: say('notObject', { what: describeWire(w), keys: keysOf(spec) }) };
-      const parts = {};
-      let pass = true;
-      let first = null;
-      let maxError = 0;
-      for (const [key, sub] of Object.entries(spec.entries)) {
-        const r = own(w.entries, key) ? compareValue(w.entries[key], sub, tol) : missingKey(key);
-        parts[key] = r;
-        if (r.maxError !== undefined) maxError = Math.max(maxError, r.maxError);
-        if (!r.pass) {
-          pass = false;
-          if (!first) first = { key, ...r, said: r.said };
-        }
-      }
-      const res = { pass, maxError, parts };
-      const expected = Object.keys(spec.entries);
-      const missing = expected.filter((k) => !own(w.entries, k));
-      if (missing.length) {
-        res.missingKeys = missing;
-        res.problem = keysMessage(expected, Object.keys(w.entries));
-      } else if (first) {
-        res.key = first.key;
-        const problem = first.said ?? first.problem;
-        if (first.problem) res.problem = say('keyed', { key: clip(first.key, CAPS.key), problem });
-        if (first.mismatch) res.mismatch = first.mismatch;
-      }
-      return res;
-    }
+    case 'object':
+      return compareObject(w, spec, tol);
     default:
       throw new Error(`compareValue: unknown spec kind ${spec.kind}`);
   }
+}
+
+/** An object result: each expected key compared; the first wrong one (or the missing keys) is the problem. */
+function compareObject(w, spec, tol) {
+  if (!isNode(w) || w.k !== 'object' || !isNode(w.entries))
+    return { pass: false, problem: say('notObject', { what: describeWire(w), keys: keysOf(spec) }) };
+  const parts = {};
+  let pass = true;
+  let first = null;
+  let maxError = 0;
+  for (const [key, sub] of Object.entries(spec.entries)) {
+    const r = own(w.entries, key) ? compareValue(w.entries[key], sub, tol) : missingKey(key);
+    parts[key] = r;
+    if (r.maxError !== undefined) maxError = Math.max(maxError, r.maxError);
+    if (!r.pass) {
+      pass = false;
+      if (!first) first = { key, ...r };
+    }
+  }
+  const res = { pass, maxError, parts };
+  const expected = Object.keys(spec.entries);
+  const missing = expected.filter((k) => !own(w.entries, k));
+  if (missing.length) {
+    res.missingKeys = missing;
+    res.problem = keysMessage(expected, Object.keys(w.entries));
+  } else if (first) {
+    res.key = first.key;
+    if (first.problem) res.problem = say('keyed', { key: clip(first.key, CAPS.key), problem: first.problem });
+    if (first.mismatch) res.mismatch = first.mismatch;
+  }
+  return res;
 }
 
 /** The wire form of a value computed on the page (what the worker would send for the same value). */

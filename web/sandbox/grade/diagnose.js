@@ -1,7 +1,8 @@
 // The diagnosis stage of grading: which known mistake explains a function's failing tests, or where they go wrong.
 import { compareValue, specsAgree, sameShape, wireToTensor, closeEnough } from './compare.js';
 import { variantSpecs } from './exercises/index.js';
-import { CAPS, clip, fmtShapeBounded, slicer, say, num } from './report-bounds.js';
+import { CAPS, fmtShapeBounded, slicer, say, num } from './report-bounds.js';
+import { reportText } from './report-text.js';
 import { joined, numeral } from '../../i18n/index.js';
 
 const components = (spec) => (spec.kind === 'object' ? Object.keys(spec.entries) : [null]);
@@ -45,12 +46,8 @@ export async function diagnose(exercise, tests, outcomes, api, slice = slicer())
   const add = (d) => {
     if (d.id !== 'direction' && named.has(d.id)) return;
     named.add(d.id);
-    // English texts; the messages (for the reader's language) as the non-enumerable `said`: { title, message }
-    const out = { ...d, title: String(d.title), message: clip(String(d.message), CAPS.diagnosis) };
-    if (typeof d.title !== 'string' || typeof d.message !== 'string') {
-      Object.defineProperty(out, 'said', { value: { title: d.title, message: d.message } });
-    }
-    found.push(out);
+    // the report's texts (report-text.js): grading's own messages, or the exercise's words (report.raw)
+    found.push({ ...d, title: reportText(d.title, CAPS.message), message: reportText(d.message, CAPS.diagnosis) });
   };
   for (const fn of exercise.functionNames) {
     await slice();
@@ -152,7 +149,7 @@ function keysDiagnosis(fn, outcomes, failing) {
     id: 'wrong-keys',
     fn,
     title: say('keys.title'),
-    message: say('keys.message', { fn, problem: c.said ?? c.problem }),
+    message: say('keys.message', { fn, problem: c.problem }),
   };
 }
 
@@ -170,6 +167,38 @@ function tensorPairs(test, outcome) {
   return pairs;
 }
 
+/** Whether got [g] is expected [e] transposed: 'yes', 'no', or null (e is no 2-D, non-square output: no evidence). */
+function isTransposed([g, e], close) {
+  if (e.shape.length !== 2 || e.shape[0] === e.shape[1]) return null;
+  if (g.shape.length !== 2 || g.shape[0] !== e.shape[1] || g.shape[1] !== e.shape[0]) return 'no';
+  const [r, c] = e.shape;
+  for (let i = 0; i < r; i++) for (let j = 0; j < c; j++) if (!close(g.data[j * r + i], e.data[i * c + j])) return 'no';
+  return 'yes';
+}
+
+/**
+ * Whether got [g] is expected [e] times one constant, the same for every output (`found.factor`, set by the first):
+ * 'yes', 'no', or null (e has no finite nonzero entry: no evidence).
+ */
+function isScaled([g, e], close, found) {
+  if (!sameShape(g.shape, e.shape)) return 'no';
+  let num = 0;
+  let den = 0;
+  for (let i = 0; i < e.data.length; i++) {
+    if (!Number.isFinite(e.data[i]) || !Number.isFinite(g.data[i])) continue;
+    num += g.data[i] * e.data[i];
+    den += e.data[i] * e.data[i];
+  }
+  if (!(den > 0)) return null;
+  const c = num / den;
+  if (Math.abs(c - 1) < 1e-3 || c === 0) return 'no';
+  for (let i = 0; i < e.data.length; i++) {
+    if (Number.isFinite(e.data[i]) && !close(g.data[i], c * e.data[i])) return 'no';
+  }
+  if (found.factor === null) found.factor = c;
+  return Math.abs(c - found.factor) <= 1e-4 * Math.abs(found.factor) ? 'yes' : 'no';
+}
+
 function genericDiagnosis(fn, failing, tests, outcomes, tol) {
   const close = (g, e) => Math.abs(g - e) <= tol.atol + tol.rtol * Math.abs(e);
   const all = failing.flatMap((i) => tensorPairs(tests[i], outcomes[i]).map((p) => [...p, tests[i].name]));
@@ -185,14 +214,7 @@ function genericDiagnosis(fn, failing, tests, outcomes, tol) {
     return verdicts.includes('yes') && !verdicts.includes('no') ? all.filter((p, i) => verdicts[i] === 'yes') : null;
   };
   const testsOf = () => [...new Set(all.map((q) => q[3]))];
-  const transposed = decide(([g, e]) => {
-    if (e.shape.length !== 2 || e.shape[0] === e.shape[1]) return null;
-    if (g.shape.length !== 2 || g.shape[0] !== e.shape[1] || g.shape[1] !== e.shape[0]) return 'no';
-    const [r, c] = e.shape;
-    for (let i = 0; i < r; i++)
-      for (let j = 0; j < c; j++) if (!close(g.data[j * r + i], e.data[i * c + j])) return 'no';
-    return 'yes';
-  });
+  const transposed = decide((p) => isTransposed(p, close));
   if (transposed) {
     const p = transposed[0];
     return {
@@ -207,27 +229,10 @@ function genericDiagnosis(fn, failing, tests, outcomes, tol) {
       tests: testsOf(),
     };
   }
-  let factor = null;
-  const scaled = decide(([g, e]) => {
-    if (!sameShape(g.shape, e.shape)) return 'no';
-    let num = 0;
-    let den = 0;
-    for (let i = 0; i < e.data.length; i++) {
-      if (!Number.isFinite(e.data[i]) || !Number.isFinite(g.data[i])) continue;
-      num += g.data[i] * e.data[i];
-      den += e.data[i] * e.data[i];
-    }
-    if (!(den > 0)) return null;
-    const c = num / den;
-    if (Math.abs(c - 1) < 1e-3 || c === 0) return 'no';
-    for (let i = 0; i < e.data.length; i++) {
-      if (Number.isFinite(e.data[i]) && !close(g.data[i], c * e.data[i])) return 'no';
-    }
-    if (factor === null) factor = c;
-    return Math.abs(c - factor) <= 1e-4 * Math.abs(factor) ? 'yes' : 'no';
-  });
+  const found = { factor: null }; // the factor of the first scaled output: every other one must share it
+  const scaled = decide((p) => isScaled(p, close, found));
   if (scaled) {
-    const c = Number(factor.toPrecision(4));
+    const c = Number(found.factor.toPrecision(4));
     const what = c === -1 ? say('scaled.negatives') : say('scaled.times', { c: numeral(c, String(c)) });
     return {
       id: 'generic-scaled',

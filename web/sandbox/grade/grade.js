@@ -3,8 +3,9 @@ import * as defaultApi from '../../index.js'; // the wasm bytes inlined: nothing
 import { compareValue, toWire, fmtShapeBounded } from './compare.js';
 import { resolveExercise, generateTests, validateValues } from './exercises/index.js';
 import { diagnose } from './diagnose.js';
-import { CAPS, clip, slicer, textBudget, say, num, workerSaid } from './report-bounds.js';
-import { ordinal, numeral } from '../../i18n/index.js';
+import { CAPS, clip, slicer, textBudget, say, num } from './report-bounds.js';
+import { reportText } from './report-text.js';
+import { isMessage, ordinal, numeral } from '../../i18n/index.js';
 import {
   loadRunner,
   DEFAULT_TIMEOUT_MS,
@@ -89,7 +90,7 @@ function sameResult(a, b) {
         return kx.length === Object.keys(y.entries).length && kx.every((k) => same(x.entries[k], y.entries[k]));
       }
       default:
-        return x.what === y.what;
+        return String(x.what) === String(y.what);
     }
   };
   return same(a.value, b.value);
@@ -114,22 +115,22 @@ function purityNotes(exercise, run) {
 /* ---------------- stage 3: compare every test (stage 4, diagnose: diagnose.js) ---------------- */
 
 /**
- * An error the toolkit threw or the worker's own words, as a message of report.toolkit or report.worker (its key
- * and params came from the worker, runner.js checked them), or null: also when the error's message is no longer
- * that message's English (learner code may change an error it caught; the worker cuts long messages).
+ * The report's form of an error in learner code, as thrown: its name and English message (a message's English:
+ * protocol.js made the worker's a message, report.toolkit, report.worker or report.raw), cut by `take` (default:
+ * to their caps). What people read of it is the test's message, which says the message in their language.
  */
-const errorSaid = (e) => (e ? workerSaid(e.said, e.message) : null);
-
-/** The report's form of an error in learner code, its texts cut (by `take`, default: to their caps). */
 function learnerError(e, take = clip) {
   const pos = (v) => (Number.isSafeInteger(v) && v > 0 ? v : null);
   return {
     name: take(e.name, CAPS.errorName) || 'Error',
-    message: take(e.message, CAPS.errorMessage),
+    message: take(isMessage(e.message) ? String(e.message) : e.message, CAPS.errorMessage),
     line: pos(e.line),
     column: pos(e.column),
   };
 }
+
+/** An error's message as a message: the one protocol.js made, or a text (hand-made results) cut to its cap. */
+const errorMessage = (e) => (isMessage(e.message) ? e.message : clip(e.message, CAPS.errorMessage));
 
 /**
  * One outcome per test from the run's results: its status, and for a returned value the comparison with the
@@ -155,12 +156,9 @@ function compareOne(t, run, i, tol) {
   }
   if (!r.ok) {
     o.status = r.refused ? 'refused' : 'error';
-    o.error = learnerError(r.error || {});
+    o.error = r.error || {}; // its message: why the page refused the result, or what the worker said (protocol.js)
     // the learner has not written this function: said by the page (in the reader's language), not the worker
-    if (r.missing) Object.defineProperty(o, 'missing', { value: true });
-    // said: why the page refused the result (runner.js), or what the toolkit or worker said, as a message
-    const said = (r.refused && r.said) || errorSaid(r.error);
-    if (said) Object.defineProperty(o, 'said', { value: said });
+    if (r.missing) o.missing = true;
     return o;
   }
   const c = compareValue(r.value, t.expected, tol);
@@ -168,10 +166,10 @@ function compareOne(t, run, i, tol) {
   o.status = c.pass ? 'pass' : 'fail';
   if (c.maxError !== undefined) o.maxError = c.maxError;
   if (c.problem) o.problem = c.problem;
-  if (c.said) Object.defineProperty(o, 'said', { value: c.said });
   if (c.mismatch) o.mismatch = { key: c.key ?? null, ...c.mismatch };
-  Object.defineProperty(o, 'value', { value: r.value, enumerable: false });
-  Object.defineProperty(o, 'comparison', { value: c, enumerable: false });
+  // for the diagnosis stage only: buildReport leaves them (and `missing`) out of the report
+  o.value = r.value;
+  o.comparison = c;
   return o;
 }
 
@@ -182,16 +180,19 @@ function locationText(e) {
   return e.column ? say('atLineColumn', { line: e.line, column: e.column }) : say('atLine', { line: e.line });
 }
 
-/** One line for people about a test that did not pass (`expected` is the test's spec): a message, or ''. */
-function testMessage(o, expected, timeout) {
+/**
+ * One line for people about a test that did not pass (`o` its outcome, `error` the report's form of its error,
+ * `expected` the test's spec): a message, or ''.
+ */
+function testMessage(o, error, expected, timeout) {
   if (o.status === 'timeout') return say('stoppedAfter', { ms: numeral(timeout) });
-  if (o.error) {
-    const message = o.missing ? say('missingFn', { fn: o.fn }) : (o.said ?? o.error.message);
-    // "Refused" is the sandbox's word (the page's refusals, and the worker's, whose reasons stay English)
-    const name = o.status === 'refused' && o.error.name === 'Refused' ? say('refusedName') : o.error.name;
-    return say('threw', { name, message, where: locationText(o.error) });
+  if (error) {
+    const message = o.missing ? say('missingFn', { fn: o.fn }) : errorMessage(o.error);
+    // "Refused" is the sandbox's word (the page's refusals, and the worker's)
+    const name = o.status === 'refused' && error.name === 'Refused' ? say('refusedName') : error.name;
+    return say('threw', { name, message, where: locationText(error) });
   }
-  if (o.problem) return o.said ?? o.problem;
+  if (o.problem) return o.problem;
   if (!o.mismatch) return '';
   const m = o.mismatch;
   const keyed = (text) => (m.key ? say('keyed', { key: clip(m.key, CAPS.key), problem: text }) : text);
@@ -231,8 +232,7 @@ function runSummary(run, tests, timeout) {
     const e = run.compileError;
     const err = learnerError(e);
     const what = e.phase === 'top-level' ? 'setupThrew' : err.name === 'SyntaxError' ? 'syntaxError' : 'couldNotRun';
-    const message = errorSaid(e) ?? err.message;
-    return { status: 'error', error: err, message: say(what, { message, where: locationText(err) }) };
+    return { status: 'error', error: err, message: say(what, { message: errorMessage(e), where: locationText(err) }) };
   }
   if (run.status === 'timeout') {
     const t = tests[run.lastIndex];
@@ -241,8 +241,8 @@ function runSummary(run, tests, timeout) {
   }
   if (run.status === 'aborted') return { status: 'aborted', message: say('aborted') };
   if (run.status === 'setup') {
-    // setupSaid: what the sandbox said (a message of report.site, frame-host.js), else its English text
-    return { status: 'setup', message: say('setup', { message: run.setup }), setupSaid: run.setupSaid ?? run.setup };
+    // setup: what the sandbox said (a message of report.site, frame-host.js, or its text as report.raw)
+    return { status: 'setup', message: say('setup', { message: run.setup }), setup: run.setup };
   }
   if (run.status === 'crashed') {
     const why = CRASHES.get(run.crash) ?? clip(run.crash, CAPS.errorMessage);
@@ -280,34 +280,35 @@ function buildReport(base, tests, outcomes, summary, { logs = [], ms = 0, diagno
   if (passed) text = say('allPassed', { n: list.length });
   else if (summary.status !== 'done') text = summary.message;
   else text = say('somePassed', { k: passedCount, n: list.length });
-  // What each text says as a message (non-enumerable: the report stays plain JSON, its texts English), for
-  // <ffn-exercise> to show in the reader's language: { summary, setup, tests: [message], notes: [message] }.
-  const said = { summary: text, setup: summary.setupSaid ?? null, tests: [], notes };
-  const report = {
+  // Each text a message as plain data with its English ({ key, params, text }: report-text.js), for
+  // <ffn-exercise> to show in the reader's language and other consumers to read in English.
+  return {
     ...base,
     passed,
     passedCount,
     status: summary.status,
-    summary: clip(String(text), CAPS.message),
+    summary: reportText(text, CAPS.message),
+    ...(summary.setup ? { setup: reportText(summary.setup, CAPS.message) } : {}),
     error: summary.error ?? null,
-    tests: list.map((o, i) => {
-      const out = { ...o };
-      if (o.error) out.error = learnerError(o.error, take);
-      if (o.problem) out.problem = take(o.problem, CAPS.problem);
-      if (!o.pass && o.status !== 'not-run') {
-        const kept = { said: o.said, missing: o.missing }; // not enumerable
-        const m = testMessage({ ...out, ...kept }, tests[i].expected, timeout);
-        said.tests[i] = m || null;
-        out.message = take(String(m), CAPS.message);
-      }
-      return out;
-    }),
+    tests: list.map((o, i) => reportTest(o, tests[i].expected, take, timeout)),
     diagnoses,
-    notes: notes.map((m) => clip(String(m), CAPS.note)),
+    notes: notes.map((m) => reportText(m, CAPS.note)),
     logs: boundedLogs(logs),
     durationMs: ms,
   };
-  return Object.defineProperty(report, 'said', { value: said });
+}
+
+/** A test's entry in the report: its outcome without what only grading reads, and its texts cut by `take`. */
+function reportTest(o, expected, take, timeout) {
+  const { value, comparison, missing, ...out } = o;
+  const error = o.error ? learnerError(o.error, take) : null;
+  if (error) out.error = error;
+  if (o.problem) out.problem = reportText(o.problem, CAPS.problem, take);
+  if (!o.pass && o.status !== 'not-run') {
+    const m = testMessage(o, error, expected, timeout);
+    if (m) out.message = reportText(m, CAPS.message, take);
+  }
+  return out;
 }
 
 /* ---------------- the pass ---------------- */

@@ -16,6 +16,7 @@ export {
 } from './exercises/index.js';
 export { renderPromptHtml, parsePromptHtml } from './prompt-html.js';
 export { CAPS, clip, fmtNum } from './report-bounds.js';
+export { reportText, toMessage, isReportText } from './report-text.js';
 
 /** The grader module (grade.js: gradeExercise, reportRun, gradeValues), loaded on first use. */
 export const loadGrader = () => import('./grade.js');

@@ -1,6 +1,6 @@
 // Bounds on what grading builds from learner results: text cut where it is made, and page work cut into slices.
 import { numeral } from '../../i18n/index.js';
-import { say, workerKey } from '../run/index.js';
+import { say } from '../run/index.js';
 
 /*
  * Caps, in UTF-16 code units, on each piece of text a grading report builds from a learner's result
@@ -70,20 +70,6 @@ export function textBudget(total = CAPS.tests, floor = CAPS.floor) {
 }
 
 export { say };
-
-/**
- * What the worker said (`said`: { key, params }, which runner.js checked) as a message, or null: also when the
- * message's English is not `english` exactly (learner code may change an error it caught, a text may have been
- * cut). A whole number is written as the English text writes it (String), the reader's way on the page.
- */
-export function workerSaid(said, english) {
-  const key = said && workerKey(said.key);
-  if (!key || typeof english !== 'string') return null;
-  const params = {};
-  for (const [k, v] of Object.entries(said.params)) params[k] = typeof v === 'number' ? numeral(v) : v;
-  const m = say(key, params);
-  return String(m) === english ? m : null;
-}
 
 /** A number as fmtNum writes it, shown with the reader's decimal mark, grouping and minus sign. */
 export const num = (v) => numeral(v, fmtNum(v));

@@ -33,8 +33,9 @@ const SILENT_MS = 3000; // an unanswered ping this old means the frame's process
 const STOP_MS = 1500; // a stop the frame does not acknowledge in this time ends the frame
 const MARKER = '<title>ffn-lab exercise sandbox</title>';
 
-// Setup problems are messages of report.site (web/i18n/en.js): the error's message is their English, .said the
-// message, which <ffn-exercise> shows in the reader's language (URLs and markup as code).
+// Setup problems are messages of report.site (web/i18n/en.js): the error's message is their English, .i18n the
+// message (as i18n's localizedError carries one), which <ffn-exercise> shows in the reader's language (URLs and
+// markup as code).
 const FIX_FILE = say('site.fixFile', {
   file: 'node_modules/ffn-lab/web/sandbox/run/frame.html',
   meta: '<meta name="ffn-lab-sandbox" content="/path/to/frame.html">',
@@ -73,10 +74,10 @@ function planFor(doc) {
   return { url: packagedFrameUrl(), named: false };
 }
 
-function setupError(said) {
-  const e = new Error(String(said));
+function setupError(m) {
+  const e = new Error(String(m));
   e.setup = true;
-  e.said = said;
+  e.i18n = m;
   return e;
 }
 
@@ -305,8 +306,8 @@ async function liveFrame(workerUrl = null) {
       if (frames.get(key) === frame) frames.delete(key);
       if (!e.refused) {
         if (e.setup && !plan.named && inlineRefused) {
-          e.said = say('site.viaFile', { why: inlineRefused, problem: e.said ?? e.message });
-          e.message = String(e.said);
+          e.i18n = say('site.viaFile', { why: inlineRefused, problem: e.i18n ?? e.message });
+          e.message = String(e.i18n);
         }
         throw e;
       }

@@ -108,146 +108,161 @@ export function isRecord(v) {
 }
 
 /**
- * What the worker said beside an English text (worker.js: a toolkit error's key, or a key worker.* of its own), or
- * null: a key the page's tables know (workerKey), at most 8 params named in letters, each a text of
- * at most MAX_TEXT characters (no longer than the text it is part of) or a safe integer. Anything else is dropped
- * whole, and the page shows the English text. Whether that text is still the key's English is for grading to say.
+ * The params of a message the worker sent, or null: at most 8, named in letters, each a text of at most MAX_TEXT
+ * characters (no longer than the text it is part of) or a safe integer, shown as the English text writes it
+ * (String) and the reader's way on the page (numeral).
  */
-function cleanSaid(s) {
-  if (!isRecord(s) || typeof s.key !== 'string' || s.key.length > 100 || !workerKey(s.key)) return null;
-  if (!isRecord(s.params)) return null;
-  const names = Object.keys(s.params);
+function cleanParams(p) {
+  if (!isRecord(p)) return null;
+  const names = Object.keys(p);
   if (names.length > 8) return null;
   const params = {};
   for (const name of names) {
-    const v = s.params[name];
+    const v = p[name];
     if (!/^[A-Za-z]{1,20}$/.test(name)) return null;
     if (!(typeof v === 'string' ? v.length <= MAX_TEXT : Number.isSafeInteger(v))) return null;
-    params[name] = v;
+    params[name] = typeof v === 'number' ? numeral(v) : v;
   }
-  return { key: s.key, params };
+  return params;
+}
+
+/**
+ * A message the worker sent ({ key, params, text }: worker.js, a toolkit error's key or one of its own), as a
+ * message of the report namespace (say): its key when the page's tables know it (workerKey), its params are
+ * bounded (cleanParams) and its English is still `text` exactly (learner code may change an error it caught, the
+ * worker cuts long texts); else `text` itself, cut to `max`, as report.raw.
+ */
+export function cleanMessage(m, max = MAX_TEXT) {
+  const t = isRecord(m) ? text(m.text, max) : '';
+  const key = isRecord(m) && typeof m.key === 'string' && m.key.length <= 100 ? workerKey(m.key) : null;
+  const params = key && cleanParams(m.params);
+  const keyed = params && say(key, params);
+  return keyed && String(keyed) === t ? keyed : say('raw', { text: t });
 }
 
 export function cleanError(e) {
   const pos = (v) => (Number.isSafeInteger(v) && v > 0 ? v : null);
   try {
     const o = isRecord(e) ? e : {};
-    const out = { name: text(o.name, 100) || 'Error', message: text(o.message), line: pos(o.line), column: null };
+    const out = { name: text(o.name, 100) || 'Error', message: cleanMessage(o.message), line: pos(o.line) };
     out.column = pos(o.column);
     if (o.phase === 'top-level') out.phase = 'top-level';
-    const said = cleanSaid(o.said);
-    if (said) out.said = said;
     return out;
   } catch {
-    return { name: 'Error', message: 'the error could not be read', line: null, column: null };
+    return { name: 'Error', message: say('raw', { text: 'the error could not be read' }), line: null, column: null };
   }
 }
 
-/** Why a result is refused: its message is the English of a `report.refused` message, kept as .said. */
+/** Why a result is refused: its message is the English of a `report.refused` message, carried as .i18n. */
 class WireError extends Error {
-  constructor(said) {
-    super(String(said));
-    this.said = said;
+  constructor(m) {
+    super(String(m));
+    this.i18n = m;
   }
 }
 
 /**
- * A result value from the worker (wire format: { k: 'number', v } | { k: 'bad', what, said } |
+ * A result value from the worker (wire format: { k: 'number', v } | { k: 'bad', what } |
  * { k: 'typed', type, data: Float64Array } | { k: 'array', items } | { k: 'object', entries }) -> a
  * fresh copy the page owns, or a WireError saying why it is refused. Each field is read once.
  */
 export function cleanWire(w, limits = DEFAULT_LIMITS) {
-  const { maxNumbers, maxDepth, maxKeys } = limits;
-  const maxNodes = 2 * maxNumbers + 1000;
-  let numbers = 0;
-  let nodes = 0;
-  const refuse = (key, params) => {
-    throw new WireError(say(`refused.${key}`, params));
-  };
-  const tooMany = () => refuse('numbers', { max: numeral(maxNumbers) });
-  const visit = (v, depth) => {
-    if (depth > maxDepth + 1) refuse('deep', { max: numeral(maxDepth) });
-    if (++nodes > maxNodes) refuse('parts');
-    if (!isRecord(v)) refuse('malformedValue');
-    const k = v.k;
-    switch (k) {
-      case 'number': {
-        const x = v.v;
-        if (typeof x !== 'number') refuse('malformedValue');
-        if (++numbers > maxNumbers) tooMany();
-        return { k, v: x };
-      }
-      case 'bad': {
-        const what = text(v.what, 200); // none: "an unreadable value" (report.wire.unreadable), said by compare.js
-        const said = cleanSaid(v.said); // what it is, as a key of report.worker.bad: grading checks it is `what`
-        return said ? { k, what, said } : { k, what };
-      }
-      case 'typed': {
-        const type = v.type;
-        const data = v.data;
-        const float64 = ArrayBuffer.isView(data) && typedTag.call(data) === 'Float64Array';
-        if (typeof type !== 'string' || !float64) refuse('malformedValue');
-        const n = typedLength.call(data);
-        if (n > maxNumbers - numbers) tooMany();
-        let bytes;
-        try {
-          bytes = bufferBytes.call(typedBuffer.call(data));
-        } catch {
-          refuse('shared');
-        }
-        if (typedOffset.call(data) !== 0 || bytes !== n * 8) {
-          refuse('buffer', { n: numeral(n), bytes: numeral(bytes) });
-        }
-        numbers += n;
-        return { k, type: text(type, 40), data: new Float64Array(data) };
-      }
-      case 'array': {
-        const items = v.items;
-        if (!Array.isArray(items)) refuse('malformedValue');
-        const n = items.length; // declared: checked before any item is read
-        if (n > maxNumbers) refuse('array', { n: numeral(n), max: numeral(maxNumbers) });
-        if (n > maxNodes - nodes) refuse('parts');
-        const out = [];
-        // A hole reads as undefined, which visit refuses: the walk stops at the first empty slot.
-        for (let i = 0; i < n; i++) out.push(visit(items[i], depth + 1));
-        return { k, items: out };
-      }
-      case 'object': {
-        const e = v.entries;
-        if (!isRecord(e)) refuse('malformedValue');
-        const keys = Object.keys(e);
-        if (keys.length > maxKeys) refuse('keys', { n: numeral(keys.length), max: numeral(maxKeys) });
-        const entries = {};
-        for (const key of keys) {
-          if (key.length > 64) refuse('longKey', { max: numeral(64) });
-          Object.defineProperty(entries, key, {
-            value: visit(e[key], depth + 1),
-            enumerable: true,
-            writable: true,
-            configurable: true,
-          });
-        }
-        return { k, entries };
-      }
-      default:
-        return refuse('malformedValue');
-    }
-  };
+  const walk = { limits, maxNodes: 2 * limits.maxNumbers + 1000, numbers: 0, nodes: 0 };
   try {
-    return visit(w, 0);
+    return visitWire(walk, w, 0);
   } catch (e) {
     // A getter (which structured clone never makes) or anything else unexpected: refused all the same.
     throw e instanceof WireError ? e : new WireError(say('refused.malformedValue'));
   }
 }
 
+const refuse = (key, params) => {
+  throw new WireError(say(`refused.${key}`, params));
+};
+const tooMany = (walk) => refuse('numbers', { max: numeral(walk.limits.maxNumbers) });
+
+/** One node of cleanWire's walk (`walk`: the limits, and the numbers and nodes counted so far). */
+function visitWire(walk, v, depth) {
+  if (depth > walk.limits.maxDepth + 1) refuse('deep', { max: numeral(walk.limits.maxDepth) });
+  if (++walk.nodes > walk.maxNodes) refuse('parts');
+  if (!isRecord(v)) refuse('malformedValue');
+  const k = v.k;
+  switch (k) {
+    case 'number': {
+      const x = v.v;
+      if (typeof x !== 'number') refuse('malformedValue');
+      if (++walk.numbers > walk.limits.maxNumbers) tooMany(walk);
+      return { k, v: x };
+    }
+    case 'bad':
+      // what it is, a message of report.worker.bad; none: "an unreadable value" (report.wire.unreadable)
+      return { k, what: cleanMessage(v.what, 200) };
+    case 'typed':
+      return cleanTyped(walk, v);
+    case 'array':
+      return cleanArray(walk, v, depth);
+    case 'object':
+      return cleanObject(walk, v, depth);
+    default:
+      return refuse('malformedValue');
+  }
+}
+
+/** A typed array: a Float64Array whose own, unshared buffer holds exactly its numbers, copied. */
+function cleanTyped(walk, v) {
+  const type = v.type;
+  const data = v.data;
+  const float64 = ArrayBuffer.isView(data) && typedTag.call(data) === 'Float64Array';
+  if (typeof type !== 'string' || !float64) refuse('malformedValue');
+  const n = typedLength.call(data);
+  if (n > walk.limits.maxNumbers - walk.numbers) tooMany(walk);
+  let bytes;
+  try {
+    bytes = bufferBytes.call(typedBuffer.call(data));
+  } catch {
+    refuse('shared');
+  }
+  if (typedOffset.call(data) !== 0 || bytes !== n * 8) refuse('buffer', { n: numeral(n), bytes: numeral(bytes) });
+  walk.numbers += n;
+  return { k: 'typed', type: text(type, 40), data: new Float64Array(data) };
+}
+
+/** An array: its declared length checked before any item is read. */
+function cleanArray(walk, v, depth) {
+  const items = v.items;
+  if (!Array.isArray(items)) refuse('malformedValue');
+  const n = items.length; // declared: checked before any item is read
+  if (n > walk.limits.maxNumbers) refuse('array', { n: numeral(n), max: numeral(walk.limits.maxNumbers) });
+  if (n > walk.maxNodes - walk.nodes) refuse('parts');
+  const out = [];
+  // A hole reads as undefined, which visitWire refuses: the walk stops at the first empty slot.
+  for (let i = 0; i < n; i++) out.push(visitWire(walk, items[i], depth + 1));
+  return { k: 'array', items: out };
+}
+
+/** An object: at most maxKeys keys of at most 64 characters, each defined (a key "__proto__" is an entry). */
+function cleanObject(walk, v, depth) {
+  const e = v.entries;
+  if (!isRecord(e)) refuse('malformedValue');
+  const keys = Object.keys(e);
+  const maxKeys = walk.limits.maxKeys;
+  if (keys.length > maxKeys) refuse('keys', { n: numeral(keys.length), max: numeral(maxKeys) });
+  const entries = {};
+  for (const key of keys) {
+    if (key.length > 64) refuse('longKey', { max: numeral(64) });
+    const value = visitWire(walk, e[key], depth + 1);
+    Object.defineProperty(entries, key, { value, enumerable: true, writable: true, configurable: true });
+  }
+  return { k: 'object', entries };
+}
+
 export function cleanResult(r, limits) {
-  // The error holds the English; a non-enumerable `said` on the result keeps the message (report.refused.*),
-  // which grading passes on for <ffn-exercise> to show in the reader's language.
-  const refused = (m) => {
-    const out = { ok: false, refused: true, error: cleanError({ name: 'Refused', message: String(m) }) };
-    return Object.defineProperty(out, 'said', { value: m });
-  };
+  // The error's message is the page's reason (report.refused.*), for <ffn-exercise> in the reader's language.
+  const refused = (m) => ({
+    ok: false,
+    refused: true,
+    error: { name: 'Refused', message: m, line: null, column: null },
+  });
   try {
     if (!isRecord(r)) return refused(say('refused.malformed'));
     if (r.ok !== true) {
@@ -258,7 +273,7 @@ export function cleanResult(r, limits) {
     }
     return { ok: true, value: cleanWire(r.value, limits) };
   } catch (e) {
-    return refused(say('refused.unread', { why: e instanceof WireError ? e.said : say('refused.malformedValue') }));
+    return refused(say('refused.unread', { why: e instanceof WireError ? e.i18n : say('refused.malformedValue') }));
   }
 }
 

@@ -2,7 +2,7 @@
 // process in Chromium, see frame-host.js), in Node worker_threads.
 import { startFrameRun } from './frame-host.js';
 import { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS } from './limits.js';
-import { FRAME_DIED, NO_START } from './say.js';
+import { FRAME_DIED, NO_START, say } from './say.js';
 import { checkLimits, isRecord, readWorkerMessage, cleanResult, cleanError, cleanLogs } from './protocol.js';
 
 const IS_BROWSER = typeof window === 'object' && typeof Worker === 'function';
@@ -165,13 +165,12 @@ export async function runLearnerCode(options = {}) {
 }
 
 async function runOnce(options = {}) {
-  const { source, exports, calls, timeout = DEFAULT_TIMEOUT_MS, signal, workerUrl, onProgress } = options;
+  const { calls, timeout = DEFAULT_TIMEOUT_MS, signal, workerUrl } = options;
   if (!(timeout > 0 && timeout <= MAX_TIMEOUT_MS)) {
     const want = `a positive number of milliseconds up to ${MAX_TIMEOUT_MS}`;
     throw new RangeError(`runLearnerCode: timeout must be ${want}; got ${timeout}`);
   }
   const limits = checkLimits(options.limits);
-  const nonce = makeNonce();
   const results = new Array(calls.length).fill(null);
   const base = { lastIndex: -1, ms: 0, logs: [], compileError: null, results };
   if (signal && signal.aborted) return { ...base, status: 'aborted' };
@@ -180,68 +179,74 @@ async function runOnce(options = {}) {
     w = await take(workerUrl);
   } catch (e) {
     if (e && e.setup) {
-      // setupSaid: the message (report.site.*, frame-host.js) that the English `setup` is the text of, if any
-      return { ...base, status: 'setup', setup: String(e.message), ...(e.said ? { setupSaid: e.said } : {}) };
+      // setup: what is wrong, a message (report.site.*, frame-host.js), or the error's own text (report.raw)
+      return { ...base, status: 'setup', setup: e.i18n ?? say('raw', { text: String(e.message) }) };
     }
     return { ...base, status: 'crashed', crash: String((e && e.message) || e), retry: !!(e && e.frameDied) };
   }
   // The next run's worker: in Node it starts now, beside this run (a grading loop overlaps them); in a page once
   // this run has ended and the page is idle, where starting it alongside made the run itself 25 % slower.
   if (!IS_BROWSER) startSpare(workerUrl);
-  return new Promise((resolve) => {
-    let settled = false;
-    let stopping = false; // the timeout fired: waiting for the sandbox to confirm the worker is gone
-    let lastIndex = -1;
-    let timer = null;
-    let started = 0;
-    const finish = (res) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      if (signal) signal.removeEventListener('abort', onAbort);
-      w.terminate();
-      if (IS_BROWSER) afterDrawn(() => startSpare(workerUrl));
-      resolve({ ...base, lastIndex, ms: started ? Date.now() - started : 0, ...res });
-    };
-    const onAbort = () => {
-      if (!stopping) finish({ status: 'aborted' });
-    };
-    if (signal) {
-      if (signal.aborted) return finish({ status: 'aborted' });
-      signal.addEventListener('abort', onAbort);
-    }
-    timer = setTimeout(() => finish({ status: 'crashed', crash: NO_START }), STARTUP_MS);
-    const onFailure = (err) => {
-      if (stopping) return; // terminate() reports a dead sandbox itself
-      finish({ status: 'crashed', crash: err.message, retry: !!err.frameDied && !started });
-    };
-    w.listen((raw) => {
-      const m = settled || stopping ? null : readWorkerMessage(raw, nonce, calls.length);
-      if (!m) return;
-      if (m.type === 'ready') {
-        clearTimeout(timer);
-        started = Date.now();
-        timer = setTimeout(() => {
-          // A sandbox that cannot confirm the stop is dead (browsers: its process ended, typically out
-          // of memory, and terminate() has removed it): report that rather than a plain timeout.
-          stopping = true;
-          w.terminate().then((alive) =>
-            finish(alive ? { status: 'timeout' } : { status: 'crashed', crash: FRAME_DIED }),
-          );
-        }, timeout);
-        w.post({ type: 'run', nonce, source, exports, calls, limits });
-      } else if (m.type === 'progress') {
-        lastIndex = m.index;
-        if (onProgress) onProgress(m.index);
-      } else if (m.type === 'result') {
-        if (results[m.index] === null) results[m.index] = cleanResult(raw.result, limits);
-      } else {
-        finish({
-          status: 'done',
-          compileError: raw.compileError ? cleanError(raw.compileError) : null,
-          logs: cleanLogs(raw.logs),
-        });
-      }
-    }, onFailure);
-  });
+  const run = { ...options, timeout, limits, base, nonce: makeNonce() };
+  return new Promise((resolve) => superviseRun(w, run, resolve));
+}
+
+/**
+ * One run on worker `w` until it settles: started (STARTUP_MS for the worker to be ready), then `run.timeout` for
+ * the calls; resolves with the run's result. `st` is the run's state, shared with readRunMessage.
+ */
+function superviseRun(w, run, resolve) {
+  const { signal, workerUrl, base } = run;
+  // stopping: the timeout fired, waiting for the sandbox to confirm the worker is gone
+  const st = { settled: false, stopping: false, lastIndex: -1, timer: null, started: 0 };
+  st.finish = (res) => {
+    if (st.settled) return;
+    st.settled = true;
+    clearTimeout(st.timer);
+    if (signal) signal.removeEventListener('abort', onAbort);
+    w.terminate();
+    if (IS_BROWSER) afterDrawn(() => startSpare(workerUrl));
+    resolve({ ...base, lastIndex: st.lastIndex, ms: st.started ? Date.now() - st.started : 0, ...res });
+  };
+  const onAbort = () => {
+    if (!st.stopping) st.finish({ status: 'aborted' });
+  };
+  if (signal) {
+    if (signal.aborted) return st.finish({ status: 'aborted' });
+    signal.addEventListener('abort', onAbort);
+  }
+  st.timer = setTimeout(() => st.finish({ status: 'crashed', crash: NO_START }), STARTUP_MS);
+  const onFailure = (err) => {
+    if (st.stopping) return; // terminate() reports a dead sandbox itself
+    st.finish({ status: 'crashed', crash: err.message, retry: !!err.frameDied && !st.started });
+  };
+  w.listen((raw) => readRunMessage(w, run, st, raw), onFailure);
+}
+
+/** A message of the run's worker, checked (protocol.js) and acted on: start the calls, count, keep, finish. */
+function readRunMessage(w, run, st, raw) {
+  const { nonce, calls, limits, base } = run;
+  const m = st.settled || st.stopping ? null : readWorkerMessage(raw, nonce, calls.length);
+  if (!m) return;
+  if (m.type === 'ready') {
+    clearTimeout(st.timer);
+    st.started = Date.now();
+    st.timer = setTimeout(() => {
+      // A sandbox that cannot confirm the stop is dead (browsers: its process ended, typically out
+      // of memory, and terminate() has removed it): report that rather than a plain timeout.
+      st.stopping = true;
+      w.terminate().then((alive) =>
+        st.finish(alive ? { status: 'timeout' } : { status: 'crashed', crash: FRAME_DIED }),
+      );
+    }, run.timeout);
+    w.post({ type: 'run', nonce, source: run.source, exports: run.exports, calls, limits });
+  } else if (m.type === 'progress') {
+    st.lastIndex = m.index;
+    if (run.onProgress) run.onProgress(m.index);
+  } else if (m.type === 'result') {
+    if (base.results[m.index] === null) base.results[m.index] = cleanResult(raw.result, limits);
+  } else {
+    const compileError = raw.compileError ? cleanError(raw.compileError) : null;
+    st.finish({ status: 'done', compileError, logs: cleanLogs(raw.logs) });
+  }
 }

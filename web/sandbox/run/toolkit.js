@@ -77,9 +77,9 @@ export const WORKER_TEMPLATES = Object.freeze({
 
 // Built-ins captured when the worker loads this file, before learner code runs (it may replace them later).
 const apply = Reflect.apply;
-const said = new WeakMap();
-const saidGet = WeakMap.prototype.get;
-const saidSet = WeakMap.prototype.set;
+const keyed = new WeakMap(); // an error the toolkit or the worker made -> { key, params }
+const keyedGet = WeakMap.prototype.get;
+const keyedSet = WeakMap.prototype.set;
 const keysOf = Object.keys;
 const freeze = Object.freeze;
 const StringCtor = String;
@@ -114,14 +114,14 @@ function fail(Ctor, key, params = {}) {
   const names = keysOf(params);
   for (let i = 0; i < names.length; i++) texts[names[i]] = StringCtor(params[names[i]]);
   const e = new Ctor(fillTemplate(TOOLKIT_TEMPLATES[key], texts));
-  apply(saidSet, said, [e, freeze({ key, params: freeze(texts) })]);
+  apply(keyedSet, keyed, [e, freeze({ key, params: freeze(texts) })]);
   return e;
 }
 
 /** { key, params } of an error the toolkit threw, or null (the worker's; not in the learner's scope). */
 export function toolkitMessage(err) {
   try {
-    return (err !== null && typeof err === 'object' && apply(saidGet, said, [err])) || null;
+    return (err !== null && typeof err === 'object' && apply(keyedGet, keyed, [err])) || null;
   } catch {
     return null;
   }
@@ -135,22 +135,22 @@ for (const [k, v] of Object.entries(WORKER_TEMPLATES)) {
 }
 
 /**
- * The worker's own words for `key` (of WORKER_TEMPLATES; 'bad.x' for its bad table): { text, said }, the English
- * filled with params (each made a string) and { key: 'worker.' + key, params } for the page to say it in the reader's
- * language. Called after learner code has run: only built-ins captured here.
+ * The worker's own words for `key` (of WORKER_TEMPLATES; 'bad.x' for its bad table), as the wire carries a message:
+ * { key: 'worker.' + key, params, text }, text the English filled with params (each made a string), for the page to
+ * say it in the reader's language. Called after learner code has run: only built-ins captured here.
  */
 export function workerText(key, params = {}) {
   const texts = { __proto__: null };
   const names = keysOf(params);
   for (let i = 0; i < names.length; i++) texts[names[i]] = StringCtor(params[names[i]]);
-  return { text: fillTemplate(WORKER_FLAT[key], texts), said: { key: 'worker.' + key, params } };
+  return { key: 'worker.' + key, params, text: fillTemplate(WORKER_FLAT[key], texts) };
 }
 
 /** A new Ctor error of the worker's own (a lockdown stub's), its key kept as a toolkit error's is (toolkitMessage). */
 export function workerError(Ctor, key, params = {}) {
   const w = workerText(key, params);
   const e = new Ctor(w.text);
-  apply(saidSet, said, [e, freeze({ key: w.said.key, params: freeze(params) })]);
+  apply(keyedSet, keyed, [e, freeze({ key: w.key, params: freeze(params) })]);
   return e;
 }
 

@@ -344,11 +344,14 @@ function locate(stack, source) {
 }
 
 /**
- * What the worker says (toolkit.js workerText): { text, said }, its English and, for the page to say it in the
- * reader's language, a key of report.worker with params, plain strings and whole numbers. runner.js checks both;
- * the page uses them only while their English is still the text.
+ * What the worker says (toolkit.js workerText), as the wire carries every text: one message { key, params, text },
+ * a key of report.worker with params (plain strings and whole numbers) and its English. The page (protocol.js)
+ * checks all three and says the key only while its English is still the text.
  */
 const words = toolkit.workerText;
+
+/** A text that has no key (learner code's own error message, the engine's SyntaxError), as a message: report.raw. */
+const raw = (text) => ({ key: 'raw', params: { text }, text });
 
 function describeError(err, source) {
   let name = 'Error';
@@ -367,28 +370,31 @@ function describeError(err, source) {
     } else {
       name = 'thrown value';
       const value = typeof err === 'string' ? jsonStringify(cut(err, 1000)) : StringCtor(err);
-      ({ text: message, said: what } = words('threwValue', { value }));
+      what = words('threwValue', { value });
     }
   } catch {
-    ({ text: message, said: what } = words('threwUnreadable'));
+    what = words('threwUnreadable');
   }
-  message = cut(message, 1000);
   if (name.length > 100) name = slice(name, 0, 100);
   const where = locate(stack, source);
-  const out = { name, message, line: where ? where.line : null, column: where ? where.column : null };
-  // An error the toolkit threw: its key and texts, for the page to say it in the reader's language (runner.js
-  // checks and bounds them; grading uses them only while the message is still the toolkit's own English).
+  if (what !== null) what.text = cut(what.text, 1000); // its own field: no setter runs
+  // An object literal: its fields are defined, not assigned, so no setter learner code put on Object.prototype runs.
+  const told = what ?? errorMessage(err, cut(message, 1000));
+  return { name, message: told, line: where ? where.line : null, column: where ? where.column : null };
+}
+
+/**
+ * An error object's message as a message of the wire: the toolkit's key and texts when the toolkit threw it (the
+ * page says it in the reader's language while `text` is still its English: learner code may change an error it
+ * caught, and long texts are cut), else the text as it is (report.raw).
+ */
+function errorMessage(err, text) {
   const tk = toolkit.toolkitMessage(err);
-  if (tk) {
-    const params = {};
-    const names = ObjectKeys(tk.params);
-    for (let i = 0; i < names.length; i++) defineProperty(params, names[i], data(cut(tk.params[names[i]], 200)));
-    what = { key: tk.key, params };
-  }
-  // Always own (null: nothing to say), defined, not assigned: reading it never reaches a getter, nor writing it a
-  // setter, that learner code put on Object.prototype.
-  defineProperty(out, 'said', data(what));
-  return out;
+  if (!tk) return raw(text);
+  const params = {};
+  const names = ObjectKeys(tk.params);
+  for (let i = 0; i < names.length; i++) defineProperty(params, names[i], data(cut(tk.params[names[i]], 200)));
+  return { key: tk.key, params, text };
 }
 
 /** Whether `err` is a SyntaxError (by prototype, read once; no instanceof, which learner code can hook). */
@@ -649,6 +655,37 @@ function findImport(source) {
 
 /* ---------------- bounded serialisation of results ---------------- */
 
+/** A value that is no result: what it is, a message of report.worker.bad. */
+const bad = (key, params) => ({ k: 'bad', what: words('bad.' + key, params) });
+
+/** A value that is not an object (undefined, null, a string, a function...) as a value that is no result, else null. */
+function notAnObject(v) {
+  if (v === undefined) return bad('undefined');
+  if (v === null) return bad('null');
+  if (typeof v === 'string') return bad('string', { text: jsonStringify(cut(v, 40)) });
+  if (typeof v === 'boolean') return bad('boolean', { v: v ? 'true' : 'false' });
+  if (typeof v === 'bigint') return bad('bigint');
+  if (typeof v === 'symbol') return bad('symbol');
+  if (typeof v === 'function') return bad('function');
+  return null;
+}
+
+/**
+ * A typed array (or DataView) `v` in the wire format: its numbers copied into a Float64Array of exactly their
+ * count, counted by take(n) (which refuses past the limit) before they are read.
+ */
+function readTyped(v, take) {
+  // The brand (an internal slot, not Symbol.toStringTag or instanceof, which learner code can forge).
+  const kind = apply(typedArrayTag, v, []);
+  if (kind === undefined) return bad('dataView');
+  const n = apply(typedArrayLength, v, []);
+  take(n);
+  if (kind === 'BigInt64Array' || kind === 'BigUint64Array') return bad('bigIntArray', { type: kind });
+  const copy = new Float64(n); // the captured constructor: a buffer of exactly n numbers
+  for (let i = 0; i < n; i++) copy[i] = v[i];
+  return { k: 'typed', type: kind, data: copy };
+}
+
 // Thrown (by identity) to refuse a result; never passes through learner code, so learner code never holds it.
 const REFUSED = Object.freeze({});
 
@@ -660,52 +697,30 @@ const REFUSED = Object.freeze({});
 function serialize(value, { maxNumbers, maxDepth, maxKeys }) {
   let numbers = 0;
   let refusal = null;
-  // why: the English text; said: the same, for the page to say in the reader's language (see words)
+  // why the result is refused, as a message (see words)
   const refuse = (key, params) => {
-    const w = words(key, params);
-    refusal = { why: w.text, said: w.said };
+    refusal = words(key, params);
     throw REFUSED;
   };
   const tooMany = () => refuse('numbers', { max: maxNumbers });
-  // A value that is no result: what it is, in English and as a key of report.worker.bad.
-  const bad = (key, params) => {
-    const w = words('bad.' + key, params);
-    return { k: 'bad', what: w.text, said: w.said };
+  // n more numbers (a typed array's): refused past maxNumbers
+  const take = (n) => {
+    if (n > maxNumbers - numbers) tooMany();
+    numbers += n;
   };
   // `up` is the chain of enclosing objects ({ v, up }): a cycle is a value that is its own ancestor.
   const visit = (v, depth, path, up) => {
-    if (depth > maxDepth) {
-      refuse('deep', { max: maxDepth, path });
-    }
+    if (depth > maxDepth) refuse('deep', { max: maxDepth, path });
     if (typeof v === 'number') {
       numbers += 1;
       if (numbers > maxNumbers) tooMany();
       return { k: 'number', v };
     }
-    if (v === undefined) return bad('undefined');
-    if (v === null) return bad('null');
-    if (typeof v === 'string') {
-      const text = jsonStringify(cut(v, 40));
-      return bad('string', { text });
-    }
-    if (typeof v === 'boolean') return bad('boolean', { v: v ? 'true' : 'false' });
-    if (typeof v === 'bigint') return bad('bigint');
-    if (typeof v === 'symbol') return bad('symbol');
-    if (typeof v === 'function') return bad('function');
+    const scalar = notAnObject(v);
+    if (scalar !== null) return scalar;
     for (let a = up; a; a = a.up) if (a.v === v) refuse('cycle', { path });
     if (typeof v.then === 'function') return bad('promise');
-    if (isView(v)) {
-      // The brand (an internal slot, not Symbol.toStringTag or instanceof, which learner code can forge).
-      const kind = apply(typedArrayTag, v, []);
-      if (kind === undefined) return bad('dataView');
-      const n = apply(typedArrayLength, v, []);
-      if (n > maxNumbers - numbers) tooMany();
-      numbers += n;
-      if (kind === 'BigInt64Array' || kind === 'BigUint64Array') return bad('bigIntArray', { type: kind });
-      const copy = new Float64(n); // the captured constructor: a buffer of exactly n numbers
-      for (let i = 0; i < n; i++) copy[i] = v[i];
-      return { k: 'typed', type: kind, data: copy };
-    }
+    if (isView(v)) return readTyped(v, take);
     const here = { v, up };
     if (isArray(v)) {
       const n = v.length;
@@ -754,7 +769,7 @@ function callOne(fns, call, source, limits) {
       missing: true,
       error: {
         name: 'ReferenceError',
-        message: `${call.fn} is not defined: write function ${call.fn}(...) { ... }`,
+        message: raw(`${call.fn} is not defined: write function ${call.fn}(...) { ... }`), // said by the page
         line: null,
         column: null,
       },
@@ -771,12 +786,11 @@ function callOne(fns, call, source, limits) {
     read = serialize(out, limits);
   } catch (err) {
     const e = describeError(err, source);
-    const w = words('readingThrew', { message: e.message });
-    return { ok: false, error: { name: e.name, message: w.text, line: e.line, column: e.column, said: w.said } };
+    const message = words('readingThrew', { message: e.message.text });
+    return { ok: false, error: { name: e.name, message, line: e.line, column: e.column } };
   }
   if (read.refusal !== null) {
-    const { why, said: what } = read.refusal;
-    return { ok: false, refused: true, error: { name: 'Refused', message: why, line: null, column: null, said: what } };
+    return { ok: false, refused: true, error: { name: 'Refused', message: read.refusal, line: null, column: null } };
   }
   return { ok: true, value: read.wire };
 }
@@ -794,11 +808,34 @@ function stripExports(source) {
 const SANDBOX_FAILED = words('failed'); // made when the worker loads, before learner code
 const sandboxFailed = () => ({
   name: 'InternalError',
-  message: SANDBOX_FAILED.text,
+  message: SANDBOX_FAILED,
   line: null,
   column: null,
-  said: SANDBOX_FAILED.said,
 });
+
+/**
+ * The source did not compile: a SyntaxError, located in the learner's code (syntaxLocation calls back; no learner
+ * code ran), or another error thrown while compiling, told by done(compileError).
+ */
+function compileFailed(err, wrapped, source, done) {
+  if (!isSyntaxError(err)) {
+    done(describeError(err, source));
+    return;
+  }
+  let message; // the engine's words (no key), or the worker's when the engine's cannot be read
+  try {
+    message = raw(cut(StringCtor(err.message), 1000));
+  } catch {
+    message = words('noParse');
+  }
+  syntaxLocation(wrapped, source, (loc) => {
+    try {
+      done({ name: 'SyntaxError', message, line: loc.line, column: loc.column });
+    } catch {
+      done(sandboxFailed());
+    }
+  });
+}
 
 /**
  * One run. Synchronous from the moment learner code may run to the last message: nothing is awaited
@@ -811,12 +848,10 @@ function run(msg) {
   const limits = { maxNumbers: msg.limits.maxNumbers, maxDepth: msg.limits.maxDepth, maxKeys: msg.limits.maxKeys };
   const stripped = stripExports(String(msg.source));
   const done = (compileError) => post({ type: 'done', nonce, compileError, logs });
-  const failed = () => done(sandboxFailed());
 
   const imp = findImport(stripped);
   if (imp.refuse) {
-    const w = words('importRefused');
-    done({ name: 'Refused', message: w.text, line: imp.refuse.line, column: imp.refuse.column, said: w.said });
+    done({ name: 'Refused', message: words('importRefused'), line: imp.refuse.line, column: imp.refuse.column });
     return;
   }
   const source = imp.source;
@@ -833,24 +868,7 @@ function run(msg) {
   try {
     factory = evaluate(wrapped);
   } catch (err) {
-    if (isSyntaxError(err)) {
-      let message = '';
-      let what; // the worker's words when the engine's cannot be read
-      try {
-        message = cut(StringCtor(err.message), 1000);
-      } catch {
-        ({ text: message, said: what } = words('noParse'));
-      }
-      syntaxLocation(wrapped, source, (loc) => {
-        try {
-          done({ name: 'SyntaxError', message, line: loc.line, column: loc.column, said: what });
-        } catch {
-          failed();
-        }
-      });
-    } else {
-      done(describeError(err, source));
-    }
+    compileFailed(err, wrapped, source, done);
     return;
   }
 
@@ -859,12 +877,11 @@ function run(msg) {
     fns = factory(tk)();
   } catch (err) {
     const e = describeError(err, source);
-    done({ name: e.name, message: e.message, line: e.line, column: e.column, phase: 'top-level', said: e.said });
+    done({ name: e.name, message: e.message, line: e.line, column: e.column, phase: 'top-level' });
     return;
   }
   if (fns === null || typeof fns !== 'object') {
-    const w = words('closesEarly');
-    done({ name: 'Refused', message: w.text, line: null, column: null, said: w.said });
+    done({ name: 'Refused', message: words('closesEarly'), line: null, column: null });
     return;
   }
 

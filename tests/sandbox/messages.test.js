@@ -1,0 +1,123 @@
+// Issue 27, one way to say a message: no parallel `said` form and no hidden field in the sandbox; a report's texts
+// are plain data { key, params, text } that survive JSON and structured cloning and say the same in any language.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { gradeExercise } from 'ffn-lab/sandbox';
+import en from '../../web/i18n/en.js';
+import { translator, loadStrings } from '../../web/i18n/index.js';
+import { toMessage } from '../../web/sandbox/grade/report-text.js';
+import { hostileWorkerUrl } from '../helpers/hostile-worker.js';
+
+const ROOT = new URL('../../web/sandbox/', import.meta.url).pathname;
+
+/** The sandbox's own JavaScript files (sandbox-inline.js is generated from worker.js and toolkit.js). */
+function sandboxFiles(dir = ROOT) {
+  const out = [];
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) out.push(...sandboxFiles(path));
+    else if (name.endsWith('.js') && name !== 'sandbox-inline.js') out.push(path);
+  }
+  return out;
+}
+
+/** A file's code without its comments (line and block), strings kept. */
+const code = (text) => text.replace(/\/\*[\s\S]*?\*\//g, ' ').replace(/(^|[^:'"`\\])\/\/.*$/gm, '$1');
+
+test('the sandbox says a message once: no `said` field, variable or key anywhere in its code', () => {
+  const files = sandboxFiles();
+  assert.ok(files.length > 20, `${files.length} files`);
+  const found = [];
+  for (const f of files) {
+    code(readFileSync(f, 'utf8'))
+      .split('\n')
+      .forEach((line, i) => /\bsaid\b/.test(line) && found.push(`${f.slice(ROOT.length)}:${i + 1}: ${line.trim()}`));
+  }
+  assert.deepEqual(found, []);
+});
+
+test('no hidden field: every Object.defineProperty in the sandbox (but the worker lockdown) is enumerable', () => {
+  const found = [];
+  for (const f of sandboxFiles()) {
+    // worker.js hides the names it locks down (globals, the console) from learner code: its wall, not a message
+    if (f.endsWith('run/worker.js')) continue;
+    const text = code(readFileSync(f, 'utf8'));
+    for (const m of text.matchAll(/defineProperty\(([^;]*?)\}\s*\)/g)) {
+      if (!/enumerable:\s*true/.test(m[1])) found.push(`${f.slice(ROOT.length)}: ${m[0].slice(0, 120)}`);
+    }
+  }
+  assert.deepEqual(found, []);
+});
+
+/** Every own property of v, deep, enumerable (non-enumerable ones are hidden from JSON and structured clone). */
+function assertAllEnumerable(v, path = 'report', depth = 0) {
+  if (v === null || typeof v !== 'object' || depth > 12) return;
+  const hidden = Object.getOwnPropertyNames(v).filter((k) => !Object.prototype.propertyIsEnumerable.call(v, k));
+  assert.deepEqual(
+    hidden.filter((k) => !(Array.isArray(v) && k === 'length')),
+    [],
+    `${path}: hidden fields`,
+  );
+  for (const [k, x] of Object.entries(v)) assertAllEnumerable(x, `${path}.${k}`, depth + 1);
+}
+
+/** The report's readable texts: [where, { key, params, text }]. */
+function readableTexts(r) {
+  const out = [['summary', r.summary]];
+  if (r.setup) out.push(['setup', r.setup]);
+  r.tests.forEach((t, i) => {
+    if (t.message) out.push([`tests[${i}].message`, t.message]);
+    if (t.problem) out.push([`tests[${i}].problem`, t.problem]);
+  });
+  r.notes.forEach((n, i) => out.push([`notes[${i}]`, n]));
+  r.diagnoses.forEach((d, i) => out.push([`diagnoses[${i}].title`, d.title], [`diagnoses[${i}].message`, d.message]));
+  return out;
+}
+
+/** Whether key names a text of the English table (report.raw included). */
+function inTable(key) {
+  let v = en;
+  for (const part of key.split('.')) {
+    if (v === null || typeof v !== 'object' || !Object.hasOwn(v, part)) return false;
+    v = v[part];
+  }
+  return typeof v === 'string' || (v !== null && typeof v === 'object' && typeof v.other === 'string');
+}
+
+test("a report's texts: one plain value each, { key, params, text }, the same after JSON and structured clone", async () => {
+  await loadStrings('fr');
+  const fr = translator('fr');
+  const sources = [
+    ['gelu', 'function gelu(x) { return matmul(x, 2) }\nfunction geluTanh(x) { x.data.fill(0); return 1 }'],
+    ['gelu', 'function gelu(x) { return (; }'],
+    ['gelu', 'throw "top";'],
+    ['ffn', 'function ffn(x) { return transpose(x) }'],
+  ];
+  const reports = [];
+  for (const [id, source] of sources) reports.push(await gradeExercise(id, source, { timeout: 1000 }));
+  // results the page refuses, and values that are no results (the worker's own words)
+  reports.push(await gradeExercise('gelu', 'function f() {}', { workerUrl: hostileWorkerUrl(), timeout: 2000 }));
+  let count = 0;
+  for (const r of reports) {
+    assert.equal(Object.hasOwn(r, 'said'), false);
+    assertAllEnumerable(r);
+    assert.deepEqual(JSON.parse(JSON.stringify(r, (k, v) => (Number.isNaN(v) ? null : v))), structuredClone(r));
+    for (const [where, t] of readableTexts(r)) {
+      assert.deepEqual(Object.keys(t).sort(), ['key', 'params', 'text'], where);
+      assert.ok(inTable(t.key), `${where}: ${t.key} is no text of the tables`);
+      assert.equal(typeof t.text, 'string', where);
+      // the English is what the key and params say (a text the report cut is kept as it is: report.raw)
+      for (const copy of [t, JSON.parse(JSON.stringify(t)), structuredClone(t)]) {
+        assert.equal(String(toMessage(copy)), t.text, `${where}: ${t.text}`);
+      }
+      // and French comes from the same key and params, never the English text
+      const m = toMessage(structuredClone(t));
+      const french = fr.t(m.key, m.params);
+      if (t.key !== 'report.raw') assert.notEqual(french, t.text, `${where}: ${french}`);
+      count += 1;
+    }
+  }
+  assert.ok(count > 60, `${count} texts`);
+});
