@@ -93,11 +93,18 @@ export async function runLabBench({ quick = false, log = console.log } = {}) {
         const x = await round(b, url, driver);
         const longest = Math.max(0, ...x.during);
         const ms99 = x.at99 ? Math.round(x.at99.ms) : NaN;
-        log(
-          `${x.driver.padEnd(7)} ${fmt(r + 1, 5)}  ${fmt(x.at99?.step ?? '-', 9)}  ${fmt(ms99, 9)}  ${fmt(x.stopStep, 5)}` +
-            `  ${fmt(Math.round(x.stopMs), 10)}  ${fmt(`${x.stored}/${x.n}`, 9)}  ${fmt(Math.round(longest), 15)}` +
-            `  ${fmt(x.during.length, 5)}  ${fmt(Math.round(Math.max(0, ...x.after)), 10)}`,
-        );
+        const cells = [
+          [r + 1, 5],
+          [x.at99?.step ?? '-', 9],
+          [ms99, 9],
+          [x.stopStep, 5],
+          [Math.round(x.stopMs), 10],
+          [`${x.stored}/${x.n}`, 9],
+          [Math.round(longest), 15],
+          [x.during.length, 5],
+          [Math.round(Math.max(0, ...x.after)), 10],
+        ];
+        log(`${x.driver.padEnd(7)} ${cells.map(([v, w]) => fmt(v, w)).join('  ')}`);
         const k = x.driver;
         best[k] ??= { ms: Infinity, longest: Infinity };
         best[k].ms = Math.min(best[k].ms, ms99);
