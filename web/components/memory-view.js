@@ -114,8 +114,11 @@ export class MemoryView {
     return this.host._t(key, params);
   }
 
-  /** Make the DOM for the memory mem (before the problems alert, if one is shown). */
-  build(mem) {
+  /**
+   * Make the DOM for the memory mem (before the problems alert, if one is shown), its planes laid out unless
+   * `planes` is false (then layout() draws them).
+   */
+  build(mem, { planes = true } = {}) {
     this.mem = mem;
     for (const n of [...this.root.childNodes]) {
       if (n.nodeName !== 'STYLE' && !n.classList?.contains('error')) n.remove();
@@ -132,7 +135,7 @@ export class MemoryView {
     add(h('div', { class: 'out' }, this.outFull, this.outPart));
     this.live = h('p', { class: 'live muted', 'aria-live': 'polite', role: 'status' });
     add(this.live);
-    this.layout();
+    if (planes) this.layout();
   }
 
   /** The two planes, and under the embedding plane the two sliders (keyboard and pointer on each axis). */

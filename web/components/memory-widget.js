@@ -111,7 +111,8 @@ export class FfnMemoryWidget extends FfnElement {
     }
     this._load(() => ffn.ready(), {
       loading: () => this._t('loading'),
-      ready: () => this._rebuild(),
+      // the widget's DOM in one task, its planes (label placement) and state in the next
+      ready: () => this._rebuild(true, { planesLater: true }),
       failed: (err) => this._problem('load', err),
     });
   }
@@ -341,8 +342,11 @@ export class FfnMemoryWidget extends FfnElement {
   }
 
   // ---- the view -----------------------------------------------------------------------------------
-  /** Build the memory anew and draw it: its DOM too unless dom is false (a new threshold). */
-  _rebuild(dom = true) {
+  /**
+   * Build the memory anew and draw it: its DOM too unless dom is false (a new threshold). With planesLater, the
+   * planes, controls and state are left to the function it returns (the first drawing's next step).
+   */
+  _rebuild(dom = true, { planesLater = false } = {}) {
     try {
       this._mem = buildMemory(this._facts, this._distractors, this._effectiveThreshold());
     } catch (err) {
@@ -359,7 +363,14 @@ export class FfnMemoryWidget extends FfnElement {
       this._scheduleRender();
       return;
     }
-    this._view.build(this._mem);
+    this._view.build(this._mem, { planes: !planesLater });
+    if (planesLater) return () => this._finishBuild(true);
+    this._finishBuild(false);
+  }
+
+  /** After the DOM is built: the planes drawn (if they were left for later), the controls wired, the state drawn. */
+  _finishBuild(planes) {
+    if (planes) this._view.layout();
     this._controls.wire(this._view);
     if (this.isConnected) this._followWidth(); // a new box: the size observer moves to it
     this._render();
@@ -383,7 +394,7 @@ export class FfnMemoryWidget extends FfnElement {
   /** Evaluate the state with the kernels, draw it, announce it and fire ffn-change. */
   _render() {
     const view = this._view;
-    if (!this._mem || !view.rows) return;
+    if (!this._mem || !view.rows || !view.inPlane) return; // inPlane: the planes are drawn (see _rebuild)
     const s = this._state;
     const k = this._effectiveK();
     let r;
