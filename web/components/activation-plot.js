@@ -391,12 +391,19 @@ export class FfnActivationPlot extends FfnElement {
     this._drawCursor();
   }
 
-  /** The notes of a plot drawn without them (unless a redraw has drawn them since), under the cursor and dots. */
+  /** The notes of a plot drawn without them, one group a task (the first drawing's last steps), under the dots. */
   _addNotes() {
     const svg = this._box?.querySelector('svg.plot');
-    if (!svg || svg.querySelector('.note')) return;
-    this._drawNotes(svg, this._P);
-    svg.append(this._cursor, ...this._dots.map((d) => d.el));
+    if (!svg || svg.querySelector('.note')) return undefined;
+    const groups = this._noteGroups(this._P);
+    // one group of notes a task; none once the plot was drawn anew (notes and all) in between
+    const step = (i) => {
+      if (this._box?.querySelector('svg.plot') !== svg) return undefined;
+      this._drawNotes(svg, this._P, [groups[i]]);
+      svg.append(this._cursor, ...this._dots.map((d) => d.el));
+      return i + 1 < groups.length ? () => step(i + 1) : undefined;
+    };
+    return groups.length ? step(0) : undefined;
   }
 
   /** The three panels' frames, titles, grid lines and ticks. */
@@ -428,8 +435,7 @@ export class FfnActivationPlot extends FfnElement {
    * Annotations (numbers from the kernels): the minima of GELU and SiLU in the first panel, the error peaks in
    * the third, each placed inside its panel so that no two overlap and no leader line crosses another note.
    */
-  _drawNotes(svg, P) {
-    const groups = this._noteGroups(P);
+  _drawNotes(svg, P, groups = this._noteGroups(P)) {
     const size = measureNotes(
       svg,
       groups.flatMap((g) => g.notes.flatMap((n) => [n.texts[0], ...n.texts[1]])),
