@@ -81,7 +81,7 @@ export async function runLabBench({ quick = false, log = console.log } = {}) {
     log(`# ${PAGE}, default lab (1,001 facts, d 128, d_ff 512, seed 1): Train pressed on a fresh page; time to the`);
     log('# first ffn-change with >= 99 % stored (what the page shows); training then goes on to every fact stored.');
     log(`# Goal (issue 25): <= ${GOAL_MS} ms to 99 % in Chromium; no main-thread task over ${LONG_TASK_MS} ms.`);
-    log("# frames: no Worker in the page, the element's slices of ~12 ms one a frame; worker: the page's default.");
+    log("# frames: no Worker in the page, the element's slices of ~12 ms, a task each; worker: the page's default.");
     log('# longest task: the longest main-thread task from the click until training stops (its count of tasks >= 50');
     log('# ms), then the longest in the 200 ms after it (the element reads the new weights then).');
     log('driver  round  steps@99%  ms to 99%  steps  ms to stop  stored   longest task ms  tasks  after stop');

@@ -260,7 +260,7 @@ export class FfnMemoryLab extends FfnElement {
   get trainer() {
     return this._session?.model ?? null;
   }
-  /** True while training runs (slices, one a frame). */
+  /** True while training runs (in the worker, or in main-thread slices). */
   get training() {
     return this._running;
   }
