@@ -12,7 +12,7 @@ import { addBuiltInStrings } from '../../../i18n/index.js';
 
 /**
  * The built-in exercises, as defined (frozen), in English; their French comes with the French interface. Their value
- * checks run in idle time (defineBuiltInExercise), not in the task that loads this module.
+ * checks run before each one's first grading (defineBuiltInExercise), not in the task that loads this module.
  */
 export const exercises = Object.freeze(
   [gelu, ffn, swiglu, swigluBackward, memories, gqaBudget, valueToVocab, rankOneEdit].map((d) =>
