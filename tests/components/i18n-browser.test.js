@@ -353,6 +353,42 @@ test(
 );
 
 test(
+  'browser, French page: <ffn-exercise> says every text of a report from its key and params, never its English',
+  { skip: skip || false, timeout: 120_000 },
+  async () => {
+    const sel = '#slot ffn-exercise';
+    const run = await mountExercise(sel, 'i18n-test-texts');
+    // failing tests with mismatches and a wrong shape, a constant-factor diagnosis and an in-place note
+    const r = await run(
+      'function reluCarre(x) {\n  for (let i = 0; i < x.data.length; i++) ' +
+        'x.data[i] = x.data[i] > 0 ? 2 * x.data[i] ** 2 : 0;\n  return x;\n}\n',
+    );
+    assert.match(r.summary, /^0 of 3 tests passed\.$/);
+    // the same report, the English of every text replaced by a marker, through JSON, drawn again
+    const n = await page.evaluate(async (s) => {
+      const e = document.querySelector(s);
+      const mark = (t) => (t && typeof t === 'object' && typeof t.key === 'string' ? { ...t, text: 'ENGLISH' } : t);
+      const rep = JSON.parse(JSON.stringify(e.report));
+      rep.summary = mark(rep.summary);
+      rep.notes = rep.notes.map(mark);
+      rep.tests = rep.tests.map((t) => ({ ...t, message: mark(t.message), problem: mark(t.problem) }));
+      rep.diagnoses = rep.diagnoses.map((d) => ({ ...d, title: mark(d.title), message: mark(d.message) }));
+      const { showReport } = await import('/web/sandbox/element/report-view.js');
+      showReport(e, rep);
+      return rep.tests.filter((t) => t.message).length + rep.notes.length + rep.diagnoses.length;
+    }, sel);
+    assert.ok(n >= 4, `${n} texts`);
+    const texts = await noEnglish('exercise, a report drawn from its keys', sel, [
+      '0 tests réussis sur 3.',
+      'Vos valeurs sont 2 fois les valeurs attendues',
+      'modifie son argument x sur place',
+    ]);
+    assert.ok(!texts.join('\n').includes('ENGLISH'), texts.join('\n').slice(0, 2000));
+    await page.evaluate(() => document.getElementById('slot').replaceChildren());
+  },
+);
+
+test(
   "browser: the nearest lang picks the table (the element's first); a change re-renders; defineStrings overrides keys",
   { skip: skip || false },
   async () => {

@@ -369,18 +369,17 @@ export async function startFrameRun(workerUrl, { idle = false } = {}) {
   }
   const id = ++runSeq;
   const ch = new MessageChannel();
-  let failure = () => {};
-  let stopped = null; // Promise<boolean> once terminate() was called
-  let ack = () => {};
+  // failure: the runner's callback; stopped: Promise<boolean> once terminate() was called; ack: the frame's answer
+  const st = { failure: () => {}, stopped: null, ack: () => {} };
   const run = {
     onDead: (message) => {
-      ack(false);
+      st.ack(false);
       const e = new Error(message);
       e.frameDied = true;
-      failure(e);
+      st.failure(e);
     },
-    onFailed: (message) => failure(new Error(message)),
-    onStopped: () => ack(true),
+    onFailed: (message) => st.failure(new Error(message)),
+    onStopped: () => st.ack(true),
     active: !idle,
   };
   frame.runs.set(id, run);
@@ -392,7 +391,7 @@ export async function startFrameRun(workerUrl, { idle = false } = {}) {
       ch.port1.onmessageerror = () => fn({ type: 'messageerror' });
     },
     onFailure(fn) {
-      failure = fn;
+      st.failure = fn;
     },
     post: (m) => {
       if (!run.active) {
@@ -404,24 +403,29 @@ export async function startFrameRun(workerUrl, { idle = false } = {}) {
     usable: () => !frame.dead && frame.iframe.isConnected,
     claim: () => {},
     terminate() {
-      if (stopped) return stopped;
+      if (st.stopped) return st.stopped;
       ch.port1.onmessage = null;
       ch.port1.close();
-      stopped = new Promise((resolve) => {
-        if (frame.dead) {
-          resolve(false);
-          return;
-        }
-        const timer = setTimeout(() => frame.kill(FRAME_DIED), STOP_MS); // kill() answers through onDead
-        ack = (ok) => {
-          ack = () => {};
-          clearTimeout(timer);
-          frame.runs.delete(id);
-          resolve(ok);
-        };
-        frame.port.postMessage({ type: 'stop', id });
-      });
-      return stopped;
+      st.stopped = stopRun(frame, id, st);
+      return st.stopped;
     },
   };
+}
+
+/** Ask the frame to stop run `id`: true once it has, false for a dead frame (one silent for STOP_MS is killed). */
+function stopRun(frame, id, st) {
+  return new Promise((resolve) => {
+    if (frame.dead) {
+      resolve(false);
+      return;
+    }
+    const timer = setTimeout(() => frame.kill(FRAME_DIED), STOP_MS); // kill() answers through onDead
+    st.ack = (ok) => {
+      st.ack = () => {};
+      clearTimeout(timer);
+      frame.runs.delete(id);
+      resolve(ok);
+    };
+    frame.port.postMessage({ type: 'stop', id });
+  });
 }

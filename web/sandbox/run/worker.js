@@ -476,141 +476,147 @@ function wordsIn(source, from, to, into) {
 
 /** Offsets of the word `import`: `code` (refused) and `quiet` (inside a comment or a '/" string). */
 function scanImports(src) {
-  const n = src.length;
-  const code = [];
-  const quiet = [];
-  const templates = []; // brace depth at each open `${`
-  let depth = 0;
-  let prev = ''; // last significant token: '' (start), a punctuator, or 'w:' + word
-  let inTemplate = false;
-  let i = 0;
-  while (i < n) {
-    const c = src[i];
-    if (inTemplate) {
-      if (c === '\\') {
-        i += 2;
-        continue;
-      }
-      if (c === '`') {
-        inTemplate = false;
-        prev = 'w:`';
-        i += 1;
-        continue;
-      }
-      if (c === '$' && src[i + 1] === '{') {
-        templates.push(depth);
-        inTemplate = false;
-        prev = '{';
-        i += 2;
-        continue;
-      }
-      if (src.startsWith('import', i) && !isId(src[i - 1]) && !isId(src[i + 6])) code.push(i);
-      i += 1;
-      continue;
-    }
-    if (c === '/' && src[i + 1] === '/') {
-      let j = i + 2;
-      while (j < n && !LINE_END.test(src[j])) j += 1;
-      wordsIn(src, i, j, quiet);
-      i = j;
-      continue;
-    }
-    if (c === '/' && src[i + 1] === '*') {
-      const e = src.indexOf('*/', i + 2);
-      const j = e === -1 ? n : e + 2;
-      wordsIn(src, i, j, quiet);
-      i = j;
-      continue;
-    }
-    if (c === '"' || c === "'") {
-      let j = i + 1;
-      while (j < n && src[j] !== c && !LINE_END.test(src[j])) j += src[j] === '\\' ? 2 : 1;
-      j = Math.min(n, j + 1);
-      wordsIn(src, i, j, quiet);
-      prev = 'w:str';
-      i = j;
-      continue;
-    }
-    if (c === '`') {
-      inTemplate = true;
-      i += 1;
-      continue;
-    }
-    if (c === '{') {
-      depth += 1;
-      prev = '{';
-      i += 1;
-      continue;
-    }
-    if (c === '}') {
-      if (templates.length && templates[templates.length - 1] === depth) {
-        templates.pop();
-        inTemplate = true;
-      } else {
-        depth -= 1;
-        prev = '}';
-      }
-      i += 1;
-      continue;
-    }
-    if (c === '/') {
-      const regex =
-        prev === '' ||
-        (!prev.startsWith('w:') && prev !== ')' && prev !== ']' && prev !== '}') ||
-        REGEX_AFTER_WORD.has(prev.slice(2));
-      if (!regex) {
-        prev = '/';
-        i += 1;
-        continue;
-      }
-      let j = i + 1;
-      let cls = false;
-      while (j < n && !LINE_END.test(src[j])) {
-        const ch = src[j];
-        if (ch === '\\') {
-          j += 2;
-          continue;
-        }
-        j += 1;
-        if (ch === '[') cls = true;
-        else if (ch === ']') cls = false;
-        else if (ch === '/' && !cls) break;
-      }
-      while (j < n && isId(src[j])) j += 1;
-      wordsIn(src, i, j, code); // not a comment or a string: refused
-      prev = 'w:regex';
-      i = j;
-      continue;
-    }
-    if (isId(c) || c === '\\') {
-      let j = i;
-      while (j < n) {
-        if (isId(src[j])) j += 1;
-        else if (src[j] === '\\' && src[j + 1] === 'u') {
-          if (src[j + 2] === '{') {
-            const e = src.indexOf('}', j);
-            j = e === -1 ? n : e + 1;
-          } else j += 6;
-        } else break;
-      }
-      if (j === i) {
-        prev = c;
-        i += 1;
-        continue;
-      }
-      const word = src.slice(i, Math.min(j, n)).replace(/\\u\{([0-9a-fA-F]+)\}|\\u([0-9a-fA-F]{4})/g, (m, a, b) => {
-        const cp = parseInt(a || b, 16);
-        return cp <= 0x10ffff ? String.fromCodePoint(cp) : m;
-      });
-      if (word === 'import') code.push(i);
-      prev = 'w:' + word;
-      i = j;
-      continue;
-    }
-    if (!/\s/.test(c)) prev = c;
-    i += 1;
+  // prev: the last significant token, '' (start), a punctuator, or 'w:' + word; templates: the brace depth at each
+  // open `${`
+  const s = { src, n: src.length, i: 0, depth: 0, prev: '', inTemplate: false, templates: [], code: [], quiet: [] };
+  while (s.i < s.n) {
+    if (s.inTemplate) templateStep(s);
+    else if (!quietStep(s) && !braceStep(s)) codeStep(s);
   }
-  return { code, quiet };
+  return { code: s.code, quiet: s.quiet };
+}
+
+/** One step inside a template literal's text: an escape, its end, a `${`, or a character (`import` is code). */
+function templateStep(s) {
+  const { src, i } = s;
+  const c = src[i];
+  if (c === '\\') {
+    s.i += 2;
+  } else if (c === '`') {
+    s.inTemplate = false;
+    s.prev = 'w:`';
+    s.i += 1;
+  } else if (c === '$' && src[i + 1] === '{') {
+    s.templates.push(s.depth);
+    s.inTemplate = false;
+    s.prev = '{';
+    s.i += 2;
+  } else {
+    if (src.startsWith('import', i) && !isId(src[i - 1]) && !isId(src[i + 6])) s.code.push(i);
+    s.i += 1;
+  }
+}
+
+/** A comment or a '/" string (its words quiet) or a template's start at s.i, stepped over: whether there was one. */
+function quietStep(s) {
+  const { src, n, i } = s;
+  const c = src[i];
+  let j;
+  if (c === '/' && src[i + 1] === '/') {
+    j = i + 2;
+    while (j < n && !LINE_END.test(src[j])) j += 1;
+  } else if (c === '/' && src[i + 1] === '*') {
+    const e = src.indexOf('*/', i + 2);
+    j = e === -1 ? n : e + 2;
+  } else if (c === '"' || c === "'") {
+    j = i + 1;
+    while (j < n && src[j] !== c && !LINE_END.test(src[j])) j += src[j] === '\\' ? 2 : 1;
+    j = Math.min(n, j + 1);
+    s.prev = 'w:str';
+  } else if (c === '`') {
+    s.inTemplate = true;
+    s.i += 1;
+    return true;
+  } else return false;
+  wordsIn(src, i, j, s.quiet);
+  s.i = j;
+  return true;
+}
+
+/** A brace at s.i (a `}` may close a template's `${`), stepped over: whether there was one. */
+function braceStep(s) {
+  const c = s.src[s.i];
+  if (c === '{') {
+    s.depth += 1;
+    s.prev = '{';
+  } else if (c === '}') {
+    if (s.templates.length && s.templates[s.templates.length - 1] === s.depth) {
+      s.templates.pop();
+      s.inTemplate = true;
+    } else {
+      s.depth -= 1;
+      s.prev = '}';
+    }
+  } else return false;
+  s.i += 1;
+  return true;
+}
+
+/** One step of code: a regex literal (its words are code) or a slash, a word (`import` is code), or a character. */
+function codeStep(s) {
+  const c = s.src[s.i];
+  if (c === '/') regexStep(s);
+  else if (isId(c) || c === '\\') wordStep(s);
+  else {
+    if (!/\s/.test(c)) s.prev = c;
+    s.i += 1;
+  }
+}
+
+function regexStep(s) {
+  const { src, n, i, prev } = s;
+  const regex =
+    prev === '' ||
+    (!prev.startsWith('w:') && prev !== ')' && prev !== ']' && prev !== '}') ||
+    REGEX_AFTER_WORD.has(prev.slice(2));
+  if (!regex) {
+    s.prev = '/';
+    s.i += 1;
+    return;
+  }
+  let j = i + 1;
+  let cls = false;
+  while (j < n && !LINE_END.test(src[j])) {
+    const ch = src[j];
+    if (ch === '\\') {
+      j += 2;
+      continue;
+    }
+    j += 1;
+    if (ch === '[') cls = true;
+    else if (ch === ']') cls = false;
+    else if (ch === '/' && !cls) break;
+  }
+  while (j < n && isId(src[j])) j += 1;
+  wordsIn(src, i, j, s.code); // not a comment or a string: refused
+  s.prev = 'w:regex';
+  s.i = j;
+}
+
+function wordStep(s) {
+  const { src, n, i } = s;
+  let j = i;
+  while (j < n) {
+    if (isId(src[j])) j += 1;
+    else if (src[j] === '\\' && src[j + 1] === 'u') {
+      if (src[j + 2] === '{') {
+        const e = src.indexOf('}', j);
+        j = e === -1 ? n : e + 1;
+      } else j += 6;
+    } else break;
+  }
+  if (j === i) {
+    s.prev = src[i];
+    s.i += 1;
+    return;
+  }
+  const word = src.slice(i, Math.min(j, n)).replace(/\\u\{([0-9a-fA-F]+)\}|\\u([0-9a-fA-F]{4})/g, (m, a, b) => {
+    const cp = parseInt(a || b, 16);
+    return cp <= 0x10ffff ? String.fromCodePoint(cp) : m;
+  });
+  if (word === 'import') s.code.push(i);
+  s.prev = 'w:' + word;
+  s.i = j;
 }
 
 function lineColumn(source, at) {
