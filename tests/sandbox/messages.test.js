@@ -86,7 +86,7 @@ function inTable(key) {
   return typeof v === 'string' || (v !== null && typeof v === 'object' && typeof v.other === 'string');
 }
 
-test("a report's texts: one plain value each, { key, params, text }, the same after JSON and structured clone", async () => {
+test("a report's texts: one plain value each, { key, params, text }, the same after JSON and cloning", async () => {
   await loadStrings('fr');
   const fr = translator('fr');
   const sources = [
