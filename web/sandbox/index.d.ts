@@ -19,7 +19,7 @@ export interface Tolerance {
  * A text of a report for people: a message of the locale tables (web/i18n/en.js) by key and parameters, with its
  * English. <ffn-exercise> shows it in its language from key and params; read `text` for the English. Plain data:
  * JSON-safe and structured-cloneable. A text that has no key (the learner's own error message, an exercise's
- * words) is { key: 'report.raw', params: { text }, text }.
+ * words) is { key: 'report.raw', params: {}, text }: its text alone.
  */
 export interface ReportText {
   key: string;

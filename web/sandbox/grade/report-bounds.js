@@ -62,11 +62,14 @@ export function jsonLength(s) {
  */
 export function textBudget(total = CAPS.tests, floor = CAPS.floor) {
   let left = total;
-  return (value, cap) => {
+  const take = (value, cap) => {
     const s = clip(value, Math.min(cap, Math.max(floor, left)));
     left -= jsonLength(s);
     return s;
   };
+  // spend(n): n more JSON characters (a text's params, report-text.js) if what is left holds them, else false
+  take.spend = (n) => n <= left && (left -= n) >= 0;
+  return take;
 }
 
 export { say };

@@ -6,11 +6,11 @@ import { clip } from './report-bounds.js';
  * A report crosses realms (postMessage to an LMS, the `ffn-exercise-result` event, JSON in storage), so each of
  * its texts is plain data, enumerable, JSON-safe and structured-cloneable: { key, params, text }, key a key of
  * the locale tables (web/i18n/en.js, `report.…`), params its parameters as plain data, text its English. A text
- * that has no key (learner code's own error message, an author's words) is { key: 'report.raw', params: { text },
- * text }. A parameter is a string, a number, an array of parameters, or one of i18n's parameter objects as their
- * fields: a message { key, params }, a number written in English { v, text } (numeral), a position { n }
- * (ordinal), items joined { items, sep } (joined). <ffn-exercise> shows a text from its key and params in its own
- * language (toMessage); a consumer that reads English reads `text`.
+ * that has no key (learner code's own error message, an author's words) is { key: 'report.raw', params: {}, text }
+ * (its one parameter, text, is the text itself). A parameter is a string, a number, an array of parameters, or one
+ * of i18n's parameter objects as their fields: a message { key, params }, a number written in English { v, text }
+ * (numeral), a position { n } (ordinal), items joined { items, sep } (joined). <ffn-exercise> shows a text from
+ * its key and params in its own language (toMessage); a consumer that reads English reads `text`.
  */
 
 const MAX_DEPTH = 8; // messages inside messages: a report's go 4 deep
@@ -41,9 +41,12 @@ function plainParams(params, depth) {
 export function reportText(m, cap, take = clip) {
   const full = String(m ?? '');
   const text = take(full, cap);
-  if (text !== full || m === null || typeof m !== 'object') return { key: 'report.raw', params: { text }, text };
-  if (!isMessage(m)) return { key: 'report.raw', params: { text: plain(m, 0) }, text };
-  return { key: m.key, params: plainParams(m.params, 0), text };
+  const raw = { key: 'report.raw', params: {}, text }; // its text param is `text` (toMessage)
+  if (text !== full || m === null || typeof m !== 'object') return raw;
+  const params = isMessage(m) ? plainParams(m.params, 0) : { text: plain(m, 0) };
+  // a budget's texts pay for their params too (each piece was cut where it was made): past it, the English alone
+  if (take.spend && !take.spend(JSON.stringify(params).length)) return raw;
+  return { key: isMessage(m) ? m.key : 'report.raw', params, text };
 }
 
 /** A parameter back from plain data: messages, numerals, positions and joined items as i18n's objects. */
@@ -70,7 +73,9 @@ function reviveParams(params, depth) {
  */
 export function toMessage(t) {
   if (t === null || typeof t !== 'object' || typeof t.key !== 'string') return null;
-  return msg(t.key, reviveParams(t.params, 0));
+  const params = reviveParams(t.params, 0);
+  if (t.key === 'report.raw' && !Object.hasOwn(params, 'text')) params.text = typeof t.text === 'string' ? t.text : '';
+  return msg(t.key, params);
 }
 
 /** Whether v is a report's text: { key, params, text } with a string key and text. */
