@@ -863,3 +863,25 @@ test("getters learner code puts on Object.prototype for a message's fields never
   const report = await gradeExercise('gelu', source);
   assert.equal(report.summary.text, 'Your code threw while it was being set up: boom (line 5, column 7)');
 });
+
+test("the shipped locales' marks and numbers, worked out without Intl, are Intl's", async () => {
+  await loadStrings('fr');
+  const r = rng(28);
+  const values = [0, -0, 999, 1000, -1000, 2 ** 53 - 1, -(2 ** 53), 1e21, NaN, -Infinity, 0.5, -0.5, 2.5, -1234.5678];
+  for (let i = 0; i < 300; i++) {
+    const whole = Math.round((r() - 0.5) * 10 ** Math.floor(r() * 17));
+    values.push(whole, whole / 10 ** Math.floor(r() * 9), (r() - 0.5) * 1e6);
+  }
+  for (const lang of ['en', 'en-US', 'en-GB', 'fr', 'fr-FR', 'fr-CA', 'en-ZA', 'en-IN']) {
+    const tr = translator(lang);
+    const parts = new Intl.NumberFormat(tr.locale).formatToParts(-1234.5);
+    assert.equal(tr.decimal, parts.find((p) => p.type === 'decimal').value, lang);
+    assert.equal(tr.minus, parts.find((p) => p.type === 'minusSign').value, lang);
+    const whole = new Intl.NumberFormat(tr.locale, { maximumFractionDigits: 0 });
+    const six = new Intl.NumberFormat(tr.locale, { maximumFractionDigits: 6 });
+    for (const v of values) {
+      assert.equal(tr.int(v), whole.format(Math.round(v)), `${lang} int(${v})`);
+      assert.equal(tr.num(v), Number.isInteger(v) ? whole.format(v) : six.format(v), `${lang} num(${v})`);
+    }
+  }
+});

@@ -224,7 +224,31 @@ function templateOf(table, locale) {
   };
 }
 
-/** The locale's number marks (decimal, minus, group) and its integer and plain number formats. */
+// The marks of the locales ffn-lab ships, as Intl gives them (decimal, minus, group): an element's first number in
+// these needs no Intl.NumberFormat, whose first construction sets up the engine's number formatting (40-60 ms).
+const SHIPPED_MARKS = new Map([
+  ['en', ['.', '-', ',']],
+  ['en-US', ['.', '-', ',']],
+  ['en-GB', ['.', '-', ',']],
+  ['fr', [',', '-', '\u202f']],
+  ['fr-FR', [',', '-', '\u202f']],
+]);
+
+/**
+ * v as Intl writes it with at most 6 decimals in en and fr, where that needs no rounding: |v| a safe integer or
+ * less, and its shortest digits (String) with at most 6 decimals and no exponent; else null. -0 as Intl: "-0".
+ */
+function plainNumber(v, [decimal, minus, group]) {
+  const m = Math.abs(v) <= Number.MAX_SAFE_INTEGER && /^(\d+)(?:\.(\d{1,6}))?$/.exec(String(Math.abs(v)));
+  if (!m) return null;
+  const sign = v < 0 || Object.is(v, -0) ? minus : '';
+  return sign + m[1].replace(/\B(?=(\d{3})+$)/g, group) + (m[2] ? decimal + m[2] : '');
+}
+
+/**
+ * The locale's number marks (decimal, minus, group) and its integer and plain number formats. Each Intl.NumberFormat
+ * is made on first use: for a shipped locale the marks and most numbers need none.
+ */
 function numberMarks(locale) {
   const numberFormats = new Map();
   const nf = (opts) => {
@@ -236,22 +260,41 @@ function numberMarks(locale) {
     nf({})
       .formatToParts(v)
       .find((p) => p.type === type)?.value ?? otherwise;
-  const decimal = mark(1.5, 'decimal', '.');
-  const minus = mark(-1, 'minusSign', '-');
-  const group = mark(1e6, 'group', ',');
-  const int = (v) => nf({ maximumFractionDigits: 0 }).format(Math.round(v));
-  const num = (v) => (Number.isInteger(v) ? int(v) : nf({ maximumFractionDigits: 6 }).format(v));
-  return { decimal, minus, group, int, num };
+  const shipped = SHIPPED_MARKS.get(locale);
+  let own = shipped;
+  const marks = () => (own ??= [mark(1.5, 'decimal', '.'), mark(-1, 'minusSign', '-'), mark(1e6, 'group', ',')]);
+  const int = (v) => {
+    const r = Math.round(v);
+    return (shipped && plainNumber(r, shipped)) ?? nf({ maximumFractionDigits: 0 }).format(r);
+  };
+  const num = (v) => {
+    if (Number.isInteger(v)) return int(v);
+    return (shipped && plainNumber(v, shipped)) ?? nf({ maximumFractionDigits: 6 }).format(v);
+  };
+  return {
+    get decimal() {
+      return marks()[0];
+    },
+    get minus() {
+      return marks()[1];
+    },
+    get group() {
+      return marks()[2];
+    },
+    int,
+    num,
+  };
 }
 
 /** Numbers written with the marks: a report's numeral, fixed, exponent and small forms (t: the translator's t). */
-function numberForms({ decimal, minus, group, int }, t) {
+function numberForms(marks, t) {
+  const { int } = marks;
   /** A number a report wrote in English (`text`), with this language's integer grouping, decimal mark and minus. */
   const numeral = ({ v, text }) => {
-    if (typeof v !== 'number' || (decimal === '.' && group === ',')) return text;
+    if (typeof v !== 'number' || (marks.decimal === '.' && marks.group === ',')) return text;
     if (!Number.isFinite(v)) return special(v);
     if (Number.isInteger(v) && Math.abs(v) < 1e15) return int(v);
-    return text.replace('.', decimal).replace(/-/g, minus);
+    return text.replace('.', marks.decimal).replace(/-/g, marks.minus);
   };
   const special = (v) => (Number.isNaN(v) ? 'NaN' : v > 0 ? t('numbers.infinity') : t('numbers.minusInfinity'));
   /**
@@ -262,12 +305,12 @@ function numberForms({ decimal, minus, group, int }, t) {
     if (!Number.isFinite(v)) return special(v);
     let s = v.toFixed(digits);
     if (Number(s) === 0) s = (0).toFixed(digits);
-    return s.replace('.', decimal).replace('-', minus);
+    return s.replace('.', marks.decimal).replace('-', marks.minus);
   };
   /** Exponent form, 1.2e-5 in English (the locale's decimal mark and minus sign elsewhere). */
   const exp = (v, digits = 1) => {
     if (!Number.isFinite(v)) return special(v);
-    return v.toExponential(digits).replace('.', decimal).replace(/-/g, minus);
+    return v.toExponential(digits).replace('.', marks.decimal).replace(/-/g, marks.minus);
   };
   /** Like fixed, but a value too small for `digits` decimals and not zero in exponent form. */
   const small = (v, digits = 2) =>
@@ -294,7 +337,7 @@ function fillParts(s, params, show) {
 function makeTranslator(table, locale, lang) {
   const template = templateOf(table, locale);
   const marks = numberMarks(locale);
-  const { decimal, minus, int, num } = marks;
+  const { int, num } = marks;
   const { numeral, fixed, exp, small } = numberForms(marks, (key) => t(key));
   const show = (p) => {
     if (typeof p === 'number') return num(p);
@@ -314,7 +357,11 @@ function makeTranslator(table, locale, lang) {
   const parts = (key, params) => fillParts(template(key, params), params, show);
   const list = (items) => new Intl.ListFormat(locale, { type: 'conjunction' }).format(items.map(String));
   const date = (d, opts = { dateStyle: 'long' }) => d.toLocaleDateString(locale, opts);
-  return { lang, locale, table, t, parts, fixed, exp, small, int, num, list, date, decimal, minus };
+  const tr = { lang, locale, table, t, parts, fixed, exp, small, int, num, list, date };
+  // the marks, worked out on first use (Intl only for a locale ffn-lab does not ship)
+  Object.defineProperty(tr, 'decimal', { get: () => marks.decimal, enumerable: true });
+  Object.defineProperty(tr, 'minus', { get: () => marks.minus, enumerable: true });
+  return tr;
 }
 
 /** A message to be put in the reader's language later: a parameter of another message, or an error's text. */
