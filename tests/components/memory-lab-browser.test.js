@@ -42,24 +42,33 @@ async function open(width = 1000, lang = 'en') {
 const state = (p) => p.$eval('#lab', (el) => JSON.parse(JSON.stringify(el.state)));
 const shadowText = (p, sel) => p.$eval('#lab', (el, s) => el.shadowRoot.querySelector(s)?.textContent ?? null, sel);
 
-/** Train by the Train button until the lab stops by itself; the main thread's long tasks meanwhile. */
+/**
+ * Train by the Train button until the lab stops by itself and has read and drawn the new weights; the main thread's
+ * long tasks meanwhile: `long` while training, `after` once training stopped (the reading of the new weights).
+ */
 async function trainWatched(p) {
   return p.evaluate(async () => {
     const el = document.querySelector('#lab');
-    const long = [];
-    const obs = new PerformanceObserver((l) => l.getEntries().forEach((e) => long.push(Math.round(e.duration))));
+    const entries = [];
+    const obs = new PerformanceObserver((l) => l.getEntries().forEach((e) => entries.push(e)));
     obs.observe({ type: 'longtask' });
+    let stop = Infinity; // the ffn-change that says training stopped
+    const seen = (e) => !e.detail.training && e.detail.step > 0 && (stop = Math.min(stop, performance.now()));
+    el.addEventListener('ffn-change', seen);
     const t0 = performance.now();
     el.shadowRoot.querySelector('button.train').click();
-    while (el.training) await new Promise((r) => setTimeout(r, 50));
+    await el.train(); // training runs: this waits for the run to end and the new weights to be read and drawn
     const ms = performance.now() - t0;
     await new Promise((r) => setTimeout(r, 100)); // long-task entries come after the task
     obs.disconnect();
-    return { long, ms, steps: el.state.step };
+    el.removeEventListener('ffn-change', seen);
+    const dur = (list) => list.map((e) => Math.round(e.duration));
+    const long = dur(entries.filter((e) => e.startTime < stop));
+    return { long, after: dur(entries.filter((e) => e.startTime >= stop)), ms, steps: el.state.step };
   });
 }
 
-test('the default lab stores >= 99 % of the facts from seed 1, with no main-thread task over 50 ms', SLOW, async () => {
+test('the default lab stores >= 99 % from seed 1; no main-thread task over 50 ms, even after', SLOW, async () => {
   const p = await open();
   try {
     await installStretch(p);
@@ -71,9 +80,10 @@ test('the default lab stores >= 99 % of the facts from seed 1, with no main-thre
       assert.ok(s.stored / s.nFacts >= 0.99, `stored ${s.stored} of ${s.nFacts} after ${s.step} steps`);
       assert.match(await shadowText(p, '.status'), new RegExp(`stored ${s.stored.toLocaleString('en')} of 1,001`));
       const bound = LONG_TASK_MS * (await p.evaluate(() => window.__stretch()));
-      seen.push(`${r.steps} steps in ${Math.round(r.ms)} ms, long tasks [${r.long}] (bound ${Math.round(bound)} ms)`);
-      if (r.long.every((d) => d < bound)) break;
-      if (attempt === ATTEMPTS - 1) assert.fail(`long tasks while training in every attempt: ${seen.join('; ')}`);
+      const tasks = `long tasks [${r.long}], after stop [${r.after}]`;
+      seen.push(`${r.steps} steps in ${Math.round(r.ms)} ms, ${tasks} (bound ${Math.round(bound)} ms)`);
+      if ([...r.long, ...r.after].every((d) => d < bound)) break;
+      if (attempt === ATTEMPTS - 1) assert.fail(`long tasks in every attempt: ${seen.join('; ')}`);
     }
     console.log(`# Chromium: ${seen.at(-1)}`);
     assert.deepEqual(p.errors, []);

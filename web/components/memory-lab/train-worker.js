@@ -15,10 +15,15 @@ const breathe = () =>
     channel.port2.postMessage(0);
   });
 
-/** The learnt weights, copied out and transferred. */
+/**
+ * The learnt weights, copied out, and every fact's keys under them (A (N, dff), the page's reading of the facts:
+ * computed here, not in a main-thread task), all transferred.
+ */
 function weightsMessage(m) {
   const { W1, b1, W2 } = m.copyWeights();
-  return { type: 'weights', step: m.step, w: { W1, b1, W2 }, transfer: [W1.buffer, b1.buffer, W2.buffer] };
+  const keys = m.keys();
+  const transfer = [W1.buffer, b1.buffer, W2.buffer, keys.buffer];
+  return { type: 'weights', step: m.step, w: { W1, b1, W2 }, keys, transfer };
 }
 
 /** Steps until `until`, maxSteps, a non-finite loss, every fact stored (stopWhenStored) or a pause. */
@@ -31,7 +36,7 @@ async function train({ gen, until, maxSteps, stopWhenStored }) {
     await breathe();
   }
   const m = weightsMessage(model);
-  post({ type: 'stopped', gen, step: m.step, w: m.w }, m.transfer);
+  post({ type: 'stopped', gen, step: m.step, w: m.w, keys: m.keys }, m.transfer);
 }
 
 /** The capacity measurement: for each size a fresh model trained `steps` steps; a point per size. */
