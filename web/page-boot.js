@@ -30,17 +30,3 @@ async function kernels(relaxed) {
 }
 
 ready(undefined, kernels).catch(() => {}); // an element whose kernels cannot load says so itself, in its own words
-
-// The first Intl.NumberFormat of a page sets up the engine's number formatting (40-60 ms). The translators need none
-// in the languages ffn-lab ships (web/i18n/index.js, SHIPPED_MARKS); in another, it is made here, in a task of its own
-// while the elements' code is on its way, rather than in the task that defines them (their translators format numbers).
-const lang = document.documentElement.lang || 'en';
-if (!/^(en(-US|-GB)?|fr(-FR)?)$/i.test(lang)) {
-  setTimeout(() => {
-    try {
-      new Intl.NumberFormat(lang).formatToParts(1.5);
-    } catch {
-      // a language tag Intl refuses: the translators fall back on their own
-    }
-  });
-}

@@ -226,13 +226,9 @@ function templateOf(table, locale) {
 
 // The marks of the locales ffn-lab ships, as Intl gives them (decimal, minus, group): an element's first number in
 // these needs no Intl.NumberFormat, whose first construction sets up the engine's number formatting (40-60 ms).
-const SHIPPED_MARKS = new Map([
-  ['en', ['.', '-', ',']],
-  ['en-US', ['.', '-', ',']],
-  ['en-GB', ['.', '-', ',']],
-  ['fr', [',', '-', '\u202f']],
-  ['fr-FR', [',', '-', '\u202f']],
-]);
+const EN_MARKS = ['.', '-', ','];
+const FR_MARKS = [',', '-', '\u202f'];
+const SHIPPED_MARKS = { en: EN_MARKS, 'en-US': EN_MARKS, 'en-GB': EN_MARKS, fr: FR_MARKS, 'fr-FR': FR_MARKS };
 
 /**
  * v as Intl writes it with at most 6 decimals in en and fr, where that needs no rounding: |v| a safe integer or
@@ -246,55 +242,34 @@ function plainNumber(v, [decimal, minus, group]) {
 }
 
 /**
- * The locale's number marks (decimal, minus, group) and its integer and plain number formats. Each Intl.NumberFormat
- * is made on first use: for a shipped locale the marks and most numbers need none.
+ * The locale's number marks (marks() -> [decimal, minus, group]) and its integer and plain number formats. Each
+ * Intl.NumberFormat is made on first use: for a shipped locale the marks and most numbers need none.
  */
 function numberMarks(locale) {
-  const numberFormats = new Map();
-  const nf = (opts) => {
-    const k = JSON.stringify(opts);
-    if (!numberFormats.has(k)) numberFormats.set(k, new Intl.NumberFormat(locale, opts));
-    return numberFormats.get(k);
-  };
+  const formats = [];
+  const nf = (digits) => (formats[digits] ??= new Intl.NumberFormat(locale, { maximumFractionDigits: digits }));
   const mark = (v, type, otherwise) =>
-    nf({})
+    nf(6)
       .formatToParts(v)
       .find((p) => p.type === type)?.value ?? otherwise;
-  const shipped = SHIPPED_MARKS.get(locale);
+  const shipped = Object.hasOwn(SHIPPED_MARKS, locale) ? SHIPPED_MARKS[locale] : null;
   let own = shipped;
-  const marks = () => (own ??= [mark(1.5, 'decimal', '.'), mark(-1, 'minusSign', '-'), mark(1e6, 'group', ',')]);
-  const int = (v) => {
-    const r = Math.round(v);
-    return (shipped && plainNumber(r, shipped)) ?? nf({ maximumFractionDigits: 0 }).format(r);
-  };
-  const num = (v) => {
-    if (Number.isInteger(v)) return int(v);
-    return (shipped && plainNumber(v, shipped)) ?? nf({ maximumFractionDigits: 6 }).format(v);
-  };
-  return {
-    get decimal() {
-      return marks()[0];
-    },
-    get minus() {
-      return marks()[1];
-    },
-    get group() {
-      return marks()[2];
-    },
-    int,
-    num,
-  };
+  const marks = () => (own ||= [mark(1.5, 'decimal', '.'), mark(-1, 'minusSign', '-'), mark(1e6, 'group', ',')]);
+  const format = (v, digits) => (shipped && plainNumber(v, shipped)) || nf(digits).format(v);
+  const int = (v) => format(Math.round(v), 0);
+  const num = (v) => format(v, Number.isInteger(v) ? 0 : 6);
+  return { marks, int, num };
 }
 
 /** Numbers written with the marks: a report's numeral, fixed, exponent and small forms (t: the translator's t). */
-function numberForms(marks, t) {
-  const { int } = marks;
+function numberForms({ marks, int }, t) {
   /** A number a report wrote in English (`text`), with this language's integer grouping, decimal mark and minus. */
   const numeral = ({ v, text }) => {
-    if (typeof v !== 'number' || (marks.decimal === '.' && marks.group === ',')) return text;
+    const [decimal, minus, group] = marks();
+    if (typeof v !== 'number' || (decimal === '.' && group === ',')) return text;
     if (!Number.isFinite(v)) return special(v);
     if (Number.isInteger(v) && Math.abs(v) < 1e15) return int(v);
-    return text.replace('.', marks.decimal).replace(/-/g, marks.minus);
+    return text.replace('.', decimal).replace(/-/g, minus);
   };
   const special = (v) => (Number.isNaN(v) ? 'NaN' : v > 0 ? t('numbers.infinity') : t('numbers.minusInfinity'));
   /**
@@ -305,12 +280,12 @@ function numberForms(marks, t) {
     if (!Number.isFinite(v)) return special(v);
     let s = v.toFixed(digits);
     if (Number(s) === 0) s = (0).toFixed(digits);
-    return s.replace('.', marks.decimal).replace('-', marks.minus);
+    return s.replace('.', marks()[0]).replace('-', marks()[1]);
   };
   /** Exponent form, 1.2e-5 in English (the locale's decimal mark and minus sign elsewhere). */
   const exp = (v, digits = 1) => {
     if (!Number.isFinite(v)) return special(v);
-    return v.toExponential(digits).replace('.', marks.decimal).replace(/-/g, marks.minus);
+    return v.toExponential(digits).replace('.', marks()[0]).replace(/-/g, marks()[1]);
   };
   /** Like fixed, but a value too small for `digits` decimals and not zero in exponent form. */
   const small = (v, digits = 2) =>
@@ -357,11 +332,10 @@ function makeTranslator(table, locale, lang) {
   const parts = (key, params) => fillParts(template(key, params), params, show);
   const list = (items) => new Intl.ListFormat(locale, { type: 'conjunction' }).format(items.map(String));
   const date = (d, opts = { dateStyle: 'long' }) => d.toLocaleDateString(locale, opts);
+  // the marks are worked out on first use (Intl only for a locale ffn-lab does not ship)
+  const [decimal, minus] = [0, 1].map((i) => ({ get: () => marks.marks()[i], enumerable: true }));
   const tr = { lang, locale, table, t, parts, fixed, exp, small, int, num, list, date };
-  // the marks, worked out on first use (Intl only for a locale ffn-lab does not ship)
-  Object.defineProperty(tr, 'decimal', { get: () => marks.decimal, enumerable: true });
-  Object.defineProperty(tr, 'minus', { get: () => marks.minus, enumerable: true });
-  return tr;
+  return Object.defineProperties(tr, { decimal, minus });
 }
 
 /** A message to be put in the reader's language later: a parameter of another message, or an error's text. */
