@@ -1,6 +1,8 @@
 // <ffn-activation-plot>: the section's activations, their derivatives and the GELU approximation errors, with a readout
 // (view only; math in activation-model.js).
-import * as ffn from '../index.js'; // the wasm bytes inlined: nothing for a bundler or server to place
+// the wasm bytes inlined: nothing for a bundler or server to place; only what the plot uses, so that a bundler
+// leaves the rest of the API (the trainer) out of a page that only plots
+import { ready, relu, relu2, gelu, geluTanh, geluSigmoid, silu, activationGrad } from '../index.js';
 import { FfnElement, define, htmlEl as h, svgEl, parsedBy } from '../element-base.js';
 import { componentCss, rafThrottle, trailingThrottle, fmt, setProblem } from './styles.js';
 import {
@@ -17,6 +19,9 @@ import {
   niceTicks,
 } from './activation-model.js';
 import { placeLabels, polylineObstacles } from './label-layout.js';
+
+// the functions of the API this element calls, handed to its model
+const ffn = Object.freeze({ ready, relu, relu2, gelu, geluTanh, geluSigmoid, silu, activationGrad });
 
 // Every string the plot shows is in the locale tables (web/i18n/en.js, namespace `plot`).
 

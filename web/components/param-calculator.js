@@ -1,6 +1,8 @@
 // <ffn-param-calculator>: count an FFN against the attention projections of its block, dense or mixture-of-experts
 // (view only; math in param-model.js).
-import * as ffn from '../index.js'; // the wasm bytes inlined: nothing for a bundler or server to place
+// the wasm bytes inlined: nothing for a bundler or server to place; only what the calculator uses, so that a
+// bundler leaves the rest of the API (the trainer) out of a page that only counts
+import { ready, ffnParamCount, ffnFlops, llamaHiddenDim } from '../index.js';
 import { FfnElement, define, htmlEl as h, parsedBy } from '../element-base.js';
 import { componentCss, rafThrottle, trailingThrottle, setProblem } from './styles.js';
 import {
@@ -13,6 +15,9 @@ import {
   parseAttribute,
 } from './param-model.js';
 import { localizedError } from '../i18n/index.js';
+
+// the functions of the API this element calls, handed to its model
+const ffn = Object.freeze({ ready, ffnParamCount, ffnFlops, llamaHiddenDim });
 
 // Every string the calculator shows is in the locale tables (web/i18n/en.js, namespace `calculator`).
 
