@@ -12,7 +12,7 @@ export const WORKER_START_MS = 20000;
  * slices without waiting for the next frame (a slice paced by requestAnimationFrame that runs past a frame's 16.7 ms,
  * as a step of the default lab does, would wait for the frame after: 33 ms a step).
  */
-export function nextTask(cb) {
+function nextTask(cb) {
   if (typeof MessageChannel !== 'function') return void setTimeout(cb, 0);
   const ch = new MessageChannel();
   ch.port1.onmessage = () => {

@@ -7,7 +7,7 @@ import { componentCss, rafThrottle, setProblem, trailingThrottle } from '../styl
 import { countryFacts, formatFacts, indexFacts, parseFacts } from './facts.js';
 import { parseAttribute, D, DEFAULT_DFF, SEED_MAX } from './attributes.js';
 import { LabSession, CAPACITY_SIZES, CAPACITY_STEPS, MAX_STEPS } from './session.js';
-import { FrameDriver, WorkerDriver, SLICE_MS, nextTask } from './driver.js';
+import { FrameDriver, WorkerDriver } from './driver.js';
 import * as view from './view.js';
 import { wireTraining, wireInspect, wireEdit } from './controls.js';
 
@@ -66,7 +66,6 @@ export class FfnMemoryLab extends FfnElement {
     this._starting = null;
     this._running = false;
     this._measuring = false;
-    this._readingSoon = false;
     this._capacityResults = [];
     this._session = new LabSession(ffn, this._idx, this._sizes);
   }
@@ -99,7 +98,7 @@ export class FfnMemoryLab extends FfnElement {
         this._running = false;
         this._updateTraining();
         setTimeout(() => {
-          // the drawing of the new weights in a task of its own (their reading: from the worker, or in slices)
+          // the reading of the new weights in a task of its own
           this._update();
           this._settle();
         });
@@ -122,9 +121,9 @@ export class FfnMemoryLab extends FfnElement {
     };
   }
 
-  /** Resolve the promises of train(), step(), measure() and edit() waiting for the run (and its reading) to end. */
+  /** Resolve the promises of train(), step() and measure() waiting for the run to end. */
   _settle() {
-    if (this._running || this._measuring || this._readingSoon) return;
+    if (this._running || this._measuring) return;
     for (const ok of this._waiters.splice(0)) ok(this.state);
   }
 
@@ -397,7 +396,6 @@ export class FfnMemoryLab extends FfnElement {
     const fact = view.factLabel(this._tt, this._idx, this._fact, newObject);
     ed.status.textContent = this._t('edited', { method: this._t(method), fact });
     this._update();
-    await this._whenSettled(); // the edited weights read and drawn
     return r;
   }
 
@@ -494,7 +492,6 @@ export class FfnMemoryLab extends FfnElement {
     } else if (p.list.value !== String(this._fact)) p.list.value = String(this._fact);
     if (this._running) return;
     const s = this._session;
-    if (!s.hasReading) return this._readSoon();
     const r = s.inspect(this._fact);
     view.drawReading(t, this._tr, p.reading, this._idx, r, this._sizes.dff);
     if (this._memory === null) {
@@ -502,26 +499,6 @@ export class FfnMemoryLab extends FfnElement {
       return;
     }
     view.drawMemory(t, this._tr, p.memory, this._idx, this._memory, s.memory(this._memory), s.stats());
-  }
-
-  /**
-   * Read the session's new weights in slices of SLICE_MS, a task each (the facts' keys: 0.1 s and more at once on a
-   * loaded machine), then draw the reading; ffn-change, and the waiting promises settle. Training again stops it.
-   */
-  _readSoon() {
-    if (this._readingSoon) return;
-    this._readingSoon = true;
-    const session = this._session;
-    const slice = () => {
-      if (this._session !== session) return;
-      if (this._running || session.readSlice(SLICE_MS)) {
-        this._readingSoon = false;
-        if (!this._running) this._updateInspect();
-        this._emit();
-        this._settle();
-      } else nextTask(slice);
-    };
-    nextTask(slice);
   }
 
   _updateCapacity() {

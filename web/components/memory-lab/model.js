@@ -38,35 +38,16 @@ export function topK(scores, k, keep = () => true) {
 /**
  * What the model has learnt, read once per state of its weights: copies of W1, b1, W2, U, the keys A (N, dff):
  * every fact's hidden activation, and the sizes. model: a trainer (createMemoryModel), triples: 3 N ids; keys: A
- * when read already (by a worker's model of the same weights, or fact by fact: readKeys), else model.keys().
+ * when computed already (by a worker's model of the same weights), else model.keys().
  */
 export function readModel(model, triples, keys = null) {
   const w = model.copyWeights();
   const N = triples.length / 3;
   const dff = model.dff;
   const d = model.d;
-  if (keys && keys.length !== N * dff) {
-    throw new RangeError(`readModel: keys must hold N x dff = ${N} x ${dff} numbers; got ${keys.length}`);
-  }
   const A = keys ?? model.keys(); // every fact's keys in one call, (N, dff)
   const nObjects = w.U.length / d;
   return { ...w, A, N, d, dff, nObjects, triples };
-}
-
-/**
- * The keys A (N, dff) a slice at a time: facts [from, to) by model.hidden (the same kernel as keys(), one row a call:
- * the same bits), written into A; returns the next fact to read (to, or earlier once budgetMs has passed).
- */
-export function readKeys(model, A, from, to, budgetMs = Infinity) {
-  const dff = model.dff;
-  const t0 = performance.now();
-  let f = from;
-  while (f < to) {
-    A.set(model.hidden(f), f * dff);
-    f++;
-    if (performance.now() - t0 >= budgetMs) break; // at least one fact a slice
-  }
-  return f;
 }
 
 /** Memory i's value W2[i,:] projected onto every object: U W2[i,:]^T (nObjects), float64. W2 (dff, d), U (nObj, d). */

@@ -2,7 +2,6 @@
 // through model.js; the capacity measurement. No DOM.
 import {
   readModel,
-  readKeys,
   inspectFact,
   promotes,
   triggers,
@@ -55,7 +54,7 @@ export class LabSession {
     this.trained = null; // the snapshot edits start from (taken at the first edit)
     this.edits = { rankOne: null, fineTune: null };
     this.edited = null; // the method whose edit the weights hold now
-    this._read(null);
+    this._reading = null;
     this._solve = null;
   }
 
@@ -90,7 +89,7 @@ export class LabSession {
   record(r) {
     this.last = { step: r.step, loss: r.loss, accuracy: r.accuracy, correct: r.correct, finite: r.finite };
     this.history.push({ step: r.step, loss: r.loss, accuracy: r.accuracy });
-    this._read(null);
+    this._reading = null;
     return this.last;
   }
 
@@ -100,7 +99,7 @@ export class LabSession {
    */
   adopt(w, keys = null) {
     this.model.setWeights(w);
-    this._read(keys ? readModel(this.model, this.idx.triples, keys) : null);
+    this._reading = keys && readModel(this.model, this.idx.triples, keys);
   }
 
   /** Back to fresh weights, from `seed` (the session's own by default). */
@@ -110,34 +109,10 @@ export class LabSession {
     this._fresh();
   }
 
-  /** The reading of the weights now (or null: not read yet); a partial reading in slices is dropped with it. */
-  _read(r) {
-    this._reading = r;
-    this._partial = null;
-  }
-
-  /** The model read once per state of its weights (model.js's readModel), at once. */
+  /** The model read once per state of its weights (model.js's readModel). */
   reading() {
-    if (!this._reading) this._read(readModel(this.model, this.idx.triples));
+    this._reading ??= readModel(this.model, this.idx.triples);
     return this._reading;
-  }
-
-  /** Whether the weights now are read (inspect, memory and stats then cost no forward pass). */
-  get hasReading() {
-    return !!this._reading;
-  }
-
-  /**
-   * The reading in slices: the facts' keys for about budgetMs (at least one fact), the same bits as reading()'s.
-   * True once the reading is there. For a page that reads on its main thread without a task over 50 ms.
-   */
-  readSlice(budgetMs) {
-    if (this._reading) return true;
-    const p = (this._partial ??= { A: new Float32Array(this.nFacts * this.model.dff), f: 0 });
-    p.f = readKeys(this.model, p.A, p.f, this.nFacts, budgetMs);
-    if (p.f < this.nFacts) return false;
-    this._read(readModel(this.model, this.idx.triples, p.A));
-    return true;
   }
 
   inspect(f) {
@@ -170,7 +145,7 @@ export class LabSession {
     const outcome = editOutcome(this.idx.triples, f, newObject, this._before, after);
     this.edits[method] = { method, fact: f, newObject, ...outcome, steps: extra.steps ?? 1 };
     this.edited = method;
-    this._read(null);
+    this._reading = null;
     return this.edits[method];
   }
 
@@ -179,7 +154,7 @@ export class LabSession {
     if (!this.trained) return false;
     this.model.restore(this.trained);
     this.edited = null;
-    this._read(this._trainedReading);
+    this._reading = this._trainedReading;
     return true;
   }
 
