@@ -1,5 +1,6 @@
 // When <ffn-exercise> draws itself first: the exercises of a page's markup, upgraded all at once when the element is
-// defined, each in a task of its own (near the viewport first, the others in idle time); one a script connects, at once.
+// defined, each in a task of its own (near the viewport first, the others in idle time); one a script connects, at
+// once.
 import { drawSoon } from '../../element-queue.js';
 
 let upgrading = 0; // > 0 while customElements.define upgrades the elements already in the page
