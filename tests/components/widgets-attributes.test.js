@@ -259,7 +259,7 @@ function hostileObjects() {
 async function cases() {
   const { memoryModel: mm, activationModel: am, paramModel: pm } = await import('ffn-lab/components');
   const { readTimeout, readStorageKey, readNumber } = await import('../../web/sandbox/element/element.js');
-  const { codeProblemMessage } = await import('../../web/sandbox/element/storage.js');
+  const { codeProblem } = await import('../../web/sandbox/element/storage.js');
   const { readEmbedParams } = await import('../../web/embed/params.js');
   const lab = await import('../../web/components/memory-lab/attributes.js');
   const { labFacts } = await import('ffn-lab/components');
@@ -398,13 +398,13 @@ async function cases() {
           : typeof v.key === 'string' && v.key.length <= 200 && !/[\u0000-\u001f]/.test(v.key)) && notice(v.notice),
     ],
     number: [readNumber, (v) => typeof v.text === 'string' && v.text.length <= 16 && notice(v.notice)],
-    code: [codeProblemMessage, (v) => v === null || String(v).length <= MESSAGE_CHARS],
+    code: [codeProblem, (v) => v === null || (typeof v.key === 'string' && v.text.length <= MESSAGE_CHARS)],
   };
   for (const [name, [read, check]] of Object.entries(exercise)) {
     strs.forEach((value, i) => out.push([`exercise ${name} #${i}`, name, () => read(value), check]));
   }
   hostileObjects().forEach((value, i) => {
-    out.push([`exercise code property #${i}`, 'code', () => codeProblemMessage(value), exercise.code[1]]);
+    out.push([`exercise code property #${i}`, 'code', () => codeProblem(value), exercise.code[1]]);
   });
   // The embed pages' URL query, for each page's list of parameters.
   const pages = [

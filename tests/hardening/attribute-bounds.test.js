@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { memoryModel as mm, activationModel as am, paramModel as pm } from 'ffn-lab/components';
-import { codeProblemMessage } from '../../web/sandbox/element/storage.js';
+import { codeProblem } from '../../web/sandbox/element/storage.js';
 import { readTimeout, readStorageKey, readNumber } from '../../web/sandbox/element/element.js';
 import { readEmbedParams } from '../../web/embed/params.js';
 
@@ -162,11 +162,13 @@ test('exercise element: timeout, storage-key, number and code at and past bounds
   }
   assert.equal(readNumber(null).text, '');
   const code = (chars, lines = 1) => '\n'.repeat(lines - 1) + 'x'.repeat(chars - (lines - 1));
-  assert.equal(codeProblemMessage(code(CODE_CHARS)), null);
-  assert.equal(codeProblemMessage(code(CODE_LINES, CODE_LINES)), null);
-  assert.ok(codeProblemMessage(code(CODE_CHARS + 1)));
-  assert.ok(codeProblemMessage(code(CODE_LINES + 1, CODE_LINES + 1)));
-  assert.ok(codeProblemMessage('\n'.repeat(99_990)), "the issue's 99,990 newlines");
+  assert.equal(codeProblem(code(CODE_CHARS)), null);
+  assert.equal(codeProblem(code(CODE_LINES, CODE_LINES)), null);
+  assert.match(codeProblem(code(CODE_CHARS + 1)).text, /100,001 characters/);
+  assert.equal(codeProblem(code(CODE_CHARS + 1)).key, 'storage.codeChars');
+  assert.match(codeProblem(code(CODE_LINES + 1, CODE_LINES + 1)).text, /5,000 lines/);
+  assert.equal(codeProblem(code(CODE_LINES + 1, CODE_LINES + 1)).key, 'storage.codeLines');
+  assert.equal(codeProblem('\n'.repeat(99_990)).key, 'storage.codeLines', "the issue's 99,990 newlines");
 });
 
 test('embed pages: the URL query and the id sent back, at and past bounds; theme checked', () => {

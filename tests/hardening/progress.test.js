@@ -5,6 +5,8 @@ import { createProgressStore, memoryStorage } from 'ffn-lab/sandbox';
 import { PROGRESS_LIMITS } from '../../web/sandbox/element/storage.js';
 import { makeRng } from '../../web/sandbox/grade/exercises/index.js';
 import { timeCase, shown } from '../helpers/timing.js';
+import { toMessage } from '../../web/sandbox/grade/report-text.js';
+import en from '../../web/i18n/en.js';
 
 const KEY = 'ffn-lab:sandbox:v1';
 const P = PROGRESS_LIMITS;
@@ -22,6 +24,15 @@ function goodStore() {
   const storage = memoryStorage();
   storage.setItem(KEY, file(GOOD));
   return { storage, store: createProgressStore({ storage }) };
+}
+
+/** A store's text { key, params, text } -> its English, after checking its key names a text of the tables. */
+function english(t) {
+  assert.deepEqual(Object.keys(t).sort(), ['key', 'params', 'text']);
+  const entry = t.key.split('.').reduce((o, k) => (o && Object.hasOwn(o, k) ? o[k] : undefined), en);
+  assert.ok(entry !== undefined, `${t.key} is no key of the tables`);
+  assert.equal(String(toMessage(t)), t.text);
+  return t.text;
 }
 
 /** store.importJSON(text) -> { count } or { error }, and its time in ms. */
@@ -168,15 +179,15 @@ test('saved progress already in storage is read within the same bounds', () => {
   const { seen } = timeCase(100, performance.now() - t0, load);
   assert.ok(Math.min(...seen) <= 100, `loading: over 100 ms in every attempt: ${shown(seen)}`);
   assert.deepEqual(store.get('gelu'), GOOD.gelu);
-  assert.match(store.problem, /part of swiglu \(code has more than 5,000 lines\)/);
-  assert.equal(store.problemWith('swiglu'), 'code has more than 5,000 lines');
+  assert.match(english(store.problem), /part of swiglu \(code has more than 5,000 lines\)/);
+  assert.equal(english(store.problemWith('swiglu')), 'code has more than 5,000 lines');
   assert.equal(store.problemWith('gelu'), null);
   // entries beyond 100 exercises, and invalid ids, are left out and counted
   const many = Object.fromEntries(Array.from({ length: 99 }, (_, i) => [`e${i}`, { status: 'attempted' }]));
   ({ store } = open(file({ ...many, 'bad id!': { code: 'x' }, last: { code: 'y' }, over: { code: 'z' } })));
   assert.deepEqual(store.get('last'), { code: 'y' });
   assert.deepEqual(store.get('over'), {});
-  assert.match(store.problem, /the invalid id "bad id!".*entries beyond the first 100 exercises/);
+  assert.match(english(store.problem), /the invalid id "bad id!".*entries beyond the first 100 exercises/);
   // at the bounds a stored text is read whole: 2,000,000 characters, a code of 5,000 lines and 100,000 characters
   const atLines = '\n'.repeat(P.codeLines - 1) + 'x'.repeat(P.codeChars - P.codeLines + 1);
   const stored = file({ ...GOOD, swiglu: { code: atLines } });
@@ -191,14 +202,14 @@ test('saved progress already in storage is read within the same bounds', () => {
   assert.deepEqual(store.get('gelu'), {});
   ({ store } = open(file({ ...GOOD, swiglu: { code: `\n${atLines.slice(0, -1)}` } })));
   assert.deepEqual(store.get('swiglu'), {});
-  assert.match(store.problem, /part of swiglu \(code has more than 5,000 lines\)/);
+  assert.match(english(store.problem), /part of swiglu \(code has more than 5,000 lines\)/);
   // unreadable text that may be good data: too long, or a newer version. Not overwritten; work goes on in memory
   const newer = JSON.stringify({ format: FORMAT, version: 2, exercises: {} });
   for (const text of [file(GOOD, { pad: 'x'.repeat(P.textChars) }), newer]) {
     ({ storage, store } = open(text));
     assert.deepEqual(store.get('gelu'), {});
-    assert.match(store.problem, /more than the 2,000,000 this version reads|version 2; this is version 1/);
-    assert.equal(store.problemWith('gelu'), store.problem);
+    assert.match(english(store.problem), /more than the 2,000,000 this version reads|version 2; this is version 1/);
+    assert.deepEqual(store.problemWith('gelu'), store.problem);
     store.update('gelu', { code: 'typed in this visit' });
     assert.equal(store.get('gelu').code, 'typed in this visit');
     assert.equal(store.persistent, false);
@@ -208,7 +219,7 @@ test('saved progress already in storage is read within the same bounds', () => {
   for (const text of ['{broken', '['.repeat(1e6), file(GOOD).replace('ffn-lab-sandbox-progress', 'other')]) {
     ({ storage, store } = open(text));
     assert.deepEqual(store.get('gelu'), {});
-    assert.ok(store.problem);
+    assert.ok(english(store.problem));
     store.update('gelu', { status: 'attempted' });
     assert.equal(JSON.parse(storage.getItem(KEY)).exercises.gelu.status, 'attempted');
   }

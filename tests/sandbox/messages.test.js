@@ -121,3 +121,48 @@ test("a report's texts: one plain value each, { key, params, text }, the same af
   }
   assert.ok(count > 60, `${count} texts`);
 });
+
+/** Names n of `names` said twice: `xMessage` (or `xMessageWith`...) beside `x` (`xWith`...). */
+function pairs(where, names) {
+  const all = new Set(names);
+  return names
+    .map((n) => [n, n.replace(/Message(?=[A-Z]|$)/, '')])
+    .filter(([n, plain]) => n !== plain && all.has(plain))
+    .map(([n, plain]) => `${where}: ${n} beside ${plain}`);
+}
+
+test('the public surface says a text once (no `xMessage` beside `x`), as { key, params, text }', async () => {
+  const sandbox = await import('ffn-lab/sandbox');
+  const storage = await import('../../web/sandbox/element/storage.js');
+  const store = sandbox.createProgressStore({ storage: sandbox.memoryStorage() });
+  const dts = readFileSync(join(ROOT, 'index.d.ts'), 'utf8');
+  const declared = [
+    ...dts.matchAll(/^\s*(?:export\s+(?:function|const|class|interface)\s+|readonly\s+)?(\w+)\??\s*[(:<]/gm),
+  ];
+  const surfaces = {
+    'ffn-lab/sandbox': Object.keys(sandbox),
+    'element/index.js': Object.keys(await import('../../web/sandbox/element/index.js')),
+    'grade/index.js': Object.keys(await import('../../web/sandbox/grade/index.js')),
+    'storage.js': Object.keys(storage),
+    'a progress store': Object.keys(store),
+    '<ffn-exercise>': Object.getOwnPropertyNames(sandbox.FfnExerciseElement.prototype),
+    'index.d.ts': declared.map((m) => m[1]),
+  };
+  assert.ok(surfaces['index.d.ts'].includes('problemWith'), 'the .d.ts names are read');
+  assert.deepEqual(
+    Object.entries(surfaces).flatMap(([where, names]) => pairs(where, names)),
+    [],
+  );
+  // the store's texts, and a code's problem, are one plain value each
+  const why = storage.codeProblem('x'.repeat(storage.PROGRESS_LIMITS.codeChars + 1));
+  assert.deepEqual(Object.keys(why).sort(), ['key', 'params', 'text']);
+  assert.ok(inTable(why.key), why.key);
+  assert.equal(String(toMessage(structuredClone(why))), why.text);
+  const stored = sandbox.memoryStorage();
+  stored.setItem(sandbox.DEFAULT_STORAGE_KEY, '{broken');
+  const broken = sandbox.createProgressStore({ storage: stored });
+  broken.get('gelu');
+  assert.ok(inTable(broken.problem.key), broken.problem.key);
+  assert.deepEqual(broken.problemWith('gelu'), broken.problem);
+  assert.equal(String(toMessage(JSON.parse(JSON.stringify(broken.problem)))), broken.problem.text);
+});

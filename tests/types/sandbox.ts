@@ -57,6 +57,8 @@ async function main(): Promise<number> {
   el.addEventListener('ffn-exercise-passed', () => {});
   const store = createProgressStore({ key: 'x:v1' });
   store.update('gelu', { code: 'x', status: 'passed' });
+  const unread: string | undefined = store.problemWith('gelu')?.text ?? store.problem?.key;
+  console.log(unread);
   importProgress(exportProgress());
   const ok: boolean = el instanceof FfnExerciseElement;
   console.log(line, idx, ids, english, key, again, ok, exercises[0].hints[2], heading);

@@ -351,10 +351,10 @@ export interface ProgressStore {
   readonly key: string;
   /** False when storage is blocked and progress only lives in memory. */
   readonly persistent: boolean;
-  /** Why saved progress (or part of it) could not be read at the last read, or null. */
-  readonly problem: string | null;
+  /** Why saved progress (or part of it) could not be read at the last read (`text` its English), or null. */
+  readonly problem: ReportText | null;
   /** Why this exercise's saved progress was not all read (its own reason, or the whole text's), or null. */
-  problemWith(id: string): string | null;
+  problemWith(id: string): ReportText | null;
   /** What the last successful importJSON did: entries imported, and those skipped with why. */
   readonly lastImport: { imported: number; skipped: { id: string; reason: ReportText }[] } | null;
   get(id: string): ProgressEntry;

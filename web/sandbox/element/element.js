@@ -1,7 +1,7 @@
 // The <ffn-exercise> element class (no registration here): its attributes and properties, lifecycle, rendering
 // (drawn by view.js and report-view.js, wired by controls.js), Run and Reset, notices and saved progress.
-import { getExercise, onExerciseDefined, definedExerciseIds, exerciseText } from '../grade/index.js';
-import { codeProblemMessage, DEFAULT_STORAGE_KEY } from './storage.js';
+import { getExercise, onExerciseDefined, definedExerciseIds, exerciseText, toMessage } from '../grade/index.js';
+import { codeProblem, DEFAULT_STORAGE_KEY } from './storage.js';
 import { textareaEditor } from './editor.js';
 import { FfnElement, define, createEl as el } from '../../element-base.js';
 import { ready as loadKernels } from '../../index.js';
@@ -151,9 +151,9 @@ export class FfnExerciseElement extends FfnElement {
   set code(v) {
     this._renderNow();
     if (!this._editor) return;
-    const why = codeProblemMessage(v);
+    const why = codeProblem(v);
     if (why) {
-      this._notice('code', msg('exercise.codeRefused', { why }));
+      this._notice('code', msg('exercise.codeRefused', { why: toMessage(why) }));
       return;
     }
     this._notice('code', null);

@@ -3,6 +3,7 @@ import { createProgressStore, memoryStorage } from './storage.js';
 import { readStorageKey, readTimeout, readNumber } from './attributes.js';
 import { Capitalized } from './message-nodes.js';
 import { msg } from '../../i18n/index.js';
+import { toMessage } from '../grade/index.js';
 
 /** The progress store for the `storage-key` (notices for the attributes and unreadable progress); ex's entry. */
 export function openStore(host, ex) {
@@ -11,12 +12,13 @@ export function openStore(host, ex) {
   if (!key && !host._memory) host._memory = memoryStorage();
   host._store = createProgressStore(key ? { storage: host._storage || undefined, key } : { storage: host._memory });
   const saved = host._store.get(ex.id);
-  // Saved progress this version could not read: all of it, or this exercise's.
-  const problem = host._store.problemMessageWith(ex.id);
+  // Saved progress this version could not read: all of it, or this exercise's ({ key, params, text }, shown by key).
+  const own = host._store.problemWith(ex.id);
+  const problem = toMessage(own);
   host._notice(
     'progress',
     problem &&
-      (host._store.problemMessage === problem
+      (host._store.problem?.text === own.text
         ? msg('progress.problem', { problem: new Capitalized(problem) })
         : msg('progress.notAllLoaded', { problem })),
   );

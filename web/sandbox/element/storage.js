@@ -29,10 +29,10 @@ const MAX_HINTS = 100; // the element shows at most the exercise's own hints
 const MAX_DATE_CHARS = 40;
 
 /*
- * Every reason and error here is a message of the locale tables (web/i18n, namespace storage): the public fields
- * (problem, problemWith, codeProblem, errors' message) are its English text, and the element shows the message
- * itself (problemMessage, codeProblemMessage, error.i18n) in its language; lastImport's reasons are a report's
- * texts ({ key, params, text }: grade/report-text.js).
+ * Every reason and error here is a message of the locale tables (web/i18n, namespace storage), said once: what the
+ * store tells (problem, problemWith, codeProblem, lastImport's reasons) is a report's text { key, params, text }
+ * (grade/report-text.js), which the element shows from key and params in its language (toMessage) and others read
+ * as `text`; an error's message is its English and error.i18n the message.
  */
 const say = (key, params) => msg(`storage.${key}`, params);
 const fail = (Ctor, key, params) => localizedError(Ctor, `storage.${key}`, params);
@@ -111,7 +111,7 @@ function countLines(s, stop) {
 }
 
 /** Why a code string breaks the bounds (a message), or null. Characters are checked before lines are counted. */
-export function codeProblemMessage(code) {
+function codeWhy(code) {
   if (typeof code !== 'string') return say('codeType', { type: say(`types.${code === null ? 'null' : typeof code}`) });
   const { codeChars, codeLines } = PROGRESS_LIMITS;
   if (code.length > codeChars) return say('codeChars', { n: code.length, max: codeChars });
@@ -119,15 +119,15 @@ export function codeProblemMessage(code) {
   return null;
 }
 
-/** Why a code string breaks the bounds, in English, or null. */
-export function codeProblem(code) {
-  const why = codeProblemMessage(code);
-  return why && String(why);
-}
+/** A store's message as a report's text { key, params, text } (grade/report-text.js), or null. */
+const asText = (m) => (m ? reportText(m, Infinity) : null);
+
+/** Why a code string breaks the bounds, a report's text { key, params, text }, or null. */
+export const codeProblem = (code) => asText(codeWhy(code));
 
 /** Each field of a progress entry: null when `v` is valid, else why not (a message). */
 const FIELDS = {
-  code: codeProblemMessage,
+  code: codeWhy,
   status: (v) => (v === 'passed' || v === 'attempted' ? null : say('status')),
   passedAt: (v) =>
     typeof v === 'string' && v.length <= MAX_DATE_CHARS ? null : say('passedAt', { max: String(MAX_DATE_CHARS) }),
@@ -257,24 +257,15 @@ export function createProgressStore({ storage, key = DEFAULT_STORAGE_KEY } = {})
     get persistent() {
       return saved.persistent;
     },
-    /** Why saved progress (or part of it) could not be read at the last read, or null. */
+    /** Why saved progress (or part of it) could not be read at the last read ({ key, params, text }), or null. */
     get problem() {
-      return saved.problem && String(saved.problem);
-    },
-    /** The same as a message of the locale tables (shown in the reader's language), or null. */
-    get problemMessage() {
-      return saved.problem;
+      return asText(saved.problem);
     },
     /** Why this exercise's saved progress was not (all) read: the whole text's problem, or its own; else null. */
     problemWith(id) {
-      const why = store.problemMessageWith(id);
-      return why && String(why);
+      return asText(saved.reasons.get(id) ?? (saved.problem && !saved.reasons.size ? saved.problem : null));
     },
-    /** The same as a message of the locale tables, or null. */
-    problemMessageWith(id) {
-      return saved.reasons.get(id) ?? (saved.problem && !saved.reasons.size ? saved.problem : null);
-    },
-    /** What the last importJSON did: { imported, skipped: [{ id, reason }] } (and each reasonMessage), or null. */
+    /** What the last importJSON did: { imported, skipped: [{ id, reason }] }, each reason a text; or null. */
     lastImport: null,
     get(id) {
       const exercises = saved.read().exercises;
@@ -425,9 +416,8 @@ function sortEntries(exercises) {
     const { entry, problems } = ID.test(id) ? readEntry(exercises[id]) : badId;
     if (entry && !problems.length) accepted[id] = entry;
     else {
-      const reasonMessage = entry && problems.length > 1 ? joined(problems) : problems[0] || say('noProgress');
-      // { key, params, text } (grade/report-text.js): the element says it in its language, others read .text
-      skipped.push({ id: ID.test(id) ? id : quote(id), reason: reportText(reasonMessage, Infinity) });
+      const reason = entry && problems.length > 1 ? joined(problems) : problems[0] || say('noProgress');
+      skipped.push({ id: ID.test(id) ? id : quote(id), reason: asText(reason) });
     }
   }
   return { accepted, skipped };
