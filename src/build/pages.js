@@ -48,17 +48,33 @@ const common = {
   charset: 'utf8',
   logLevel: 'warning',
 };
-const boot = await esbuild.build({ ...common, entryPoints: { boot: 'web/page-boot.js' }, plugins: [plugin(false)] });
+const entries = {
+  embed: 'web/embed/embed.js',
+  'activation-plot': 'web/components/activation-plot.js',
+  'param-calculator': 'web/components/param-calculator.js',
+  'memory-widget': 'web/components/memory-widget.js',
+  'memory-lab': 'web/components/memory-lab/index.js',
+  'ffn-exercise': 'web/sandbox/ffn-exercise.js',
+};
+// an element's module that the boot imports later (page-boot.js): its bundle beside boot.js, not a copy inside it
+const bundled = new Map(Object.entries(entries).map(([name, file]) => [resolve(file), `./${name}.js`]));
+const laterPlugin = {
+  name: 'ffn-lab-later',
+  setup(b) {
+    b.onResolve({ filter: /\.js$/ }, (a) => {
+      const name = a.kind === 'dynamic-import' && bundled.get(resolve(a.resolveDir, a.path));
+      return name ? { path: name, external: true } : undefined;
+    });
+  },
+};
+const boot = await esbuild.build({
+  ...common,
+  entryPoints: { boot: 'web/page-boot.js' },
+  plugins: [laterPlugin, plugin(false)],
+});
 const rest = await esbuild.build({
   ...common,
-  entryPoints: {
-    embed: 'web/embed/embed.js',
-    'activation-plot': 'web/components/activation-plot.js',
-    'param-calculator': 'web/components/param-calculator.js',
-    'memory-widget': 'web/components/memory-widget.js',
-    'memory-lab': 'web/components/memory-lab/index.js',
-    'ffn-exercise': 'web/sandbox/ffn-exercise.js',
-  },
+  entryPoints: entries,
   splitting: true,
   chunkNames: 'chunk-[hash]',
   plugins: [plugin(true)],
