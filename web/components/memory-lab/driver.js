@@ -58,6 +58,18 @@ export class FrameDriver {
     );
   }
 
+  /** Edit fact f to newObject by method (session.editSteps), a task a step; resolves to its outcome. */
+  edit(method, f, newObject) {
+    const steps = this.session.editSteps(method, f, newObject);
+    let r;
+    return new Promise((ok) =>
+      this._loop(
+        () => !(r = steps.next()).done,
+        () => ok(r.value),
+      ),
+    );
+  }
+
   step() {
     this.session.train(0, { maxSteps: 1, until: Infinity });
     this.hooks.progress();
@@ -127,13 +139,16 @@ export class WorkerDriver {
   }
 
   constructor(worker, session, hooks) {
-    Object.assign(this, { worker, session, hooks, kind: 'worker', gen: 0, running: false });
+    Object.assign(this, { worker, session, hooks, kind: 'worker', gen: 0, edits: 0, running: false });
     worker.onerror = (e) => hooks.failed(new Error(e.message || 'the training worker failed'));
     worker.onmessage = ({ data }) => this._message(data);
   }
 
   _message(m) {
-    if (m.type === 'error') return this.hooks.failed(new Error(m.message));
+    if (m.type === 'error') {
+      this._settleEdit(null);
+      return this.hooks.failed(new Error(m.message));
+    }
     if (m.type === 'point') return this.hooks.point(m.point);
     if (m.type === 'measured') return this.hooks.measured();
     if (m.gen !== this.gen) return; // a step or end of a run from before a reset
@@ -144,7 +159,25 @@ export class WorkerDriver {
       this.running = false;
       this.session.adopt(m.w, m.keys);
       this.hooks.stopped();
+    } else if (m.type === 'edited') {
+      const outcome = this.session.adoptEdit(m.method, m.f, m.newObject, m);
+      if (m.no === this.edits) this._settleEdit(outcome); // else a later edit is on its way
     }
+  }
+
+  /** Edit fact f to newObject by method in the worker (its train-worker.js edit); resolves to the outcome. */
+  edit(method, f, newObject) {
+    this._settleEdit(null);
+    return new Promise((ok) => {
+      this._pending = ok;
+      this.worker.postMessage({ type: 'edit', gen: this.gen, no: ++this.edits, method, f, newObject });
+    });
+  }
+
+  _settleEdit(outcome) {
+    const ok = this._pending;
+    this._pending = null;
+    ok?.(outcome);
   }
 
   train({ until = Infinity, stopWhenStored = true, maxSteps = 1e9 } = {}) {
@@ -164,6 +197,7 @@ export class WorkerDriver {
   reset(seed) {
     this.gen++;
     this.running = false;
+    this._settleEdit(null);
     this.worker.postMessage({ type: 'reset', seed });
     this.session.reset(seed);
   }

@@ -392,8 +392,11 @@ export class FfnMemoryLab extends FfnElement {
       return null;
     }
     const newObject = Number(ed.object.value);
-    const r = s.edit(method, this._fact, newObject);
-    const fact = view.factLabel(this._tt, this._idx, this._fact, newObject);
+    const f = this._fact;
+    // in the worker where there is one (train-worker.js), else here
+    const r = await new Promise((ok) => this._withDriver((driver) => driver.edit(method, f, newObject).then(ok)));
+    if (!r || this._session !== s) return null;
+    const fact = view.factLabel(this._tt, this._idx, f, newObject);
     ed.status.textContent = this._t('edited', { method: this._t(method), fact });
     this._update();
     return r;

@@ -51,11 +51,10 @@ export class LabSession {
   _fresh() {
     this.history = [];
     this.last = null; // the last step's { step, loss, accuracy, correct, finite }
-    this.trained = null; // the snapshot edits start from (taken at the first edit)
+    this.trained = null; // editBase's: the state edits start from (taken at the first edit)
     this.edits = { rankOne: null, fineTune: null };
     this.edited = null; // the method whose edit the weights hold now
     this._reading = null;
-    this._solve = null;
   }
 
   get nFacts() {
@@ -130,20 +129,29 @@ export class LabSession {
 
   /** Edit fact f to newObject by `method` ('rankOne' or 'fineTune'), from the trained weights; measured. */
   edit(method, f, newObject) {
-    if (!this.trained) {
-      this.trained = this.model.snapshot();
-      this._before = this.model.evaluate().predictions.slice();
-      this._trainedReading = this.reading();
-    } else this.model.restore(this.trained);
-    const lab = this._trainedReading;
-    let extra;
-    if (method === 'rankOne') {
-      this._solve ??= covarianceSolver(lab, this.ffn);
-      extra = applyRankOne(this.model, lab, f, newObject, { solve: this._solve, ffn: this.ffn });
-    } else extra = fineTune(this.model, f, newObject, { lr: FT_LR, maxSteps: FT_MAX_STEPS });
-    const after = this.model.evaluate().predictions;
-    const outcome = editOutcome(this.idx.triples, f, newObject, this._before, after);
-    this.edits[method] = { method, fact: f, newObject, ...outcome, steps: extra.steps ?? 1 };
+    return finish(this.editSteps(method, f, newObject));
+  }
+
+  /** The edit in steps (editSteps), its outcome recorded at the end. */
+  *editSteps(method, f, newObject) {
+    return this._edited(method, f, newObject, yield* editSteps(this, method, f, newObject));
+  }
+
+  /**
+   * The same edit made by a worker from the same trained weights (driver.js): r = { before, after, steps, w, keys },
+   * its predictions before and after, its weights after and their keys, taken here (copies, no forward pass).
+   */
+  adoptEdit(method, f, newObject, r) {
+    this.trained ??= { snap: this.model.snapshot(), before: r.before, lab: this.reading() };
+    this.model.setWeights(r.w);
+    const out = this._edited(method, f, newObject, r);
+    this._reading = readModel(this.model, this.idx.triples, r.keys);
+    return out;
+  }
+
+  _edited(method, f, newObject, { after, steps }) {
+    const outcome = editOutcome(this.idx.triples, f, newObject, this.trained.before, after);
+    this.edits[method] = { method, fact: f, newObject, ...outcome, steps };
     this.edited = method;
     this._reading = null;
     return this.edits[method];
@@ -152,25 +160,58 @@ export class LabSession {
   /** Undo: the trained weights back, every bit (the edits' measurements stay shown). */
   undo() {
     if (!this.trained) return false;
-    this.model.restore(this.trained);
+    this.model.restore(this.trained.snap);
     this.edited = null;
-    this._reading = this._trainedReading;
+    this._reading = this.trained.lab;
     return true;
   }
 
   /** Training again after an edit starts from the trained weights, and forgets the edits. */
   dropEdits() {
     if (!this.trained) return;
-    this.model.restore(this.trained);
+    this.model.restore(this.trained.snap);
     this.trained = null;
     this.edits = { rankOne: null, fineTune: null };
     this.edited = null;
-    this._solve = null;
   }
 
   dispose() {
     this.model.dispose();
   }
+}
+
+/**
+ * An edit of fact f to newObject by method ('rankOne' or 'fineTune'), in steps: a generator that yields between
+ * them (the first edit's evaluation, the key covariance, the edit), so that a caller may let the page in between.
+ * s: { ffn, model, trained, reading() } (a LabSession, or the worker's): s.trained, the state edits start from (a
+ * snapshot, the predictions, the reading) is taken at the first edit and restored at the next. Returns the
+ * predictions after and the steps taken.
+ */
+export function* editSteps(s, method, f, newObject) {
+  if (s.trained) s.model.restore(s.trained.snap);
+  else {
+    s.trained = { snap: s.model.snapshot(), before: s.model.evaluate().predictions, lab: s.reading(), solve: null };
+    yield;
+  }
+  const t = s.trained;
+  let extra;
+  if (method === 'rankOne') {
+    if (!t.solve) {
+      t.solve = covarianceSolver(t.lab, s.ffn);
+      yield;
+    }
+    extra = applyRankOne(s.model, t.lab, f, newObject, { solve: t.solve, ffn: s.ffn });
+  } else extra = fineTune(s.model, f, newObject, { lr: FT_LR, maxSteps: FT_MAX_STEPS });
+  yield;
+  return { after: s.model.evaluate().predictions, steps: extra.steps ?? 1 };
+}
+
+/** A generator run to its end: its return value. */
+export function finish(steps) {
+  let r;
+  do r = steps.next();
+  while (!r.done);
+  return r.value;
 }
 
 /**
