@@ -285,6 +285,42 @@ test('both edits flip a fact and Undo restores every bit, for every activation o
   console.log(`# small set (${idx.facts.length} facts, d_ff 128), fact ${f}: ${figures.join('; ')}`);
 });
 
+test("an edit by the worker's code, adopted, matches the page's own; Undo restores every bit", async () => {
+  const ffn = await import('ffn-lab');
+  await ffn.ready({ relaxed: false });
+  const { LabSession, editSteps, finish } = await import('../../web/components/memory-lab/session.js');
+  const idx = smallFacts();
+  const [page, other] = [0, 1].map(() => new LabSession(ffn, idx, { d: 32, dff: 128, seed: 5 }));
+  for (const s of [page, other]) {
+    let r;
+    do r = s.train(0, { maxSteps: 1 });
+    while (!r.stop);
+  }
+  // what train-worker.js holds: its own model of the same weights
+  const ed = { ffn, model: other.model, trained: null, reading: () => lm.readModel(other.model, idx.triples) };
+  const trained = page.model.copyWeights();
+  const to = (f) => (idx.triples[3 * f + 2] + 2) % idx.objects.length;
+  for (const [method, f] of [
+    ['rankOne', 20],
+    ['fineTune', 20],
+    ['rankOne', 7],
+  ]) {
+    const own = page.edit(method, f, to(f));
+    const ownW = page.model.copyWeights();
+    page.undo();
+    const r = finish(editSteps(ed, method, f, to(f)));
+    const { W1, b1, W2 } = other.model.copyWeights();
+    const msg = { ...r, before: ed.trained.before, w: { W1, b1, W2 }, keys: other.model.keys() };
+    assert.deepEqual(page.adoptEdit(method, f, to(f), msg), own, `${method} of fact ${f}: the same figures`);
+    for (const k of ['W1', 'b1', 'W2']) assert.deepEqual(bits(page.model.copyWeights()[k]), bits(ownW[k]), k);
+    assert.deepEqual(page.reading().A, other.model.keys(), 'the keys adopted are those of the weights');
+    page.undo();
+    for (const k of ['W1', 'b1', 'W2']) assert.deepEqual(bits(page.model.copyWeights()[k]), bits(trained[k]), k);
+  }
+  page.dispose();
+  other.dispose();
+});
+
 /** The default lab (1,001 country facts, d 128, d_ff 512, seed 1) trained as the element trains it, until it stops. */
 async function defaultLab() {
   const ffn = await import('ffn-lab');
