@@ -76,6 +76,9 @@ async function editInPage() {
   const el = document.querySelector('#lab');
   const ch = new MessageChannel();
   const out = [];
+  const long = [];
+  const obs = new PerformanceObserver((l) => l.getEntries().forEach((e) => long.push(e)));
+  obs.observe({ type: 'longtask' });
   for (const op of ['rankOne', 'rankOne', 'fineTune', 'undo']) {
     let gap = 0;
     let last = performance.now();
@@ -88,13 +91,17 @@ async function editInPage() {
     };
     ch.port2.postMessage(0);
     const t0 = performance.now();
-    const r = op === 'undo' ? el.undo() : await el.edit(op);
+    // from a task of its own (a timer), as a click is: the long-task API does not see work in this evaluate's task
+    const r = await new Promise((ok) => setTimeout(() => ok(op === 'undo' ? el.undo() : el.edit(op))));
     const ms = performance.now() - t0;
     await new Promise((ok) => setTimeout(ok, 100));
     on = false;
     const kept = r?.kept === undefined ? '' : `${r.kept}/${r.of}`;
-    out.push({ op, ms, gap, kept });
+    const task = Math.max(0, ...long.filter((e) => e.startTime >= t0).map((e) => e.duration));
+    long.length = 0;
+    out.push({ op, ms, gap, kept, task });
   }
+  obs.disconnect();
   return out;
 }
 
@@ -140,8 +147,9 @@ export async function runLabBench({ quick = false, log = console.log, root = rep
     log('# after stop: the longest long task from the stop until the element has read and drawn the new weights,');
     log('# and 200 ms on; gap: the longest main-thread task then, below 50 ms too (MessageChannel pings); settle:');
     log('# the ms from the stop until the drawing is done. edits: then rank-one twice (the first builds C),');
-    log('# fine-tuning and Undo, each from the call to its outcome (kept: specificity) [the longest main-thread');
-    log('# task meanwhile and 100 ms on, by MessageChannel pings].');
+    log('# fine-tuning and Undo, each from the call to its outcome (kept: specificity) [the longest long task');
+    log('# meanwhile and 100 ms on / the longest gap between MessageChannel pings then, which counts the OS');
+    log("# descheduling the page's thread too]; editing: the least, over the rounds, of the longest long task.");
     const head = 'driver  round  steps@99%  ms to 99%  steps  ms to stop  stored   longest task ms  tasks  after stop';
     log(`${head}  gap  settle`);
     const url = new URL(PAGE, server.url).href;
@@ -168,12 +176,13 @@ export async function runLabBench({ quick = false, log = console.log, root = rep
         ];
         log(`${x.driver.padEnd(7)} ${cells.map(([v, w]) => fmt(v, w)).join('  ')}`);
         const ed = x.edits.map(
-          (e) => `${e.op} ${Math.round(e.ms)} ms${e.kept && ` (${e.kept})`} [${Math.round(e.gap)}]`,
+          (e) =>
+            `${e.op} ${Math.round(e.ms)} ms${e.kept && ` (${e.kept})`} [${Math.round(e.task)}/${Math.round(e.gap)}]`,
         );
         log(`        edits: ${ed.join(', ')}`);
         const k = x.driver;
         best[k] ??= { ms: Infinity, longest: Infinity, after: Infinity, edit: Infinity };
-        best[k].edit = Math.min(best[k].edit, Math.max(...x.edits.map((e) => e.gap)));
+        best[k].edit = Math.min(best[k].edit, Math.max(...x.edits.map((e) => e.task)));
         best[k].ms = Math.min(best[k].ms, ms99);
         best[k].longest = Math.min(best[k].longest, longest);
         best[k].after = Math.min(best[k].after, after);

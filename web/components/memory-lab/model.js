@@ -227,12 +227,13 @@ export function covarianceSolver(lab, ffn = null) {
 /**
  * Meng et al.'s rank-one edit of fact f to newObject, written into the model's W2: k* = the fact's key (hidden
  * activation), C from the stored facts' keys (solve: covarianceSolver's, made once per trained state), v* from
- * targetValue; the update by ffn-lab's rankOneUpdate kernel when given (ffn), else here. Returns what it did.
+ * targetValue (or `target`, its result already); the update by ffn-lab's rankOneUpdate kernel when given (ffn), else
+ * here. Returns what it did.
  */
-export function applyRankOne(model, lab, f, newObject, { solve, ffn = null } = {}) {
+export function applyRankOne(model, lab, f, newObject, { solve, ffn = null, target = null } = {}) {
   const { d, dff } = lab;
   const kStar = lab.A.subarray(f * dff, (f + 1) * dff);
-  const target = targetValue(lab, model.inputOf(f), kStar, newObject);
+  target ??= targetValue(lab, model.inputOf(f), kStar, newObject);
   const { u, r, alpha } = rankOneParts(lab.W2, solve ?? covarianceSolver(lab, ffn), kStar, target.vStar, dff, d);
   if (typeof ffn?.rankOneUpdate === 'function') {
     const W2 = ffn.rankOneUpdate({ data: lab.W2, shape: [dff, d] }, Float32Array.from(u), Float32Array.from(r), alpha);

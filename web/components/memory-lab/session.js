@@ -11,6 +11,7 @@ import {
   fineTune,
   editOutcome,
   covarianceSolver,
+  targetValue,
 } from './model.js';
 
 /** Training stops by itself once every fact is stored, or after MAX_STEPS steps (Train goes on from there). */
@@ -182,7 +183,8 @@ export class LabSession {
 
 /**
  * An edit of fact f to newObject by method ('rankOne' or 'fineTune'), in steps: a generator that yields between
- * them (the first edit's evaluation, the key covariance, the edit), so that a caller may let the page in between.
+ * them (the first edit's evaluation and reading, the key covariance, the target value, the edit), so that a caller
+ * may let the page in between.
  * s: { ffn, model, trained, reading() } (a LabSession, or the worker's): s.trained, the state edits start from (a
  * snapshot, the predictions, the reading) is taken at the first edit and restored at the next. Returns the
  * predictions after and the steps taken.
@@ -190,7 +192,9 @@ export class LabSession {
 export function* editSteps(s, method, f, newObject) {
   if (s.trained) s.model.restore(s.trained.snap);
   else {
-    s.trained = { snap: s.model.snapshot(), before: s.model.evaluate().predictions, lab: s.reading(), solve: null };
+    s.trained = { snap: s.model.snapshot(), before: s.model.evaluate().predictions, lab: null, solve: null };
+    yield;
+    s.trained.lab = s.reading();
     yield;
   }
   const t = s.trained;
@@ -200,7 +204,10 @@ export function* editSteps(s, method, f, newObject) {
       t.solve = covarianceSolver(t.lab, s.ffn);
       yield;
     }
-    extra = applyRankOne(s.model, t.lab, f, newObject, { solve: t.solve, ffn: s.ffn });
+    const kStar = t.lab.A.subarray(f * t.lab.dff, (f + 1) * t.lab.dff);
+    const target = targetValue(t.lab, s.model.inputOf(f), kStar, newObject);
+    yield;
+    extra = applyRankOne(s.model, t.lab, f, newObject, { solve: t.solve, ffn: s.ffn, target });
   } else extra = fineTune(s.model, f, newObject, { lr: FT_LR, maxSteps: FT_MAX_STEPS });
   yield;
   return { after: s.model.evaluate().predictions, steps: extra.steps ?? 1 };
