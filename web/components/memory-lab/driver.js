@@ -58,14 +58,17 @@ export class FrameDriver {
     );
   }
 
-  /** Edit fact f to newObject by method (session.editSteps), a task a step; resolves to its outcome. */
+  /**
+   * Edit fact f to newObject by method (session.editSteps), a task a step; resolves to its outcome in a task of its
+   * own (the element then reads and draws the edited weights), not in the last step's.
+   */
   edit(method, f, newObject) {
     const steps = this.session.editSteps(method, f, newObject);
     let r;
     return new Promise((ok) =>
       this._loop(
         () => !(r = steps.next()).done,
-        () => ok(r.value),
+        () => nextTask(() => ok(r.value)),
       ),
     );
   }
