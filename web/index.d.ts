@@ -339,8 +339,8 @@ export interface MemoryModel {
   evaluate(): MemoryEvaluation;
   /** act(x W1 + b1) (d_ff) of fact factIndex, or of the input vector x (d). */
   hidden(x: number | IdArray): Float32Array;
-  /** Every fact's hidden activations, (N, d_ff) row-major. */
-  keys(): Float32Array;
+  /** The hidden activations of facts from..to-1 (every fact by default), (to - from, d_ff) row-major. */
+  keys(from?: number, to?: number): Float32Array;
   inputOf(factIndex: number): Float32Array;
   logitsOf(factIndex: number): Float32Array;
   /** Views of wasm memory: valid until the next ffn-lab call; writing W1, b1, W2 through them changes the model. */

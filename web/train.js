@@ -371,7 +371,11 @@ function readMethods(c) {
       const k = c.factIndex(fn, i);
       return f32('X').slice(k * d, k * d + d);
     },
-    keys: () => keysOf(c, c.live('keys')),
+    keys(from = 0, to = spec.N) {
+      const fn = c.live('keys');
+      const a = intIn(fn, 'from', from, 0, spec.N);
+      return keysOf(c, fn, a, intIn(fn, 'to', to, a, spec.N));
+    },
   };
 }
 
@@ -454,14 +458,20 @@ function modelApi(m) {
   return Object.freeze(api);
 }
 
-/** Every fact's hidden activations act(x W1 + b1) as one (N, dff) Float32Array (a per-call heap block). */
-function keysOf({ r, ex, spec, ptr, fail }, fn) {
-  const { N, d, dff, nO, act } = spec;
-  const p = heapAlloc(r, fn, () => `the keys of ${N} facts (${N} x ${dff})`, N * dff * 4);
+/**
+ * The hidden activations act(x W1 + b1) of facts from..to-1 (all by default) as one (to - from, dff) Float32Array,
+ * row for row the bits of the whole call (a per-call heap block).
+ */
+function keysOf({ r, ex, spec, ptr, fail }, fn, from, to) {
+  const { d, dff, nO, act } = spec;
+  const n = to - from;
+  if (n === 0) return new Float32Array(0);
+  const p = heapAlloc(r, fn, () => `the keys of ${n} facts (${n} x ${dff})`, n * dff * 4);
   try {
-    const st = ex.memory_forward(p, 0, ptr('P'), ptr('X'), 0, ptr('Utp'), N, d, dff, nO, act, ptr('work'));
+    const X = ptr('X') + from * d * 4;
+    const st = ex.memory_forward(p, 0, ptr('P'), X, 0, ptr('Utp'), n, d, dff, nO, act, ptr('work'));
     if (st !== 0) throw fail(fn, st);
-    return new Float32Array(r.memory.buffer, p, N * dff).slice();
+    return new Float32Array(r.memory.buffer, p, n * dff).slice();
   } finally {
     ex.free(p);
   }

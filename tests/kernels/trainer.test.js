@@ -157,6 +157,41 @@ test('inspection: inputOf, hidden, logitsOf, keys agree with the float64 forward
   m.dispose();
 });
 
+test('keys(from, to): the rows of facts from..to-1, the float64 forward and the bits of keys()', () => {
+  const opts = small({ seed: 8 });
+  const m = ffn.createMemoryModel(opts);
+  m.train(3);
+  const w = m.copyWeights();
+  const [d, dff, N] = [12, 20, SMALL.n];
+  const row = (f) => {
+    const [s, q] = opts.facts.slice(3 * f, 3 * f + 2);
+    const x = Array.from({ length: d }, (_, k) => w.E_subject[s * d + k] + w.E_relation[q * d + k]);
+    return Array.from({ length: dff }, (_, j) =>
+      Math.max(
+        0,
+        x.reduce((a, xk, k) => a + xk * w.W1[k * dff + j], w.b1[j]),
+      ),
+    );
+  };
+  near(m.keys(7, 9).subarray(dff), row(8), () => 1e-5, 'keys(7, 9) row 8');
+  near(m.keys(N - 1), row(N - 1), () => 1e-5, 'keys(N - 1), the last row');
+  const all = new Uint32Array(m.keys().buffer);
+  for (const [a, b] of [
+    [0, 1],
+    [3, 11],
+    [5, N],
+    [0, N],
+  ]) {
+    assert.deepEqual(new Uint32Array(m.keys(a, b).buffer), all.slice(a * dff, b * dff), `keys(${a}, ${b})`);
+  }
+  assert.equal(m.keys(4, 4).length, 0);
+  assert.throws(() => m.keys(5, 3), { name: 'RangeError', message: /to must be an integer from 5 to 37; got 3/ });
+  assert.throws(() => m.keys(-1), { name: 'RangeError', message: /from must be an integer from 0 to 37/ });
+  assert.throws(() => m.keys('2'), { name: 'TypeError', message: /from must be/ });
+  near(m.keys(5, 6), row(5), () => 1e-5, 'still usable');
+  m.dispose();
+});
+
 test('a non-finite loss stops training, reports finite:false, and the model stays usable', () => {
   const m = ffn.createMemoryModel(small({ optimizer: { lr: 1e30 } }));
   const res = m.train(10);
