@@ -404,3 +404,27 @@ test('rank-one edits of five facts flip each and keep >= 99 % of the others; Und
   }
   console.log(figures.map((x) => `# ${x}`).join('\n'));
 });
+
+test('the reading in steps (the first drawing): the bits of readModel; weights changed meanwhile drop it', async () => {
+  const ffn = await import('ffn-lab');
+  await ffn.ready({ relaxed: false });
+  const { LabSession } = await import('../../web/components/memory-lab/session.js');
+  const idx = lf.indexFacts(lf.countryFacts()); // more facts than one step's KEY_ROWS: several steps
+  assert.ok(idx.facts.length > 2 * lm.KEY_ROWS);
+  const s = new LabSession(ffn, idx, { d: 32, dff: 64, seed: 2 });
+  s.train(0, { maxSteps: 2 });
+  let step = s.readingSteps();
+  let n = 0;
+  while (step) [step, n] = [step(), n + 1];
+  assert.equal(n, Math.ceil(idx.facts.length / lm.KEY_ROWS));
+  const whole = lm.readModel(s.model, idx.triples);
+  assert.deepEqual(bits(s.reading().A), bits(whole.A), 'the keys read in steps');
+  assert.equal(s.readingSteps(), null, 'read already: no steps');
+  s.train(0, { maxSteps: 1 }); // new weights
+  step = s.readingSteps();
+  step = step();
+  s.reset(3); // new weights between two steps: the steps stop, reading() reads the new ones whole
+  assert.equal(step(), null);
+  assert.deepEqual(bits(s.reading().A), bits(lm.readModel(s.model, idx.triples).A), 'after a reset');
+  s.dispose();
+});

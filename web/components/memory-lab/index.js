@@ -42,14 +42,44 @@ export class FfnMemoryLab extends FfnElement {
     this._retranslate();
     for (const name of ['facts', 'seed', 'd-ff', 'fact', 'memory']) this._readAttribute(name);
     if (this._ready) return;
-    this._load(() => ffn.ready().then(() => this._newSession()), {
+    this._load(() => ffn.ready(), {
       loading: () => this._t('loading'),
-      ready: () => {
-        this._build();
-        this._update();
-      },
+      ready: () => this._firstSteps(),
       failed: (err) => this._problem('load', err),
     });
+  }
+
+  /**
+   * The first drawing in steps, each a task of its own (drawSoon): the model, the view, the fact list in chunks
+   * (each laid out in its step), then the reading. Returns the next step; the last returns nothing (ready).
+   */
+  _firstSteps() {
+    try {
+      this._newSession();
+    } catch (err) {
+      this._problem('load', err);
+      return false; // no session: no ffn-ready
+    }
+    return () => {
+      this._build();
+      const { _idx: idx, _parts: parts } = this;
+      let fill = view.fillListSteps(this._tt, this._tr, parts.inspect, idx, this._query, this._fact);
+      const more = () => {
+        // new facts, a new view or a list drawn meanwhile (an attribute, a language): drawn whole, now
+        if (this._idx !== idx || this._parts !== parts || this._filledFor) {
+          if (!this._parts) this._build();
+          return this._update();
+        }
+        fill = fill?.();
+        if (fill) return more;
+        this._filledFor = idx;
+        // the model's keys of every fact (inspect's), in steps
+        let read = this._session.readingSteps();
+        const reading = () => ((read = read?.()) ? reading : this._update());
+        return reading;
+      };
+      return more;
+    };
   }
 
   disconnectedCallback() {
@@ -137,9 +167,10 @@ export class FfnMemoryLab extends FfnElement {
   _relocalize() {
     this._retranslate();
     this._problem(null, null);
-    if (this._ready && this._session) this._build();
+    if (this._parts && this._session)
+      this._build(); // (also between the first drawing's steps)
     else this._relocalizeLoading();
-    if (this._ready && this._session) this._update();
+    if (this._parts && this._session) this._update();
   }
 
   attributeChangedCallback(name) {

@@ -2,6 +2,7 @@
 // through model.js; the capacity measurement. No DOM.
 import {
   readModel,
+  readModelSteps,
   inspectFact,
   promotes,
   triggers,
@@ -113,6 +114,33 @@ export class LabSession {
   reading() {
     this._reading ??= readModel(this.model, this.idx.triples);
     return this._reading;
+  }
+
+  // every change of the reading (new weights) counted, so that a reading in steps knows when it is stale
+  get _reading() {
+    return this._read;
+  }
+  set _reading(v) {
+    this._read = v;
+    this._readings = (this._readings ?? 0) + 1;
+  }
+
+  /**
+   * reading() in steps (the first drawing's tasks): returns a step computing the keys of KEY_ROWS facts, which
+   * returns the next, or null once read (or once the weights changed meanwhile: reading() reads them whole).
+   */
+  readingSteps() {
+    if (this._reading) return null;
+    const n = this._readings;
+    const step = readModelSteps(this.model, this.idx.triples);
+    const next = () => {
+      if (this._readings !== n) return null;
+      const lab = step();
+      if (typeof lab === 'function') return next;
+      this._reading = lab;
+      return null;
+    };
+    return next;
   }
 
   inspect(f) {

@@ -128,18 +128,40 @@ export function inspectSection(t) {
   return parts;
 }
 
-/** The list's options: the facts whose label contains the search text (at most `max`). */
+/** The list's options: the facts whose label contains the search text (at most `max`), all now. */
 export function fillList(t, tr, parts, idx, query, selected, max = idx.facts.length) {
+  for (let step = fillListSteps(t, tr, parts, idx, query, selected, max, false); step;) step = step();
+}
+
+/** Options laid out per step of the first drawing: a list of a thousand facts costs tens of ms of layout at once. */
+export const LIST_CHUNK = 150;
+
+/**
+ * The list's options in steps: the first LIST_CHUNK facts now, each laid out in its own step (read back, so that
+ * the layout falls in that step's task, unless `layoutEach` is false); returns the next step, or null once whole.
+ */
+export function fillListSteps(t, tr, parts, idx, query, selected, max = idx.facts.length, layoutEach = true) {
   const q = query.trim().toLowerCase();
-  const opts = [];
-  for (let f = 0; f < idx.facts.length && opts.length < max; f++) {
-    const label = factLabel(t, idx, f);
-    if (q && !label.toLowerCase().includes(q)) continue;
-    opts.push(h('option', { value: String(f), text: label }));
-  }
-  parts.list.replaceChildren(...opts);
-  if (opts.length && selected !== null) parts.list.value = String(selected);
-  parts.listLabel.textContent = opts.length ? t('list', { n: tr.int(opts.length) }) : t('noMatch');
+  let f = 0;
+  let shown = 0;
+  parts.list.replaceChildren();
+  const step = () => {
+    const opts = [];
+    const end = Math.min(idx.facts.length, f + LIST_CHUNK);
+    for (; f < end && shown + opts.length < max; f++) {
+      const label = factLabel(t, idx, f);
+      if (q && !label.toLowerCase().includes(q)) continue;
+      opts.push(h('option', { value: String(f), text: label }));
+    }
+    shown += opts.length;
+    parts.list.append(...opts);
+    if (selected !== null && opts.some((o) => o.value === String(selected))) parts.list.value = String(selected);
+    parts.listLabel.textContent = shown ? t('list', { n: tr.int(shown) }) : t('noMatch');
+    if (f >= idx.facts.length || shown >= max) return null;
+    if (layoutEach) void parts.list.scrollHeight; // this chunk's layout now, in this task
+    return step;
+  };
+  return step();
 }
 
 /** How many memories the reading lists by name; the others firing are summed in one row. */
