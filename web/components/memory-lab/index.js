@@ -75,7 +75,11 @@ export class FfnMemoryLab extends FfnElement {
         this._filledFor = idx;
         // the model's keys of every fact (inspect's), in steps
         let read = this._session.readingSteps();
-        const reading = () => ((read = read?.()) ? reading : this._update());
+        const reading = () => {
+          if ((read = read?.())) return reading;
+          this._update();
+          this._startDriverSoon();
+        };
         return reading;
       };
       return more;
@@ -101,8 +105,19 @@ export class FfnMemoryLab extends FfnElement {
   }
 
   /**
-   * Run fn(driver) once the session's driver is there: started on first use (so that a page that never trains
-   * loads no worker), a worker where the page can start one, else the main thread in slices.
+   * Start the driver once the lab is drawn, in idle time (or within 2 s): the worker loads the kernels and builds its
+   * model before the first Train, whose click then only posts a message (no worker start in the click's frames).
+   */
+  _startDriverSoon() {
+    const session = this._session;
+    const start = () => this._session === session && !this._driver && this._withDriver(() => {});
+    if (typeof requestIdleCallback === 'function') requestIdleCallback(start, { timeout: 2000 });
+    else setTimeout(start, 200);
+  }
+
+  /**
+   * Run fn(driver) once the session's driver is there (started at idle after the first drawing, or on first use),
+   * a worker where the page can start one, else the main thread in slices.
    */
   _withDriver(fn) {
     if (this._driver) return fn(this._driver);
