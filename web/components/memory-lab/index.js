@@ -110,7 +110,7 @@ export class FfnMemoryLab extends FfnElement {
    */
   _startDriverSoon() {
     const session = this._session;
-    const start = () => this._session === session && !this._driver && this._withDriver(() => {});
+    const start = () => this.isConnected && this._session === session && !this._driver && this._withDriver(() => {});
     if (typeof requestIdleCallback === 'function') requestIdleCallback(start, { timeout: 2000 });
     else setTimeout(start, 200);
   }
