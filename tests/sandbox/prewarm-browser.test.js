@@ -26,8 +26,11 @@ async function open(path) {
   const page = await served.newPage();
   await page.addInitScript(RECORDER);
   const cdp = await served.context.newCDPSession(page);
+  // the sandbox's workers: the memory lab's training worker (started at idle once the lab is drawn) is not one
   const workers = async () =>
-    (await cdp.send('Target.getTargets')).targetInfos.filter((t) => t.type === 'worker').length;
+    (await cdp.send('Target.getTargets')).targetInfos.filter(
+      (t) => t.type === 'worker' && !t.url.includes('/memory-lab/train-worker.js'),
+    ).length;
   await page.goto(new URL(path, served.url).href);
   const frames = () =>
     page.evaluate(() => document.querySelectorAll('iframe[title="ffn-lab exercise sandbox"]').length);
