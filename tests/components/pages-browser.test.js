@@ -141,13 +141,18 @@ async function openCourse(page, lang) {
       },
       true,
     );
-    // an exercise shown (not hidden for its strings) with its run button in English, in any frame until all are ready
+    // an exercise shown (not hidden for its strings) with its run button in English, at each ffn-ready and in any
+    // frame until all are ready (the last ones may draw and be ready between two frames)
     window.__englishShown = 0;
-    const frame = () => {
+    const look = () => {
       for (const el of document.querySelectorAll('ffn-exercise')) {
         const run = el.shadowRoot?.querySelector('button.run');
         if (run && run.textContent === 'Run tests' && !el.hasAttribute('ffn-strings-loading')) window.__englishShown++;
       }
+    };
+    document.addEventListener('ffn-ready', look, true);
+    const frame = () => {
+      look();
       if (!document.body || window.__seen.length < document.querySelectorAll(all).length) requestAnimationFrame(frame);
     };
     requestAnimationFrame(frame);
