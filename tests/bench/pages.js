@@ -1,5 +1,5 @@
 // The page section of npm run bench -- --browser (or node tests/bench/pages.js [--quick] [--root DIR] [--base DIR]
-// [--long-tasks [--cpu]]).
+// [--long-tasks [--cpu] [--only NAME]]).
 // The course page and the embed pages as web/serve.js serves them (bytes, request chain, wasm compile, time to
 // ready), the first and later Runs against the floor in the same page, and gradeExercise in a Node loop against
 // Node's floor.
@@ -269,17 +269,18 @@ export function speedGauge() {
 }
 
 /** The long-task section: loads rounds of every LONG_TASK_PAGES page (interleaved), printed through log. */
-export async function runLongTasks({ context, base, loads, log, cpu = false }) {
+export async function runLongTasks({ context, base, loads, log, cpu = false, only = null }) {
   const { loadavg, cpus } = await import('node:os');
-  const rows = new Map(LONG_TASK_PAGES.map((p) => [p.name, []]));
+  const pages = only ? LONG_TASK_PAGES.filter((p) => p.name.includes(only)) : LONG_TASK_PAGES;
+  const rows = new Map(pages.map((p) => [p.name, []]));
   const gauges = [speedGauge()];
   for (let i = 0; i < loads; i++) {
-    for (const spec of i % 2 ? [...LONG_TASK_PAGES].reverse() : LONG_TASK_PAGES) {
+    for (const spec of i % 2 ? [...pages].reverse() : pages) {
       rows.get(spec.name).push(await longTasksOf(context, base, spec, { cpu }));
     }
     gauges.push(speedGauge());
   }
-  const width = Math.max(...LONG_TASK_PAGES.map((p) => p.name.length)) + 2;
+  const width = Math.max(...pages.map((p) => p.name.length)) + 2;
   log(`\n# Long tasks: main-thread tasks >= 50 ms (PerformanceObserver 'longtask') from navigation until 1 s after`);
   log(`# every element fired ffn-ready, ${loads} loads per page, each in a fresh tab with the HTTP cache disabled;`);
   log('# longest: median (max) over the loads; >= 50 ms: tasks per load, median (max). Goal: no task over 50 ms.');
@@ -290,7 +291,7 @@ export async function runLongTasks({ context, base, loads, log, cpu = false }) {
   );
   if (cpu) log(`# cpu: the same tasks by thread CPU time, from a Chromium trace of each load (${CPU_CATEGORIES})`);
   log(`${'page'.padEnd(width)}elements   ready ms     longest ms    >= 50 ms${cpu ? '  cpu longest  cpu >= 50' : ''}`);
-  for (const spec of LONG_TASK_PAGES) {
+  for (const spec of pages) {
     const r = rows.get(spec.name);
     const longest = r.map((x) => x.longest),
       over = r.map((x) => x.over50);
@@ -307,7 +308,7 @@ export async function runLongTasks({ context, base, loads, log, cpu = false }) {
 }
 
 /** The long-task section alone (pages.js --long-tasks), on root's pages and server. */
-async function longTasksSection({ root, loads, log, cpu }) {
+async function longTasksSection({ root, loads, log, cpu, only }) {
   const { launchBrowser } = await import(pathToFileURL(join(repo, 'tests/helpers/browser.js')).href);
   const { startServer } = await import(pathToFileURL(join(root, 'web/serve.js')).href);
   const server = await startServer({ root, port: 0 });
@@ -317,7 +318,7 @@ async function longTasksSection({ root, loads, log, cpu }) {
     const version = await probe.evaluate(() => navigator.userAgent.match(/Chrome\/[\d.]+/)?.[0]);
     await probe.close();
     log(`# ffn-lab pages: long tasks (${revOf(root)}), headless ${version}, ${new Date().toISOString().slice(0, 16)}Z`);
-    await runLongTasks({ context: b.context, base: server.url, loads, log, cpu });
+    await runLongTasks({ context: b.context, base: server.url, loads, log, cpu, only });
   } finally {
     await b.close();
     await server.close();
@@ -457,8 +458,9 @@ export async function runPagesBench({
   base = null,
   longTasksOnly = false,
   cpu = false,
+  only = null,
 } = {}) {
-  if (longTasksOnly) return longTasksSection({ root, loads: quick ? 2 : 5, log, cpu });
+  if (longTasksOnly) return longTasksSection({ root, loads: quick ? 2 : 5, log, cpu, only });
   const { launchBrowser } = await import(pathToFileURL(join(repo, 'tests/helpers/browser.js')).href);
   const { exercises } = await import(pathToFileURL(join(root, 'web/sandbox/index.js')).href);
   const solution = exercises.find((e) => e.id === 'gelu').solution;
@@ -666,17 +668,19 @@ if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1]
   const base = bat > 0 ? resolve(process.argv[bat + 1]) : null;
   const printed = [];
   const longTasksOnly = process.argv.includes('--long-tasks');
+  const oat = process.argv.indexOf('--only'); // --long-tasks --only NAME: the pages whose name includes NAME
   await runPagesBench({
     quick,
     root,
     base,
     longTasksOnly,
     cpu: process.argv.includes('--cpu'),
+    only: oat > 0 ? process.argv[oat + 1] : null,
     log: (s = '') => {
       console.log(s);
       printed.push(s);
     },
   });
-  const name = `pages${longTasksOnly ? '-long-tasks' : ''}${quick ? '-quick' : ''}`;
+  const name = `pages${longTasksOnly ? '-long-tasks' : ''}${quick ? '-quick' : ''}${oat > 0 ? '-only' : ''}`;
   if (root === repo) console.log(`\nbench: saved to ${saveRun(name, printed)}`);
 }
