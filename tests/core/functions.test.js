@@ -2,29 +2,12 @@
 // opens with one line on what it is for (a comment, after any #! line). Read with acorn, not with regular expressions.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import * as acorn from 'acorn';
+import { ROOT, webFiles } from '../helpers/web-files.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const MAX_LINES = 60;
-
-// Functions still being split by other work in progress ("file name"), each checked again once it is gone from
-// this list: none now. An entry that no longer exceeds the bound is reported as a diagnostic: remove it.
-const ALLOWED = new Set([]);
-
-/** Every hand-written .js file of web/: not web/dist/ (bundles), not the generated *-inline.js (strings). */
-function webFiles(dir = 'web') {
-  const out = [];
-  for (const e of readdirSync(join(ROOT, dir), { withFileTypes: true })) {
-    const p = `${dir}/${e.name}`;
-    if (e.isDirectory()) {
-      if (p !== 'web/dist') out.push(...webFiles(p));
-    } else if (e.name.endsWith('.js') && !e.name.endsWith('-inline.js')) out.push(p);
-  }
-  return out;
-}
 
 /** The name a function is known by: its own, its method's or property's key, or the variable it is assigned to. */
 function nameOf(node, parent) {
@@ -59,18 +42,15 @@ function longFunctions(source, max = MAX_LINES) {
   return found;
 }
 
-test(`no function in web/ is over ${MAX_LINES} lines (but the allowed ones still being split)`, (t) => {
+test(`no function in web/ is over ${MAX_LINES} lines`, () => {
   const files = webFiles();
   assert.ok(files.length > 60, `web/ holds its modules (${files.length})`);
   const over = [];
-  const seen = new Set();
   for (const f of files) {
     for (const { line, name, lines } of longFunctions(readFileSync(join(ROOT, f), 'utf8'))) {
-      if (ALLOWED.has(`${f} ${name}`)) seen.add(`${f} ${name}`);
-      else over.push(`${f}:${line}: ${name} (${lines} lines)`);
+      over.push(`${f}:${line}: ${name} (${lines} lines)`);
     }
   }
-  for (const a of ALLOWED) if (!seen.has(a)) t.diagnostic(`allowed but within ${MAX_LINES} lines now: ${a}`);
   assert.deepEqual(over, [], `functions over ${MAX_LINES} lines: split them by job`);
 });
 

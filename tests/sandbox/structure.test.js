@@ -2,28 +2,14 @@
 // (its index.js) and only downward (element -> grade -> run), and no module of web/ closes a circle of imports.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
+import { ROOT, webFiles } from '../helpers/web-files.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const WINGS = { run: 1, grade: 2, element: 3 }; // an import may go from a higher rank to a lower one only
 // The worker's one import (worker.js and frame.html allow it and nothing else): a leaf that imports nothing, so
 // any module may name it; web/i18n/en.js takes the worker's English from it.
 const LEAF = 'web/sandbox/run/toolkit.js';
-
-/** Every hand-written .js file of web/ (not web/dist/, not the generated *-inline.js). */
-function webFiles(dir = 'web') {
-  const out = [];
-  for (const e of readdirSync(join(ROOT, dir), { withFileTypes: true })) {
-    const p = `${dir}/${e.name}`;
-    if (e.isDirectory()) {
-      if (p !== 'web/dist' && p !== 'web/screenshots') out.push(...webFiles(p));
-    } else if (e.name.endsWith('.js') && !e.name.endsWith('-inline.js')) out.push(p);
-  }
-  return out;
-}
 
 /** The imports of web/'s files as esbuild reads them: Map file -> [{ path, dynamic }], paths from the root. */
 async function readGraph() {
