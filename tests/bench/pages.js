@@ -307,8 +307,11 @@ export async function runLongTasks({ context, base, loads, log, cpu = false, onl
   }
 }
 
-/** The long-task section alone (pages.js --long-tasks), on root's pages and server. */
-async function longTasksSection({ root, loads, log, cpu, only }) {
+/**
+ * A server on root's pages and a browser for `body({ b, server })`, after a title line naming the checkout, the
+ * browser and the time (`# ffn-lab pages, <what> (<rev>), headless Chrome/N, <time>Z`); both closed after.
+ */
+async function withBrowser({ root, what, quick = false, log }, body) {
   const { launchBrowser } = await import(pathToFileURL(join(repo, 'tests/helpers/browser.js')).href);
   const { startServer } = await import(pathToFileURL(join(root, 'web/serve.js')).href);
   const server = await startServer({ root, port: 0 });
@@ -317,12 +320,20 @@ async function longTasksSection({ root, loads, log, cpu, only }) {
     const probe = await b.newPage();
     const version = await probe.evaluate(() => navigator.userAgent.match(/Chrome\/[\d.]+/)?.[0]);
     await probe.close();
-    log(`# ffn-lab pages: long tasks (${revOf(root)}), headless ${version}, ${new Date().toISOString().slice(0, 16)}Z`);
-    await runLongTasks({ context: b.context, base: server.url, loads, log, cpu, only });
+    const when = `${new Date().toISOString().slice(0, 16)}Z${quick ? ' (--quick)' : ''}`;
+    log(`# ffn-lab pages, ${what} (${revOf(root)}), headless ${version}, ${when}`);
+    return await body({ b, server });
   } finally {
     await b.close();
     await server.close();
   }
+}
+
+/** The long-task section alone (pages.js --long-tasks), on root's pages and server. */
+function longTasksSection({ root, loads, log, cpu, only }) {
+  return withBrowser({ root, what: 'long tasks', log }, ({ b, server }) =>
+    runLongTasks({ context: b.context, base: server.url, loads, log, cpu, only }),
+  );
 }
 
 /** Runs in a loaded page: the first Run (prepared: the exercise scrolled into view, the code typed, 1 s), then
@@ -610,52 +621,39 @@ export function runRatios(runs) {
  * times) and the Runs of the pages with an exercise against both floors, in a few minutes.
  */
 export async function runPagesSummary({ quick = false, log = console.log, root = repo } = {}) {
-  const { launchBrowser } = await import(pathToFileURL(join(repo, 'tests/helpers/browser.js')).href);
-  const { startServer } = await import(pathToFileURL(join(root, 'web/serve.js')).href);
   const { exercises } = await import(pathToFileURL(join(root, 'web/sandbox/index.js')).href);
   const solution = exercises.find((e) => e.id === 'gelu').solution;
-  const server = await startServer({ root, port: 0 });
-  const b = await launchBrowser();
-  try {
-    const probe = await b.newPage();
-    const version = await probe.evaluate(() => navigator.userAgent.match(/Chrome\/[\d.]+/)?.[0]);
-    await probe.close();
-    const when = `${new Date().toISOString().slice(0, 16)}Z${quick ? ' (--quick)' : ''}`;
-    log(`# ffn-lab pages, summary (${revOf(root)}), headless ${version}, ${when}`);
+  const rows = await withBrowser({ root, what: 'summary', quick, log }, async ({ b, server }) => {
     await runLongTasks({ context: b.context, base: server.url, loads: quick ? 2 : 3, log, cpu: true });
-    const loads = quick ? 2 : 4;
-    const rows = [];
+    const out = [];
     for (const spec of PAGES.filter((p) => p.exercise)) {
       const runs = [];
-      for (let i = 0; i < loads; i++) {
+      for (let i = 0; i < (quick ? 2 : 4); i++) {
         const l = await loadPage(b.context, server.url, root, spec);
         runs.push(await runsIn(l, spec, solution, { pairs: quick ? 3 : 5, atOnce: false }));
         await l.page.close();
       }
-      rows.push([spec.name, runRatios(runs)]);
+      out.push([spec.name, runRatios(runs)]);
     }
+    return out;
+  });
+  logRunRatios(rows, quick ? 2 : 4, log);
+}
+
+/** The summary's Run table: each page's first and later Runs against both floors. */
+function logRunRatios(rows, loads, log) {
+  log('\n# Run tests -> verdict against the floor (a sandboxed frame already loaded, a fresh bare worker, one message');
+  log(`# each way), ${loads} loads per page. first: scrolled into view, code typed, Run 1 s later (goal <= 2x);`);
+  log('# later: the Runs after it (goal <= 1.5x). own: against the floor of its own load (a later Run: the floor');
+  log("# timed just before it); run: against the median of every floor of the page in this run. The bench's ratio is");
+  log("# own: a load's floor shares that load's state of the host (and a later Run's, the moment's), run's does not.");
+  log('page             floor ms  first ms  own   run   later ms  own   run   longest task ms');
+  for (const [name, r] of rows) {
     log(
-      '\n# Run tests -> verdict against the floor (a sandboxed frame already loaded, a fresh bare worker, one message',
+      `${name.padEnd(15)}${pad(fix(r.runFloor, 1), 10)}${pad(fix(r.first, 1), 10)}${pad(fix(r.firstOwn, 2), 6)}` +
+        `${pad(fix(r.firstRun, 2), 6)}${pad(fix(r.later, 1), 10)}${pad(fix(r.laterOwn, 2), 6)}` +
+        `${pad(fix(r.laterRun, 2), 6)}${pad(fix(r.longest), 18)}`,
     );
-    log(`# each way), ${loads} loads per page. first: scrolled into view, code typed, Run 1 s later (goal <= 2x);`);
-    log('# later: the Runs after it (goal <= 1.5x). own: against the floor of its own load (a later Run: the floor');
-    log(
-      "# timed just before it); run: against the median of every floor of the page in this run. The bench's ratio is",
-    );
-    log(
-      "# own: a load's floor shares that load's state of the host (and a later Run's, the moment's), run's does not.",
-    );
-    log('page             floor ms  first ms  own   run   later ms  own   run   longest task ms');
-    for (const [name, r] of rows) {
-      log(
-        `${name.padEnd(15)}${pad(fix(r.runFloor, 1), 10)}${pad(fix(r.first, 1), 10)}${pad(fix(r.firstOwn, 2), 6)}` +
-          `${pad(fix(r.firstRun, 2), 6)}${pad(fix(r.later, 1), 10)}${pad(fix(r.laterOwn, 2), 6)}` +
-          `${pad(fix(r.laterRun, 2), 6)}${pad(fix(r.longest), 18)}`,
-      );
-    }
-  } finally {
-    await b.close();
-    await server.close();
   }
 }
 
@@ -681,6 +679,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1]
       printed.push(s);
     },
   });
-  const name = `pages${longTasksOnly ? '-long-tasks' : ''}${quick ? '-quick' : ''}${oat > 0 ? '-only' : ''}`;
-  if (root === repo) console.log(`\nbench: saved to ${saveRun(name, printed)}`);
+  const name = `pages${longTasksOnly ? '-long-tasks' : ''}${quick ? '-quick' : ''}`;
+  // a run of some pages only (--only) is a working figure, not a result: not saved
+  if (root === repo && oat < 0) console.log(`\nbench: saved to ${saveRun(name, printed)}`);
 }
