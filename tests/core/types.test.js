@@ -10,7 +10,7 @@ const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 const project = fileURLToPath(new URL('../types/tsconfig.json', import.meta.url));
 
 test(
-  'the .d.ts of ffn-lab, ffn-lab/url, ffn-lab/components and ffn-lab/sandbox ' + 'type-check their consumers (strict)',
+  'the .d.ts of ffn-lab, ffn-lab/url, ffn-lab/components, ffn-lab/sandbox and ffn-lab/lms ' + 'type-check their consumers (strict)',
   () => {
     let out = '';
     try {
@@ -28,7 +28,7 @@ test(
   async () => {
     const require = createRequire(import.meta.url);
     const ts = require('typescript');
-    const entries = ['ffn-lab', 'ffn-lab/url', 'ffn-lab/components', 'ffn-lab/sandbox'];
+    const entries = ['ffn-lab', 'ffn-lab/url', 'ffn-lab/components', 'ffn-lab/sandbox', 'ffn-lab/lms'];
     const file = fileURLToPath(new URL('../types/exports-probe.ts', import.meta.url));
     const source = entries.map((e, i) => `import * as m${i} from '${e}';\nexport { m${i} };`).join('\n');
     const options = {
