@@ -10,7 +10,8 @@ const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 const project = fileURLToPath(new URL('../types/tsconfig.json', import.meta.url));
 
 test(
-  'the .d.ts of ffn-lab, ffn-lab/url, ffn-lab/components, ffn-lab/sandbox and ffn-lab/lms ' + 'type-check their consumers (strict)',
+  'the .d.ts of ffn-lab, ffn-lab/url, ffn-lab/components, ffn-lab/sandbox and ffn-lab/lms ' +
+    'type-check their consumers (strict)',
   () => {
     let out = '';
     try {
