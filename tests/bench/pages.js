@@ -187,7 +187,24 @@ export async function loadPage(context, base, root, spec, { throttle = false } =
 
 // Before a page's scripts: its long tasks (PerformanceObserver 'longtask') and when each element fired ffn-ready.
 const LONG_TASKS = `(() => {
-  window.__lt = { long: [], ready: [] };
+  window.__lt = { long: [], ready: [], connect: new Map() };
+  // each ffn- element's own work at connect: its connectedCallback and attributeChangedCallback calls, summed
+  const define = customElements.define.bind(customElements);
+  customElements.define = (name, cls, options) => {
+    for (const hook of name.startsWith('ffn-') ? ['connectedCallback', 'attributeChangedCallback'] : []) {
+      const real = cls.prototype[hook];
+      if (typeof real !== 'function') continue;
+      cls.prototype[hook] = function (...args) {
+        const t = performance.now();
+        try {
+          return real.apply(this, args);
+        } finally {
+          window.__lt.connect.set(this, (window.__lt.connect.get(this) || 0) + performance.now() - t);
+        }
+      };
+    }
+    return define(name, cls, options);
+  };
   new PerformanceObserver((l) => {
     for (const e of l.getEntries()) window.__lt.long.push({ at: e.startTime, ms: e.duration });
   }).observe({ type: 'longtask', buffered: true });
@@ -214,7 +231,10 @@ export async function longTasksOf(context, base, spec, { cpu = false } = {}) {
     const want = await page.evaluate((s) => document.querySelectorAll(s).length, ELEMENTS.join(','));
     await page.waitForFunction((n) => window.__lt.ready.length >= n, want, { timeout: 120000 });
     await page.waitForTimeout(1000);
-    const { long, ready } = await page.evaluate(() => window.__lt);
+    const { long, ready, connect } = await page.evaluate(() => ({
+      ...window.__lt,
+      connect: Math.max(0, ...window.__lt.connect.values()),
+    }));
     const readyAt = Math.max(...ready);
     const tasks = long.filter((l) => l.at <= readyAt + 1000).map((l) => l.ms);
     const out = {
@@ -222,6 +242,7 @@ export async function longTasksOf(context, base, spec, { cpu = false } = {}) {
       over50: tasks.filter((ms) => ms >= 50).length,
       readyAt,
       elements: want,
+      connect,
     };
     if (cpu) {
       const done = new Promise((ok) => cdp.once('Tracing.tracingComplete', ok));
@@ -284,25 +305,24 @@ export async function runLongTasks({ context, base, loads, log, cpu = false, onl
   log(`\n# Long tasks: main-thread tasks >= 50 ms (PerformanceObserver 'longtask') from navigation until 1 s after`);
   log(`# every element fired ffn-ready, ${loads} loads per page, each in a fresh tab with the HTTP cache disabled;`);
   log('# longest: median (max) over the loads; >= 50 ms: tasks per load, median (max). Goal: no task over 50 ms.');
+  log("# connect: an element's own connectedCallback + attributeChangedCallback time, the page's most, median (max).");
   log(
     `# host: ${cpus()[0]?.model ?? '?'} x ${cpus().length}, load average ${loadavg()
       .map((v) => v.toFixed(1))
       .join(' ')} at the end; speed gauge ${fix(med(gauges), 1)} ms (${gauges.map((g) => fix(g)).join(' ')})`,
   );
   if (cpu) log(`# cpu: the same tasks by thread CPU time, from a Chromium trace of each load (${CPU_CATEGORIES})`);
-  log(`${'page'.padEnd(width)}elements   ready ms     longest ms    >= 50 ms${cpu ? '  cpu longest  cpu >= 50' : ''}`);
+  const head = `elements   ready ms     longest ms    >= 50 ms  connect ms${cpu ? '  cpu longest  cpu >= 50' : ''}`;
+  log(`${'page'.padEnd(width)}${head}`);
+  // median (max) over the loads of one figure
+  const mm = (r, key, digits = 0) =>
+    `${fix(med(r.map((x) => x[key])), digits)} (${fix(Math.max(...r.map((x) => x[key])), digits)})`;
   for (const spec of pages) {
     const r = rows.get(spec.name);
-    const longest = r.map((x) => x.longest),
-      over = r.map((x) => x.over50);
     log(
       `${spec.name.padEnd(width)}${pad(r[0].elements, 8)}${pad(fix(med(r.map((x) => x.readyAt))), 11)}` +
-        `${pad(`${fix(med(longest))} (${fix(Math.max(...longest))})`, 15)}` +
-        `${pad(`${fix(med(over))} (${Math.max(...over)})`, 12)}` +
-        (cpu
-          ? `${pad(`${fix(med(r.map((x) => x.cpuLongest)))} (${fix(Math.max(...r.map((x) => x.cpuLongest)))})`, 13)}` +
-            `${pad(`${fix(med(r.map((x) => x.cpuOver50)))} (${Math.max(...r.map((x) => x.cpuOver50))})`, 11)}`
-          : ''),
+        `${pad(mm(r, 'longest'), 15)}${pad(mm(r, 'over50'), 12)}${pad(mm(r, 'connect', 1), 12)}` +
+        (cpu ? `${pad(mm(r, 'cpuLongest'), 13)}${pad(mm(r, 'cpuOver50'), 11)}` : ''),
     );
   }
 }
