@@ -83,14 +83,18 @@ const parsed = parsedBy(parseAttribute);
 /** A list given to a property as its attribute's text: an array joined by commas, anything else as text. */
 const listText = (v) => (v === null || v === undefined ? null : Array.isArray(v) ? v.join(',') : String(v));
 
-let annotations = null; // the minima and error peaks (from the kernels): the same for every plot of the page
+let peaks = null; // the error peaks (from the kernels): the same for every plot of the page
+let annotations = null; // with the minima
 
-/** The minima and error peaks: they do not depend on the plotted range, so they are found once a page. */
+/** The error peaks: they do not depend on the plotted range, so they are found once a page. */
+const pagePeaks = () => (peaks ??= errorPeaks(ffn));
+
+/** The minima and error peaks (as pagePeaks, once a page). */
 const pageAnnotations = () =>
   (annotations ??= {
     gelu: findMinimum(ffn, 'gelu'),
     silu: findMinimum(ffn, 'silu'),
-    peaks: errorPeaks(ffn),
+    peaks: pagePeaks(),
   });
 
 export class FfnActivationPlot extends FfnElement {
@@ -126,14 +130,20 @@ export class FfnActivationPlot extends FfnElement {
     }
     this._load(() => ffn.ready(), {
       loading: () => this._t('loading'),
-      // the page's minima and error peaks (the first plot's cost) in one task, this plot's drawing in the next
+      // the first drawing, one step a task: the page's error peaks, then its minima (the first plot's cost), the
+      // curves sampled and the page's part built, the plot drawn, then its notes (see _addNotes)
       ready: () => {
-        pageAnnotations();
+        pagePeaks();
         return () => {
-          this._computeStatic();
-          this._build();
-          this._redraw({ notes: false });
-          return () => this._addNotes(); // their placement: as long as the rest of the drawing, in a task of its own
+          pageAnnotations();
+          return () => {
+            this._computeStatic();
+            this._build();
+            return () => {
+              this._redraw({ notes: false });
+              return () => this._addNotes();
+            };
+          };
         };
       },
       failed: (err) => this._problem('load', err),
@@ -149,18 +159,19 @@ export class FfnActivationPlot extends FfnElement {
   _relocalize() {
     this._retranslate();
     this._problem(null, null);
-    if (this._ready) {
+    // built (the first drawing may be between its steps): built anew, and drawn anew if it was drawn
+    if (this._box) {
       this._build();
-      this._redraw();
+      if (this._P) this._redraw();
     } else this._relocalizeLoading();
   }
 
-  /** Redraw whenever the box is not as wide as the drawing (text stays at its real size). */
+  /** Redraw whenever the box is not as wide as the drawing (text stays at its real size); not before it is drawn. */
   _followWidth() {
     this._observeSize(
       this._box,
       rafThrottle(() => {
-        const w = this._box.clientWidth;
+        const w = this._P && this._box.clientWidth;
         if (w && Math.max(260, w) !== this._drawnW) this._redraw();
       }),
     );
@@ -175,14 +186,12 @@ export class FfnActivationPlot extends FfnElement {
     }
     // The x asked for, clamped to the range in use (again when the range changes).
     this._x = Math.max(this._range[0], Math.min(this._range[1], this._xWanted ?? this._x));
-    if (!this._ready) return;
-    if (name === 'range') {
-      this._computeStatic();
-      this._redraw();
-    } else if (name === 'curves') {
-      this._syncLegend();
-      this._redraw();
-    } else this._scheduleCursor();
+    if (!this._xs) return; // not sampled yet: the first drawing takes the state as it is then
+    if (name === 'range') this._computeStatic();
+    else if (name === 'curves') this._syncLegend();
+    if (!this._P) return; // not drawn yet (a step of the first drawing): its next step draws it
+    if (name === 'x') this._scheduleCursor();
+    else this._redraw();
   }
 
   /** The last readout (kernel values at x), or null before the wasm is ready. */
@@ -367,7 +376,6 @@ export class FfnActivationPlot extends FfnElement {
       role: 'img',
       'aria-label': this._t('plot'),
     });
-    this._box.prepend(svg);
     const P = this._panels(W);
     this._P = P;
     this._drawGrid(svg, P, W);
@@ -383,6 +391,7 @@ export class FfnActivationPlot extends FfnElement {
     }
     svgEl('polyline', { class: 'curve err-tanh', points: pts(this._errs.tanh, P.p[2]) }, g);
     svgEl('polyline', { class: 'curve err-sigmoid', points: pts(this._errs.sigmoid, P.p[2]) }, g);
+    this._box.prepend(svg); // drawn apart, put in at once (the notes are measured in place)
     if (notes) this._drawNotes(svg, P);
 
     // Cursor and dots.
@@ -396,19 +405,30 @@ export class FfnActivationPlot extends FfnElement {
     this._drawCursor();
   }
 
-  /** The notes of a plot drawn without them, one group a task (the first drawing's last steps), under the dots. */
+  /** The notes of a plot drawn without them, in steps (the first drawing's last ones), under the cursor and dots. */
   _addNotes() {
     const svg = this._box?.querySelector('svg.plot');
     if (!svg || svg.querySelector('.note')) return undefined;
-    const groups = this._noteGroups(this._P);
-    // one group of notes a task; none once the plot was drawn anew (notes and all) in between
-    const step = (i) => {
+    const groups = this._noteGroups(this._P).filter((g) => g.notes.length);
+    // a group of notes in three tasks: its curves as obstacles, its notes measured, then placed; none once the plot
+    // was drawn anew (notes and all) in between
+    const steps = groups.flatMap((g) => {
+      let items = null;
+      return [
+        () => g.curves(), // kept for the last step
+        () => (items = this._noteItems(this._P, g, measureNotes(svg, noteTexts([g])))),
+        () => {
+          this._placeNotes(svg, items);
+          svg.append(this._cursor, ...this._dots.map((d) => d.el)); // the cursor and dots over the notes
+        },
+      ];
+    });
+    const run = (i) => {
       if (this._box?.querySelector('svg.plot') !== svg) return undefined;
-      this._drawNotes(svg, this._P, [groups[i]]);
-      svg.append(this._cursor, ...this._dots.map((d) => d.el));
-      return i + 1 < groups.length ? () => step(i + 1) : undefined;
+      steps[i]();
+      return i + 1 < steps.length ? () => run(i + 1) : undefined;
     };
-    return groups.length ? step(0) : undefined;
+    return steps.length ? run(0) : undefined;
   }
 
   /** The three panels' frames, titles, grid lines and ticks. */
@@ -441,41 +461,46 @@ export class FfnActivationPlot extends FfnElement {
    * the third, each placed inside its panel so that no two overlap and no leader line crosses another note.
    */
   _drawNotes(svg, P, groups = this._noteGroups(P)) {
-    const size = measureNotes(
-      svg,
-      groups.flatMap((g) => g.notes.flatMap((n) => [n.texts[0], ...n.texts[1]])),
-    );
-    for (const { pan, up, notes, curves } of groups) {
-      if (!notes.length) continue;
-      const anchors = notes.map((n) => [P.sx(n.x), pan.sy(n.y)]);
-      const marks = anchors.map((p, i) => ({ x: p[0] - 4, y: p[1] - 4, w: 8, h: 8, key: i }));
-      const items = notes.map((n, i) => ({
-        anchorKey: i,
-        candidates: noteCandidates(anchors[i], n.texts, size, pan.frame, up),
-      }));
-      const opts = { bounds: pan.frame, pad: 3, budget: 200000 };
-      let placed = placeLabels(items, { ...opts, obstacles: [...marks, ...curves] });
-      if (placed.some((pl) => pl.conflicts)) placed = placeLabels(items, { ...opts, obstacles: marks });
-      placed.forEach((pl, i) => {
-        const c = items[i].candidates[pl.index];
-        const [px, py] = anchors[i];
-        if (c.leader) {
-          const [[x1, y1], [x2, y2]] = c.leader;
-          svgEl('line', { class: 'leader', x1, y1, x2, y2 }, svg);
-        }
-        svgEl('circle', { class: 'mark', cx: px, cy: py, r: 3.5 }, svg);
-        const t = svgEl('text', { class: 'note', 'data-note': notes[i].id }, svg);
-        c.lines.forEach((line, j) => {
-          const ts = svgEl('tspan', { x: c.x, y: c.y + j * c.lineH - c.top }, t);
-          ts.textContent = line;
-        });
+    const size = measureNotes(svg, noteTexts(groups));
+    for (const group of groups) if (group.notes.length) this._placeNotes(svg, this._noteItems(P, group, size));
+  }
+
+  /** A group's notes as items of placeLabels (their candidate spots from their measured sizes), with their anchors. */
+  _noteItems(P, { pan, up, notes, curves }, size) {
+    const anchors = notes.map((n) => [P.sx(n.x), pan.sy(n.y)]);
+    const items = notes.map((n, i) => ({
+      anchorKey: i,
+      candidates: noteCandidates(anchors[i], n.texts, size, pan.frame, up),
+    }));
+    return { pan, notes, curves, anchors, items };
+  }
+
+  /** Place a group's notes (_noteItems) clear of its curves, else of its marks only, and draw them. */
+  _placeNotes(svg, { pan, notes, curves, anchors, items }) {
+    const marks = anchors.map((p, i) => ({ x: p[0] - 4, y: p[1] - 4, w: 8, h: 8, key: i }));
+    const opts = { bounds: pan.frame, pad: 3, budget: 200000 };
+    let placed = placeLabels(items, { ...opts, obstacles: [...marks, ...curves()] });
+    if (placed.some((pl) => pl.conflicts)) placed = placeLabels(items, { ...opts, obstacles: marks });
+    placed.forEach((pl, i) => {
+      const c = items[i].candidates[pl.index];
+      const [px, py] = anchors[i];
+      if (c.leader) {
+        const [[x1, y1], [x2, y2]] = c.leader;
+        svgEl('line', { class: 'leader', x1, y1, x2, y2 }, svg);
+      }
+      svgEl('circle', { class: 'mark', cx: px, cy: py, r: 3.5 }, svg);
+      const t = svgEl('text', { class: 'note', 'data-note': notes[i].id }, svg);
+      c.lines.forEach((line, j) => {
+        const ts = svgEl('tspan', { x: c.x, y: c.y + j * c.lineH - c.top }, t);
+        ts.textContent = line;
       });
-    }
+    });
   }
 
   /**
    * The notes of the first panel (the minima, above their points) and of the third (the error peaks), each group with
-   * its drawn curves as obstacles: a note is first placed clear of them, else clear of marks only.
+   * its drawn curves as obstacles (curves(), made when placed): a note is first placed clear of them, else clear of
+   * marks only.
    */
   _noteGroups(P) {
     const a = this._ann;
@@ -485,11 +510,17 @@ export class FfnActivationPlot extends FfnElement {
       for (let j = 0; j < arr.length; j += every) pts.push([P.sx(this._xs[j]), pan.sy(arr[j])]);
       return polylineObstacles(pts, 4);
     };
+    const once = (f) => {
+      let made = null;
+      return () => (made ??= f());
+    };
     return [
       {
         pan: P.p[0],
         up: true,
-        curves: CURVES.filter((c) => this._visible.has(c.id)).flatMap((c) => curvePoints(this._curves[c.id].y, P.p[0])),
+        curves: once(() =>
+          CURVES.filter((c) => this._visible.has(c.id)).flatMap((c) => curvePoints(this._curves[c.id].y, P.p[0])),
+        ),
         notes: [
           ['gelu', a.gelu],
           ['silu', a.silu],
@@ -500,7 +531,7 @@ export class FfnActivationPlot extends FfnElement {
       {
         pan: P.p[2],
         up: null,
-        curves: [...curvePoints(this._errs.tanh, P.p[2]), ...curvePoints(this._errs.sigmoid, P.p[2])],
+        curves: once(() => [...curvePoints(this._errs.tanh, P.p[2]), ...curvePoints(this._errs.sigmoid, P.p[2])]),
         notes: [
           ['tanh', a.peaks.tanh],
           ['sigmoid', a.peaks.sigmoid],
@@ -605,6 +636,9 @@ export class FfnActivationPlot extends FfnElement {
     this.dispatchEvent(new CustomEvent('ffn-change', { detail: r }));
   }
 }
+
+/** The texts of the notes of groups (_noteGroups), each on one line and on two. */
+const noteTexts = (groups) => groups.flatMap((g) => g.notes.flatMap((n) => [n.texts[0], ...n.texts[1]]));
 
 /**
  * The boxes of texts as notes of svg ({ w, h, top }, top: from the baseline), all read after one layout (a probe text

@@ -106,23 +106,29 @@ export function wrapLines(text, maxW, measure) {
 }
 
 const CELL = 16; // px of a grid cell of obstacleGrid
+const REACH = 16384; // cells a grid's key reaches each way from 0 (a box further out is tested one by one)
+
+/** The key of cell (gx, gy) of obstacleGrid, a small integer (cheap to hash, no string); -1 out of reach. */
+const cellKey = (gx, gy) =>
+  gx >= -REACH && gx < REACH && gy >= -REACH && gy < REACH ? (gx + REACH) * 2 * REACH + gy + REACH : -1;
 
 /**
- * boxes in a grid of CELL-px cells: overlaps(c, pad) counts the boxes that boxesOverlap(c, box, pad), each once,
- * looking only at the cells c (grown by pad) touches.
+ * boxes in a grid of CELL-px cells: overlaps(c, pad, any) counts the boxes that boxesOverlap(c, box, pad), each once,
+ * looking only at the cells c (grown by pad) touches; with any, it stops at the first (returns 0 or 1).
  */
 function obstacleGrid(boxes) {
   const cells = new Map(),
-    wide = []; // boxes over many cells (or not finite): tested one by one
-  const span = (lo, hi) => [Math.floor(lo / CELL), Math.floor(hi / CELL)];
-  const many = (x0, x1, y0, y1) => !((x1 - x0 + 1) * (y1 - y0 + 1) <= 64);
+    wide = []; // boxes over many cells, out of reach (or not finite): tested one by one
+  const many = (x0, x1, y0, y1) => !((x1 - x0 + 1) * (y1 - y0 + 1) <= 64) || cellKey(x0, y0) < 0 || cellKey(x1, y1) < 0;
   boxes.forEach((b, i) => {
-    const [x0, x1] = span(b.x, b.x + b.w),
-      [y0, y1] = span(b.y, b.y + b.h);
+    const x0 = Math.floor(b.x / CELL),
+      x1 = Math.floor((b.x + b.w) / CELL),
+      y0 = Math.floor(b.y / CELL),
+      y1 = Math.floor((b.y + b.h) / CELL);
     if (many(x0, x1, y0, y1)) return wide.push(i);
     for (let gx = x0; gx <= x1; gx++)
       for (let gy = y0; gy <= y1; gy++) {
-        const key = `${gx},${gy}`;
+        const key = cellKey(gx, gy);
         const list = cells.get(key);
         if (list) list.push(i);
         else cells.set(key, [i]);
@@ -130,26 +136,38 @@ function obstacleGrid(boxes) {
   });
   const seen = new Int32Array(boxes.length).fill(-1);
   let query = 0;
+  /** Boxes of list (indices) that c overlaps and that were not seen in this query, up to limit. */
+  const count = (list, c, pad, limit) => {
+    let n = 0;
+    for (let k = 0; k < list.length && n < limit; k++) {
+      const i = list[k];
+      if (seen[i] === query) continue;
+      seen[i] = query;
+      if (boxesOverlap(c, boxes[i], pad)) n++;
+    }
+    return n;
+  };
   return {
-    overlaps(c, pad) {
+    overlaps(c, pad, any = false) {
       if (!boxes.length) return 0;
       query++;
-      let n = 0;
-      const [x0, x1] = span(c.x - pad, c.x + c.w + pad),
-        [y0, y1] = span(c.y - pad, c.y + c.h + pad);
-      const test = (i) => {
-        if (seen[i] === query) return;
-        seen[i] = query;
-        if (boxesOverlap(c, boxes[i], pad)) n++;
-      };
-      wide.forEach(test);
+      const limit = any ? 1 : Infinity;
+      let n = count(wide, c, pad, limit);
+      const x0 = Math.floor((c.x - pad) / CELL),
+        x1 = Math.floor((c.x + c.w + pad) / CELL),
+        y0 = Math.floor((c.y - pad) / CELL),
+        y1 = Math.floor((c.y + c.h + pad) / CELL);
       if (!(Math.abs(x1 - x0) + Math.abs(y1 - y0) <= 2 * CELL)) {
-        boxes.forEach((b, i) => test(i)); // a box over many cells (or not finite): every box
+        // a box over many cells (or not finite): every box
+        for (let i = 0; i < boxes.length && n < limit; i++) {
+          if (seen[i] !== query && boxesOverlap(c, boxes[i], pad)) n++;
+        }
         return n;
       }
-      for (let gx = x0; gx <= x1; gx++)
-        for (let gy = y0; gy <= y1; gy++) {
-          for (const i of cells.get(`${gx},${gy}`) ?? []) test(i);
+      for (let gx = x0; gx <= x1 && n < limit; gx++)
+        for (let gy = y0; gy <= y1 && n < limit; gy++) {
+          const list = cells.get(cellKey(gx, gy)); // out of reach (-1): no cell, its boxes are in wide
+          if (list) n += count(list, c, pad, limit - n);
         }
       return n;
     },
@@ -184,8 +202,9 @@ const pick = (index, c, conflicts) => ({
 });
 
 /**
- * The two tests of placeLabels: fixedConflicts(item, c), how many obstacles (and the bounds) a candidate c of item
- * conflicts with; clash(c, t), whether two candidates conflict (boxes overlap, a leader crosses a box or a leader).
+ * The two tests of placeLabels: fixedConflicts(item, c, any), how many obstacles (and the bounds) a candidate c of
+ * item conflicts with (with any, 0 or 1: whether it conflicts at all); clash(c, t), whether two candidates conflict
+ * (boxes overlap, a leader crosses a box or a leader).
  */
 function placementTests(obstacles, bounds, pad) {
   const inBounds = (c) =>
@@ -198,9 +217,12 @@ function placementTests(obstacles, bounds, pad) {
   // (few: marks) against boxes and leaders, one by one
   const points = obstacleGrid(obstacles.filter((o) => o.boxOnly));
   const others = obstacles.filter((o) => !o.boxOnly);
-  const fixedConflicts = (item, c) => {
-    let n = (inBounds(c) ? 0 : 1) + points.overlaps(c, pad);
+  const fixedConflicts = (item, c, any = false) => {
+    let n = inBounds(c) ? 0 : 1;
+    if (any && n) return n;
+    n += points.overlaps(c, pad, any);
     for (const o of others) {
+      if (any && n) return n;
       if (boxesOverlap(c, o, pad)) n++;
       else if (
         c.leader &&
@@ -231,7 +253,7 @@ function searchClear(items, { fixedConflicts, clash }, budget) {
       while (k >= clear[i].length && scanned[i] < candidates.length) {
         const index = scanned[i]++;
         const c = candidates.at(index);
-        if (!fixedConflicts(items[i], c)) clear[i].push({ c, index });
+        if (!fixedConflicts(items[i], c, true)) clear[i].push({ c, index });
       }
       if (k >= clear[i].length) return;
       yield clear[i][k];
