@@ -885,3 +885,14 @@ test("the shipped locales' marks and numbers, worked out without Intl, are Intl'
     }
   }
 });
+
+test("the shipped locales' lists, joined without Intl, are Intl's", () => {
+  const items = ['gelu', 'geluTanh', 'silu', 'relu2', 'swiglu'];
+  for (const lang of ['en', 'en-US', 'en-GB', 'fr', 'fr-FR', 'fr-CA', 'en-ZA', 'de']) {
+    const tr = translator(lang);
+    const intl = new Intl.ListFormat(tr.locale, { type: 'conjunction' });
+    for (let n = 0; n <= items.length; n++) {
+      assert.equal(tr.list(items.slice(0, n)), intl.format(items.slice(0, n)), `${lang}, ${n} items`);
+    }
+  }
+});

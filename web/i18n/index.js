@@ -261,6 +261,31 @@ function numberMarks(locale) {
   return { marks, int, num };
 }
 
+// The shipped locales' lists as Intl.ListFormat writes them (conjunction: separator, last separator, pair): an
+// exercise's first drawing names its functions in a list, and the first Intl.ListFormat costs 30-40 ms.
+const EN_LIST = [', ', ', and ', ' and '];
+const FR_LIST = [', ', ' et ', ' et '];
+const SHIPPED_LISTS = {
+  en: EN_LIST,
+  'en-US': EN_LIST,
+  'en-GB': [', ', ' and ', ' and '],
+  fr: FR_LIST,
+  'fr-FR': FR_LIST,
+};
+
+/** items (strings) joined as a list in the locale: from SHIPPED_LISTS where it has one, else by Intl. */
+function listOf(locale) {
+  const shipped = Object.hasOwn(SHIPPED_LISTS, locale) ? SHIPPED_LISTS[locale] : null;
+  let intl = null;
+  return (items) => {
+    const s = items.map(String);
+    if (!shipped) return (intl ??= new Intl.ListFormat(locale, { type: 'conjunction' })).format(s);
+    const [sep, last, pair] = shipped;
+    if (s.length < 3) return s.join(pair);
+    return s.slice(0, -1).join(sep) + last + s.at(-1);
+  };
+}
+
 /** Numbers written with the marks: a report's numeral, fixed, exponent and small forms (t: the translator's t). */
 function numberForms({ marks, int }, t) {
   /** A number a report wrote in English (`text`), with this language's integer grouping, decimal mark and minus. */
@@ -330,7 +355,7 @@ function makeTranslator(table, locale, lang) {
     );
   /** Like t, but a list of strings and the parameters' own values (DOM nodes stay nodes). */
   const parts = (key, params) => fillParts(template(key, params), params, show);
-  const list = (items) => new Intl.ListFormat(locale, { type: 'conjunction' }).format(items.map(String));
+  const list = listOf(locale);
   const date = (d, opts = { dateStyle: 'long' }) => d.toLocaleDateString(locale, opts);
   // the marks are worked out on first use (Intl only for a locale ffn-lab does not ship)
   const [decimal, minus] = [0, 1].map((i) => ({ get: () => marks.marks()[i], enumerable: true }));
