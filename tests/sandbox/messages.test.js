@@ -8,6 +8,8 @@ import { gradeExercise } from 'ffn-lab/sandbox';
 import en from '../../web/i18n/en.js';
 import { translator, loadStrings } from '../../web/i18n/index.js';
 import { toMessage } from '../../web/sandbox/grade/report-text.js';
+import { fmtNum } from '../../web/sandbox/grade/report-bounds.js';
+import { rng } from '../helpers/rng.js';
 import { hostileWorkerUrl } from '../helpers/hostile-worker.js';
 
 const ROOT = new URL('../../web/sandbox/', import.meta.url).pathname;
@@ -165,4 +167,11 @@ test('the public surface says a text once (no `xMessage` beside `x`), as { key, 
   assert.ok(inTable(broken.problem.key), broken.problem.key);
   assert.deepEqual(broken.problemWith('gelu'), broken.problem);
   assert.equal(String(toMessage(JSON.parse(JSON.stringify(broken.problem)))), broken.problem.text);
+});
+
+test('a report writes an integer grouped as en-US toLocaleString does, without Intl', () => {
+  const r = rng(28);
+  const values = [0, -0, 7, -7, 999, 1000, -1000, 999999, 1e6, 123456789, 1e15 - 1, -(1e15 - 1)];
+  for (let i = 0; i < 2000; i++) values.push(Math.round((r() - 0.5) * 10 ** Math.floor(r() * 16)));
+  for (const v of values) assert.equal(fmtNum(v), v.toLocaleString('en-US'), String(v));
 });
