@@ -7,41 +7,66 @@ export const LIM = 1.5; // half-width of the embedding square, plane units
 export const OUT_LIM = 3.6; // half-width of the output square (an arrow is drawn up to 0.92 of it)
 const FONT = { key: 13, distractor: 12, vocab: 13 }; // label sizes, px
 
-/** Text measurer of one svg: width of a string and the font's line box at a size (estimates when not rendered). */
+/**
+ * Text measurer of one svg: width of a string and the font's line box at a size (estimates when not rendered).
+ * prefetch(list) measures many strings ({ text, font, bold }) in one layout, one probe each, for size() to find.
+ */
 function measurer(svg) {
-  const probe = svgEl('text', { x: 0, y: 0, visibility: 'hidden', 'aria-hidden': 'true' }, svg);
   const cache = new Map();
-  const size = (text, font, bold) => {
-    const key = `${font}|${bold ? 1 : 0}|${text}`;
-    if (cache.has(key)) return cache.get(key);
-    probe.setAttribute('font-size', font);
-    probe.setAttribute('font-weight', bold ? '700' : '400');
+  const keyOf = (text, font, bold) => `${font}|${bold ? 1 : 0}|${text}`;
+  const probeFor = (text, font, bold) => {
+    const attrs = { x: 0, y: 0, visibility: 'hidden', 'aria-hidden': 'true', 'font-size': font };
+    const probe = svgEl('text', { ...attrs, 'font-weight': bold ? '700' : '400' }, svg);
     probe.textContent = text || 'M';
+    return probe;
+  };
+  const read = (probe, text, font, bold) => {
     let b = null;
     try {
-      b = probe.getBBox();
+      b = probe.getBBox(); // the first read lays the svg out, the others find it laid out
     } catch {
       /* not rendered */
     }
     const chars = text ? Array.from(text).length : 0;
     const est = { w: chars * font * (bold ? 0.66 : 0.6), top: -0.92 * font, h: 1.2 * font };
     const out = b && b.height > 0 ? { w: text ? b.width : 0, top: b.y, h: b.height } : est;
-    cache.set(key, out);
+    cache.set(keyOf(text, font, bold), out);
     return out;
   };
-  return { size, done: () => probe.remove() };
+  const prefetch = (list) => {
+    const todo = new Map();
+    for (const { text, font, bold } of list)
+      if (!cache.has(keyOf(text, font, bold))) todo.set(keyOf(text, font, bold), { text, font, bold });
+    const probes = [...todo.values()].map((m) => [probeFor(m.text, m.font, m.bold), m]);
+    for (const [probe, m] of probes) read(probe, m.text, m.font, m.bold);
+    for (const [probe] of probes) probe.remove();
+  };
+  const size = (text, font, bold) => {
+    const key = keyOf(text, font, bold);
+    if (cache.has(key)) return cache.get(key);
+    const probe = probeFor(text, font, bold);
+    const out = read(probe, text, font, bold);
+    probe.remove();
+    return out;
+  };
+  return { size, prefetch };
+}
+
+/** The strings a label's wrapping measures first: its words and each run of words from its start. */
+function wrapStrings(label) {
+  const words = label.split(/\s+/).filter(Boolean);
+  return [...words, ...words.map((_, i) => words.slice(0, i + 1).join(' '))];
 }
 
 /** Each mark's label wrapped to maxW px: { lines, w, lineH, top }. */
 function wrapLabels(svg, marks, maxW) {
   const m = measurer(svg);
-  const texts = marks.map((mk) => {
+  m.prefetch(marks.flatMap((mk) => wrapStrings(mk.label).map((text) => ({ text, font: mk.font, bold: mk.bold }))));
+  return marks.map((mk) => {
     const lines = wrapLines(mk.label, maxW, (s) => m.size(s, mk.font, mk.bold).w);
     const line = m.size(lines[0], mk.font, mk.bold);
     return { lines, w: Math.max(...lines.map((s) => m.size(s, mk.font, mk.bold).w)), lineH: line.h, top: line.top };
   });
-  m.done();
-  return texts;
 }
 
 /** The labels placed at u px per unit (origin at 0, y up), and the box of the square and the labels together. */

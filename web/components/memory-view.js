@@ -249,11 +249,20 @@ export class MemoryView {
 
   /** Lay both planes out for the embedding plane's width (labels keep their real size). */
   layout() {
-    if (!this.mem || !this.inSvg) return;
-    const W = Math.max(200, Math.round(this.inFig.clientWidth || 300));
-    this.laidW = this.inFig.clientWidth;
-    this.inPlane = drawInPlane(this.inSvg, this.mem, W);
-    this.outPlane = drawOutPlane(this.outSvg, this.mem, W);
+    this.layoutSteps().forEach((step) => step());
+  }
+
+  /**
+   * layout() in steps of a few ms each, for a first drawing in tasks of their own: the width read (the first layout
+   * of the DOM when no frame has come since build), the embedding plane, the output plane.
+   */
+  layoutSteps() {
+    if (!this.mem || !this.inSvg) return [];
+    return [
+      () => (this.laidW = this.inFig.clientWidth),
+      () => (this.inPlane = drawInPlane(this.inSvg, this.mem, Math.max(200, Math.round(this.laidW || 300)))),
+      () => (this.outPlane = drawOutPlane(this.outSvg, this.mem, Math.max(200, Math.round(this.laidW || 300)))),
+    ];
   }
 
   /**

@@ -344,7 +344,7 @@ export class FfnMemoryWidget extends FfnElement {
   // ---- the view -----------------------------------------------------------------------------------
   /**
    * Build the memory anew and draw it: its DOM too unless dom is false (a new threshold). With planesLater, the
-   * planes, controls and state are left to the function it returns (the first drawing's next step).
+   * planes, controls and state are left to the functions it returns in turn (the first drawing's next steps).
    */
   _rebuild(dom = true, { planesLater = false } = {}) {
     try {
@@ -364,13 +364,21 @@ export class FfnMemoryWidget extends FfnElement {
       return;
     }
     this._view.build(this._mem, { planes: !planesLater });
-    if (planesLater) return () => this._finishBuild(true);
-    this._finishBuild(false);
+    if (planesLater) return this._stepsFrom([...this._view.layoutSteps(), () => this._finishBuild()]);
+    this._finishBuild();
   }
 
-  /** After the DOM is built: the planes drawn (if they were left for later), the controls wired, the state drawn. */
-  _finishBuild(planes) {
-    if (planes) this._view.layout();
+  /** The first drawing's steps, each in a task of its own (see FfnElement._readySteps). */
+  _stepsFrom(steps) {
+    const [step, ...rest] = steps;
+    return () => {
+      step();
+      return rest.length ? this._stepsFrom(rest) : undefined;
+    };
+  }
+
+  /** After the DOM is built and the planes are drawn: the controls wired, the state drawn. */
+  _finishBuild() {
     this._controls.wire(this._view);
     if (this.isConnected) this._followWidth(); // a new box: the size observer moves to it
     this._render();
@@ -394,7 +402,7 @@ export class FfnMemoryWidget extends FfnElement {
   /** Evaluate the state with the kernels, draw it, announce it and fire ffn-change. */
   _render() {
     const view = this._view;
-    if (!this._mem || !view.rows || !view.inPlane) return; // inPlane: the planes are drawn (see _rebuild)
+    if (!this._mem || !view.rows || !view.inPlane || !view.outPlane) return; // the planes are drawn (see _rebuild)
     const s = this._state;
     const k = this._effectiveK();
     let r;
