@@ -131,7 +131,7 @@ export class FfnActivationPlot extends FfnElement {
     this._load(() => ffn.ready(), {
       loading: () => this._t('loading'),
       // the first drawing, one step a task: the page's error peaks, then its minima (the first plot's cost), the
-      // curves sampled and the page's part built, the plot drawn, then its notes (see _addNotes)
+      // curves sampled and the page's part built, then the plot (_firstPlot)
       ready: () => {
         pagePeaks();
         return () => {
@@ -139,10 +139,7 @@ export class FfnActivationPlot extends FfnElement {
           return () => {
             this._computeStatic();
             this._build();
-            return () => {
-              this._redraw({ notes: false });
-              return () => this._addNotes();
-            };
+            return () => this._firstPlot();
           };
         };
       },
@@ -362,6 +359,30 @@ export class FfnActivationPlot extends FfnElement {
   /** Draw the plot anew for its width; its notes too unless notes is false (_addNotes adds them later). */
   _redraw({ notes = true } = {}) {
     if (!this._box) return;
+    const svg = this._newPlot();
+    this._drawCurves(svg);
+    this._box.prepend(svg); // drawn apart, put in at once (the notes are measured in place)
+    if (notes) this._drawNotes(svg, this._P);
+    this._drawMarks(svg);
+  }
+
+  /**
+   * The first drawing's plot in steps (a step of _load's ready): its frames and grid, then its curves, cursor and
+   * dots, then its notes (_addNotes); the rest is left once the plot was drawn anew (whole) in between.
+   */
+  _firstPlot() {
+    const svg = this._newPlot();
+    this._box.prepend(svg);
+    return () => {
+      if (this._box.querySelector('svg.plot') !== svg) return undefined;
+      this._drawCurves(svg);
+      this._drawMarks(svg);
+      return () => this._addNotes();
+    };
+  }
+
+  /** A new plot for the box's width (in place of the one there): its frames, titles, grid and ticks, apart. */
+  _newPlot() {
     const W = Math.max(260, this._box.clientWidth || 600);
     this._drawnW = W;
     const H = PANEL_H * 3;
@@ -376,14 +397,19 @@ export class FfnActivationPlot extends FfnElement {
       role: 'img',
       'aria-label': this._t('plot'),
     });
-    const P = this._panels(W);
-    this._P = P;
-    this._drawGrid(svg, P, W);
-    const xs = this._xs;
+    this._P = this._panels(W);
+    this._drawGrid(svg, this._P, W);
+    return svg;
+  }
+
+  /** The curves shown, and the two GELU errors, clipped to their panels. */
+  _drawCurves(svg) {
+    const P = this._P;
     const clip = svgEl('clipPath', { id: 'clip-plots' }, svgEl('defs', {}, svg));
     P.p.forEach(({ frame: f }) => svgEl('rect', { x: f.x, y: f.y, width: f.w, height: f.h }, clip));
     const g = svgEl('g', { 'clip-path': 'url(#clip-plots)' }, svg);
-    const pts = (arr, pan) => Array.from(xs, (x, j) => `${P.sx(x).toFixed(1)},${pan.sy(arr[j]).toFixed(1)}`).join(' ');
+    const xs = Array.from(this._xs, (x) => P.sx(x).toFixed(1)); // the same for every curve
+    const pts = (arr, pan) => xs.map((x, j) => `${x},${pan.sy(arr[j]).toFixed(1)}`).join(' ');
     for (const c of CURVES) {
       if (!this._visible.has(c.id)) continue;
       svgEl('polyline', { class: `curve c-${c.id} dash-${c.id}`, points: pts(this._curves[c.id].y, P.p[0]) }, g);
@@ -391,11 +417,11 @@ export class FfnActivationPlot extends FfnElement {
     }
     svgEl('polyline', { class: 'curve err-tanh', points: pts(this._errs.tanh, P.p[2]) }, g);
     svgEl('polyline', { class: 'curve err-sigmoid', points: pts(this._errs.sigmoid, P.p[2]) }, g);
-    this._box.prepend(svg); // drawn apart, put in at once (the notes are measured in place)
-    if (notes) this._drawNotes(svg, P);
+  }
 
-    // Cursor and dots.
-    this._cursor = svgEl('line', { class: 'cursor', y1: M.t, y2: H - M.b }, svg);
+  /** The cursor and a dot per curve shown and panel, on top, at x (_drawCursor). */
+  _drawMarks(svg) {
+    this._cursor = svgEl('line', { class: 'cursor', y1: M.t, y2: PANEL_H * 3 - M.b }, svg);
     this._dots = [];
     for (const c of CURVES) {
       if (!this._visible.has(c.id)) continue;
