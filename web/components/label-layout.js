@@ -6,18 +6,22 @@ export function boxesOverlap(a, b, pad = 0) {
   return a.x < b.x + b.w + pad && b.x < a.x + a.w + pad && a.y < b.y + b.h + pad && b.y < a.y + a.h + pad;
 }
 
-/** True when the segment p-q passes through the inside of box b (Liang-Barsky clipping). */
-export function segmentHitsBox(p, q, b) {
+/**
+ * True when the segment p-q passes through the inside of box b grown by pad on every side (Liang-Barsky clipping,
+ * against the four sides in turn; nothing allocated: the placer calls it for every candidate and obstacle).
+ */
+export function segmentHitsBox(p, q, b, pad = 0) {
+  const x = b.x - pad,
+    y = b.y - pad,
+    w = b.w + 2 * pad,
+    h = b.h + 2 * pad;
   const dx = q[0] - p[0],
     dy = q[1] - p[1];
   let t0 = 0,
     t1 = 1;
-  for (const [pp, qq] of [
-    [-dx, p[0] - b.x],
-    [dx, b.x + b.w - p[0]],
-    [-dy, p[1] - b.y],
-    [dy, b.y + b.h - p[1]],
-  ]) {
+  for (let side = 0; side < 4; side++) {
+    const pp = side === 0 ? -dx : side === 1 ? dx : side === 2 ? -dy : dy;
+    const qq = side === 0 ? p[0] - x : side === 1 ? x + w - p[0] : side === 2 ? p[1] - y : y + h - p[1];
     if (pp === 0) {
       if (qq <= 0) return false;
       continue;
@@ -174,8 +178,6 @@ function obstacleGrid(boxes) {
   };
 }
 
-const grow = (b, by) => ({ x: b.x - by, y: b.y - by, w: b.w + 2 * by, h: b.h + 2 * by });
-
 /**
  * Pick one candidate per label. items: [{ candidates: [{ x, y, w, h, leader?: [[x, y], [x, y]] }], anchorKey? }],
  * each item's candidates in order of preference. A set of choices is clear when every box lies inside `bounds`
@@ -228,7 +230,7 @@ function placementTests(obstacles, bounds, pad) {
         c.leader &&
         !o.boxOnly &&
         (o.key === undefined || o.key !== item.anchorKey) &&
-        segmentHitsBox(c.leader[0], c.leader[1], grow(o, pad))
+        segmentHitsBox(c.leader[0], c.leader[1], o, pad)
       )
         n++;
     }
@@ -236,8 +238,8 @@ function placementTests(obstacles, bounds, pad) {
   };
   const clash = (c, t) =>
     boxesOverlap(c, t, pad) ||
-    (c.leader && segmentHitsBox(c.leader[0], c.leader[1], grow(t, pad))) ||
-    (t.leader && segmentHitsBox(t.leader[0], t.leader[1], grow(c, pad))) ||
+    (c.leader && segmentHitsBox(c.leader[0], c.leader[1], t, pad)) ||
+    (t.leader && segmentHitsBox(t.leader[0], t.leader[1], c, pad)) ||
     (c.leader && t.leader && segmentsCross(c.leader[0], c.leader[1], t.leader[0], t.leader[1]));
   return { fixedConflicts, clash };
 }
