@@ -199,8 +199,9 @@ export function drawInPlane(svg, mem, W) {
     drawLabel(g, L.labels[j], marks[j].font, 'label');
     return g;
   });
-  const queryHalo = svgEl('circle', { class: 'query-halo', r: 13 }, svg);
-  const queryDot = svgEl('circle', { class: 'query', r: 7.5 }, svg);
+  // hidden until a state places them (the first drawing draws the state in a later task)
+  const queryHalo = svgEl('circle', { class: 'query-halo', r: 13, visibility: 'hidden' }, svg);
+  const queryDot = svgEl('circle', { class: 'query', r: 7.5, visibility: 'hidden' }, svg);
   return { map: L, regions, tokMarks, queryDot, queryHalo };
 }
 

@@ -287,6 +287,7 @@ export class MemoryView {
     for (const c of [queryDot, queryHalo]) {
       c.setAttribute('cx', L.X(s.x).toFixed(1));
       c.setAttribute('cy', L.Y(s.y).toFixed(1));
+      c.removeAttribute('visibility');
     }
     regions.forEach((g, i) => g.classList.toggle('on', r.states[i] === 'fires'));
     mem.tokens.forEach((tok, j) => {
