@@ -18,7 +18,7 @@ import {
   parseAttribute,
   niceTicks,
 } from './activation-model.js';
-import { placeLabels, polylineObstacles } from './label-layout.js';
+import { placeLabels, pointObstacles, polylineObstacles } from './label-layout.js';
 
 // the functions of the API this element calls, handed to its model
 const ffn = Object.freeze({ ready, relu, relu2, gelu, geluTanh, geluSigmoid, silu, activationGrad });
@@ -505,7 +505,7 @@ export class FfnActivationPlot extends FfnElement {
   _placeNotes(svg, { pan, notes, curves, anchors, items }) {
     const marks = anchors.map((p, i) => ({ x: p[0] - 4, y: p[1] - 4, w: 8, h: 8, key: i }));
     const opts = { bounds: pan.frame, pad: 3, budget: 200000 };
-    let placed = placeLabels(items, { ...opts, obstacles: [...marks, ...curves()] });
+    let placed = placeLabels(items, { ...opts, obstacles: marks, points: curves() });
     if (placed.some((pl) => pl.conflicts)) placed = placeLabels(items, { ...opts, obstacles: marks });
     placed.forEach((pl, i) => {
       const c = items[i].candidates[pl.index];
@@ -525,8 +525,8 @@ export class FfnActivationPlot extends FfnElement {
 
   /**
    * The notes of the first panel (the minima, above their points) and of the third (the error peaks), each group with
-   * its drawn curves as obstacles (curves(), made when placed): a note is first placed clear of them, else clear of
-   * marks only.
+   * its drawn curves as obstacles (curves(): pointObstacles, made once): a note is first placed clear of them, else
+   * clear of marks only.
    */
   _noteGroups(P) {
     const a = this._ann;
@@ -545,7 +545,9 @@ export class FfnActivationPlot extends FfnElement {
         pan: P.p[0],
         up: true,
         curves: once(() =>
-          CURVES.filter((c) => this._visible.has(c.id)).flatMap((c) => curvePoints(this._curves[c.id].y, P.p[0])),
+          pointObstacles(
+            CURVES.filter((c) => this._visible.has(c.id)).flatMap((c) => curvePoints(this._curves[c.id].y, P.p[0])),
+          ),
         ),
         notes: [
           ['gelu', a.gelu],
@@ -557,7 +559,9 @@ export class FfnActivationPlot extends FfnElement {
       {
         pan: P.p[2],
         up: null,
-        curves: once(() => [...curvePoints(this._errs.tanh, P.p[2]), ...curvePoints(this._errs.sigmoid, P.p[2])]),
+        curves: once(() =>
+          pointObstacles([...curvePoints(this._errs.tanh, P.p[2]), ...curvePoints(this._errs.sigmoid, P.p[2])]),
+        ),
         notes: [
           ['tanh', a.peaks.tanh],
           ['sigmoid', a.peaks.sigmoid],

@@ -117,6 +117,14 @@ const cellKey = (gx, gy) =>
   gx >= -REACH && gx < REACH && gy >= -REACH && gy < REACH ? (gx + REACH) * 2 * REACH + gy + REACH : -1;
 
 /**
+ * Obstacles that only boxes must avoid (as boxOnly ones: the points of a curve), put in a grid once, for placeLabels'
+ * `points` (so that the grid is made in a task of its own, or once for several placements).
+ */
+export function pointObstacles(boxes) {
+  return obstacleGrid(boxes);
+}
+
+/**
  * boxes in a grid of CELL-px cells: overlaps(c, pad, any) counts the boxes that boxesOverlap(c, box, pad), each once,
  * looking only at the cells c (grown by pad) touches; with any, it stops at the first (returns 0 or 1).
  */
@@ -187,10 +195,11 @@ function obstacleGrid(boxes) {
  * crosses it, and no two leaders cross. With budget > 0 a depth-first search finds a clear set (items in order,
  * each as preferred as possible) within `budget` pair checks; otherwise, or when the budget runs out, each item
  * in turn takes its first candidate that is clear of the choices before it, or the one with the fewest
- * conflicts (`conflicts` says how many). Returns [{ index, box, leader, conflicts }].
+ * conflicts (`conflicts` says how many). `points` (pointObstacles) are more obstacles, boxOnly. Returns
+ * [{ index, box, leader, conflicts }].
  */
-export function placeLabels(items, { obstacles = [], bounds = null, pad = 2, budget = 0 } = {}) {
-  const tests = placementTests(obstacles, bounds, pad);
+export function placeLabels(items, { obstacles = [], points = null, bounds = null, pad = 2, budget = 0 } = {}) {
+  const tests = placementTests(obstacles, points, bounds, pad);
   const found = budget > 0 ? searchClear(items, tests, budget) : null;
   return found ?? placeGreedy(items, tests);
 }
@@ -208,7 +217,7 @@ const pick = (index, c, conflicts) => ({
  * item conflicts with (with any, 0 or 1: whether it conflicts at all); clash(c, t), whether two candidates conflict
  * (boxes overlap, a leader crosses a box or a leader).
  */
-function placementTests(obstacles, bounds, pad) {
+function placementTests(obstacles, pointGrid, bounds, pad) {
   const inBounds = (c) =>
     !bounds ||
     (c.x >= bounds.x - 0.01 &&
@@ -223,6 +232,8 @@ function placementTests(obstacles, bounds, pad) {
     let n = inBounds(c) ? 0 : 1;
     if (any && n) return n;
     n += points.overlaps(c, pad, any);
+    if (any && n) return n;
+    if (pointGrid) n += pointGrid.overlaps(c, pad, any);
     for (const o of others) {
       if (any && n) return n;
       if (boxesOverlap(c, o, pad)) n++;
