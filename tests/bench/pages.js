@@ -327,6 +327,59 @@ export async function runLongTasks({ context, base, loads, log, cpu = false, onl
   }
 }
 
+// The drags: the reader presses on a widget and drags across it, one move per frame (the memory widget's query over
+// its input plane in a loop; the plot's cursor from left to right and back).
+const DRAGS = [
+  { name: 'embed memory', path: 'web/embed/memory-widget.html', box: 'ffn-memory-widget svg.plane.in' },
+  { name: 'embed plot', path: 'web/embed/activation-plot.html', box: 'ffn-activation-plot svg.plot' },
+];
+
+/** One drag on a fresh load of spec's page: the longest main-thread task from the press until 500 ms after release. */
+async function dragTasksOf(context, base, spec) {
+  const page = await context.newPage();
+  try {
+    await page.addInitScript(LONG_TASKS);
+    await page.goto(base + spec.path);
+    await page.waitForFunction(() => window.__lt.ready.length >= 1, null, { timeout: 120000 });
+    await page.waitForTimeout(1500); // past the long-task window of the load
+    const drawn = () => page.locator(spec.box).evaluate((svg) => svg.getRootNode().innerHTML);
+    const before = await drawn();
+    const box = await page.locator(spec.box).boundingBox();
+    const at = (f, g) => [box.x + box.width * f, box.y + box.height * g];
+    const t0 = await page.evaluate(() => performance.now());
+    await page.mouse.move(...at(0.5, 0.5));
+    await page.mouse.down();
+    for (let i = 0; i <= 60; i++) {
+      const a = (i / 60) * 2 * Math.PI;
+      await page.mouse.move(...at(0.5 + 0.35 * Math.sin(a), 0.5 + 0.3 * Math.sin(2 * a)));
+      await page.waitForTimeout(16);
+    }
+    await page.mouse.up();
+    await page.waitForTimeout(500);
+    if ((await drawn()) === before) throw new Error(`${spec.name}: the drag changed nothing on ${spec.box}`);
+    const long = await page.evaluate(() => window.__lt.long);
+    const tasks = long.filter((l) => l.at >= t0).map((l) => l.ms);
+    return { longest: Math.max(0, ...tasks), over50: tasks.filter((ms) => ms >= 50).length };
+  } finally {
+    await page.close();
+  }
+}
+
+/** The drag section: `loads` drags on each DRAGS page, printed through log. */
+export async function runDrags({ context, base, loads, log }) {
+  log(`\n# Drags: a press and 61 moves 16 ms apart across the widget, ${loads} loads per page (fresh tab); longest:`);
+  log('# the longest main-thread task from the press to 500 ms after release, median (max); >= 50 ms: per drag.');
+  log('page              longest ms    >= 50 ms');
+  for (const spec of DRAGS) {
+    const r = [];
+    for (let i = 0; i < loads; i++) r.push(await dragTasksOf(context, base, spec));
+    const l = r.map((x) => x.longest);
+    const o = r.map((x) => x.over50);
+    const longest = `${fix(med(l))} (${fix(Math.max(...l))})`;
+    log(`${spec.name.padEnd(16)}${pad(longest, 12)}${pad(`${fix(med(o))} (${Math.max(...o)})`, 12)}`);
+  }
+}
+
 /**
  * A server on root's pages and a browser for `body({ b, server })`, after a title line naming the checkout, the
  * browser and the time (`# ffn-lab pages, <what> (<rev>), headless Chrome/N, <time>Z`); both closed after.
@@ -645,6 +698,7 @@ export async function runPagesSummary({ quick = false, log = console.log, root =
   const solution = exercises.find((e) => e.id === 'gelu').solution;
   const rows = await withBrowser({ root, what: 'summary', quick, log }, async ({ b, server }) => {
     await runLongTasks({ context: b.context, base: server.url, loads: quick ? 2 : 3, log, cpu: true });
+    await runDrags({ context: b.context, base: server.url, loads: quick ? 2 : 3, log });
     const out = [];
     for (const spec of PAGES.filter((p) => p.exercise)) {
       const runs = [];
