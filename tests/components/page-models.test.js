@@ -260,23 +260,6 @@ test('activations: minima and GELU approximation errors found with the kernels',
   assert.throws(() => am.readout(ffn, NaN), /readout: x must be a finite number/);
 });
 
-test('activations: errorPeaks is the first largest of geluErrors on the same grid (one pass, no error arrays)', () => {
-  // geluErrors' float32 error arrays, scanned here for their first maximum
-  const first = (a) => a.reduce((j, v, i) => (v > a[j] ? i : j), 0);
-  for (const [lo, hi, n] of [
-    [-6, 6, 12001],
-    [-3, 5, 777],
-    [0.5, 0.5 + 1e-3, 3],
-  ]) {
-    const xs = am.grid(lo, hi, n);
-    const e = am.geluErrors(ffn, xs);
-    const p = am.errorPeaks(ffn, lo, hi, n);
-    const jt = first(e.tanh),
-      js = first(e.sigmoid);
-    assert.deepEqual(p, { tanh: { x: xs[jt], err: e.tanh[jt] }, sigmoid: { x: xs[js], err: e.sigmoid[js] } });
-  }
-});
-
 test('parameters: the section figures for every preset', () => {
   const P = pm.PRESETS;
   const t = pm.computeBlock(ffn, P.transformer);

@@ -125,32 +125,20 @@ export function geluErrors(ffn, xs) {
   return geluErrorsOf(ffn.gelu(xs).data, ffn.geluTanh(xs).data, ffn.geluSigmoid(xs).data);
 }
 
-/**
- * Largest approximation error of each GELU variant on [-lo, hi], with where it occurs (the first, if it occurs more
- * than once): geluErrors' float32 errors and argmax, in one pass (no error arrays: a page's first plot runs it cold).
- */
+/** Index of the largest entry (the first, if it occurs more than once). */
+function argmax(a) {
+  let j = 0;
+  for (let i = 1; i < a.length; i++) if (a[i] > a[j]) j = i;
+  return j;
+}
+
+/** Largest approximation error of each GELU variant on [-lo, hi], with where it occurs. */
 export function errorPeaks(ffn, lo = -6, hi = 6, n = 12001) {
   const xs = grid(lo, hi, n);
-  const exact = ffn.gelu(xs).data,
-    t = ffn.geluTanh(xs).data,
-    s = ffn.geluSigmoid(xs).data;
-  let jt = 0,
-    js = 0,
-    et = -1,
-    es = -1;
-  for (let i = 0; i < xs.length; i++) {
-    const a = Math.fround(Math.abs(t[i] - exact[i])),
-      b = Math.fround(Math.abs(s[i] - exact[i]));
-    if (a > et) {
-      et = a;
-      jt = i;
-    }
-    if (b > es) {
-      es = b;
-      js = i;
-    }
-  }
-  return { tanh: { x: xs[jt], err: et }, sigmoid: { x: xs[js], err: es } };
+  const e = geluErrors(ffn, xs);
+  const jt = argmax(e.tanh),
+    js = argmax(e.sigmoid);
+  return { tanh: { x: xs[jt], err: e.tanh[jt] }, sigmoid: { x: xs[js], err: e.sigmoid[js] } };
 }
 
 /**
