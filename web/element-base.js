@@ -397,6 +397,19 @@ export class FfnElement extends (globalThis.HTMLElement ?? class {}) {
   }
 }
 
+/**
+ * Steps (functions) as a chain for a first drawing (FfnElement._readySteps): the function returned runs the first
+ * step and returns the next, each in a task of its own, while alive() holds; undefined when there is no step.
+ */
+export function chainSteps(steps, alive = () => true) {
+  const at = (i) => () => {
+    if (!alive()) return undefined;
+    steps[i]();
+    return i + 1 < steps.length ? at(i + 1) : undefined;
+  };
+  return steps.length ? at(0) : undefined;
+}
+
 /** Register a custom element once: safe to call again; false (and nothing done) where there are none, as in Node. */
 export function define(name, cls) {
   const registry = globalThis.customElements;

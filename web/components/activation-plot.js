@@ -3,7 +3,7 @@
 // the wasm bytes inlined: nothing for a bundler or server to place; only what the plot uses, so that a bundler
 // leaves the rest of the API (the trainer) out of a page that only plots
 import { ready, relu, relu2, gelu, geluTanh, geluSigmoid, silu, activationGrad } from '../index.js';
-import { FfnElement, define, htmlEl as h, svgEl, parsedBy } from '../element-base.js';
+import { FfnElement, define, htmlEl as h, svgEl, parsedBy, chainSteps } from '../element-base.js';
 import { componentCss, rafThrottle, trailingThrottle, fmt, setProblem } from './styles.js';
 import {
   CURVES,
@@ -449,12 +449,7 @@ export class FfnActivationPlot extends FfnElement {
         },
       ];
     });
-    const run = (i) => {
-      if (this._box?.querySelector('svg.plot') !== svg) return undefined;
-      steps[i]();
-      return i + 1 < steps.length ? () => run(i + 1) : undefined;
-    };
-    return steps.length ? run(0) : undefined;
+    return chainSteps(steps, () => this._box?.querySelector('svg.plot') === svg)?.();
   }
 
   /** The three panels' frames, titles, grid lines and ticks. */

@@ -2,7 +2,7 @@
 // the state and its attributes; memory-view.js draws, memory-controls.js turns input into state, memory-model.js
 // does the math.
 import * as ffn from '../index.js'; // the wasm bytes inlined: nothing for a bundler or server to place
-import { FfnElement, define, parsedBy } from '../element-base.js';
+import { FfnElement, define, parsedBy, chainSteps } from '../element-base.js';
 import { componentCss, rafThrottle, trailingThrottle, fmt, setProblem } from './styles.js';
 import {
   DEFAULT_FACTS,
@@ -364,17 +364,8 @@ export class FfnMemoryWidget extends FfnElement {
       return;
     }
     this._view.build(this._mem, { planes: !planesLater });
-    if (planesLater) return this._stepsFrom([...this._view.layoutSteps(), () => this._finishBuild()]);
+    if (planesLater) return chainSteps([...this._view.layoutSteps(), () => this._finishBuild()]);
     this._finishBuild();
-  }
-
-  /** The first drawing's steps, each in a task of its own (see FfnElement._readySteps). */
-  _stepsFrom(steps) {
-    const [step, ...rest] = steps;
-    return () => {
-      step();
-      return rest.length ? this._stepsFrom(rest) : undefined;
-    };
   }
 
   /** After the DOM is built and the planes are drawn: the controls wired, the state drawn. */
