@@ -20,7 +20,7 @@ function measurer(svg) {
     probe.textContent = text || 'M';
     return probe;
   };
-  const read = (probe, text, font, bold) => {
+  const read = (probe, { text, font, bold }) => {
     let b = null;
     try {
       b = probe.getBBox(); // the first read lays the svg out, the others find it laid out
@@ -31,23 +31,18 @@ function measurer(svg) {
     const est = { w: chars * font * (bold ? 0.66 : 0.6), top: -0.92 * font, h: 1.2 * font };
     const out = b && b.height > 0 ? { w: text ? b.width : 0, top: b.y, h: b.height } : est;
     cache.set(keyOf(text, font, bold), out);
-    return out;
   };
   const prefetch = (list) => {
     const todo = new Map();
     for (const { text, font, bold } of list)
       if (!cache.has(keyOf(text, font, bold))) todo.set(keyOf(text, font, bold), { text, font, bold });
     const probes = [...todo.values()].map((m) => [probeFor(m.text, m.font, m.bold), m]);
-    for (const [probe, m] of probes) read(probe, m.text, m.font, m.bold);
+    for (const [probe, m] of probes) read(probe, m);
     for (const [probe] of probes) probe.remove();
   };
   const size = (text, font, bold) => {
-    const key = keyOf(text, font, bold);
-    if (cache.has(key)) return cache.get(key);
-    const probe = probeFor(text, font, bold);
-    const out = read(probe, text, font, bold);
-    probe.remove();
-    return out;
+    prefetch([{ text, font, bold }]);
+    return cache.get(keyOf(text, font, bold));
   };
   return { size, prefetch };
 }

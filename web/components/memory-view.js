@@ -258,10 +258,11 @@ export class MemoryView {
    */
   layoutSteps() {
     if (!this.mem || !this.inSvg) return [];
+    const W = () => Math.max(200, Math.round(this.laidW || 300));
     return [
       () => (this.laidW = this.inFig.clientWidth),
-      () => (this.inPlane = drawInPlane(this.inSvg, this.mem, Math.max(200, Math.round(this.laidW || 300)))),
-      () => (this.outPlane = drawOutPlane(this.outSvg, this.mem, Math.max(200, Math.round(this.laidW || 300)))),
+      () => (this.inPlane = drawInPlane(this.inSvg, this.mem, W())),
+      () => (this.outPlane = drawOutPlane(this.outSvg, this.mem, W())),
     ];
   }
 
