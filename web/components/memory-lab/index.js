@@ -182,10 +182,11 @@ export class FfnMemoryLab extends FfnElement {
   _relocalize() {
     this._retranslate();
     this._problem(null, null);
-    if (this._parts && this._session)
-      this._build(); // (also between the first drawing's steps)
-    else this._relocalizeLoading();
-    if (this._parts && this._session) this._update();
+    // built (also between the first drawing's steps): built and drawn anew
+    if (this._parts && this._session) {
+      this._build();
+      this._update();
+    } else this._relocalizeLoading();
   }
 
   attributeChangedCallback(name) {
