@@ -144,9 +144,7 @@ export async function runLabBench({ quick = false, log = console.log, root = rep
   const b = await launchBrowser();
   let version = '';
   try {
-    const probe = await b.newPage();
-    version = await probe.evaluate(() => navigator.userAgent.match(/Chrome\/([\d.]+)/)?.[1] ?? '');
-    await probe.close();
+    version = await b.version();
     const load = loadavg().map((x) => x.toFixed(1));
     log(
       `# Memory lab in headless Chromium ${version}, ${cpus()[0]?.model?.trim()} x ${cpus().length}, load ` +

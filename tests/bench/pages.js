@@ -390,9 +390,7 @@ async function withBrowser({ root, what, quick = false, log }, body) {
   const server = await startServer({ root, port: 0 });
   const b = await launchBrowser();
   try {
-    const probe = await b.newPage();
-    const version = await probe.evaluate(() => navigator.userAgent.match(/Chrome\/[\d.]+/)?.[0]);
-    await probe.close();
+    const version = `Chrome/${await b.version()}`;
     const when = `${new Date().toISOString().slice(0, 16)}Z${quick ? ' (--quick)' : ''}`;
     log(`# ffn-lab pages, ${what} (${revOf(root)}), headless ${version}, ${when}`);
     return await body({ b, server });
@@ -567,9 +565,7 @@ export async function runPagesBench({
   }
   const width = Math.max(...[...rows.keys()].map((k) => k.length)) + 2;
   try {
-    const probe = await b.newPage();
-    const version = await probe.evaluate(() => navigator.userAgent.match(/Chrome\/[\d.]+/)?.[0]);
-    await probe.close();
+    const version = `Chrome/${await b.version()}`;
     const when = `${new Date().toISOString().slice(0, 16)}Z${quick ? ' (--quick)' : ''}`;
     for (let i = 0; i < loads; i++) {
       // interleaved: every page once per round, the order turned around every other round

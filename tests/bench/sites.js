@@ -55,12 +55,7 @@ export async function runSitesBench({ quick = false, log = console.log } = {}) {
   const { sites, dirs, close } = await startSites();
   const b = await launchBrowser();
   try {
-    const version = await (async () => {
-      const p = await b.newPage();
-      const v = await p.evaluate(() => navigator.userAgent.match(/Chrome\/[\d.]+/)?.[0]);
-      await p.close();
-      return v;
-    })();
+    const version = `Chrome/${await b.version()}`;
     const when = `${new Date().toISOString().slice(0, 16)}Z${quick ? ' (--quick)' : ''}`;
     log(`\n# ffn-lab course sites, headless ${version}, ${when}`);
     log('# bytes: transferred (headers + bodies, text gzipped) until all four elements fired ffn-ready;');

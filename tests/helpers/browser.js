@@ -27,8 +27,9 @@ export function browserSkipReason() {
 }
 
 /**
- * launchBrowser() -> { context, newPage(), close() }: a persistent context on a fresh temporary
- * user-data-dir, removed again by close().
+ * launchBrowser() -> { context, newPage(), version(), close() }: a persistent context on a fresh temporary
+ * user-data-dir, removed again by close(); version() resolves to Chromium's version ('156.0.0.0', from a page: a
+ * persistent context has no Browser to ask).
  */
 export async function launchBrowser({ args = [] } = {}) {
   const reason = browserSkipReason();
@@ -49,6 +50,14 @@ export async function launchBrowser({ args = [] } = {}) {
   return {
     context,
     newPage: () => context.newPage(),
+    async version() {
+      const page = await context.newPage();
+      try {
+        return await page.evaluate(() => navigator.userAgent.match(/Chrome\/([\d.]+)/)?.[1] ?? '');
+      } finally {
+        await page.close();
+      }
+    },
     async close() {
       try {
         await context.close();
