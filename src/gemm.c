@@ -20,6 +20,9 @@
 #ifndef KC
 #define KC 768 /* largest K block: a 4 x 768 A strip and a 768 x 8 panel block (36 KB) fit in L1 */
 #endif
+#ifndef KC_PB
+#define KC_PB 384 /* the same with A broadcast (FFN_GEMM_PREBROADCAST): a 4 x 4 x 384 strip, a 384 x 8 panel block */
+#endif
 
 /* Keeps clang from hoisting all the A broadcasts of a k step up front (V8 would spill them). */
 #if defined(__wasm_simd128__)
@@ -149,18 +152,23 @@ static int row_block(int M, int K) {
   return imin(mc, (M + MR - 1) / MR * MR);
 }
 
-/* K block: K split evenly into ceil(K/KC) blocks (no short last block). */
-static int k_block(int K) {
-  int nk = (K + KC - 1) / KC;
+/* K block: K split evenly into ceil(K/kmax) blocks (no short last block). */
+static int k_block(int K, int kmax) {
+  int nk = (K + kmax - 1) / kmax;
   return nk > 1 ? (K + nk - 1) / nk : K;
 }
 
-/* Floats of packed A a call needs: the K-blocked GEMM or the unblocked gated one, each A value four times
-   (FFN_GEMM_PREBROADCAST) whichever microkernel is selected, so the size never depends on the selection. */
+/* Floats of packed A a call needs: the K-blocked GEMM (either block size) or the unblocked gated one, each A
+   value four times (FFN_GEMM_PREBROADCAST) whichever microkernel is selected, so the size never depends on it. */
 static size_t a_floats(int M, int K) {
-  int kc = k_block(K);
-  size_t blocked = (size_t)row_block(M, kc) * kc, full = (size_t)row_block(M, K) * K;
-  return 4 * (blocked > full ? blocked : full) + (size_t)MR * NC;
+  static const int kmax[2] = {KC, KC_PB};
+  size_t most = (size_t)row_block(M, K) * K;
+  for (int i = 0; i < 2; i++) {
+    int kc = k_block(K, kmax[i]);
+    size_t blocked = (size_t)row_block(M, kc) * kc;
+    if (blocked > most) most = blocked;
+  }
+  return 4 * most + (size_t)MR * NC;
 }
 
 /* Scratch floats gemm_forward / gemm_gated_forward need for A (M,K). Negative sizes -> -1. */
@@ -172,12 +180,17 @@ FFN_API double gemm_work_size(int M, int K) {
 
 /* ---- microkernels ---------------------------------------------------------------------------- */
 
-/* Ap strip @ Bp (K,8) panel -> acc (4 rows x 2 f32x4), sums in order k = 0..K-1. The strip holds K rows
+/* Ap strip @ Bp (K,8) panel -> acc (4 rows x 2 f32x4), sums in order k = 0..K-1 from zero, or from acc
+   (resume: the sums of earlier K blocks). The strip holds K rows
    of lanes * 4 floats: row values (lanes 1), broadcast by load32_splat here, or each value already in all
    four lanes (lanes 4, FFN_GEMM_PREBROADCAST), loaded whole. Inlined into each microkernel with a constant
    lanes, so each loop has only its own loads. */
-static inline void ukr_body(const float *Ap, const float *Bp, int K, f32x4 acc[MR][2], int lanes) {
+static inline void ukr_body(const float *Ap, const float *Bp, int K, f32x4 acc[MR][2], int lanes, int resume) {
   f32x4 c00 = f32x4_splat(0.0f), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00, c31 = c00;
+  if (resume) {
+    c00 = acc[0][0], c01 = acc[0][1], c10 = acc[1][0], c11 = acc[1][1];
+    c20 = acc[2][0], c21 = acc[2][1], c30 = acc[3][0], c31 = acc[3][1];
+  }
 #define A_ROW(r) (lanes == 1 ? SPLAT_LOAD(Ap + (r)) : f32x4_load(Ap + 4 * (r)))
   for (int k = 0; k < K; k++, Ap += MR * lanes, Bp += NR) {
     f32x4 b0 = f32x4_load(Bp), b1 = f32x4_load(Bp + 4), a;
@@ -201,22 +214,23 @@ static inline void ukr_body(const float *Ap, const float *Bp, int K, f32x4 acc[M
 /* The microkernels are functions of their own, not inlined into the loop nests: SpiderMonkey's register
    allocation of the inlined loop ran the GEMM at 0.55 of its peak loop, the call at 1.0 (V8 and
    JavaScriptCore run both alike). FFN_GEMM_SPLAT: Ap (K,4), four v128.load32_splat per k. */
-static __attribute__((noinline)) void ukr_4x8(const float *Ap, const float *Bp, int K, f32x4 acc[MR][2]) {
-  ukr_body(Ap, Bp, K, acc, 1);
+static __attribute__((noinline)) void ukr_4x8(const float *Ap, const float *Bp, int K, f32x4 acc[MR][2], int resume) {
+  ukr_body(Ap, Bp, K, acc, 1, resume);
 }
 
 /* FFN_GEMM_PREBROADCAST: Ap (K,4,4), four v128.load per k. JavaScriptCore compiles a load32_splat at an
    address offset into a scalar load, a move and a shuffle; a v128.load keeps its offset. */
-static __attribute__((noinline)) void ukr_4x8_pb(const float *Ap, const float *Bp, int K, f32x4 acc[MR][2]) {
-  ukr_body(Ap, Bp, K, acc, 4);
+static __attribute__((noinline)) void ukr_4x8_pb(const float *Ap, const float *Bp, int K, f32x4 acc[MR][2],
+                                                 int resume) {
+  ukr_body(Ap, Bp, K, acc, 4, resume);
 }
 
 /* The selected microkernel on strip Ap (packed with lanes a_lanes(k)) and panel Bp. */
-static inline void ukr(int k, const float *Ap, const float *Bp, int K, f32x4 acc[MR][2]) {
+static inline void ukr(int k, const float *Ap, const float *Bp, int K, f32x4 acc[MR][2], int resume) {
   if (k == FFN_GEMM_PREBROADCAST)
-    ukr_4x8_pb(Ap, Bp, K, acc);
+    ukr_4x8_pb(Ap, Bp, K, acc, resume);
   else
-    ukr_4x8(Ap, Bp, K, acc);
+    ukr_4x8(Ap, Bp, K, acc, resume);
 }
 
 /* x (K) @ np consecutive panels of Bp (each K x 8) -> out (np*8). Four panels stream at once (four
@@ -290,6 +304,18 @@ static inline void ahead_keep(const ahead_t *a) { __asm__ volatile("" : : "r"(a-
 
 /* ---- epilogues ------------------------------------------------------------------------------- */
 
+/* The sums earlier K blocks left in rows x cols of C (ldc) -> acc, for the microkernel to resume. */
+static inline void resume_tile(f32x4 acc[MR][2], const float *C, int ldc, int rows, int cols) {
+  if (rows < MR || cols < NR) {
+    float t[MR * NR] = {0};
+    for (int r = 0; r < rows; r++) memcpy(t + r * NR, C + (size_t)r * ldc, (size_t)cols * sizeof(float));
+    for (int r = 0; r < MR; r++) acc[r][0] = f32x4_load(t + r * NR), acc[r][1] = f32x4_load(t + r * NR + 4);
+    return;
+  }
+  for (int r = 0; r < MR; r++)
+    acc[r][0] = f32x4_load(C + (size_t)r * ldc), acc[r][1] = f32x4_load(C + (size_t)r * ldc + 4);
+}
+
 /* Stores rows x cols of a 4x8 tile (plus bias) into C (ldc); full tiles go straight from registers. */
 static inline void store_tile(float *C, int ldc, f32x4 acc[MR][2], const float *bias, int rows, int cols,
                               int accumulate) {
@@ -351,9 +377,11 @@ static void gemm_run(float *C, const float *A, int transA, int lda, const float 
     }
     return;
   }
-  /* K in blocks of at most KC when K is large: a block of the A strip and of the B panel then stay in L1;
-     later blocks add into C, the bias goes with the first block, the activation after the last. */
-  int kc = k_block(K), uk = kernel, lanes = a_lanes(uk);
+  /* K in blocks when K is large: a block of the A strip and of the B panel then stay in L1. Later blocks resume
+     the sums C holds (in order k = 0..K-1, as the reference); the bias and the activation go with the last. When
+     accumulating, each block adds its own sums into C (the bias with the first), in blocks of KC for both
+     microkernels, so that both give the same bits. */
+  int uk = kernel, lanes = a_lanes(uk), kc = k_block(K, lanes == 4 && !accumulate ? KC_PB : KC);
   /* prebroadcast with a packed B (of the K block) that stays in L2: one strip at a time, packed into L1 and run
      across all of B (a block of strips, 4x the floats of A, would go out to L3 and come back once per group) */
   int mc = lanes == 4 && (size_t)panels(N) * NR * kc <= B_L2 ? MR : row_block(M, kc);
@@ -376,10 +404,13 @@ static void gemm_run(float *C, const float *A, int transA, int lda, const float 
           float *Crow = C + (size_t)(i0 + s) * N;
           for (int c0 = j0; c0 < j0 + nb; c0 += NR) {
             f32x4 acc[MR][2];
-            ukr(uk, Ap + (size_t)s * kb * lanes, Bp + (size_t)(c0 / NR) * K * NR + (size_t)k0 * NR, kb, acc);
+            int cols = imin(NR, N - c0);
+            int resume = !first && !accumulate;
+            if (resume) resume_tile(acc, Crow + c0, N, rows, cols);
+            ukr(uk, Ap + (size_t)s * kb * lanes, Bp + (size_t)(c0 / NR) * K * NR + (size_t)k0 * NR, kb, acc, resume);
             ahead_step(&ah);
-            store_tile(Crow + c0, N, acc, bias && first ? bias + c0 : NULL, rows, imin(NR, N - c0),
-                       accumulate || !first);
+            store_tile(Crow + c0, N, acc, bias && (accumulate ? first : last) ? bias + c0 : NULL, rows, cols,
+                       accumulate);
           }
           if (last && act != FFN_ACT_IDENTITY)
             for (int r = 0; r < rows; r++) act_forward(Crow + (size_t)r * N + j0, Crow + (size_t)r * N + j0, nb, act);
@@ -483,7 +514,7 @@ FFN_API int gemm_gated_forward(float *H, const float *A, const float *Bp, int M,
         float *Hrow = H + (size_t)(i0 + s) * N;
         for (int c = 0; c < nb; c += 4) {
           f32x4 acc[MR][2];
-          ukr(uk, Ap + (size_t)s * K * lanes, Bp + (size_t)((j0 + c) / 4) * K * NR, K, acc);
+          ukr(uk, Ap + (size_t)s * K * lanes, Bp + (size_t)((j0 + c) / 4) * K * NR, K, acc, 0);
           ahead_step(&ah);
           float t[MR * NR];
           for (int r = 0; r < MR; r++) f32x4_store(t + r * NR, acc[r][0]), f32x4_store(t + r * NR + 4, acc[r][1]);
