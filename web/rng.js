@@ -3,13 +3,7 @@
 /** mulberry32: a small, fast, seedable PRNG. Returns helpers for floats in [0, 1), normals and float32 tensors. */
 export function makeRng(seed) {
   let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = () => mix((a = (a + 0x6d2b79f5) >>> 0));
   const normal = () => {
     const u = Math.max(next(), 1e-12);
     return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * next());
@@ -32,6 +26,14 @@ export function makeRng(seed) {
       }
       return out;
     },
+    /** dst (an array) filled with U(lo, hi) values: the values of dst.length uniform(lo, hi) calls, in one loop. */
+    fill: (dst, lo, hi) => {
+      const w = hi - lo;
+      let s = a;
+      for (let i = 0; i < dst.length; i++) dst[i] = lo + w * mix((s = (s + 0x6d2b79f5) >>> 0));
+      a = s;
+      return dst;
+    },
     /** A float32 tensor with N(0, scale^2) entries. */
     randn: (shape, scale = 1) => {
       const data = new Float32Array(count(shape));
@@ -45,6 +47,13 @@ export function makeRng(seed) {
       return { data, shape: shape.slice() };
     },
   };
+}
+
+/** mulberry32's output for the state t: a float in [0, 1). */
+function mix(t) {
+  t = Math.imul(t ^ (t >>> 15), t | 1);
+  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
 }
 
 /** FNV-1a of the exercise id, salted with the seed: each exercise gets its own stream for a given seed. */

@@ -168,20 +168,13 @@ function layoutOf(ex, { N, d, dff, nS, nR, nO }) {
 
 /** A unit vector of n floats per row, rows x n, from rng (uniform entries, then scaled to norm 1). */
 function unitRows(rng, dst, rows, n) {
-  for (let i = 0; i < rows; i++) {
-    const row = dst.subarray(i * n, i * n + n);
+  rng.fill(dst.subarray(0, rows * n), -1, 1);
+  for (let i = 0; i < rows * n; i += n) {
     let ss = 0;
-    for (let j = 0; j < n; j++) {
-      row[j] = rng.uniform(-1, 1);
-      ss += row[j] * row[j];
-    }
+    for (let j = i; j < i + n; j++) ss += dst[j] * dst[j];
     const inv = 1 / Math.sqrt(ss);
-    for (let j = 0; j < n; j++) row[j] *= inv;
+    for (let j = i; j < i + n; j++) dst[j] *= inv;
   }
-}
-
-function uniformFill(rng, dst, bound) {
-  for (let i = 0; i < dst.length; i++) dst[i] = rng.uniform(-bound, bound);
 }
 
 /**
@@ -220,9 +213,9 @@ function initialize(ex, spec, f32, ptr, seed) {
   unitRows(rng, f32('Er'), nR, d);
   unitRows(rng, f32('U'), nO, d);
   const P = f32('P');
-  uniformFill(rng, P.subarray(0, d * dff), 1 / Math.sqrt(d));
+  rng.fill(P.subarray(0, d * dff), -1 / Math.sqrt(d), 1 / Math.sqrt(d));
   P.subarray(d * dff, d * dff + dff).fill(0);
-  uniformFill(rng, P.subarray(d * dff + dff), 1 / Math.sqrt(dff));
+  rng.fill(P.subarray(d * dff + dff), -1 / Math.sqrt(dff), 1 / Math.sqrt(dff));
   for (const k of ['G', 'M', 'V']) f32(k).fill(0);
   const X = f32('X');
   const Es = f32('Es');

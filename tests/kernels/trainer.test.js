@@ -106,6 +106,34 @@ test('one seed gives the same loss curve bit for bit; another seed another curve
   assert.equal(curve(9, batch), curve(9, batch));
 });
 
+test("the start is the seed's mulberry32 draws as documented: unit rows, W1 and W2 in +-1/sqrt(fan_in), b1 0", () => {
+  for (const seed of [1, 77]) {
+    const m = ffn.createMemoryModel(small({ seed }));
+    try {
+      const next = rng(seed);
+      const { d, dff } = small();
+      const f32 = (n, f) => Float32Array.from({ length: n }, f);
+      const unit = (rows) => {
+        const x = f32(rows * d, () => -1 + 2 * next());
+        for (let i = 0; i < rows * d; i += d) {
+          let ss = 0;
+          for (let j = i; j < i + d; j++) ss += x[j] * x[j];
+          for (let j = i; j < i + d; j++) x[j] *= 1 / Math.sqrt(ss);
+        }
+        return x;
+      };
+      const want = { E_subject: unit(13), E_relation: unit(3), U: unit(9) };
+      want.W1 = f32(d * dff, () => -1 / Math.sqrt(d) + (2 / Math.sqrt(d)) * next());
+      want.b1 = new Float32Array(dff);
+      want.W2 = f32(dff * d, () => -1 / Math.sqrt(dff) + (2 / Math.sqrt(dff)) * next());
+      const got = m.copyWeights();
+      for (const [k, w] of Object.entries(want)) assert.deepEqual(got[k], w, `seed ${seed}: ${k}`);
+    } finally {
+      m.dispose();
+    }
+  }
+});
+
 test('reset(seed) gives the curve of a fresh model; snapshot/restore is bit-exact', () => {
   const a = ffn.createMemoryModel(small({ seed: 4 }));
   const b = ffn.createMemoryModel(small({ seed: 2 }));
