@@ -3,8 +3,11 @@
 /*
  * Build and run: tests/fuzz/run.sh [seconds]. One input = a sequence of calls; each call picks a
  * family (matmul, activations, classic FFN, gated FFN, SwiGLU backward, memories, counts, packed
- * GEMM, gated packed GEMM, resident-layer FFNs, gemm_ex) and runs every entry point of that family
- * on the same drawn sizes and data (the *_size functions size the packed and work buffers exactly):
+ * GEMM, gated packed GEMM, resident-layer FFNs, gemm_ex and gemm_ex_w; the training kernels: ffn_backward
+ * and ffn_backward_saved, gated_ffn_backward, softmax_ce_backward, adamw_step / sgd_step / rank_one_update,
+ * spd_factor and spd_solve, the memory lab's memory_work_size / memory_forward / memory_evaluate /
+ * memory_train_step) and runs every entry point of that family, and its _ref twin, on the same drawn
+ * sizes and data (the *_size functions size the packed and work buffers exactly):
  *   - sizes: mostly 0..9, then 10..69, SIMD tile edges, negative sizes (the kernel must return
  *     FFN_EINVAL and touch nothing), and huge sizes; a request whose buffers or work exceed the
  *     harness cap is refused here, as the JS layer refuses what does not fit in wasm memory
@@ -19,7 +22,14 @@
  * activations equal out-of-place ones; float64 references with a rigorous rounding-error bound
  * (gamma_K * sum|terms| propagated through each stage); NaN in -> NaN out; finite in -> no NaN
  * from the activations; top-k indices distinct, in range and ordered (ties by lower index); the
- * counts against their formulas; ffn_heap_in_use() unchanged by every call.
+ * counts against their formulas; ffn_heap_in_use() unchanged by every call. The training kernels: the
+ * backwards against float64 gradients with the same propagated bounds; softmax_ce_backward against a float64
+ * loss and dlogits (NaN rows NaN, in place = out of place); adamw_step, sgd_step and rank_one_update bit for
+ * bit against their _ref twins and the documented float formula; spd_factor FFN_OK with A = L L^T on SPD
+ * input and FFN_ENOTPD on a diagonal entry <= 0, NaN or +inf, spd_solve by its residual; the memory lab's
+ * forward against float64, memory_evaluate and memory_train_step bit for bit against the public kernels
+ * their contracts compose (a non-finite loss leaves P, M, Vm alone). A family byte's low 5 bits pick the
+ * family (0..10 as in inputs made before the training families were added).
  */
 #include <float.h>
 #include <limits.h>
@@ -635,11 +645,68 @@ static void do_gated(In *in) {
   free(Y1); free(Y2); free(work);
 }
 
-/* --------------------------------------------------------- SwiGLU backward */
+/* ------------------------------------------------ SwiGLU and gated FFN backwards */
 
-/* float64 gradients of Y = (silu(X Wg) * (X Wu)) Wd with error bounds, given dY */
-static void swiglu_bw_tv(TV *dX, TV *dWg, TV *dWu, TV *dWd, const float *dY, const float *X, const float *Wg,
-                         const float *Wu, const float *Wd, long N, long d, long dff) {
+static void other_kernel(void); /* in the packed-GEMM section */
+
+static int any_nan(const float *p, long n) {
+  for (long i = 0; i < n; i++)
+    if (isnan(p[i])) return 1;
+  return 0;
+}
+
+/* n buffers of nf floats drawn from the input, and their copies: a refused call must leave every one unchanged */
+static void canaries_n(In *in, float **b, float **c, int n, long nf) {
+  for (int i = 0; i < n; i++) b[i] = fill(in, nf), c[i] = copyf(b[i], nf);
+}
+static void expect_refused_n(const char *fn, int st, float **b, float **c, int n, long nf) {
+  char msg[160];
+  snprintf(msg, sizeof msg, "%s: invalid call not refused", fn);
+  if (st != FFN_EINVAL) failmsg(msg);
+  snprintf(msg, sizeof msg, "%s: a buffer written (or an input modified) by a refused call", fn);
+  for (int i = 0; i < n; i++) untouched(msg, b[i], nf, c[i]);
+  free_bufs(b, n), free_bufs(c, n);
+}
+
+/* bound on |phi''| near x (radius r), for propagating an input error through phi'; infinite where phi' jumps */
+static double lip2(double x, double r, int a) {
+  switch (a) {
+    case FFN_ACT_IDENTITY:
+      return 0;
+    case FFN_ACT_RELU:
+      return fabs(x) > r ? 0 : INFINITY;
+    case FFN_ACT_RELU2:
+      return 2;
+    case FFN_ACT_SIGMOID:
+      return 0.1;
+    case FFN_ACT_SILU:
+      return 0.5;
+    default:
+      return 1; /* gelu 0.80, gelu_tanh 0.80, gelu_sigmoid 0.86 */
+  }
+}
+
+/* phi'(x) with a bound: the propagated input error plus what check_grad_value allows the float32 derivative;
+   none owed where x itself is not finite (the kernel's x may then be inf where the reference's is NaN or back) */
+static TV grad_tv(TV x, int a) {
+  TV s = {grad64(x.v, a), 0};
+  double l = lip2(x.v, x.e, a);
+  s.e = (l ? l * x.e : 0) + 1e-4 * fabs(s.v) + 1e-6;
+  if (isinf((float)s.v) || !isfinite(x.v) || !isfinite(x.e)) s.e = INFINITY; /* x's float value may be NaN */
+  return s;
+}
+
+/* product of two bounded values, plus one float32 rounding */
+static TV mul_tv(TV a, TV b) {
+  TV p = {a.v * b.v, 0};
+  p.e = ovf(p.v, 0, fabs(a.v) * b.e + fabs(b.v) * a.e + a.e * b.e + U * fabs(p.v), 1);
+  if (isinf(a.e) || isinf(b.e)) p.e = INFINITY;
+  return p;
+}
+
+/* float64 gradients of Y = (act(X Wg) * (X Wu)) Wd with error bounds, given dY */
+static void gated_bw_tv(TV *dX, TV *dWg, TV *dWu, TV *dWd, const float *dY, const float *X, const float *Wg,
+                        const float *Wu, const float *Wd, long N, long d, long dff, int a) {
   long Nh = N * dff;
   TV *G = tv_alloc(Nh), *Uu = tv_alloc(Nh), *dH = tv_alloc(Nh);
   mm_tv(G, X, NULL, Wg, NULL, N, d, dff);
@@ -653,10 +720,7 @@ static void swiglu_bw_tv(TV *dX, TV *dWg, TV *dWu, TV *dWd, const float *dY, con
   double *He = calloc((size_t)(Nh ? Nh : 1), 8), *dGe = calloc((size_t)(Nh ? Nh : 1), 8),
          *dUe = calloc((size_t)(Nh ? Nh : 1), 8);
   for (long i = 0; i < Nh; i++) {
-    TV A = act_tv(G[i], FFN_ACT_SILU);
-    TV S; /* silu'(G): |silu''| <= 0.5 */
-    S.v = grad64(G[i].v, FFN_ACT_SILU);
-    S.e = 0.5 * G[i].e + 1e-4 * fabs(S.v) + 1e-6;
+    TV A = act_tv(G[i], a), S = grad_tv(G[i], a);
     TV H = {A.v * Uu[i].v, fabs(A.v) * Uu[i].e + fabs(Uu[i].v) * A.e + A.e * Uu[i].e + U * fabs(A.v * Uu[i].v)};
     TV dU = {dH[i].v * A.v, fabs(dH[i].v) * A.e + fabs(A.v) * dH[i].e + A.e * dH[i].e + U * fabs(dH[i].v * A.v)};
     TV dA = {dH[i].v * Uu[i].v,
@@ -701,76 +765,91 @@ static void swiglu_bw_tv(TV *dX, TV *dWg, TV *dWu, TV *dWd, const float *dY, con
   free(XT); free(HT); free(WgT); free(WuT); free(HTe); free(a1); free(a2);
 }
 
-static void do_swiglu_bw(In *in) {
-  int N = draw_size(in), d = draw_size(in), dff = draw_size(in);
-  snprintf(ctx, sizeof ctx, "swiglu_backward N=%d d=%d dff=%d", N, d, dff);
-  typedef int (*bfn)(float *, float *, float *, float *, const float *, const float *, const float *,
-                     const float *, const float *, int, int, int, float *);
-  bfn fns[2] = {swiglu_backward, swiglu_backward_ref};
-  const char *names[2] = {"swiglu_backward", "swiglu_backward_ref"};
-  if (N < 0 || d < 0 || dff < 0) {
-    float *b[11];
-    canaries(in, b, 10); /* b[10]: the original dX */
-    float *o3 = copyf(b[3], CANARY);
-    for (int f = 0; f < 2; f++) {
-      expect_refused(names[f], fns[f](b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], N, d, dff, b[9]), b[0],
-                     b[10]);
-      untouched("swiglu_backward: dWd written for a refused call", b[3], CANARY, o3);
+typedef int (*gbfn)(float *, float *, float *, float *, const float *, const float *, const float *, const float *,
+                    const float *, int, int, int, int, float *);
+static int swiglu_k(float *dX, float *dWg, float *dWu, float *dWd, const float *dY, const float *X, const float *Wg,
+                    const float *Wu, const float *Wd, int N, int d, int dff, int act, float *work) {
+  (void)act;
+  return swiglu_backward(dX, dWg, dWu, dWd, dY, X, Wg, Wu, Wd, N, d, dff, work);
+}
+static int swiglu_r(float *dX, float *dWg, float *dWu, float *dWd, const float *dY, const float *X, const float *Wg,
+                    const float *Wu, const float *Wd, int N, int d, int dff, int act, float *work) {
+  (void)act;
+  return swiglu_backward_ref(dX, dWg, dWu, dWd, dY, X, Wg, Wu, Wd, N, d, dff, work);
+}
+
+/* a negative size or an unknown act: FFN_EINVAL from both, every buffer unchanged */
+static void gated_bw_refused(In *in, gbfn *fns, const char **names, int N, int d, int dff, int a) {
+  long nf = CANARY;
+  if (N >= 0 && d >= 0 && dff >= 0) { /* unknown act: real buffers large enough for every operand */
+    double n = N, dd = d, h = dff, big = fmax(fmax(n * dd, dd * h), 3 * n * h);
+    if (refused(big, 0) || skip_empty_huge(n, dd, h)) return;
+    nf = (long)fmax(big, CANARY);
+  }
+  float *b[10], *c[10];
+  canaries_n(in, b, c, 10, nf);
+  for (int f = 0; f < 2; f++) {
+    int st = fns[f](b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], N, d, dff, a, b[9]);
+    if (st != FFN_EINVAL) failmsg("gated backward: invalid call not refused");
+  }
+  expect_refused_n(names[0], FFN_EINVAL, b, c, 10, nf);
+}
+
+/* each of the kernel and its _ref twin run twice (garbage 0 and 1 in outputs and work; the kernel's second run on the
+   other microkernel), checked against the float64 gradients */
+static void gated_bw_run(float **ins, const long *insz, gbfn *fns, const char **names, int N, int d, int dff, int a,
+                         int strict) {
+  long Nh = (long)N * dff, outsz[4] = {insz[0], insz[2], insz[2], insz[2]};
+  float *o1[4], *o2[4], *work = fbuf(3 * Nh);
+  TV *R[4];
+  for (int i = 0; i < 4; i++) o1[i] = fbuf(outsz[i]), o2[i] = fbuf(outsz[i]), R[i] = tv_alloc(outsz[i]);
+  gated_bw_tv(R[0], R[1], R[2], R[3], ins[0], ins[1], ins[2], ins[3], ins[4], N, d, dff, a);
+  static const char *onames[4] = {"dX", "dWg", "dWu", "dWd"};
+  for (int f = 0; f < 2; f++) {
+    for (int r = 0; r < 2; r++) {
+      float **o = r ? o2 : o1;
+      for (int i = 0; i < 4; i++) set_pattern(o[i], outsz[i], r);
+      set_pattern(work, 3 * Nh, r);
+      if (f == 0 && r == 1) other_kernel();
+      if (fns[f](o[0], o[1], o[2], o[3], ins[0], ins[1], ins[2], ins[3], ins[4], N, d, dff, a, work) != FFN_OK)
+        failmsg("gated backward: valid call not FFN_OK");
     }
-    free_bufs(b, 11);
-    free(o3);
+    for (int i = 0; i < 4; i++) {
+      char what[96];
+      snprintf(what, sizeof what, "%s %s: depends on prior contents of outputs or work, or on the microkernel",
+               names[f], onames[i]);
+      same_floats(what, o1[i], o2[i], outsz[i] * 4);
+      snprintf(what, sizeof what, "%s %s", names[f], onames[i]);
+      for (long j = 0; j < outsz[i]; j++) check_tv(what, j, o1[i][j], R[i][j], strict);
+    }
+  }
+  for (int i = 0; i < 4; i++) free(o1[i]), free(o2[i]), free(R[i]);
+  free(work);
+}
+
+/* swiglu_backward (gated = 0) or gated_ffn_backward with a drawn act (1), and their _ref twins */
+static void do_gated_bw(In *in, int gated) {
+  int N = draw_size(in), d = draw_size(in), dff = draw_size(in), a = gated ? draw_act(in) : FFN_ACT_SILU;
+  snprintf(ctx, sizeof ctx, "%s N=%d d=%d dff=%d act=%d", gated ? "gated_ffn_backward" : "swiglu_backward", N, d, dff,
+           a);
+  gbfn fns[2] = {gated ? gated_ffn_backward : swiglu_k, gated ? gated_ffn_backward_ref : swiglu_r};
+  const char *names[2] = {gated ? "gated_ffn_backward" : "swiglu_backward",
+                          gated ? "gated_ffn_backward_ref" : "swiglu_backward_ref"};
+  if (N < 0 || d < 0 || dff < 0 || invalid_act(a)) {
+    gated_bw_refused(in, fns, names, N, d, dff, a);
     return;
   }
   double n = N, dd = d, h = dff;
   if (refused(fmax(fmax(n * dd, dd * h), 3 * n * h), 8 * n * dd * h) || skip_empty_huge(n, dd, h)) return;
-  long Nd = (long)N * d, dh = (long)d * dff, Nh = (long)N * dff;
-  float *dY = fill(in, Nd), *X = fill(in, Nd), *Wg = fill(in, dh), *Wu = fill(in, dh), *Wd = fill(in, dh);
-  float *ins[5] = {dY, X, Wg, Wu, Wd};
+  long Nd = (long)N * d, dh = (long)d * dff;
   long insz[5] = {Nd, Nd, dh, dh, dh};
-  float *ins0[5];
-  for (int i = 0; i < 5; i++) ins0[i] = copyf(ins[i], insz[i]);
-  long outsz[4] = {Nd, dh, dh, dh};
-  float *o1[4], *o2[4];
-  for (int i = 0; i < 4; i++) {
-    o1[i] = fbuf(outsz[i]);
-    o2[i] = fbuf(outsz[i]);
-  }
-  float *work = fbuf(3 * Nh);
-  TV *R[4];
-  for (int i = 0; i < 4; i++) R[i] = tv_alloc(outsz[i]);
-  swiglu_bw_tv(R[0], R[1], R[2], R[3], dY, X, Wg, Wu, Wd, N, d, dff);
-  int strict = 1;
+  float *ins[5], *ins0[5];
+  for (int i = 0; i < 5; i++) ins[i] = fill(in, insz[i]), ins0[i] = copyf(ins[i], insz[i]);
+  int strict = !gated || (!any_nan(ins[1], Nd) && !any_nan(ins[2], dh)); /* act'(NaN) is unspecified */
   for (int i = 0; i < 5; i++) strict &= !any_inf(ins[i], insz[i]);
-  static const char *onames[4] = {"dX", "dWg", "dWu", "dWd"};
-  for (int f = 0; f < 2; f++) {
-    for (int i = 0; i < 4; i++) {
-      set_pattern(o1[i], outsz[i], 0);
-      set_pattern(o2[i], outsz[i], 1);
-    }
-    set_pattern(work, 3 * Nh, 0);
-    if (fns[f](o1[0], o1[1], o1[2], o1[3], dY, X, Wg, Wu, Wd, N, d, dff, work) != FFN_OK)
-      failmsg("swiglu_backward: valid call not FFN_OK");
-    set_pattern(work, 3 * Nh, 1);
-    if (fns[f](o2[0], o2[1], o2[2], o2[3], dY, X, Wg, Wu, Wd, N, d, dff, work) != FFN_OK)
-      failmsg("swiglu_backward: valid call not FFN_OK");
-    for (int i = 0; i < 4; i++) {
-      same_floats("swiglu_backward: result depends on prior contents of outputs or work", o1[i], o2[i], outsz[i] * 4);
-      char what[64];
-      snprintf(what, sizeof what, "%s %s", names[f], onames[i]);
-      for (long j = 0; j < outsz[i]; j++) check_tv(what, j, o1[i][j], R[i][j], strict);
-    }
-    for (int i = 0; i < 5; i++) untouched("swiglu_backward: an input was modified", ins[i], insz[i], ins0[i]);
-  }
-  for (int i = 0; i < 5; i++) {
-    free(ins[i]);
-    free(ins0[i]);
-  }
-  for (int i = 0; i < 4; i++) {
-    free(o1[i]);
-    free(o2[i]);
-    free(R[i]);
-  }
-  free(work);
+  gated_bw_run(ins, insz, fns, names, N, d, dff, a, strict);
+  for (int i = 0; i < 5; i++) untouched("gated backward: an input was modified", ins[i], insz[i], ins0[i]);
+  for (int i = 0; i < 5; i++) free(ins[i]), free(ins0[i]);
 }
 
 /* ---------------------------------------------------------------- memories */
@@ -1145,17 +1224,41 @@ static void do_packed(In *in) {
   free(X0); free(P1); free(P2); free(Y1); free(Y2); free(work);
 }
 
-/* gemm_ex: op(A) @ op(B) (+ C when accumulating), transposes read in place */
+/* gemm_ex_w on exactly gemm_ex_work_size floats of scratch, twice (garbage 0 and 1 in C and work, the second run on
+   the other microkernel): the bits of gemm_ex (C1) */
+static void gemm_ex_w_check(const float *C1, const float *Cin, const float *A, int tA, const float *B, int tB, int M,
+                            int K, int N, int acc) {
+  double m = M, k = K, n = N;
+  long nw = size_of(gemm_ex_work_size(M, K, N), "gemm_ex_work_size", 0,
+                    8.0 * (k + 8) * (n + 8) + 64.0 * (m + 8) * (k + 8) + 8192);
+  long MN = (long)M * N;
+  float *C = fbuf(MN), *work = fbuf(nw);
+  for (int r = 0; r < 2; r++) {
+    if (acc)
+      memcpy(C, Cin, (size_t)MN * 4);
+    else
+      set_pattern(C, MN, r);
+    set_pattern(work, nw, r);
+    other_kernel();
+    if (gemm_ex_w(C, A, tA, B, tB, M, K, N, acc, work) != FFN_OK) failmsg("gemm_ex_w: valid call not FFN_OK");
+    same_floats("gemm_ex_w: differs from gemm_ex, or depends on prior contents of C or work", C, C1, MN * 4);
+  }
+  free(C), free(work);
+}
+
+/* gemm_ex: op(A) @ op(B) (+ C when accumulating), transposes read in place; then gemm_ex_w */
 static void do_gemm_ex(In *in) {
   int M = draw_size(in), K = draw_size(in), N = draw_size(in);
   uint8_t flags = u8(in);
   int tA = flags & 1, tB = (flags >> 1) & 1, acc = (flags >> 2) & 1;
   snprintf(ctx, sizeof ctx, "gemm_ex M=%d K=%d N=%d transA=%d transB=%d accumulate=%d", M, K, N, tA, tB, acc);
   if (M < 0 || K < 0 || N < 0) {
-    float *b[4];
-    canaries(in, b, 3);
-    expect_refused("gemm_ex", gemm_ex(b[0], b[1], tA, b[2], tB, M, K, N, acc), b[0], b[3]);
-    free_bufs(b, 4);
+    float *b[5];
+    canaries(in, b, 4); /* b[3]: gemm_ex_w's work */
+    expect_refused("gemm_ex", gemm_ex(b[0], b[1], tA, b[2], tB, M, K, N, acc), b[0], b[4]);
+    if (bad_size_result(gemm_ex_work_size(M, K, N))) failmsg("gemm_ex_work_size: negative size not -1");
+    expect_refused("gemm_ex_w", gemm_ex_w(b[0], b[1], tA, b[2], tB, M, K, N, acc, b[3]), b[0], b[4]);
+    free_bufs(b, 5);
     return;
   }
   double m = M, k = K, n = N;
@@ -1189,9 +1292,772 @@ static void do_gemm_ex(In *in) {
   same_floats("gemm_ex: result depends on prior contents of C (not accumulating), on the microkernel or differs "
               "between runs", C1, C2, MN * 4);
   for (long i = 0; i < MN; i++) check_tv("gemm_ex", i, C1[i], R[i], strict);
+  gemm_ex_w_check(C1, Cin, A, tA, B, tB, M, K, N, acc);
   untouched("gemm_ex: A modified", A, MK, A0);
   untouched("gemm_ex: B modified", B, KN, B0);
   free(A); free(B); free(Cin); free(A0); free(B0); free(Ap); free(Bq); free(R); free(C1); free(C2);
+}
+
+/* ------------------------------------------------------ training: FFN backwards */
+
+/* o (c,r) = a (r,c) transposed, with its bounds oe (when both given) */
+static void transp(float *o, double *oe, const float *a, const double *ae, long r, long c) {
+  for (long i = 0; i < r; i++)
+    for (long j = 0; j < c; j++) {
+      o[j * r + i] = a[i * c + j];
+      if (oe && ae) oe[j * r + i] = ae[i * c + j];
+    }
+}
+
+/* s (n) = column sums of M (rows,n) held as floats with bounds Me (NULL: exact) */
+static void colsum_tv(TV *s, const float *M, const double *Me, long rows, long n) {
+  for (long j = 0; j < n; j++) {
+    double v = 0, a = 0, e = 0;
+    for (long r = 0; r < rows; r++) {
+      v += M[r * n + j];
+      a += fabs(M[r * n + j]);
+      e += Me ? Me[r * n + j] : 0;
+    }
+    s[j].v = v;
+    s[j].e = ovf(v, a, e + gamma_(rows) * a, rows);
+  }
+}
+
+static double *dalloc(long n) { return (double *)calloc((size_t)(n ? n : 1), sizeof(double)); }
+
+/* the backward from H (T,dff, bounded) and A (floats with bounds Ae): dW2 = A^T dY, dH = (dY W2^T) phi'(H) (also
+   returned as floats dHf with bounds dHe), db1 = colsum dH, dW1 = X^T dH, dX = dH W1^T */
+static void bw_core(TV *dX, TV *dW1, TV *db1, TV *dW2, float *dHf, double *dHe, const float *dY, const float *X,
+                    const TV *H, const float *A, const double *Ae, const float *W2, const float *W1, long T, long d,
+                    long dff, int a) {
+  long Th = T * dff, dh = d * dff;
+  float *AT = fbuf(Th), *W2T = fbuf(dh), *XT = fbuf(T * d), *W1T = fbuf(dh);
+  double *AeT = dalloc(Th);
+  TV *dA = tv_alloc(Th);
+  transp(AT, AeT, A, Ae, T, dff);
+  mm_tv(dW2, AT, AeT, dY, NULL, dff, T, d);
+  transp(W2T, NULL, W2, NULL, dff, d);
+  mm_tv(dA, dY, NULL, W2T, NULL, T, d, dff);
+  for (long i = 0; i < Th; i++) {
+    TV p = mul_tv(dA[i], grad_tv(H[i], a));
+    dHf[i] = to_f(p.v, p.e, &dHe[i]);
+  }
+  colsum_tv(db1, dHf, dHe, T, dff);
+  transp(XT, NULL, X, NULL, T, d);
+  mm_tv(dW1, XT, NULL, dHf, dHe, d, T, dff);
+  if (W1) transp(W1T, NULL, W1, NULL, d, dff); /* W1 NULL only with d*dff = 0 */
+  if (dX) mm_tv(dX, dHf, dHe, W1T, NULL, T, dff, d);
+  free(AT), free(W2T), free(XT), free(W1T), free(AeT), free(dA);
+}
+
+/* H = X W1 + b1 and A = act(H) in float64 with bounds, A rounded to floats (Af, Ae) for the next stage */
+static void fwd_ha(TV *H, float *Af, double *Ae, const float *X, const float *W1, const float *b1, long T, long d,
+                   long dff, int a) {
+  mm_tv(H, X, NULL, W1, NULL, T, d, dff);
+  for (long i = 0; i < T * dff; i++) {
+    if (b1) {
+      double b = b1[i % dff];
+      H[i].e = ovf(H[i].v + b, 0, H[i].e + gamma_(1) * (fabs(H[i].v) + fabs(b)), 1);
+      H[i].v += b;
+    }
+    TV t = act_tv(H[i], a);
+    Af[i] = to_f(t.v, t.e, &Ae[i]);
+  }
+}
+
+/* ffn_backward (saved = 0) or ffn_backward_saved (1), or their _ref twins (f = 1), on io = {dX, dW1, db1, dW2,
+   db2, dY, X, W1, b1, W2, H, A, work} */
+static int call_ffn_bw(int f, int saved, float **io, int T, int d, int dff, int a) {
+  if (saved)
+    return (f ? ffn_backward_saved_ref : ffn_backward_saved)(io[0], io[1], io[2], io[3], io[5], io[6], io[10], io[11],
+                                                             io[9], T, d, dff, a, io[7]);
+  return (f ? ffn_backward_ref : ffn_backward)(io[0], io[1], io[2], io[3], io[4], io[5], io[6], io[7], io[8], io[9], T,
+                                               d, dff, a, io[12]);
+}
+
+/* sizes negative, act unknown, or dX wanted from ffn_backward_saved without W1: FFN_EINVAL, nothing written */
+static void ffn_bw_refused(In *in, int T, int d, int dff, int a, int saved, uint8_t fl) {
+  long nf = CANARY;
+  if (T >= 0 && d >= 0 && dff >= 0) { /* real buffers large enough for every operand */
+    double t = T, dd = d, h = dff, big = fmax(fmax(t * dd, dd * h), 2 * t * h);
+    if (refused(big, 0) || skip_empty_huge(t, dd, h)) return;
+    nf = (long)fmax(big, CANARY);
+  }
+  float *b[13], *c[13];
+  canaries_n(in, b, c, 13, nf);
+  float *io[13];
+  for (int i = 0; i < 13; i++) io[i] = b[i];
+  if (!(fl >> 3 & 1)) io[2] = io[4] = NULL;
+  if (saved && !(fl >> 4 & 1)) io[7] = NULL;
+  for (int f = 0; f < 2; f++)
+    if (call_ffn_bw(f, saved, io, T, d, dff, a) != FFN_EINVAL) failmsg("ffn_backward: invalid call not refused");
+  expect_refused_n(saved ? "ffn_backward_saved" : "ffn_backward", FFN_EINVAL, b, c, 13, nf);
+}
+
+/* float64 references of the five gradients R and of dH (which ffn_backward_saved leaves in A) */
+static void ffn_bw_refs(TV **R, float *dHf, double *dHe, float **io, int saved, long T, long d, long dff, int a) {
+  long Th = T * dff;
+  TV *H = tv_alloc(Th);
+  float *Af = fbuf(Th);
+  double *Ae = dalloc(Th);
+  if (saved)
+    for (long i = 0; i < Th; i++) H[i].v = io[10][i], Af[i] = io[11][i];
+  else
+    fwd_ha(H, Af, Ae, io[6], io[7], io[8], T, d, dff, a);
+  bw_core(io[0] ? R[0] : NULL, R[1], R[2], R[3], dHf, dHe, io[5], io[6], H, Af, Ae, io[9], io[7], T, d, dff, a);
+  colsum_tv(R[4], io[5], NULL, T, d);
+  free(H), free(Af), free(Ae);
+}
+
+/* the outputs of ffn_bw_run's two runs (r) against each other and the float64 references */
+static void ffn_bw_check(const char *fn, float **o1, float **o2, float **Aout, TV **R, const float *dHf,
+                         const double *dHe, const long *sz, int strict) {
+  static const char *on[5] = {"dX", "dW1", "db1", "dW2", "db2"};
+  char what[96];
+  for (int i = 0; i < 5; i++) {
+    if (!o1[i]) continue;
+    snprintf(what, sizeof what, "%s %s: depends on prior contents of outputs or work, or on the microkernel", fn,
+             on[i]);
+    same_floats(what, o1[i], o2[i], sz[i] * 4);
+    snprintf(what, sizeof what, "%s %s", fn, on[i]);
+    for (long j = 0; j < sz[i]; j++) check_tv(what, j, o1[i][j], R[i][j], strict);
+  }
+  if (!Aout[0]) return;
+  same_floats("ffn_backward_saved: dH left in A depends on prior contents or microkernel", Aout[0], Aout[1],
+              sz[10] * 4);
+  for (long j = 0; j < sz[10]; j++) {
+    TV t = {dHf[j], dHe[j]};
+    check_tv("ffn_backward_saved dH (in A)", j, Aout[0][j], t, strict);
+  }
+}
+
+/* ffn_backward or ffn_backward_saved, kernel and _ref, each run twice (garbage 0 and 1 in outputs and work; the
+   kernel's second run on the other microkernel), against the float64 references */
+static void ffn_bw_run(In *in, int T, int d, int dff, int a, uint8_t fl) {
+  int saved = fl & 1, use_b1 = fl >> 1 & 1, want_dX = fl >> 2 & 1, want_db = fl >> 3 & 1, give_W1 = fl >> 4 & 1;
+  long Td = (long)T * d, dh = (long)d * dff, Th = (long)T * dff;
+  long sz[13] = {Td, dh, dff, dh, d, Td, Td, dh, dff, dh, Th, Th, 2 * Th};
+  int need[13] = {want_dX, 1,     want_db, 1,     want_db && !saved, 1, 1, !saved || give_W1, !saved && use_b1,
+                  1,       saved, saved,   !saved};
+  float *io[13] = {0}, *in0[13] = {0}, *o1[5] = {0}, *o2[5] = {0}, *Aout[2] = {0};
+  for (int i = 5; i < 12; i++)
+    if (need[i]) io[i] = fill(in, sz[i]), in0[i] = copyf(io[i], sz[i]);
+  for (int i = 0; i < 5; i++)
+    if (need[i]) o1[i] = fbuf(sz[i]), o2[i] = fbuf(sz[i]), io[i] = o1[i];
+  if (saved) Aout[0] = fbuf(Th), Aout[1] = fbuf(Th);
+  float *work = need[12] ? fbuf(sz[12]) : NULL, *dHf = fbuf(Th);
+  double *dHe = dalloc(Th);
+  TV *R[5];
+  for (int i = 0; i < 5; i++) R[i] = tv_alloc(sz[i]);
+  ffn_bw_refs(R, dHf, dHe, io, saved, T, d, dff, a);
+  int strict =
+      saved ? !any_nan(io[10], Th) : !any_nan(io[6], Td) && !any_nan(io[7], dh) && !(io[8] && any_nan(io[8], dff));
+  for (int i = 5; i < 12; i++) strict &= !(io[i] && any_inf(io[i], sz[i]));
+  const char *fn = saved ? "ffn_backward_saved" : "ffn_backward";
+  for (int f = 0; f < 2; f++) {
+    for (int r = 0; r < 2; r++) {
+      for (int i = 0; i < 5; i++)
+        if ((io[i] = r ? o2[i] : o1[i])) set_pattern(io[i], sz[i], r);
+      if (saved) memcpy(io[11], in0[11], (size_t)Th * 4);
+      if ((io[12] = work)) set_pattern(work, sz[12], r);
+      if (f == 0 && r == 1) other_kernel();
+      if (call_ffn_bw(f, saved, io, T, d, dff, a) != FFN_OK) failmsg("ffn_backward: valid call not FFN_OK");
+      if (saved) memcpy(Aout[r], io[11], (size_t)Th * 4);
+    }
+    ffn_bw_check(f ? (saved ? "ffn_backward_saved_ref" : "ffn_backward_ref") : fn, o1, o2, Aout, R, dHf, dHe, sz,
+                 strict);
+    for (int i = 5; i < 11; i++)
+      if (io[i]) untouched("ffn_backward: an input was modified", io[i], sz[i], in0[i]);
+  }
+  for (int i = 5; i < 12; i++) free(io[i]), free(in0[i]);
+  for (int i = 0; i < 5; i++) free(o1[i]), free(o2[i]), free(R[i]);
+  free(Aout[0]), free(Aout[1]), free(work), free(dHf), free(dHe);
+}
+
+static void do_ffn_bw(In *in) {
+  int T = draw_size(in), d = draw_size(in), dff = draw_size(in), a = draw_act(in);
+  uint8_t fl = u8(in);
+  int saved = fl & 1, want_dX = fl >> 2 & 1, give_W1 = fl >> 4 & 1;
+  snprintf(ctx, sizeof ctx, "%s T=%d d=%d dff=%d act=%d flags=%d", saved ? "ffn_backward_saved" : "ffn_backward", T, d,
+           dff, a, fl & 31);
+  if (T < 0 || d < 0 || dff < 0 || invalid_act(a) || (saved && want_dX && !give_W1 && d && dff)) {
+    ffn_bw_refused(in, T, d, dff, a, saved, fl);
+    return;
+  }
+  double t = T, dd = d, h = dff;
+  if (refused(fmax(fmax(t * dd, dd * h), 2 * t * h), 6 * t * dd * h) || skip_empty_huge(t, dd, h)) return;
+  ffn_bw_run(in, T, d, dff, a, fl);
+}
+
+/* ------------------------------------------ training: loss, optimizers, rank-one update, Cholesky */
+
+/* targets (N) in [0,V); bad: one of them out of range */
+static int32_t *draw_targets(In *in, long N, int V, int bad) {
+  int32_t *t = (int32_t *)malloc((size_t)N * 4 + 1);
+  for (long i = 0; i < N; i++) t[i] = V > 0 ? (int32_t)(rnd(in) % (uint64_t)V) : 0;
+  static const int32_t OUT[] = {-1, INT_MIN, INT_MAX, 0 /* V */, 1 /* V + 1 */};
+  if (bad && N > 0) {
+    int32_t o = OUT[rnd(in) % LEN(OUT)];
+    t[rnd(in) % (uint64_t)N] = o == 0 ? V : o == 1 ? V + (V < INT_MAX) : o;
+  }
+  return t;
+}
+
+/* softmax cross-entropy in float64: loss, correct, dlogits (N,V) with bounds. The kernel's e^z (z = x - max, rounded
+   to float) is within (8 + |z|) ulps; rho bounds the relative error of a row's sum */
+static TV softmax_ce_tv(TV *D, int32_t *correct, const float *x, const int32_t *t, long N, long V) {
+  double total = 0, e_total = 0;
+  *correct = 0;
+  for (long i = 0; i < N; i++) {
+    const float *r = x + i * V;
+    long arg = 0;
+    int nan = 0;
+    for (long j = 0; j < V; j++) nan |= isnan(r[j]), arg = r[j] > r[arg] ? j : arg;
+    double mx = r[arg], sum = 0, rho = 0;
+    if (nan || !isfinite(mx)) {
+      for (long j = 0; j < V; j++) D[i * V + j] = (TV){NAN, 0};
+      total = NAN;
+      continue;
+    }
+    *correct += arg == t[i];
+    for (long j = 0; j < V; j++) sum += exp(r[j] - mx), rho += exp(r[j] - mx) * (8 + fabs(r[j] - mx)) * U;
+    rho /= sum;
+    double row = mx + log(sum) - r[t[i]];
+    total += row;
+    e_total += rho + 4e-16 * (fabs(mx) + fabs(r[t[i]]) + fabs(log(sum)) + fabs(total));
+    for (long j = 0; j < V; j++) {
+      double p = exp(r[j] - mx) / sum, w = (p - (j == t[i])) / N;
+      D[i * V + j] = (TV){w, p * (8 + fabs(r[j] - mx) + 8) * U / N + rho * p / N + 3 * U * fabs(w) + 2e-38};
+    }
+  }
+  TV loss = {N ? total / N : NAN, N ? e_total / N : 0};
+  loss.e += U * fabs(loss.v) + 1e-37;
+  if (isinf(loss.v)) loss.e = 0; /* a -inf target logit: +inf exactly */
+  return loss;
+}
+
+typedef int (*cefn)(float *, float *, int32_t *, const float *, const int32_t *, int, int);
+
+/* N < 0, V < 1 or a target out of range: FFN_EINVAL, nothing written (targets are read only when N, V are valid) */
+static void softmax_ce_refused(In *in, cefn *fns, int N, int V) {
+  int sizes_ok = N >= 0 && V >= 1;
+  if (sizes_ok && refused((double)N * V, 0)) return;
+  long nf = sizes_ok ? (long)N * V : CANARY;
+  float *b[2], *c[2];
+  canaries_n(in, b, c, 2, nf);
+  int32_t *t = draw_targets(in, sizes_ok ? N : 0, V, 1), cor = -7;
+  float loss = 1234.5f;
+  for (int f = 0; f < 2; f++)
+    if (fns[f](b[0], &loss, &cor, b[1], t, N, V) != FFN_EINVAL)
+      failmsg("softmax_ce_backward: invalid call not refused");
+  if (loss != 1234.5f || cor != -7) failmsg("softmax_ce_backward: loss or correct written for a refused call");
+  expect_refused_n("softmax_ce_backward", FFN_EINVAL, b, c, 2, nf);
+  free(t);
+}
+
+/* softmax_ce_backward and its _ref twin: twice each (garbage in the outputs), once in place (dlogits = logits) */
+static void do_softmax_ce(In *in) {
+  int N = draw_size(in), V = draw_size(in);
+  uint8_t fl = u8(in);
+  int want_d = fl >> 3 & 1, want_c = fl >> 4 & 1;
+  snprintf(ctx, sizeof ctx, "softmax_ce_backward N=%d V=%d dlogits=%d correct=%d bad=%d", N, V, want_d, want_c,
+           (fl & 7) == 0);
+  cefn fns[2] = {softmax_ce_backward, softmax_ce_backward_ref};
+  const char *names[2] = {"softmax_ce_backward", "softmax_ce_backward_ref"};
+  if (N < 0 || V < 1 || ((fl & 7) == 0 && N > 0)) {
+    softmax_ce_refused(in, fns, N, V);
+    return;
+  }
+  double nv = (double)N * V;
+  if (refused(nv, 4 * nv)) return;
+  long n = (long)N * V;
+  float *x = fill(in, n), *x0 = copyf(x, n), *d[3] = {fbuf(n), fbuf(n), fbuf(n)};
+  int32_t *t = draw_targets(in, N, V, 0), cref, cor[3];
+  TV *D = tv_alloc(n), L = softmax_ce_tv(D, &cref, x, t, N, V);
+  for (int f = 0; f < 2; f++) {
+    float loss[3];
+    for (int r = 0; r < 3; r++) { /* r = 2: in place */
+      if (r < 2)
+        set_pattern(d[r], n, r);
+      else
+        memcpy(d[2], x, (size_t)n * 4);
+      loss[r] = r ? 1234.5f : NAN, cor[r] = r ? 0x5555 : -1;
+      int st = fns[f](want_d || r == 2 ? d[r] : NULL, &loss[r], want_c ? &cor[r] : NULL, r == 2 ? d[2] : x, t, N, V);
+      if (st != FFN_OK) failmsg("softmax_ce_backward: valid call not FFN_OK");
+    }
+    same_floats("softmax_ce_backward: loss depends on prior contents", &loss[0], &loss[1], 4);
+    if (want_d) same_floats("softmax_ce_backward: dlogits depend on prior contents", d[0], d[1], n * 4);
+    same_floats("softmax_ce_backward: in place differs from out of place", d[2], d[0], want_d ? n * 4 : 0);
+    same_floats("softmax_ce_backward: loss in place differs", &loss[2], &loss[0], 4);
+    if (want_c && (cor[0] != cref || cor[1] != cref)) fail("softmax_ce_backward correct", 0, cor[0], cref, 0);
+    if (isinf(L.v) && loss[0] != L.v) fail(names[f], 0, loss[0], L.v, 0);
+    check_tv(names[f], -1, loss[0], L, 1);
+    for (long i = 0; i < n; i++) check_tv(names[f], i, d[2][i], D[i], 1);
+    untouched("softmax_ce_backward: logits modified", x, n, x0);
+  }
+  free(x), free(x0), free(d[0]), free(d[1]), free(d[2]), free(t), free(D);
+}
+
+/* a hyperparameter: mostly the usual value, else any value the generators make */
+static float draw_hyper(In *in, float usual) {
+  uint8_t b = u8(in);
+  return b < 160 ? usual : draw_value(in, b % V_MODES);
+}
+
+static int draw_step(In *in) {
+  static const int S[] = {0, -1, INT_MIN, INT_MAX, 1000000, 10000, 2};
+  uint8_t b = u8(in);
+  return b < 200 ? 1 + b % 50 : S[b % LEN(S)];
+}
+
+/* adamw_step against adamw_step_ref, bit for bit (NaN matches NaN); g unchanged; n < 0 or t < 1 refused */
+static void optim_adamw(In *in, int n) {
+  float lr = draw_hyper(in, 1e-3f), b1 = draw_hyper(in, 0.9f), b2 = draw_hyper(in, 0.999f);
+  float eps = draw_hyper(in, 1e-8f), wd = draw_hyper(in, 0.01f);
+  int t = draw_step(in);
+  snprintf(ctx, sizeof ctx, "adamw_step n=%d lr=%.9g beta1=%.9g beta2=%.9g eps=%.9g wd=%.9g t=%d", n, lr, b1, b2, eps,
+           wd, t);
+  if (n > CAP_FLOATS) return;
+  if (n < 0 || t < 1) {
+    long nf = n < 0 ? CANARY : n;
+    float *b[4], *c[4];
+    canaries_n(in, b, c, 4, nf);
+    for (int f = 0; f < 2; f++)
+      if ((f ? adamw_step_ref : adamw_step)(b[0], b[1], b[2], b[3], n, lr, b1, b2, eps, wd, t) != FFN_EINVAL)
+        failmsg("adamw_step: invalid call not refused");
+    expect_refused_n("adamw_step", FFN_EINVAL, b, c, 4, nf);
+    return;
+  }
+  float *s[4], *r[4];
+  for (int i = 0; i < 4; i++) s[i] = fill(in, n), r[i] = copyf(s[i], n);
+  if (adamw_step(s[0], s[1], s[2], s[3], n, lr, b1, b2, eps, wd, t) != FFN_OK) failmsg("adamw_step: not FFN_OK");
+  if (adamw_step_ref(r[0], r[1], r[2], r[3], n, lr, b1, b2, eps, wd, t) != FFN_OK) failmsg("adamw_step_ref: not OK");
+  same_floats("adamw_step and adamw_step_ref differ in p", s[0], r[0], (long)n * 4);
+  same_floats("adamw_step and adamw_step_ref differ in m", s[1], r[1], (long)n * 4);
+  same_floats("adamw_step and adamw_step_ref differ in v", s[2], r[2], (long)n * 4);
+  untouched("adamw_step: g modified", s[3], n, r[3]);
+  free_bufs(s, 4), free_bufs(r, 4);
+}
+
+/* sgd_step (kernel and _ref) against p + (-lr) g computed here in float, bit for bit */
+static void optim_sgd(In *in, int n) {
+  float lr = draw_hyper(in, 0.1f);
+  snprintf(ctx, sizeof ctx, "sgd_step n=%d lr=%.9g", n, lr);
+  if (n > CAP_FLOATS) return;
+  if (n < 0) {
+    float *b[2], *c[2];
+    canaries_n(in, b, c, 2, CANARY);
+    for (int f = 0; f < 2; f++)
+      if ((f ? sgd_step_ref : sgd_step)(b[0], b[1], n, lr) != FFN_EINVAL) failmsg("sgd_step: negative n not refused");
+    expect_refused_n("sgd_step", FFN_EINVAL, b, c, 2, CANARY);
+    return;
+  }
+  float *p = fill(in, n), *g = fill(in, n), *g0 = copyf(g, n), *want = fbuf(n), *q[2] = {copyf(p, n), copyf(p, n)};
+  for (long i = 0; i < n; i++) want[i] = p[i] + -lr * g[i];
+  for (int f = 0; f < 2; f++) {
+    if ((f ? sgd_step_ref : sgd_step)(q[f], g, n, lr) != FFN_OK) failmsg("sgd_step: valid call not FFN_OK");
+    same_floats(f ? "sgd_step_ref: not p + (-lr) g" : "sgd_step: not p + (-lr) g", q[f], want, (long)n * 4);
+    untouched("sgd_step: g modified", g, n, g0);
+  }
+  free(p), free(g), free(g0), free(want), free(q[0]), free(q[1]);
+}
+
+/* rank_one_update (kernel and _ref) against W + (alpha u_i) v_j computed here in float, bit for bit */
+static void optim_rank_one(In *in) {
+  int M = draw_size(in), N = draw_size(in);
+  float alpha = draw_hyper(in, 1.0f);
+  snprintf(ctx, sizeof ctx, "rank_one_update M=%d N=%d alpha=%.9g", M, N, alpha);
+  if (M < 0 || N < 0) {
+    float *b[3], *c[3];
+    canaries_n(in, b, c, 3, CANARY);
+    for (int f = 0; f < 2; f++)
+      if ((f ? rank_one_update_ref : rank_one_update)(b[0], b[1], b[2], M, N, alpha) != FFN_EINVAL)
+        failmsg("rank_one_update: negative size not refused");
+    expect_refused_n("rank_one_update", FFN_EINVAL, b, c, 3, CANARY);
+    return;
+  }
+  double m = M, nn = N;
+  if (refused(fmax(m * nn, fmax(m, nn)), m * nn) || skip_empty_huge(m, nn, 0)) return;
+  long MN = (long)M * N;
+  float *W = fill(in, MN), *u = fill(in, M), *v = fill(in, N), *u0 = copyf(u, M), *v0 = copyf(v, N), *want = fbuf(MN);
+  float *q[2] = {copyf(W, MN), copyf(W, MN)};
+  for (long i = 0; i < M; i++)
+    for (long j = 0; j < N; j++) want[i * N + j] = W[i * N + j] + (alpha * u[i]) * v[j];
+  for (int f = 0; f < 2; f++) {
+    if ((f ? rank_one_update_ref : rank_one_update)(q[f], u, v, M, N, alpha) != FFN_OK)
+      failmsg("rank_one_update: valid call not FFN_OK");
+    same_floats(f ? "rank_one_update_ref: not W + (alpha u) v" : "rank_one_update: not W + (alpha u) v", q[f], want,
+                MN * 4);
+    untouched("rank_one_update: u modified", u, M, u0);
+    untouched("rank_one_update: v modified", v, N, v0);
+  }
+  free(W), free(u), free(v), free(u0), free(v0), free(want), free(q[0]), free(q[1]);
+}
+
+static void do_optim(In *in) {
+  int n = draw_size(in);
+  uint8_t which = u8(in) % 3;
+  if (which == 0)
+    optim_adamw(in, n);
+  else if (which == 1)
+    optim_sgd(in, n);
+  else
+    optim_rank_one(in);
+}
+
+/* A (n,n) with its upper triangle NaN (only the lower one is read). spd: finite entries, each diagonal entry
+   3/2 of its row's off-diagonal sum plus |A_ii| + 1 (SPD by Gershgorin, well conditioned; an entry beyond
+   FLT_MAX is +inf, which must give FFN_ENOTPD); else one diagonal entry <= 0 or NaN (FFN_ENOTPD in any rounding) */
+static float *draw_spd(In *in, long n, int spd) {
+  static const float BAD[] = {0.f, -0.f, -1.f, NAN, -INFINITY, -1e-45f, -FLT_MAX, -1e4f};
+  float *A = fill(in, n * n);
+  for (long i = 0; i < n; i++)
+    for (long j = 0; j < n; j++) {
+      if (j > i)
+        A[i * n + j] = from_bits(0x7fc5a5a5u);
+      else if (spd && !isfinite(A[i * n + j]))
+        A[i * n + j] = 1.0f;
+    }
+  if (!spd) {
+    if (n) A[(long)(rnd(in) % (uint64_t)n) * (n + 1)] = BAD[rnd(in) % LEN(BAD)];
+    return A;
+  }
+  for (long i = 0; i < n; i++) {
+    double s = 0;
+    for (long j = 0; j < n; j++) s += j == i ? 0 : fabs(j < i ? A[i * n + j] : A[j * n + i]);
+    A[i * n + i] = (float)(1.5 * s + fabs(A[i * n + i]) + 1);
+  }
+  return A;
+}
+
+/* L (n,n) lower with A = L L^T: upper part zero, |A - L L^T| <= 4u |L| |L^T| entrywise on the lower triangle (plus
+   what entries of L underflowing to denormals may lose) */
+static void check_chol(const char *fn, const float *L, const float *A, long n) {
+  for (long i = 0; i < n; i++)
+    for (long j = 0; j < n; j++) {
+      if (j > i) {
+        if (L[i * n + j] != 0) fail("spd_factor: upper part not zero", i * n + j, L[i * n + j], 0, 0);
+        continue;
+      }
+      double s = 0, a = 0, m = 0;
+      for (long k = 0; k <= j; k++) s += (double)L[i * n + k] * L[j * n + k];
+      for (long k = 0; k <= j; k++) a += fabs((double)L[i * n + k] * L[j * n + k]);
+      for (long k = 0; k <= j; k++) m += (fabs(L[i * n + k]) + fabs(L[j * n + k])) * 1.5e-45; /* L underflowing */
+      double tol = 4 * U * a + m + 1e-37;
+      if (!(fabs(s - A[i * n + j]) <= tol)) fail(fn, i * n + j, s, A[i * n + j], tol);
+    }
+}
+
+/* X (n,r) solving L L^T X = B: |B - L L^T X| <= 8u |L| |L^T| |X| entrywise; a column of B with a NaN (and no inf)
+   gives a column of NaN */
+static void check_solve(const char *fn, const float *X, const float *L, const float *B, long n, long r) {
+  double *M = dalloc(n * n), *Ma = dalloc(n * n);
+  for (long i = 0; i < n; i++)
+    for (long j = 0; j < n; j++)
+      for (long k = 0; k <= (i < j ? i : j); k++) {
+        M[i * n + j] += (double)L[i * n + k] * L[j * n + k];
+        Ma[i * n + j] += fabs((double)L[i * n + k] * L[j * n + k]);
+      }
+  for (long c = 0; c < r; c++) {
+    int inf = 0, nan = 0;
+    for (long i = 0; i < n; i++) inf |= isinf(B[i * r + c]), nan |= isnan(B[i * r + c]);
+    for (long i = 0; i < n && nan && !inf; i++)
+      if (!isnan(X[i * r + c])) fail("spd_solve: NaN in a column of B, not in X's", i * r + c, X[i * r + c], NAN, 0);
+    for (long i = 0; i < n && !nan && !inf; i++) {
+      double s = B[i * r + c], a = 0, m = 0; /* m: what X's underflow (2^-149 each) may leave */
+      for (long j = 0; j < n; j++) s -= M[i * n + j] * X[j * r + c], a += Ma[i * n + j] * fabs(X[j * r + c]);
+      for (long j = 0; j < n; j++) m += Ma[i * n + j] * 1.5e-45;
+      double tol = 8 * U * a + m + 1e-37;
+      if (isfinite(a) && a < 1e300 && !(fabs(s) <= tol)) fail(fn, i * r + c, s, 0, tol);
+    }
+  }
+  free(M), free(Ma);
+}
+
+/* spd_solve or spd_solve_ref (f) with the factor L: twice (garbage in X), once in place (X = B) */
+static void spd_solve_part(In *in, int f, const float *L, long n, long r) {
+  float *B = fill(in, n * r), *B0 = copyf(B, n * r), *X[2] = {fbuf(n * r), fbuf(n * r)}, *Xa = copyf(B, n * r);
+  int (*sol)(float *, const float *, const float *, int, int) = f ? spd_solve_ref : spd_solve;
+  for (int q = 0; q < 2; q++) {
+    set_pattern(X[q], n * r, q);
+    if (sol(X[q], L, B, (int)n, (int)r) != FFN_OK) failmsg("spd_solve: valid call not FFN_OK");
+  }
+  if (sol(Xa, L, Xa, (int)n, (int)r) != FFN_OK) failmsg("spd_solve: in-place call not FFN_OK");
+  same_floats("spd_solve: result depends on prior contents of X", X[0], X[1], n * r * 4);
+  same_floats("spd_solve: in place (X = B) differs", Xa, X[0], n * r * 4);
+  untouched("spd_solve: B modified", B, n * r, B0);
+  check_solve(f ? "spd_solve_ref" : "spd_solve", X[0], L, B, n, r);
+  free(B), free(B0), free(X[0]), free(X[1]), free(Xa);
+}
+
+static void spd_refused(In *in, int n, int r) {
+  float *b[3], *c[3];
+  canaries_n(in, b, c, 3, CANARY);
+  for (int f = 0; f < 2; f++) {
+    if (n < 0 && (f ? spd_factor_ref : spd_factor)(b[0], b[1], n) != FFN_EINVAL)
+      failmsg("spd_factor: negative n not refused");
+    if ((f ? spd_solve_ref : spd_solve)(b[0], b[1], b[2], n, r) != FFN_EINVAL)
+      failmsg("spd_solve: negative size not refused");
+  }
+  expect_refused_n("spd_factor/spd_solve", FFN_EINVAL, b, c, 3, CANARY);
+}
+
+/* spd_factor and spd_factor_ref on SPD matrices (FFN_OK, A = L L^T; then spd_solve) and on ones with a diagonal
+   entry <= 0, NaN or +inf (FFN_ENOTPD, nothing written past L); twice (garbage in L) and in place (L = A) */
+static void do_spd(In *in) {
+  int n = draw_size(in), r = draw_size(in), spd = (u8(in) & 3) != 0;
+  snprintf(ctx, sizeof ctx, "spd_factor/spd_solve n=%d nrhs=%d spd=%d", n, r, spd);
+  if (n < 0 || r < 0) {
+    spd_refused(in, n, r);
+    return;
+  }
+  double nn = n, rr = r;
+  if (refused(fmax(nn * nn, nn * rr), nn * nn * (nn + rr)) || skip_empty_huge(nn, rr, 0)) return;
+  long N2 = (long)n * n;
+  float *A = draw_spd(in, n, spd), *A0 = copyf(A, N2), *L[2] = {fbuf(N2), fbuf(N2)}, *Al = fbuf(N2);
+  int want = spd || !n ? FFN_OK : FFN_ENOTPD;
+  for (long i = 0; i < n; i++) want = isinf(A[i * (n + 1)]) ? FFN_ENOTPD : want;
+  for (int f = 0; f < 2; f++) {
+    int (*fac)(float *, const float *, int) = f ? spd_factor_ref : spd_factor;
+    for (int q = 0; q < 2; q++) {
+      set_pattern(L[q], N2, q);
+      if (fac(L[q], A, n) != want) fail(f ? "spd_factor_ref status" : "spd_factor status", q, fac(L[q], A, n), want, 0);
+    }
+    memcpy(Al, A, (size_t)N2 * 4);
+    if (fac(Al, Al, n) != want) failmsg("spd_factor: in place (L = A) status differs");
+    untouched("spd_factor: A modified", A, N2, A0);
+    if (want != FFN_OK) continue;
+    same_floats("spd_factor: result depends on prior contents of L", L[0], L[1], N2 * 4);
+    same_floats("spd_factor: in place (L = A) differs", Al, L[0], N2 * 4);
+    check_chol(f ? "spd_factor_ref: A != L L^T" : "spd_factor: A != L L^T", L[0], A, n);
+    spd_solve_part(in, f, L[0], n, r);
+  }
+  free(A), free(A0), free(L[0]), free(L[1]), free(Al);
+}
+
+/* ---------------------------------------------------------------- the memory lab's model */
+
+typedef struct {
+  int N, B, d, dff, V, act, opt, t;
+  float lr, b1, b2, eps, wd;
+  float *P, *X, *Um, *Utp, *Up; /* P = [W1 | b1 | W2]; Um = U (V,d); Utp = U^T packed (d,V), Up = U packed (V,d) */
+  int32_t *targets, *rows;      /* rows NULL: the first B = N facts */
+  long n, nw;                   /* floats of P, of the scratch for B facts */
+} Mem;
+
+/* the B facts' inputs (B,d) and targets (B) */
+static float *mem_gather(const Mem *m, int32_t *tb) {
+  float *Xb = fbuf((long)m->B * m->d);
+  for (long i = 0; i < m->B; i++) {
+    long r = m->rows ? m->rows[i] : i;
+    memcpy(Xb + i * m->d, m->X + r * m->d, (size_t)m->d * 4);
+    if (tb) tb[i] = m->targets[r];
+  }
+  return Xb;
+}
+
+/* float64 references of A = act(x W1 + b1) (B,dff) and logits = (x + A W2) U^T (B,V) with bounds */
+static void mem_forward_tv(TV *Ar, TV *Lr, const Mem *m) {
+  long B = m->B, d = m->d, h = m->dff, V = m->V;
+  float *Xb = mem_gather(m, NULL), *Af = fbuf(B * h), *Yf = fbuf(B * d), *Ut = fbuf(d * V);
+  double *Ae = dalloc(B * h), *Ye = dalloc(B * d);
+  TV *H = tv_alloc(B * h), *Y = tv_alloc(B * d);
+  fwd_ha(H, Af, Ae, Xb, m->P, m->P + d * h, B, d, h, m->act);
+  for (long i = 0; i < B * h; i++) Ar[i] = (TV){Af[i], Ae[i]};
+  mm_tv(Y, Af, Ae, m->P + d * h + h, NULL, B, h, d);
+  for (long i = 0; i < B * d; i++) {
+    double v = Y[i].v + Xb[i];
+    Yf[i] = to_f(v, ovf(v, 0, Y[i].e + gamma_(1) * (fabs(Y[i].v) + fabs(Xb[i])), 1), &Ye[i]);
+  }
+  transp(Ut, NULL, m->Um, NULL, V, d);
+  mm_tv(Lr, Yf, Ye, Ut, NULL, B, d, V);
+  free(Xb), free(Af), free(Yf), free(Ut), free(Ae), free(Ye), free(H), free(Y);
+}
+
+/* memory_forward twice (garbage 0 and 1 in A, logits and work; the second on the other microkernel) against the
+   float64 references; returns the logits */
+static float *mem_forward_check(const Mem *m) {
+  long BH = (long)m->B * m->dff, BV = (long)m->B * m->V;
+  float *A[2] = {fbuf(BH), fbuf(BH)}, *L[2] = {fbuf(BV), fbuf(BV)}, *work = fbuf(m->nw);
+  for (int r = 0; r < 2; r++) {
+    set_pattern(A[r], BH, r), set_pattern(L[r], BV, r), set_pattern(work, m->nw, r);
+    if (r) other_kernel();
+    if (memory_forward(A[r], L[r], m->P, m->X, m->rows, m->Utp, m->B, m->d, m->dff, m->V, m->act, work) != FFN_OK)
+      failmsg("memory_forward: valid call not FFN_OK");
+  }
+  same_floats("memory_forward: A depends on prior contents or the microkernel", A[0], A[1], BH * 4);
+  same_floats("memory_forward: logits depend on prior contents or the microkernel", L[0], L[1], BV * 4);
+  TV *Ar = tv_alloc(BH), *Lr = tv_alloc(BV);
+  mem_forward_tv(Ar, Lr, m);
+  int strict = !any_inf(m->P, m->n) && !any_inf(m->X, (long)m->N * m->d) && !any_inf(m->Um, (long)m->V * m->d);
+  for (long i = 0; i < BH; i++) check_tv("memory_forward A", i, A[0][i], Ar[i], strict);
+  for (long i = 0; i < BV; i++) check_tv("memory_forward logits", i, L[0][i], Lr[i], strict);
+  free(A[0]), free(A[1]), free(L[1]), free(work), free(Ar), free(Lr);
+  return L[0];
+}
+
+/* memory_evaluate twice (garbage in pred, stats and work; the second on the other microkernel): pred = the first
+   argmax of memory_forward's logits for all N facts (-1 for a row with NaN), stats = {softmax_ce_backward's loss,
+   facts with pred == target} */
+static void mem_evaluate_check(const Mem *m) {
+  long N = m->N, V = m->V;
+  long nw = size_of(memory_work_size(m->N, m->d, m->dff, m->V), "memory_work_size", 0, 16.0 * CAP_FLOATS);
+  float *L = fbuf(N * V), *work = fbuf(nw), stats[2][2], loss;
+  int32_t *pred[2] = {(int32_t *)malloc((size_t)N * 4 + 1), (int32_t *)malloc((size_t)N * 4 + 1)}, cor = 0;
+  if (memory_forward(NULL, L, m->P, m->X, NULL, m->Utp, m->N, m->d, m->dff, m->V, m->act, work) != FFN_OK)
+    failmsg("memory_forward: valid call not FFN_OK");
+  for (int r = 0; r < 2; r++) {
+    set_pattern(work, nw, r), set_pattern(stats[r], 2, r);
+    for (long i = 0; i < N; i++) pred[r][i] = r ? 0x5555 : -5;
+    if (r) other_kernel();
+    if (memory_evaluate(pred[r], stats[r], m->P, m->X, m->targets, m->Utp, m->N, m->d, m->dff, m->V, m->act, work))
+      failmsg("memory_evaluate: valid call not FFN_OK");
+  }
+  same_bits("memory_evaluate: pred depends on prior contents or the microkernel", pred[0], pred[1], N * 4);
+  same_floats("memory_evaluate: stats depend on prior contents or the microkernel", stats[0], stats[1], 8);
+  for (long i = 0; i < N; i++) {
+    long best = 0;
+    for (long j = 0; j < V; j++) best = L[i * V + j] > L[i * V + best] ? j : best;
+    for (long j = 0; j < V; j++) best = isnan(L[i * V + j]) ? -1 : best;
+    if (pred[0][i] != best) fail("memory_evaluate pred", i, pred[0][i], best, 0);
+    cor += best == m->targets[i];
+  }
+  softmax_ce_backward(NULL, &loss, NULL, L, m->targets, m->N, m->V);
+  same_floats("memory_evaluate: loss is not softmax_ce_backward's on memory_forward's logits", stats[0], &loss, 4);
+  if (stats[0][1] != cor) fail("memory_evaluate correct", 0, stats[0][1], cor, 0);
+  free(L), free(work), free(pred[0]), free(pred[1]);
+}
+
+/* memory_train_step as its contract composes it from the public kernels (same microkernel): forward by gemm_pack,
+   gemm_forward and act_forward; softmax_ce_backward; dY = dlogits U; ffn_backward_saved -> G; then sgd_step or
+   adamw_step_ref on P, Mo, Vo when the loss is finite. Returns the loss; *cor the correct count */
+static float mem_train_replica(float *G, float *P, float *Mo, float *Vo, const Mem *m, int32_t *cor) {
+  long B = m->B, d = m->d, h = m->dff, V = m->V, n1 = d * h;
+  int K = m->d > m->dff ? m->d : m->dff;
+  K = K > m->V ? K : m->V;
+  int32_t *tb = (int32_t *)malloc((size_t)B * 4 + 1);
+  float *Xb = mem_gather(m, tb), *H = fbuf(B * h), *A = fbuf(B * h), *Y = fbuf(B * d), *L = fbuf(B * V), loss;
+  float *W1p = fbuf((long)gemm_packed_size(m->d, m->dff)), *W2p = fbuf((long)gemm_packed_size(m->dff, m->d));
+  float *gw = fbuf((long)gemm_work_size(m->B, K));
+  gemm_pack(W1p, P, m->d, m->dff), gemm_pack(W2p, P + n1 + h, m->dff, m->d);
+  gemm_forward(H, Xb, W1p, P + n1, m->B, m->d, m->dff, FFN_ACT_IDENTITY, gw);
+  act_forward(A, H, m->B * m->dff, m->act);
+  gemm_forward(Y, A, W2p, NULL, m->B, m->dff, m->d, FFN_ACT_IDENTITY, gw);
+  for (long i = 0; i < B * d; i++) Y[i] += Xb[i];
+  gemm_forward(L, Y, m->Utp, NULL, m->B, m->d, m->V, FFN_ACT_IDENTITY, gw);
+  softmax_ce_backward(L, &loss, cor, L, tb, m->B, m->V);
+  if (isfinite(loss)) {
+    gemm_forward(Y, L, m->Up, NULL, m->B, m->V, m->d, FFN_ACT_IDENTITY, gw);
+    ffn_backward_saved(NULL, G, G + n1, G + n1 + h, Y, Xb, H, A, P + n1 + h, m->B, m->d, m->dff, m->act, NULL);
+    if (m->opt)
+      sgd_step(P, G, (int)m->n, m->lr);
+    else
+      adamw_step_ref(P, Mo, Vo, G, (int)m->n, m->lr, m->b1, m->b2, m->eps, m->wd, m->t);
+  }
+  free(tb), free(Xb), free(H), free(A), free(Y), free(L), free(W1p), free(W2p), free(gw);
+  return loss;
+}
+
+/* memory_train_step twice from the same state (garbage in G and work; the second on the other microkernel), against
+   mem_train_replica bit for bit; a non-finite loss leaves P, M and Vm as they were */
+static void mem_train_check(const Mem *m, const float *M0, const float *V0) {
+  long n = m->n;
+  float *s[2][4], stats[2][2], *q[4], loss; /* s[r] = {P, G, M, Vm} */
+  int32_t cor;
+  float *work = fbuf(m->nw);
+  for (int r = 0; r < 2; r++) {
+    s[r][0] = copyf(m->P, n), s[r][1] = fbuf(n), s[r][2] = copyf(M0, n), s[r][3] = copyf(V0, n);
+    set_pattern(s[r][1], n, r), set_pattern(work, m->nw, r), set_pattern(stats[r], 2, r);
+    if (r) other_kernel();
+    if (memory_train_step(stats[r], s[r][0], s[r][1], s[r][2], s[r][3], m->X, m->targets, m->rows, m->Utp, m->Up, m->N,
+                          m->B, m->d, m->dff, m->V, m->act, m->opt, m->lr, m->b1, m->b2, m->eps, m->wd, m->t,
+                          work) != FFN_OK)
+      failmsg("memory_train_step: valid call not FFN_OK");
+  }
+  same_floats("memory_train_step: stats depend on prior contents or the microkernel", stats[0], stats[1], 8);
+  q[0] = copyf(m->P, n), q[1] = fbuf(n), q[2] = copyf(M0, n), q[3] = copyf(V0, n);
+  loss = mem_train_replica(q[1], q[0], q[2], q[3], m, &cor);
+  same_floats("memory_train_step: loss is not softmax_ce_backward's on the forward's logits", stats[0], &loss, 4);
+  if (stats[0][1] != cor) fail("memory_train_step correct", 0, stats[0][1], cor, 0);
+  static const char *nm[4] = {"P", "G", "M", "Vm"};
+  for (int i = 0; i < 4; i++) {
+    char what[128];
+    if (i == 1 && !isfinite(loss)) continue; /* G: not specified then */
+    snprintf(what, sizeof what, "memory_train_step %s: differs from the composed kernels (or between runs)", nm[i]);
+    same_floats(what, s[0][i], q[i], n * 4), same_floats(what, s[1][i], q[i], n * 4);
+  }
+  for (int r = 0; r < 2; r++) free_bufs(s[r], 4);
+  free_bufs(q, 4), free(work);
+}
+
+/* N < 0, B outside [0,N], d, dff or V < 1, an unknown act or optimizer, or rows NULL with B != N: FFN_EINVAL from
+   every entry point that takes them, nothing written (memory_work_size: -1 for a negative size) */
+static void mem_refused(In *in, const Mem *m, int use_rows) {
+  float *b[9], *c[9];
+  canaries_n(in, b, c, 9, CANARY);
+  int32_t *ti = (int32_t *)calloc(CANARY, 4), *pred = (int32_t *)malloc(CANARY * 4);
+  for (int i = 0; i < CANARY; i++) pred[i] = -7;
+  int st = memory_train_step(b[0], b[1], b[2], b[3], b[4], b[5], ti, use_rows ? ti : NULL, b[6], b[7], m->N, m->B, m->d,
+                             m->dff, m->V, m->act, m->opt, m->lr, m->b1, m->b2, m->eps, m->wd, m->t, b[8]);
+  if (st != FFN_EINVAL) failmsg("memory_train_step: invalid call not refused");
+  if (m->B < 0 || m->d < 1 || m->dff < 1 || m->V < 1 || invalid_act(m->act))
+    if (memory_forward(b[0], b[1], b[2], b[3], ti, b[6], m->B, m->d, m->dff, m->V, m->act, b[8]) != FFN_EINVAL)
+      failmsg("memory_forward: invalid call not refused");
+  if (m->N < 0 || m->d < 1 || m->dff < 1 || m->V < 1 || invalid_act(m->act))
+    if (memory_evaluate(pred, b[0], b[2], b[3], ti, b[6], m->N, m->d, m->dff, m->V, m->act, b[8]) != FFN_EINVAL)
+      failmsg("memory_evaluate: invalid call not refused");
+  for (int i = 0; i < CANARY; i++)
+    if (pred[i] != -7) failmsg("memory_evaluate: pred written for a refused call");
+  if ((m->B < 0 || m->d < 0 || m->dff < 0 || m->V < 0) && memory_work_size(m->B, m->d, m->dff, m->V) != -1)
+    failmsg("memory_work_size: negative size not -1");
+  expect_refused_n("memory_train_step/forward/evaluate", FFN_EINVAL, b, c, 9, CANARY);
+  free(ti), free(pred);
+}
+
+/* P, X, U (V,d) and its packings, targets, rows from the input */
+static void mem_setup(In *in, Mem *m, int use_rows) {
+  long d = m->d, h = m->dff, V = m->V;
+  m->n = 2 * d * h + h;
+  m->P = fill(in, m->n), m->X = fill(in, (long)m->N * d), m->Um = fill(in, V * d);
+  float *Ut = fbuf(d * V);
+  transp(Ut, NULL, m->Um, NULL, V, d);
+  m->Utp = fbuf((long)gemm_packed_size(m->d, m->V)), m->Up = fbuf((long)gemm_packed_size(m->V, m->d));
+  gemm_pack(m->Utp, Ut, m->d, m->V), gemm_pack(m->Up, m->Um, m->V, m->d);
+  free(Ut);
+  m->targets = draw_targets(in, m->N, m->V, 0);
+  m->rows = use_rows ? (int32_t *)malloc((size_t)m->B * 4 + 1) : NULL;
+  for (long i = 0; use_rows && i < m->B; i++) m->rows[i] = (int32_t)(rnd(in) % (uint64_t)m->N);
+  m->nw = size_of(memory_work_size(m->B, m->d, m->dff, m->V), "memory_work_size", 0, 16.0 * CAP_FLOATS);
+}
+
+/* the memory lab's model: memory_work_size, memory_forward, memory_evaluate, memory_train_step */
+static void do_memory(In *in) {
+  Mem m = {0};
+  m.N = draw_size(in), m.d = draw_size(in), m.dff = draw_size(in), m.V = draw_size(in), m.act = draw_act(in);
+  uint8_t fl = u8(in), bb = u8(in);
+  int use_rows = fl & 1;
+  m.opt = fl >> 1 & 1 ? 1 : (fl & 0x1c) == 0x1c ? 2 + (fl >> 5) : 0; /* 2..9: unknown optimizer */
+  m.B = !use_rows || m.N <= 0 ? m.N : bb < 240 ? 1 + bb % m.N : m.N > INT_MAX - 4 ? -1 : m.N + 1 + (bb & 3);
+  m.lr = draw_hyper(in, 1e-2f), m.b1 = draw_hyper(in, 0.9f), m.b2 = draw_hyper(in, 0.999f);
+  m.eps = draw_hyper(in, 1e-8f), m.wd = draw_hyper(in, 0.01f), m.t = 1 + u8(in) % 50;
+  snprintf(ctx, sizeof ctx, "memory N=%d B=%d d=%d dff=%d V=%d act=%d opt=%d rows=%d t=%d", m.N, m.B, m.d, m.dff, m.V,
+           m.act, m.opt, use_rows, m.t);
+  if (m.N < 0 || m.B < 0 || m.B > m.N || m.d < 1 || m.dff < 1 || m.V < 1 || invalid_act(m.act) || m.opt > 1) {
+    mem_refused(in, &m, use_rows);
+    return;
+  }
+  double N = m.N, d = m.d, h = m.dff, V = m.V;
+  double big = fmax(fmax(N * d, 2 * d * h + h), fmax(fmax(N * V, N * h), 8 * (V + 8) * (d + 8)));
+  if (refused(big, N * (8 * d * h + 4 * d * V) + 2 * d * V)) return;
+  mem_setup(in, &m, use_rows);
+  float *M0 = fill(in, m.n), *V0 = fill(in, m.n), *P0 = copyf(m.P, m.n), *X0 = copyf(m.X, (long)m.N * m.d);
+  free(mem_forward_check(&m));
+  mem_evaluate_check(&m);
+  mem_train_check(&m, M0, V0);
+  untouched("memory: P modified by memory_forward or memory_evaluate", m.P, m.n, P0);
+  untouched("memory: X modified", m.X, (long)m.N * m.d, X0);
+  free(m.P), free(m.X), free(m.Um), free(m.Utp), free(m.Up), free(m.targets), free(m.rows);
+  free(M0), free(V0), free(P0), free(X0);
 }
 
 /* ----------------------------------------------------------------- driver */
@@ -1219,18 +2085,43 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     uint8_t family = u8(&in);
     int k = family >> 7 ? FFN_GEMM_PREBROADCAST : FFN_GEMM_SPLAT; /* the GEMM families' first microkernel */
     if (gemm_select_kernel(k) != k || gemm_select_kernel(-1) != k) failmsg("gemm_select_kernel: selection not kept");
-    switch (family % 11) {
+    int fam = family & 31; /* 0..10 as before 2026-12-07 (then family % 11); 18..31 weigh the newer ones double */
+    if (fam >= 18) fam = 11 + (fam - 18) % 7;
+    switch (fam) {
       case 0: do_matmul(&in); break;
       case 1: do_act(&in); break;
       case 2: do_ffn(&in); break;
       case 3: do_gated(&in); break;
-      case 4: do_swiglu_bw(&in); break;
+      case 4:
+        do_gated_bw(&in, 0);
+        break;
       case 5: do_memories(&in); break;
       case 6: do_counts(&in); break;
       case 7: do_gemm(&in); break;
       case 8: do_gemm_gated(&in); break;
       case 9: do_packed(&in); break;
-      default: do_gemm_ex(&in); break;
+      case 10:
+      case 17:
+        do_gemm_ex(&in);
+        break;
+      case 11:
+        do_ffn_bw(&in);
+        break;
+      case 13:
+        do_softmax_ce(&in);
+        break;
+      case 14:
+        do_optim(&in);
+        break;
+      case 15:
+        do_spd(&in);
+        break;
+      case 16:
+        do_memory(&in);
+        break;
+      default:
+        do_gated_bw(&in, 1);
+        break;
     }
     if (ffn_heap_in_use() != before) failmsg("ffn_heap_in_use changed across a kernel call (leak)");
   }
