@@ -19,7 +19,8 @@ const wasi = {
     const v = new DataView(memory.buffer);
     let n = 0;
     for (let i = 0; i < iovsLen; i++) {
-      const p = v.getUint32(iovs + 8 * i, true), len = v.getUint32(iovs + 8 * i + 4, true);
+      const p = v.getUint32(iovs + 8 * i, true),
+        len = v.getUint32(iovs + 8 * i + 4, true);
       text(fd, Buffer.from(memory.buffer, p, len).toString('utf8'));
       n += len;
     }
