@@ -349,6 +349,11 @@ export interface MemoryModel {
   setWeights(w: Partial<Pick<MemoryWeights<IdArray>, 'W1' | 'b1' | 'W2'>>): void;
   snapshot(): MemorySnapshot;
   restore(token: MemorySnapshot): void;
+  /**
+   * Write the step's scratch memory for about budgetMs (all of it by default), so that the first step does not pay
+   * for its first touch; true once it is all written. Changes no result.
+   */
+  warmUp(budgetMs?: number): boolean;
   /** New embeddings and weights from seed (default: the last seed), moments zero, step 0. */
   reset(seed?: number): void;
   dispose(): void;

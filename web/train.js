@@ -194,7 +194,7 @@ export function createMemoryModel(opts) {
   const ptr = (k) => base + lay.at[k] * 4;
   const f32 = (k, n = lay.sizes[k]) => new Float32Array(r.memory.buffer, ptr(k), n);
   const i32 = (k, n = lay.sizes[k]) => new Int32Array(r.memory.buffer, ptr(k), n);
-  const state = { t: 0, seed: spec.seed, disposed: false, tokens: new WeakSet() };
+  const state = { t: 0, seed: spec.seed, disposed: false, tokens: new WeakSet(), warmed: 0 };
   try {
     i32('targets').set(spec.o);
     initialize(ex, spec, f32, ptr, spec.seed);
@@ -396,6 +396,27 @@ function views({ spec, f32 }) {
   };
 }
 
+const WARM_CHUNK = 1 << 16; // floats of scratch touched between two looks at the clock (256 KB)
+
+/**
+ * The step's scratch (the largest block, never touched before the first step) written in chunks for about budgetMs
+ * (all of it by default): the first step then does not pay for the memory's first touch. True once all is written.
+ */
+function warmUp(c, budgetMs) {
+  const fn = c.live('warmUp');
+  const ms = realIn(fn, 'budgetMs', budgetMs, 0, Infinity, true, Infinity);
+  const { f32, state } = c;
+  const w = f32('work');
+  const t0 = performance.now();
+  while (state.warmed < w.length) {
+    const end = Math.min(w.length, state.warmed + WARM_CHUNK);
+    w.fill(0, state.warmed, end);
+    state.warmed = end;
+    if (performance.now() - t0 >= ms) break;
+  }
+  return state.warmed >= w.length;
+}
+
 /** weights, copyWeights, setWeights, snapshot, restore, reset, dispose. */
 function stateMethods(c) {
   const { ex, spec, ptr, f32, state } = c;
@@ -420,6 +441,7 @@ function stateMethods(c) {
       for (const k of ['P', 'M', 'V']) f32(k).set(token[k]);
       state.t = token.t;
     },
+    warmUp: (budgetMs) => warmUp(c, budgetMs),
     reset(seed) {
       const fn = c.live('reset');
       state.seed = intIn(fn, 'seed', seed, 0, 2 ** 32 - 1, state.seed);

@@ -134,6 +134,29 @@ test("the start is the seed's mulberry32 draws as documented: unit rows, W1 and 
   }
 });
 
+test('warmUp writes the scratch in budgeted calls, true once done, and changes no result', () => {
+  const big = { n: 400, subjects: 97, relations: 5, objects: 61 };
+  const opts = { facts: syntheticFacts(big), nSubjects: 97, nRelations: 5, nObjects: 61, d: 64, dff: 256 };
+  const [a, b] = [ffn.createMemoryModel(opts), ffn.createMemoryModel(opts)];
+  try {
+    a.train(1); // scratch holding a step's leftovers: warmUp overwrites it, and the steps after do not care
+    b.train(1);
+    let calls = 0;
+    while (!a.warmUp(0)) calls++;
+    assert.ok(calls >= 1, `several budgeted calls for a scratch of this size (${calls + 1})`);
+    assert.equal(a.warmUp(), true);
+    const ra = a.train(3);
+    const rb = b.train(3);
+    assert.deepEqual(ra, rb);
+    const [wa, wb] = [a.copyWeights(), b.copyWeights()];
+    for (const k of ['W1', 'b1', 'W2']) assert.deepEqual(wa[k], wb[k], k);
+  } finally {
+    a.dispose();
+    b.dispose();
+  }
+  assert.throws(() => a.warmUp(), /memoryModel\.warmUp: this model was disposed/);
+});
+
 test('reset(seed) gives the curve of a fresh model; snapshot/restore is bit-exact', () => {
   const a = ffn.createMemoryModel(small({ seed: 4 }));
   const b = ffn.createMemoryModel(small({ seed: 2 }));
@@ -262,6 +285,8 @@ test('bad arguments: TypeError/RangeError naming the argument; nothing leaks', (
   rangeErr(() => m.hidden(new Float32Array(11)), /memoryModel\.hidden: x must hold d = 12 numbers; got 11/);
   rangeErr(() => m.setWeights({ b1: new Float32Array(19) }), /weights\.b1 must hold 20 numbers; got 19/);
   rangeErr(() => m.setWeights({ b1: new Float32Array(20).fill(NaN) }), /weights\.b1\[0\] must be finite; got NaN/);
+  rangeErr(() => m.warmUp(-1), /memoryModel\.warmUp: budgetMs must be a finite number >= 0; got -1/);
+  assert.throws(() => m.warmUp('5'), { name: 'TypeError', message: /budgetMs must be a finite number >= 0; got the/ });
   assert.equal(m.train(2).finite, true, 'still usable after the refusals');
   m.dispose();
   assert.throws(() => m.train(1), /memoryModel\.train: this model was disposed/);
