@@ -94,6 +94,7 @@ self.onmessage = async ({ data: m }) => {
       await ffn.ready();
       model?.dispose();
       model = ffn.createMemoryModel(m.opts);
+      model.warmUp(); // the first step's scratch written now, before the learner's Train (this is not the page)
       ed = { ffn, model, trained: null, reading: () => readModel(model, m.opts.facts) };
       post({ type: 'ready' });
     } else if (m.type === 'train') await train(m);
