@@ -356,13 +356,13 @@ export class FfnActivationPlot extends FfnElement {
     }
   }
 
-  /** Draw the plot anew for its width; its notes too unless notes is false (_addNotes adds them later). */
-  _redraw({ notes = true } = {}) {
+  /** Draw the plot anew for its width, notes and all (the first drawing draws it in steps: _firstPlot). */
+  _redraw() {
     if (!this._box) return;
     const svg = this._newPlot();
     this._drawCurves(svg);
     this._box.prepend(svg); // drawn apart, put in at once (the notes are measured in place)
-    if (notes) this._drawNotes(svg, this._P);
+    this._drawNotes(svg, this._P);
     this._drawMarks(svg);
   }
 

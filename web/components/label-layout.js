@@ -239,7 +239,6 @@ function placementTests(obstacles, pointGrid, bounds, pad) {
       if (boxesOverlap(c, o, pad)) n++;
       else if (
         c.leader &&
-        !o.boxOnly &&
         (o.key === undefined || o.key !== item.anchorKey) &&
         segmentHitsBox(c.leader[0], c.leader[1], o, pad)
       )

@@ -41,8 +41,9 @@ function measurer(svg) {
     for (const [probe] of probes) probe.remove();
   };
   const size = (text, font, bold) => {
-    prefetch([{ text, font, bold }]);
-    return cache.get(keyOf(text, font, bold));
+    const key = keyOf(text, font, bold);
+    if (!cache.has(key)) prefetch([{ text, font, bold }]);
+    return cache.get(key);
   };
   return { size, prefetch };
 }
