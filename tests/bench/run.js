@@ -158,8 +158,7 @@ if (engines) {
     );
     await page.goto(`${server.url}tests/bench/page.html`);
     await page.waitForFunction(() => window.benchReady === true, null, { timeout: 60000 });
-    const version =
-      b.context.browser()?.version() ?? (await page.evaluate(() => navigator.userAgent.match(/Chrome\/[\d.]+/)?.[0]));
+    const version = `Chrome/${await b.version()}`;
     config = `chromium${String(version).match(/\d+/)?.[0] ?? ''}`;
     const res = await page.evaluate(
       async ({ probe, madd, quick: q, env, useOrt, act, train }) =>
