@@ -387,7 +387,7 @@ static void gemm_run(float *C, const float *A, int transA, int lda, const float 
   int mc = lanes == 4 && (size_t)panels(N) * NR * kc <= B_L2 ? MR : row_block(M, kc);
   float *Ap = align64(work);
   for (int k0 = 0; k0 < K; k0 += kc) { /* K >= 1 here: K == 0 returned above */
-    int kb = imin(kc, K - k0), first = k0 == 0, last = k0 + kb >= K;
+    int kb = imin(kc, K - k0), first = k0 == 0, last = k0 + kb >= K, resume = !first && !accumulate;
     const float *Ak = k0 ? A + (transA ? (size_t)k0 * lda : (size_t)k0) : A;
     for (int i0 = 0; i0 < M; i0 += mc) {
       int mb = imin(mc, M - i0);
@@ -405,7 +405,6 @@ static void gemm_run(float *C, const float *A, int transA, int lda, const float 
           for (int c0 = j0; c0 < j0 + nb; c0 += NR) {
             f32x4 acc[MR][2];
             int cols = imin(NR, N - c0);
-            int resume = !first && !accumulate;
             if (resume) resume_tile(acc, Crow + c0, N, rows, cols);
             ukr(uk, Ap + (size_t)s * kb * lanes, Bp + (size_t)(c0 / NR) * K * NR + (size_t)k0 * NR, kb, acc, resume);
             ahead_step(&ah);
