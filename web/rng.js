@@ -3,7 +3,15 @@
 /** mulberry32: a small, fast, seedable PRNG. Returns helpers for floats in [0, 1), normals and float32 tensors. */
 export function makeRng(seed) {
   let a = seed >>> 0;
-  const next = () => mix((a = (a + 0x6d2b79f5) >>> 0));
+  const next = () => mix((a = (a + STEP) >>> 0));
+  /** dst (an array) filled with U(lo, hi) values: the values of dst.length uniform(lo, hi) calls, in one loop. */
+  const fill = (dst, lo, hi) => {
+    const w = hi - lo;
+    let s = a;
+    for (let i = 0; i < dst.length; i++) dst[i] = lo + w * mix((s = (s + STEP) >>> 0));
+    a = s;
+    return dst;
+  };
   const normal = () => {
     const u = Math.max(next(), 1e-12);
     return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * next());
@@ -26,14 +34,7 @@ export function makeRng(seed) {
       }
       return out;
     },
-    /** dst (an array) filled with U(lo, hi) values: the values of dst.length uniform(lo, hi) calls, in one loop. */
-    fill: (dst, lo, hi) => {
-      const w = hi - lo;
-      let s = a;
-      for (let i = 0; i < dst.length; i++) dst[i] = lo + w * mix((s = (s + 0x6d2b79f5) >>> 0));
-      a = s;
-      return dst;
-    },
+    fill,
     /** A float32 tensor with N(0, scale^2) entries. */
     randn: (shape, scale = 1) => {
       const data = new Float32Array(count(shape));
@@ -41,13 +42,11 @@ export function makeRng(seed) {
       return { data, shape: shape.slice() };
     },
     /** A float32 tensor with U(lo, hi) entries. */
-    rand: (shape, lo, hi) => {
-      const data = new Float32Array(count(shape));
-      for (let i = 0; i < data.length; i++) data[i] = lo + (hi - lo) * next();
-      return { data, shape: shape.slice() };
-    },
+    rand: (shape, lo, hi) => ({ data: fill(new Float32Array(count(shape)), lo, hi), shape: shape.slice() }),
   };
 }
+
+const STEP = 0x6d2b79f5; // mulberry32's increment of its state
 
 /** mulberry32's output for the state t: a float in [0, 1). */
 function mix(t) {
