@@ -1016,6 +1016,8 @@ static void do_counts(In *in) {
   long long lw = M * ((h + M - 1) / M);
   got = llama_hidden_dim(d, m, mult);
   if (got != (double)lw) fail("llama_hidden_dim", (long)d, got, (double)lw, 0);
+  int level = ffn_simd_level(); /* 0 native, 1 ffn.wasm, 2 ffn-relaxed.wasm: which one, the build decides */
+  if (level < 0 || level > 2) fail("ffn_simd_level", 0, level, 0, 2);
 }
 
 /* ------------------------------------------------ packed GEMM and resident layers */

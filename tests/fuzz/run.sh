@@ -53,7 +53,7 @@ fi
 log="$out/fuzz.log"
 set +e
 "$bin" "$out/corpus" "$out/seed" -max_total_time="$secs" -timeout=20 -rss_limit_mb=2048 -max_len=4096 \
-  -print_final_stats=1 -artifact_prefix="$out/artifacts/" >"$log" 2>&1
+  -print_final_stats=1 -print_coverage=1 -artifact_prefix="$out/artifacts/" >"$log" 2>&1
 rc=$?
 set -e
 runs="$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')"
@@ -68,6 +68,15 @@ if [ $rc -ne 0 ]; then
     "(copy it to tests/fuzz/regressions/); log $log" >&2
   exit 1
 fi
+# every entry point of ffn.h reached (-print_coverage lists each function the run covered)
+api="$(sed -n 's/^FFN_API [a-z0-9_ ]*[ *]\([a-z_0-9]*\)(.*/\1/p' "$root/src/ffn.h")"
+unreached=""
+for f in $api; do grep -q "^COVERED_FUNC: .* $f /" "$log" || unreached="$unreached $f"; done
+if [ -n "$unreached" ]; then
+  echo "fuzz: entry points of ffn.h never reached:$unreached" >&2
+  exit 1
+fi
+echo "fuzz: all $(echo $api | wc -w) entry points of ffn.h reached"
 wasm=""
 if command -v emcc >/dev/null 2>&1; then
   w="$out/wasm"

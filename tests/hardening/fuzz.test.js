@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, readdirSync } from 'node:fs';
+import { mkdtempSync, rmSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -58,6 +58,9 @@ test(
       // suites on the same 2 cores) and coverage of all kernel families, which load does not change
       assert.ok(Number(m[1]) > 300, `only ${m[1]} inputs ran`);
       assert.ok(Number(m[2]) > 800, `only ${m[2]} coverage edges`);
+      // every entry point of ffn.h called by the run (libFuzzer's list of covered functions, checked by run.sh)
+      const api = readFileSync(path.join(root, 'src/ffn.h'), 'utf8').match(/^FFN_API /gm).length;
+      assert.match(run.stdout, new RegExp(`fuzz: all ${api} entry points of ffn\\.h reached`), run.stdout);
       // and the same harness on the shipped wasm SIMD build (emcc is there whenever the package builds)
       if (onPath('emcc')) {
         const w = /wasm SIMD build: (\d+) corpus inputs and (\d+) random inputs, no finding/.exec(run.stdout);
