@@ -2040,12 +2040,16 @@ static void do_memory(In *in) {
   uint8_t fl = u8(in), bb = u8(in);
   int use_rows = fl & 1;
   m.opt = fl >> 1 & 1 ? 1 : (fl & 0x1c) == 0x1c ? 2 + (fl >> 5) : 0; /* 2..9: unknown optimizer */
-  m.B = !use_rows || m.N <= 0 ? m.N : bb < 240 ? 1 + bb % m.N : m.N > INT_MAX - 4 ? -1 : m.N + 1 + (bb & 3);
+  if (!use_rows) /* all the facts: B = N, else (rarely) B = N - 1, which must be refused */
+    m.B = m.N > 0 && bb >= 240 ? m.N - 1 : m.N;
+  else
+    m.B = m.N <= 0 ? m.N : bb < 240 ? 1 + bb % m.N : m.N > INT_MAX - 4 ? -1 : m.N + 1 + (bb & 3);
   m.lr = draw_hyper(in, 1e-2f), m.b1 = draw_hyper(in, 0.9f), m.b2 = draw_hyper(in, 0.999f);
   m.eps = draw_hyper(in, 1e-8f), m.wd = draw_hyper(in, 0.01f), m.t = 1 + u8(in) % 50;
   snprintf(ctx, sizeof ctx, "memory N=%d B=%d d=%d dff=%d V=%d act=%d opt=%d rows=%d t=%d", m.N, m.B, m.d, m.dff, m.V,
            m.act, m.opt, use_rows, m.t);
-  if (m.N < 0 || m.B < 0 || m.B > m.N || m.d < 1 || m.dff < 1 || m.V < 1 || invalid_act(m.act) || m.opt > 1) {
+  if (m.N < 0 || m.B < 0 || m.B > m.N || (!use_rows && m.B != m.N) || m.d < 1 || m.dff < 1 || m.V < 1 ||
+      invalid_act(m.act) || m.opt > 1) {
     mem_refused(in, &m, use_rows);
     return;
   }
