@@ -179,6 +179,37 @@ test("Meng et al.'s closed form maps k* to v* and the Cholesky solve inverts C",
   assert.throws(() => lm.cholesky(new Float64Array([1, 2, 2, 1]), 2), /not positive definite/);
 });
 
+test('the key covariance and the target value in steps: the float64 sums, one slice a step when asked', async () => {
+  const ffn = await import('ffn-lab');
+  await ffn.ready({ relaxed: false });
+  const next = ((s) => () => ((s = (s * 1103515245 + 12345) % 2147483648), s / 2147483648))(3);
+  const N = 50;
+  const dff = lm.COV_ROWS + 9; // a block of rows and a short one
+  const A = Float32Array.from({ length: N * dff }, () => Math.max(0, next() - 0.4)); // ReLU-like keys
+  const lab = { A, N, dff };
+  const want = new Float64Array(dff * dff);
+  for (let i = 0; i < dff; i++)
+    for (let j = 0; j < dff; j++)
+      for (let f = 0; f < N; f++) want[i * dff + j] += (A[f * dff + i] * A[f * dff + j]) / N;
+  let mean = 0;
+  for (let i = 0; i < dff; i++) mean += want[i * dff + i] / dff;
+  for (let i = 0; i < dff; i++) want[i * dff + i] += lm.LAMBDA * mean + 1e-8;
+  for (const [name, matmul, tol] of [
+    ['float64', null, 1e-12],
+    ['matmul', ffn.matmul, 1e-6],
+  ]) {
+    const gen = lm.keyCovarianceSteps(lab, matmul, 0);
+    let r;
+    let yields = 0;
+    while (!(r = gen.next()).done) yields++;
+    assert.equal(yields, 2, `${name}: a yield after each block of rows`);
+    const one = lm.keyCovariance(lab, matmul);
+    assert.deepEqual(r.value, one, `${name}: in steps, the same bits as in one call`);
+    const err = Math.max(...one.map((v, i) => Math.abs(v - want[i]) / (Math.abs(want[i]) + 1e-3)));
+    assert.ok(err < tol, `${name}: C within ${tol} of the float64 sums; off by ${err}`);
+  }
+});
+
 test('a rank-one edit flips the fact; fine-tuning flips it too; both measured; restore undoes them', () => {
   const { idx, model } = trainedRef();
   const lab = lm.readModel(model, idx.triples);

@@ -158,20 +158,36 @@ export function inspectFact(model, lab, f) {
  */
 export const LAMBDA = 0.01;
 export function keyCovariance(lab, matmul = null) {
+  return finish(keyCovarianceSteps(lab, matmul));
+}
+
+/** Rows of C a matmul of keyCovarianceSteps computes (the rows of a product do not depend on the others'). */
+export const COV_ROWS = 32;
+
+/** keyCovariance in steps: it yields after about sliceMs (the page's task ends there), then returns C. */
+export function* keyCovarianceSteps(lab, matmul = null, sliceMs = 10) {
   const { A, N, dff } = lab;
   const C = new Float64Array(dff * dff);
-  if (matmul) {
-    const AT = new Float32Array(dff * N);
-    for (let f = 0; f < N; f++) for (let i = 0; i < dff; i++) AT[i * N + f] = A[f * dff + i];
-    const P = matmul({ data: AT, shape: [dff, N] }, { data: A, shape: [N, dff] }).data;
-    for (let i = 0; i < C.length; i++) C[i] = P[i] / N;
-  } else {
-    for (let f = 0; f < N; f++) {
-      const o = f * dff;
-      for (let i = 0; i < dff; i++) {
-        const ai = A[o + i];
-        if (ai !== 0) for (let j = 0; j < dff; j++) C[i * dff + j] += (ai * A[o + j]) / N;
+  let t0 = performance.now();
+  for (let i0 = 0; i0 < dff; i0 += COV_ROWS) {
+    const i1 = Math.min(dff, i0 + COV_ROWS);
+    if (matmul) {
+      const AT = new Float32Array((i1 - i0) * N); // rows i0..i1-1 of A^T
+      for (let f = 0; f < N; f++) for (let i = i0; i < i1; i++) AT[(i - i0) * N + f] = A[f * dff + i];
+      const P = matmul({ data: AT, shape: [i1 - i0, N] }, { data: A, shape: [N, dff] }).data;
+      for (let i = 0; i < P.length; i++) C[i0 * dff + i] = P[i] / N;
+    } else {
+      for (let f = 0; f < N; f++) {
+        const o = f * dff;
+        for (let i = i0; i < i1; i++) {
+          const ai = A[o + i];
+          if (ai !== 0) for (let j = 0; j < dff; j++) C[i * dff + j] += (ai * A[o + j]) / N;
+        }
       }
+    }
+    if (performance.now() - t0 >= sliceMs) {
+      yield;
+      t0 = performance.now();
     }
   }
   let trace = 0;
@@ -210,22 +226,38 @@ export function rankOneEdit(W2, C, kStar, vStar, dff, d) {
  */
 export const TARGET_P = 0.9;
 export function targetValue(lab, x, kStar, newObject) {
+  return finish(targetValueSteps(lab, x, kStar, newObject));
+}
+
+/** targetValue in steps: it yields after each slice of about sliceMs (the page's task ends there), then returns. */
+export function* targetValueSteps(lab, x, kStar, newObject, sliceMs = 10) {
   const { d, dff, W2, U, nObjects } = lab;
   const v = new Float64Array(d);
   for (let i = 0; i < dff; i++) if (kStar[i] !== 0) for (let j = 0; j < d; j++) v[j] += kStar[i] * W2[i * d + j];
   const logits = new Float64Array(nObjects);
+  const h = new Float64Array(d);
+  let t0 = performance.now();
   for (let step = 0; step <= 200; step++) {
-    for (let o = 0; o < nObjects; o++) {
-      let s = 0;
-      for (let j = 0; j < d; j++) s += (x[j] + v[j]) * U[o * d + j];
-      logits[o] = s;
-    }
+    for (let j = 0; j < d; j++) h[j] = x[j] + v[j];
+    for (let o = 0; o < nObjects; o++) logits[o] = dot(h, 0, U, o * d, d);
     const p = softmax(logits);
     if (p[newObject] >= TARGET_P || step === 200) return { vStar: v, steps: step, p: p[newObject] };
     p[newObject] -= 1;
     for (let o = 0; o < nObjects; o++) if (p[o] !== 0) for (let j = 0; j < d; j++) v[j] -= p[o] * U[o * d + j];
+    if (performance.now() - t0 >= sliceMs) {
+      yield;
+      t0 = performance.now();
+    }
   }
   return null; // not reached
+}
+
+/** A generator run to its end: its return value. */
+export function finish(steps) {
+  let r;
+  do r = steps.next();
+  while (!r.done);
+  return r.value;
 }
 
 /**
@@ -234,12 +266,18 @@ export function targetValue(lab, x, kStar, newObject) {
  * factor here.
  */
 export function covarianceSolver(lab, ffn = null) {
-  const C = keyCovariance(lab, ffn?.matmul ?? null);
+  return finish(covarianceSolverSteps(lab, ffn));
+}
+
+/** covarianceSolver in steps (keyCovarianceSteps', then one for the factor); returns the solver. */
+export function* covarianceSolverSteps(lab, ffn = null) {
+  const C = yield* keyCovarianceSteps(lab, ffn?.matmul ?? null);
   const n = lab.dff;
   if (typeof ffn?.spdSolve === 'function') {
     const A = { data: Float32Array.from(C), shape: [n, n] };
     return (k) => ffn.spdSolve(A, { data: Float32Array.from(k), shape: [n] }).data;
   }
+  yield;
   const L = cholesky(C, n);
   return (k) => choleskySolve(L, n, k);
 }

@@ -11,8 +11,9 @@ import {
   applyRankOne,
   fineTune,
   editOutcome,
-  covarianceSolver,
-  targetValue,
+  covarianceSolverSteps,
+  targetValueSteps,
+  finish,
 } from './model.js';
 
 /** Training stops by itself once every fact is stored, or after MAX_STEPS steps (Train goes on from there). */
@@ -229,11 +230,11 @@ export function* editSteps(s, method, f, newObject) {
   let extra;
   if (method === 'rankOne') {
     if (!t.solve) {
-      t.solve = covarianceSolver(t.lab, s.ffn);
+      t.solve = yield* covarianceSolverSteps(t.lab, s.ffn);
       yield;
     }
     const kStar = t.lab.A.subarray(f * t.lab.dff, (f + 1) * t.lab.dff);
-    const target = targetValue(t.lab, s.model.inputOf(f), kStar, newObject);
+    const target = yield* targetValueSteps(t.lab, s.model.inputOf(f), kStar, newObject);
     yield;
     extra = applyRankOne(s.model, t.lab, f, newObject, { solve: t.solve, ffn: s.ffn, target });
   } else extra = fineTune(s.model, f, newObject, { lr: FT_LR, maxSteps: FT_MAX_STEPS });
@@ -241,13 +242,7 @@ export function* editSteps(s, method, f, newObject) {
   return { after: s.model.evaluate().predictions, steps: extra.steps ?? 1 };
 }
 
-/** A generator run to its end: its return value. */
-export function finish(steps) {
-  let r;
-  do r = steps.next();
-  while (!r.done);
-  return r.value;
-}
+export { finish };
 
 /**
  * The capacity measurement, one size at a time: for each d_ff of CAPACITY_SIZES, a fresh model of the same facts
