@@ -316,6 +316,54 @@ test('both edits flip a fact and Undo restores every bit, for every activation o
   console.log(`# small set (${idx.facts.length} facts, d_ff 128), fact ${f}: ${figures.join('; ')}`);
 });
 
+test('a main-thread edit given up (pause) resolves to null and leaves nothing half-taken behind', async () => {
+  const ffn = await import('ffn-lab');
+  await ffn.ready({ relaxed: false });
+  const { LabSession } = await import('../../web/components/memory-lab/session.js');
+  const { FrameDriver } = await import('../../web/components/memory-lab/driver.js');
+  const idx = smallFacts();
+  const [s, fresh] = [0, 1].map(() => new LabSession(ffn, idx, { d: 32, dff: 128, seed: 5 }));
+  for (const x of [s, fresh]) {
+    let r;
+    do r = x.train(0, { maxSteps: 1 });
+    while (!r.stop);
+  }
+  const stopped = [];
+  const hooks = { progress() {}, stopped: () => stopped.push(1), point() {}, measured() {}, failed() {} };
+  const driver = new FrameDriver(ffn, s, hooks);
+  const f = 20;
+  const to = (idx.triples[3 * f + 2] + 2) % idx.objects.length;
+  for (const after of [0, 1, 2]) {
+    // pause() once `after` steps of the edit have run (0: before its first task)
+    const own = s.editSteps.bind(s);
+    s.editSteps = function* (...a) {
+      const g = own(...a);
+      for (let n = 0; ; n++) {
+        if (n === after) driver.pause();
+        const r = g.next();
+        if (r.done) return r.value;
+        yield;
+      }
+    };
+    if (after === 0) driver.pause(); // nothing active yet: pause() does nothing
+    const r = await Promise.race([
+      driver.edit('rankOne', f, to),
+      new Promise((ok) => setTimeout(() => ok('pending'), 5000)),
+    ]);
+    assert.equal(r, null, `paused after ${after} steps: the edit resolves to null`);
+    delete s.editSteps;
+  }
+  assert.ok(stopped.length >= 2, 'pause() told the element that the run stopped');
+  const done = await driver.edit('rankOne', f, to);
+  assert.deepEqual(done, fresh.edit('rankOne', f, to), 'the outcome of an edit on a fresh session');
+  assert.deepEqual(bits(s.model.copyWeights().W2), bits(fresh.model.copyWeights().W2), 'the same weights after');
+  assert.ok(s.undo() && fresh.undo());
+  assert.deepEqual(bits(s.model.copyWeights().W2), bits(fresh.model.copyWeights().W2), 'the same trained weights');
+  driver.dispose();
+  s.dispose();
+  fresh.dispose();
+});
+
 test("an edit by the worker's code, adopted, matches the page's own; Undo restores every bit", async () => {
   const ffn = await import('ffn-lab');
   await ffn.ready({ relaxed: false });

@@ -63,13 +63,13 @@ export class FrameDriver {
     nextTask(tick);
   }
 
-  /** A run of slices, each a task of its own, until stop() or the run's end. */
-  _loop(slice, done) {
+  /** A run of slices, each a task of its own, until the run's end (done), or until another run or pause() (dropped). */
+  _loop(slice, done, dropped = null) {
     const token = {};
     this.active = token;
     this.warming = false;
     const tick = () => {
-      if (this.active !== token) return;
+      if (this.active !== token) return void dropped?.();
       if (slice()) nextTask(tick);
       else {
         this.active = null;
@@ -92,7 +92,8 @@ export class FrameDriver {
 
   /**
    * Edit fact f to newObject by method (session.editSteps), a task a step; resolves to its outcome in a task of its
-   * own (the element then reads and draws the edited weights), not in the last step's.
+   * own (the element then reads and draws the edited weights), not in the last step's; to null if another run or
+   * pause() ends it first.
    */
   edit(method, f, newObject) {
     const steps = this.session.editSteps(method, f, newObject);
@@ -101,6 +102,7 @@ export class FrameDriver {
       this._loop(
         () => !(r = steps.next()).done,
         () => nextTask(() => ok(r.value)),
+        () => ok(null),
       ),
     );
   }

@@ -221,10 +221,11 @@ export class LabSession {
 export function* editSteps(s, method, f, newObject) {
   if (s.trained) s.model.restore(s.trained.snap);
   else {
-    s.trained = { snap: s.model.snapshot(), before: s.model.evaluate().predictions, lab: null, solve: null };
+    const t = { snap: s.model.snapshot(), before: s.model.evaluate().predictions, lab: null, solve: null };
     yield;
-    s.trained.lab = s.reading();
+    t.lab = s.reading();
     yield;
+    s.trained = t; // whole: an edit given up before here leaves no half-taken state behind
   }
   const t = s.trained;
   let extra;
