@@ -71,39 +71,58 @@ async function runStage(exercise, tests, source, options, timeout) {
   return { ...run, status, results, probes: probes.map((p, i) => ({ ...p, result: probeResults[i] })) };
 }
 
+/** Whether two lists hold the same items, by `same` (numbers: Object.is), in a loop (no closure per item). */
+function sameItems(x, y, same) {
+  if (x.length !== y.length) return false;
+  for (let i = 0; i < x.length; i++) if (!same(x[i], y[i])) return false;
+  return true;
+}
+
+/** Deep equality of two wire values (numbers by Object.is). */
+function sameWire(x, y) {
+  if (!x || !y || x.k !== y.k) return false;
+  switch (x.k) {
+    case 'number':
+      return Object.is(x.v, y.v);
+    case 'typed':
+      return sameItems(x.data, y.data, Object.is);
+    case 'array':
+      return sameItems(x.items, y.items, sameWire);
+    case 'object': {
+      const kx = Object.keys(x.entries);
+      return kx.length === Object.keys(y.entries).length && kx.every((k) => sameWire(x.entries[k], y.entries[k]));
+    }
+    default:
+      return String(x.what) === String(y.what);
+  }
+}
+
 /** Deep equality of two results from the worker (values by Object.is, errors by message). */
 function sameResult(a, b) {
   if (!a || !b) return false;
   if (a.ok !== b.ok) return false;
   if (!a.ok) return String(a.error && a.error.message) === String(b.error && b.error.message);
-  const same = (x, y) => {
-    if (!x || !y || x.k !== y.k) return false;
-    switch (x.k) {
-      case 'number':
-        return Object.is(x.v, y.v);
-      case 'typed':
-        return x.data.length === y.data.length && x.data.every((v, i) => Object.is(v, y.data[i]));
-      case 'array':
-        return x.items.length === y.items.length && x.items.every((v, i) => same(v, y.items[i]));
-      case 'object': {
-        const kx = Object.keys(x.entries);
-        return kx.length === Object.keys(y.entries).length && kx.every((k) => same(x.entries[k], y.entries[k]));
-      }
-      default:
-        return String(x.what) === String(y.what);
-    }
-  };
-  return same(a.value, b.value);
+  return sameWire(a.value, b.value);
 }
 
-/** Notes (messages) for functions that changed an argument in place (one per argument, from the purity probes). */
-function purityNotes(exercise, run) {
+/**
+ * Notes (messages) for functions that changed an argument in place (one per argument, from the purity probes).
+ * A result may hold 200,000 numbers: each test's control is compared once, and the event loop gets a turn
+ * (`slice`) between comparisons.
+ */
+async function purityNotes(exercise, run, slice) {
   const notes = [];
+  const deterministic = new Map(); // test index -> whether its control probe gave the test's result
   for (const p of run.probes || []) {
     if (p.arg < 0 || !p.result) continue;
-    const control = run.probes.find((q) => q.test === p.test && q.arg === -1);
     const original = run.results[p.test];
-    if (!control || !control.result || !sameResult(control.result, original)) continue; // not deterministic: no claim
+    if (!deterministic.has(p.test)) {
+      await slice();
+      const control = run.probes.find((q) => q.test === p.test && q.arg === -1);
+      deterministic.set(p.test, !!(control && control.result) && sameResult(control.result, original));
+    }
+    if (!deterministic.get(p.test)) continue; // not deterministic: no claim
+    await slice();
     if (sameResult(p.result, original)) continue;
     const fn = p.call.fn;
     const name = exercise.functions[fn].params[p.arg]?.name ?? say('argument', { n: p.arg + 1 });
@@ -367,7 +386,7 @@ export async function reportRun(exercise, tests, run, { base, api = defaultApi, 
   const outcomes = await compareStage(tests, run, exercise.tolerance, slice);
   const diagnoses = run.compileError ? [] : await diagnose(exercise, tests, outcomes, api, slice);
   await slice();
-  const notes = purityNotes(exercise, run);
+  const notes = await purityNotes(exercise, run, slice);
   const summary = runSummary(run, tests, timeout);
   const head = base ?? reportBase(exercise, tests, null, timeout);
   const logs = Array.isArray(run.logs) ? run.logs : [];
