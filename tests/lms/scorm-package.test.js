@@ -72,6 +72,7 @@ test('the SCO page: its elements, and every script, stylesheet and import-map ta
     ['gelu', 'ffn', 'cube'],
   );
   assert.match(html, /<ffn-memory-widget>/);
+  assert.match(html, /<html lang="en">/, 'English unless --lang says otherwise');
   const refs = [...html.matchAll(/(?:src|href)="\.\/([^"]+)"/g)].map((x) => x[1]);
   const map = JSON.parse(/<script type="importmap">(.*?)<\/script>/s.exec(html)[1]).imports;
   refs.push(...Object.values(map).map((p) => p.replace(/^\.\//, '')));
@@ -93,6 +94,8 @@ test('bad arguments: a clear error and nothing written', async () => {
     [['--exercises', join(ROOT, 'tests/fixtures/lms/throws.js')], /threw: this module is broken on purpose/],
     [['--exercises', join(WORK, 'missing.js')], /no author module at/],
     [['--scorm', '2005'], /--scorm must be 1\.2 or 2004; got 2005/],
+    [['--lang', 'fr"><script>'], /--lang must be a language tag such as en, fr or fr-CA; got "fr\\"><script>"/],
+    [['--lang', 'french-language'], /--lang must be a language tag .*; got "french-language"/],
     [['--widgets', 'clock'], /unknown widget "clock"/],
     [['--bogus'], /Unknown option '--bogus'/],
   ];
@@ -114,6 +117,7 @@ test('bad arguments: a clear error and nothing written', async () => {
   assert.equal(help.code, 0);
   assert.match(help.stdout, /--scorm 1\.2\|2004/);
   assert.match(help.stdout, /--exercises/);
+  assert.match(help.stdout, /--lang tag/);
 });
 
 test('the published files hold the command and every file it puts in a package', async () => {

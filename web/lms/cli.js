@@ -16,6 +16,8 @@ Options:
                          'ffn-lab/sandbox' (default: the eight built-ins)
   --widgets a,b,...      memory-widget, activation-plot, param-calculator (default: none)
   --title text           the course item's title (default: the exercises' titles)
+  --lang tag             the page's language, which its elements speak: en, fr, fr-CA... (default en; a language
+                         ffn-lab has no table for is English until your module calls defineStrings)
   --out file.zip         where to write it (default ffn-lab-scorm.zip)
   --force                overwrite --out if it exists
   --help                 this text
@@ -45,6 +47,7 @@ async function scorm(args) {
         exercises: { type: 'string' },
         widgets: { type: 'string' },
         title: { type: 'string' },
+        lang: { type: 'string', default: 'en' },
         out: { type: 'string', default: 'ffn-lab-scorm.zip' },
         force: { type: 'boolean', default: false },
         help: { type: 'boolean', default: false },
@@ -66,6 +69,7 @@ async function scorm(args) {
       exercises: values.exercises === undefined ? [...exerciseIds] : list(values.exercises),
       widgets: list(values.widgets),
       title: values.title,
+      lang: values.lang,
       cwd: process.cwd(),
     });
   } catch (e) {

@@ -79,7 +79,7 @@ async function resolveExercises(items, cwd) {
 }
 
 /** The SCO page: the import map, the LMS link first, then the elements' modules, then the elements. */
-function scoPage({ title, version, course, exercises, widgets, modules, files }) {
+function scoPage({ title, version, course, lang, exercises, widgets, modules, files }) {
   // only the specifiers whose module is in the package: nothing the page could ask for outside it
   const mapped = Object.entries(IMPORTS).filter(([, path]) => files.has(path.slice(2)));
   const imports = JSON.stringify({ imports: Object.fromEntries(mapped) }).replace(/</g, '\\u003c');
@@ -92,7 +92,7 @@ function scoPage({ title, version, course, exercises, widgets, modules, files })
     ...exercises.map((e, i) => `<ffn-exercise exercise="${xmlText(e.id)}" number="${i + 1}"></ffn-exercise>`),
   ];
   return `<!doctype html>
-<html lang="en">
+<html lang="${lang}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -139,14 +139,27 @@ function pageFiles(widgets, authorModules) {
 }
 
 const widgetModule = (w) => `web/components/${w}.js`;
+/** A BCP 47 language tag as a page's lang takes it: a 2-3 letter language, then subtags of 1-8 letters or digits. */
+const LANG_TAG = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8}){0,4}$/;
 
 /**
  * Build a SCORM package in memory. options: { version: '1.2' | '2004', exercises: [built-in id or author module path],
- * widgets: [memory-widget | activation-plot | param-calculator], title, cwd }. Resolves to { zip (Uint8Array),
- * manifest, files: [paths in the zip], exercises: [{ id, title }] }; rejects with a clear error on a bad argument.
+ * widgets: [memory-widget | activation-plot | param-calculator], title, lang (the page's language tag), cwd }.
+ * Resolves to { zip (Uint8Array), manifest, files: [paths in the zip], exercises: [{ id, title }] }; rejects with a
+ * clear error on a bad argument.
  */
-export async function buildScormPackage({ version = '1.2', exercises = [], widgets = [], title, cwd = '.' } = {}) {
+export async function buildScormPackage({
+  version = '1.2',
+  exercises = [],
+  widgets = [],
+  title,
+  lang = 'en',
+  cwd = '.',
+} = {}) {
   if (version !== '1.2' && version !== '2004') throw new RangeError(`--scorm must be 1.2 or 2004; got ${version}`);
+  if (typeof lang !== 'string' || !LANG_TAG.test(lang)) {
+    throw new RangeError(`--lang must be a language tag such as en, fr or fr-CA; got ${JSON.stringify(String(lang))}`);
+  }
   for (const w of widgets) {
     if (!Object.hasOwn(WIDGETS, w))
       throw new RangeError(`unknown widget "${w}"; known: ${Object.keys(WIDGETS).join(', ')}`);
@@ -165,7 +178,9 @@ export async function buildScormPackage({ version = '1.2', exercises = [], widge
       .slice(0, 64) || 'widgets';
   files.set(
     'index.html',
-    new TextEncoder().encode(scoPage({ title: name, version, course, exercises: chosen, widgets, modules, files })),
+    new TextEncoder().encode(
+      scoPage({ title: name, version, course, lang, exercises: chosen, widgets, modules, files }),
+    ),
   );
   const paths = ['index.html', ...[...files.keys()].filter((p) => p !== 'index.html').sort()];
   const identifier = `ffn-lab-${course.replace(/[^\w.-]/g, '_')}-${version}`;
