@@ -1348,7 +1348,7 @@ static void bw_core(TV *dX, TV *dW1, TV *db1, TV *dW2, float *dHf, double *dHe, 
   colsum_tv(db1, dHf, dHe, T, dff);
   transp(XT, NULL, X, NULL, T, d);
   mm_tv(dW1, XT, NULL, dHf, dHe, d, T, dff);
-  if (W1) transp(W1T, NULL, W1, NULL, d, dff); /* W1 NULL only with d*dff = 0 */
+  if (W1) transp(W1T, NULL, W1, NULL, d, dff); /* W1 NULL: ffn_backward_saved without dX */
   if (dX) mm_tv(dX, dHf, dHe, W1T, NULL, T, dff, d);
   free(AT), free(W2T), free(XT), free(W1T), free(AeT), free(dA);
 }
