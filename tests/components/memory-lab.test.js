@@ -117,6 +117,8 @@ function trainedRef(seed = 3) {
 test("inspecting a fact: residual plus every firing memory's contribution is the model's logit", () => {
   const { idx, model } = trainedRef();
   const lab = lm.readModel(model, idx.triples);
+  const short = new Float32Array(lab.A.length - 1);
+  assert.throws(() => lm.readModel(model, idx.triples, short), /readModel: keys must hold N \* dff = \d+ floats; got/);
   for (let f = 0; f < model.nFacts; f += 7) {
     const r = lm.inspectFact(model, lab, f);
     const scale = Math.abs(r.residual) + r.memories.reduce((s, m) => s + Math.abs(m.contribution), 0);

@@ -46,6 +46,8 @@ export function readModel(model, triples, keys = null) {
   const dff = model.dff;
   const d = model.d;
   const A = keys ?? model.keys(); // every fact's keys in one call, (N, dff)
+  if (A.length !== N * dff)
+    throw new RangeError(`readModel: keys must hold N * dff = ${N * dff} floats; got ${A.length}`);
   const nObjects = w.U.length / d;
   return { ...w, A, N, d, dff, nObjects, triples };
 }
