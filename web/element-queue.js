@@ -1,7 +1,7 @@
 // The elements' first drawings, one per task: those near the viewport first, the others when the page is idle.
 
-// Near: within this margin of the viewport (about a screen of scrolling).
-const NEAR = '600px 0px';
+/** Near: within this margin of the viewport (about a screen of scrolling), as IntersectionObserver's rootMargin. */
+export const NEAR = '600px 0px';
 // requestIdleCallback's deadline: a page that is never idle still gets every element drawn, one per task.
 const IDLE_MS = 400;
 

@@ -444,3 +444,23 @@ test('the embed page takes its attributes from the URL, and says a refused one',
     await p.close();
   }
 });
+
+test('a lab far below the fold starts no worker until the reader scrolls near it', SLOW, async () => {
+  const p = await open();
+  try {
+    const far = await p.evaluate(async () => {
+      const spacer = Object.assign(document.createElement('div'), { style: 'height: 5000px' });
+      const lab = document.createElement('ffn-memory-lab');
+      lab.id = 'far';
+      document.body.append(spacer, lab);
+      await new Promise((ok) => lab.addEventListener('ffn-ready', ok, { once: true }));
+      await new Promise((ok) => setTimeout(ok, 3000)); // past the idle start's 2 s deadline
+      return lab.state.driver;
+    });
+    assert.equal(far, null, 'drawn far below the fold: no driver');
+    await p.$eval('#far', (el) => el.scrollIntoView());
+    await p.waitForFunction(() => document.querySelector('#far').state.driver === 'worker', null, { timeout: 30000 });
+  } finally {
+    await p.close();
+  }
+});

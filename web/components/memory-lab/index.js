@@ -2,6 +2,7 @@
 // lifecycle, attributes, input; numbers from session.js and model.js, drawing in view.js).
 import * as ffn from '../../index.js'; // the wasm bytes inlined: nothing for a bundler or server to place
 import { FfnElement, define, htmlEl as h } from '../../element-base.js';
+import { NEAR } from '../../element-queue.js';
 import { localizedError } from '../../i18n/index.js';
 import { componentCss, rafThrottle, setProblem, trailingThrottle } from '../styles.js';
 import { countryFacts, formatFacts, indexFacts, parseFacts } from './facts.js';
@@ -88,6 +89,7 @@ export class FfnMemoryLab extends FfnElement {
 
   disconnectedCallback() {
     super.disconnectedCallback();
+    this._near?.disconnect();
     this.pause();
     this.stopMeasure();
   }
@@ -105,14 +107,28 @@ export class FfnMemoryLab extends FfnElement {
   }
 
   /**
-   * Start the driver once the lab is drawn, in idle time (or within 2 s): the worker loads the kernels and builds its
-   * model before the first Train, whose click then only posts a message (no worker start in the click's frames).
+   * Start the driver once the lab is drawn and near the viewport (NEAR), in idle time (or within 2 s): the
+   * worker loads the kernels and builds its model before the first Train, whose click then only posts a message (no
+   * worker start in the click's frames). A lab the reader never scrolls to starts none (Train would).
    */
   _startDriverSoon() {
     const session = this._session;
     const start = () => this.isConnected && this._session === session && !this._driver && this._withDriver(() => {});
-    if (typeof requestIdleCallback === 'function') requestIdleCallback(start, { timeout: 2000 });
-    else setTimeout(start, 200);
+    const idle = () =>
+      typeof requestIdleCallback === 'function'
+        ? requestIdleCallback(start, { timeout: 2000 })
+        : setTimeout(start, 200);
+    this._near?.disconnect();
+    if (typeof IntersectionObserver !== 'function') return void idle();
+    this._near = new IntersectionObserver(
+      (entries) => {
+        if (!entries.some((e) => e.isIntersecting)) return;
+        this._near.disconnect();
+        idle();
+      },
+      { rootMargin: NEAR },
+    );
+    this._near.observe(this);
   }
 
   /**
