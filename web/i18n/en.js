@@ -50,6 +50,7 @@ export default {
       unread: 'the result could not be read: {why}',
       malformedValue: 'it is malformed',
       numbers: 'it holds more than {max} numbers',
+      runNumbers: "with it the run's results would hold more than {max} numbers in all",
       deep: 'it is nested deeper than {max} levels',
       parts: 'it has too many parts',
       shared: 'it holds numbers in shared memory',

@@ -122,6 +122,10 @@ export interface GradeOptions {
    * instead of the copy built into the package (without it, nothing is fetched).
    */
   workerUrl?: URL | string;
+  /**
+   * What one result may hold (default 200,000 numbers, nesting 8 deep, 32 keys); all of a run's results together
+   * hold at most 5 × maxNumbers numbers, and a result past either is refused.
+   */
   limits?: { maxNumbers?: number; maxDepth?: number; maxKeys?: number };
   onProgress?: (testIndex: number) => void;
 }

@@ -167,9 +167,18 @@ class WireError extends Error {
  * fresh copy the page owns, or a WireError saying why it is refused. Each field is read once.
  */
 export function cleanWire(w, limits = DEFAULT_LIMITS) {
-  const walk = { limits, maxNodes: 2 * limits.maxNumbers + 1000, numbers: 0, nodes: 0 };
+  return readWire(w, limits, Infinity).value;
+}
+
+/**
+ * cleanWire's walk -> { value, numbers }: `left` is what the run's earlier results left of limits.maxRunNumbers;
+ * a value of more numbers (or more than limits.maxNumbers) is refused.
+ */
+function readWire(w, limits, left) {
+  const cap = Math.min(limits.maxNumbers, left);
+  const walk = { limits, cap, maxNodes: 2 * limits.maxNumbers + 1000, numbers: 0, nodes: 0 };
   try {
-    return visitWire(walk, w, 0);
+    return { value: visitWire(walk, w, 0), numbers: walk.numbers };
   } catch (e) {
     // A getter (which structured clone never makes) or anything else unexpected: refused all the same.
     throw e instanceof WireError ? e : new WireError(say('refused.malformedValue'));
@@ -179,7 +188,10 @@ export function cleanWire(w, limits = DEFAULT_LIMITS) {
 const refuse = (key, params) => {
   throw new WireError(say(`refused.${key}`, params));
 };
-const tooMany = (walk) => refuse('numbers', { max: numeral(walk.limits.maxNumbers) });
+const tooMany = (walk) =>
+  walk.cap < walk.limits.maxNumbers
+    ? refuse('runNumbers', { max: numeral(walk.limits.maxRunNumbers) })
+    : refuse('numbers', { max: numeral(walk.limits.maxNumbers) });
 
 /** One node of cleanWire's walk (`walk`: the limits, and the numbers and nodes counted so far). */
 function visitWire(walk, v, depth) {
@@ -191,7 +203,7 @@ function visitWire(walk, v, depth) {
     case 'number': {
       const x = v.v;
       if (typeof x !== 'number') refuse('malformedValue');
-      if (++walk.numbers > walk.limits.maxNumbers) tooMany(walk);
+      if (++walk.numbers > walk.cap) tooMany(walk);
       return { k, v: x };
     }
     case 'bad':
@@ -215,7 +227,7 @@ function cleanTyped(walk, v) {
   const float64 = ArrayBuffer.isView(data) && typedTag.call(data) === 'Float64Array';
   if (typeof type !== 'string' || !float64) refuse('malformedValue');
   const n = typedLength.call(data);
-  if (n > walk.limits.maxNumbers - walk.numbers) tooMany(walk);
+  if (n > walk.cap - walk.numbers) tooMany(walk);
   let bytes;
   try {
     bytes = bufferBytes.call(typedBuffer.call(data));
@@ -256,7 +268,11 @@ function cleanObject(walk, v, depth) {
   return { k: 'object', entries };
 }
 
-export function cleanResult(r, limits) {
+/**
+ * A result message's result, checked (cleanWire for its value); `budget.left`, the numbers the run's results may still
+ * hold (limits.maxRunNumbers at first), is what the value's numbers are taken from.
+ */
+export function cleanResult(r, limits, budget = { left: Infinity }) {
   // The error's message is the page's reason (report.refused.*), for <ffn-exercise> in the reader's language.
   const refused = (m) => ({
     ok: false,
@@ -271,7 +287,9 @@ export function cleanResult(r, limits) {
       if (r.missing === true) out.missing = true;
       return out;
     }
-    return { ok: true, value: cleanWire(r.value, limits) };
+    const { value, numbers } = readWire(r.value, limits, budget.left);
+    budget.left -= numbers;
+    return { ok: true, value };
   } catch (e) {
     return refused(say('refused.unread', { why: e instanceof WireError ? e.i18n : say('refused.malformedValue') }));
   }

@@ -1,7 +1,7 @@
 // Runs learner source in a fresh worker with a hard timeout: in browsers a worker inside the sandbox frame (another
 // process in Chromium, see frame-host.js), in Node worker_threads.
 import { startFrameRun } from './frame-host.js';
-import { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS } from './limits.js';
+import { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, RUN_RESULTS_OF_MAX } from './limits.js';
 import { FRAME_DIED, NO_START, say } from './say.js';
 import { checkLimits, isRecord, readWorkerMessage, cleanResult, cleanError, cleanLogs } from './protocol.js';
 
@@ -187,7 +187,9 @@ async function runOnce(options = {}) {
   // The next run's worker: in Node it starts now, beside this run (a grading loop overlaps them); in a page once
   // this run has ended and the page is idle, where starting it alongside made the run itself 25 % slower.
   if (!IS_BROWSER) startSpare(workerUrl);
-  const run = { ...options, timeout, limits, base, nonce: makeNonce() };
+  // the worker and the page each hold the run's results to maxRunNumbers numbers in all
+  const runLimits = { ...limits, maxRunNumbers: RUN_RESULTS_OF_MAX * limits.maxNumbers };
+  const run = { ...options, timeout, limits: runLimits, base, nonce: makeNonce() };
   return new Promise((resolve) => superviseRun(w, run, resolve));
 }
 
@@ -198,7 +200,9 @@ async function runOnce(options = {}) {
 function superviseRun(w, run, resolve) {
   const { signal, workerUrl, base } = run;
   // stopping: the timeout fired, waiting for the sandbox to confirm the worker is gone
+  // budget: the numbers the run's results may still hold (cleanResult takes each result's from it)
   const st = { settled: false, stopping: false, lastIndex: -1, timer: null, started: 0 };
+  st.budget = { left: run.limits.maxRunNumbers };
   st.finish = (res) => {
     if (st.settled) return;
     st.settled = true;
@@ -244,7 +248,7 @@ function readRunMessage(w, run, st, raw) {
     st.lastIndex = m.index;
     if (run.onProgress) run.onProgress(m.index);
   } else if (m.type === 'result') {
-    if (base.results[m.index] === null) base.results[m.index] = cleanResult(raw.result, limits);
+    if (base.results[m.index] === null) base.results[m.index] = cleanResult(raw.result, limits, st.budget);
   } else {
     const compileError = raw.compileError ? cleanError(raw.compileError) : null;
     st.finish({ status: 'done', compileError, logs: cleanLogs(raw.logs) });

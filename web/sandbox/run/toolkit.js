@@ -45,6 +45,7 @@ export const WORKER_TEMPLATES = Object.freeze({
   deep: 'the result is nested deeper than {max} levels (at {path})',
   cycle: 'the result contains a cycle (at {path})',
   numbers: 'the result holds more than {max} numbers',
+  runNumbers: "the run's results hold more than {max} numbers in all",
   array: 'the result is an array of {n} items, more than {max}',
   keys: 'the result object has {n} keys, more than {max}',
   longKey: 'the result object has a key longer than {max} characters',

@@ -9,6 +9,7 @@ import * as toolkit from './toolkit.js';
  * worker_threads' parentPort.
  *   worker -> page  { type: 'ready' }
  *   page -> worker  { type: 'run', nonce, source, exports: [names], calls: [{ fn, args }], limits }
+ *                   (limits: maxNumbers, maxDepth, maxKeys of one result; maxRunNumbers of all results together)
  *   worker -> page  { type: 'progress', nonce, index }              before each call
  *   worker -> page  { type: 'result', nonce, index, result }         after each call
  *   worker -> page  { type: 'done', nonce, compileError, logs }
@@ -696,11 +697,13 @@ function readTyped(v, take) {
 const REFUSED = Object.freeze({});
 
 /**
- * The learner's value -> the wire format (plain objects, dense arrays, exact-size Float64Arrays).
- * Learner code may run here (getters, proxy traps) but never gets hold of what is built: every part
- * is made by this function with captured built-ins, so its sizes are the sizes it declares.
+ * The learner's value -> the wire format (plain objects, dense arrays, exact-size Float64Arrays), and its count of
+ * numbers. Learner code may run here (getters, proxy traps) but never gets hold of what is built: every part
+ * is made by this function with captured built-ins, so its sizes are the sizes it declares. `left`: the numbers the
+ * run's earlier results left of limits.maxRunNumbers; past it (or past maxNumbers) the result is refused.
  */
-function serialize(value, { maxNumbers, maxDepth, maxKeys }) {
+function serialize(value, { maxNumbers: perResult, maxDepth, maxKeys, maxRunNumbers }, left) {
+  const maxNumbers = left < perResult ? left : perResult;
   let numbers = 0;
   let refusal = null;
   // why the result is refused, as a message (see words)
@@ -708,7 +711,8 @@ function serialize(value, { maxNumbers, maxDepth, maxKeys }) {
     refusal = words(key, params);
     throw REFUSED;
   };
-  const tooMany = () => refuse('numbers', { max: maxNumbers });
+  const tooMany = () =>
+    maxNumbers < perResult ? refuse('runNumbers', { max: maxRunNumbers }) : refuse('numbers', { max: maxNumbers });
   // n more numbers (a typed array's): refused past maxNumbers
   const take = (n) => {
     if (n > maxNumbers - numbers) tooMany();
@@ -730,18 +734,16 @@ function serialize(value, { maxNumbers, maxDepth, maxKeys }) {
     const here = { v, up };
     if (isArray(v)) {
       const n = v.length;
-      if (typeof n !== 'number' || !(n <= maxNumbers)) {
+      if (typeof n !== 'number' || !(n <= perResult)) {
         // made a string once: a proxy's length may be an object whose toString is learner code
-        refuse('array', { n: isSafeInteger(n) ? n : StringCtor(n), max: maxNumbers });
+        refuse('array', { n: isSafeInteger(n) ? n : StringCtor(n), max: perResult });
       }
       const items = [];
       for (let i = 0; i < n; i++) append(items, visit(v[i], depth + 1, `${path}[${i}]`, here));
       return { k: 'array', items };
     }
     const keys = ObjectKeys(v);
-    if (keys.length > maxKeys) {
-      refuse('keys', { n: keys.length, max: maxKeys });
-    }
+    if (keys.length > maxKeys) refuse('keys', { n: keys.length, max: maxKeys });
     const entries = {};
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i];
@@ -753,16 +755,17 @@ function serialize(value, { maxNumbers, maxDepth, maxKeys }) {
   };
   // Both keys always own, so reading them never reaches a getter learner code put on Object.prototype.
   try {
-    return { wire: visit(value, 0, 'result', null), refusal: null };
+    return { wire: visit(value, 0, 'result', null), numbers, refusal: null }; // numbers: read after the walk
   } catch (err) {
-    if (err === REFUSED) return { wire: null, refusal };
+    if (err === REFUSED) return { wire: null, numbers: 0, refusal };
     throw err;
   }
 }
 
 /* ---------------- run ---------------- */
 
-function callOne(fns, call, source, limits) {
+/** One call, its result in the wire format; `budget.left`: what the run's results may still hold (numbers). */
+function callOne(fns, call, source, limits, budget) {
   let f;
   try {
     f = fns[call.fn];
@@ -789,7 +792,7 @@ function callOne(fns, call, source, limits) {
   }
   let read;
   try {
-    read = serialize(out, limits);
+    read = serialize(out, limits, budget.left);
   } catch (err) {
     const e = describeError(err, source);
     const message = words('readingThrew', { message: e.message.text });
@@ -798,6 +801,7 @@ function callOne(fns, call, source, limits) {
   if (read.refusal !== null) {
     return { ok: false, refused: true, error: { name: 'Refused', message: read.refusal, line: null, column: null } };
   }
+  budget.left -= read.numbers;
   return { ok: true, value: read.wire };
 }
 
@@ -851,7 +855,10 @@ function compileFailed(err, wrapped, source, done) {
  */
 function run(msg) {
   const { nonce, exports: names, calls } = msg;
-  const limits = { maxNumbers: msg.limits.maxNumbers, maxDepth: msg.limits.maxDepth, maxKeys: msg.limits.maxKeys };
+  const { maxNumbers, maxDepth, maxKeys, maxRunNumbers: run } = msg.limits;
+  const maxRunNumbers = isSafeInteger(run) && run >= 0 ? run : Infinity; // a page without it: no bound of the run's
+  const limits = { maxNumbers, maxDepth, maxKeys, maxRunNumbers };
+  const budget = { __proto__: null, left: maxRunNumbers }; // numbers the run's results may still hold
   const stripped = stripExports(String(msg.source));
   const done = (compileError) => post({ type: 'done', nonce, compileError, logs });
 
@@ -893,7 +900,7 @@ function run(msg) {
 
   for (let i = 0; i < calls.length; i++) {
     post({ type: 'progress', nonce, index: i });
-    post({ type: 'result', nonce, index: i, result: callOne(fns, calls[i], source, limits) });
+    post({ type: 'result', nonce, index: i, result: callOne(fns, calls[i], source, limits, budget) });
   }
   done(null);
 }
