@@ -318,18 +318,28 @@ test('both edits flip a fact and Undo restores every bit, for every activation o
   console.log(`# small set (${idx.facts.length} facts, d_ff 128), fact ${f}: ${figures.join('; ')}`);
 });
 
-test('a main-thread edit given up (pause) resolves to null and leaves nothing half-taken behind', async () => {
+/** Two sessions of the small facts, the same sizes and seed, each trained until it stops by itself. */
+async function twoTrainedSessions() {
   const ffn = await import('ffn-lab');
   await ffn.ready({ relaxed: false });
   const { LabSession } = await import('../../web/components/memory-lab/session.js');
-  const { FrameDriver } = await import('../../web/components/memory-lab/driver.js');
   const idx = smallFacts();
-  const [s, fresh] = [0, 1].map(() => new LabSession(ffn, idx, { d: 32, dff: 128, seed: 5 }));
-  for (const x of [s, fresh]) {
+  const both = [0, 1].map(() => new LabSession(ffn, idx, { d: 32, dff: 128, seed: 5 }));
+  for (const x of both) {
     let r;
     do r = x.train(0, { maxSteps: 1 });
     while (!r.stop);
   }
+  return { ffn, idx, both };
+}
+
+test('a main-thread edit given up (pause) resolves to null and leaves nothing half-taken behind', async () => {
+  const { FrameDriver } = await import('../../web/components/memory-lab/driver.js');
+  const {
+    ffn,
+    idx,
+    both: [s, fresh],
+  } = await twoTrainedSessions();
   const stopped = [];
   const hooks = { progress() {}, stopped: () => stopped.push(1), point() {}, measured() {}, failed() {} };
   const driver = new FrameDriver(ffn, s, hooks);
@@ -367,16 +377,12 @@ test('a main-thread edit given up (pause) resolves to null and leaves nothing ha
 });
 
 test("an edit by the worker's code, adopted, matches the page's own; Undo restores every bit", async () => {
-  const ffn = await import('ffn-lab');
-  await ffn.ready({ relaxed: false });
-  const { LabSession, editSteps, finish } = await import('../../web/components/memory-lab/session.js');
-  const idx = smallFacts();
-  const [page, other] = [0, 1].map(() => new LabSession(ffn, idx, { d: 32, dff: 128, seed: 5 }));
-  for (const s of [page, other]) {
-    let r;
-    do r = s.train(0, { maxSteps: 1 });
-    while (!r.stop);
-  }
+  const { editSteps, finish } = await import('../../web/components/memory-lab/session.js');
+  const {
+    ffn,
+    idx,
+    both: [page, other],
+  } = await twoTrainedSessions();
   // what train-worker.js holds: its own model of the same weights
   const ed = { ffn, model: other.model, trained: null, reading: () => lm.readModel(other.model, idx.triples) };
   const trained = page.model.copyWeights();
