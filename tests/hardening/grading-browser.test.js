@@ -64,7 +64,7 @@ test(
   'browser: grading hostile results never blocks the main thread over 50 ms; bounded reports in the timeout + 1 s',
   { skip: skip || false, timeout: 600_000 },
   async () => {
-    const worst = { long: 0, gap: 0, size: 0, ms: 0 };
+    const worst = { long: 0, gap: 0, size: 0, ms: 0, again: [] }; // again: the cases run more than once
     for (const { id } of exercises) {
       for (const [what, body] of Object.entries(ATTACKS)) {
         const label = `${id}, ${what}`;
@@ -101,11 +101,13 @@ test(
         worst.gap = Math.max(worst.gap, r.gap);
         worst.size = Math.max(worst.size, r.size);
         worst.ms = Math.max(worst.ms, r.ms);
+        if (seen.length > 1) worst.again.push(`${label}: ${seen.join(', ')}`);
       }
     }
     console.log(
       `worst: long task ${worst.long} ms, heartbeat gap ${worst.gap.toFixed(0)} ms, ` +
-        `report ${worst.size} JSON characters, grading ${worst.ms.toFixed(0)} ms`,
+        `report ${worst.size} JSON characters, grading ${worst.ms.toFixed(0)} ms; over the bound at first: ` +
+        (worst.again.join('; ') || 'none'),
     );
   },
 );
