@@ -118,6 +118,13 @@ export async function runEngines({ probeBytes, quick = false, log = console.log,
         `  ${r.engine}: ${r.kernels.selected}, min ${against(least, KERNEL_GOAL)} ${met}; host: ${hostVerdict(r.load)}`,
       );
     }
+    // The ratios above are against each engine's own peak loop, which the engines compile unequally on one core
+    log('the same core in GFLOPS: each peak loop (median) and the selected kernel alone (least..most over the shapes)');
+    for (const r of results) {
+      const g = r.rows.map((w) => w.gflops);
+      const span = `${Math.min(...g).toFixed(1)}..${Math.max(...g).toFixed(1)}`;
+      log(`  ${r.engine}: peak loop ${r.load.median.toFixed(1)}, kernel ${span}`);
+    }
     log('targets (issue 17), this run:');
     for (const r of results) {
       const big = r.rows.filter((w) => w.M >= 128);
