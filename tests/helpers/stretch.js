@@ -1,12 +1,12 @@
 // Test helper: how much a loaded machine stretches a page's main-thread work right now, from a fixed workload.
 
 /*
- * A long-task bound (100 ms) proves that page-side work is cut into slices: before the slicing, grading hostile
+ * A long-task bound (50 or 100 ms) proves that page-side work is cut into slices: before the slicing, grading hostile
  * results took one task of 500 to 1,500 ms, every run. On the 2-core machine shared with other work (and in CI)
  * the OS deschedules the page's thread, and a 40 ms slice is reported as 140 ms for several runs in a row, which
  * retrying alone does not cure. So a bound is scaled by the stretch measured in the same page right after each
  * attempt: a fixed workload timed then, against its fastest time in that page (its cost when the machine was
- * quiet), never below 1 and at most MAX_STRETCH, so that a scaled bound of 100 ms stays at 250 ms or less: below
+ * quiet), never below 1 and at most MAX_STRETCH, so that a scaled bound of 50 ms stays at 125 ms or less: below
  * what unsliced work takes on a quiet machine, and far below what it takes on a loaded one.
  */
 export const MAX_STRETCH = 2.5;
