@@ -75,7 +75,7 @@ async function withoutLongTasks(what, fn, arg, check) {
   assert.fail(`${what}: main-thread tasks over their bound in all three attempts: ${seen.join('; ')}`);
 }
 
-// Hostile results: 2^32 - 1 declared items, an 8 MiB buffer behind 4 numbers, deep, wide, long texts, 2^32 - 1 logs.
+// Hostile results: 2^32 - 1 declared items, a 1 MiB buffer behind 4 numbers, deep, wide, long texts, 2^32 - 1 logs.
 test('browser: hostile results from a stand-in worker are refused, no main-thread task of 100 ms', SLOW, async () => {
   for (const { id } of exercises) {
     // every built-in: tensors, objects of tensors, indices, numbers

@@ -335,7 +335,7 @@ test('cleanWire property: 3,000 hostile values each give a checked, bounded valu
   if (process.env.FFN_BOUNDS_DEBUG) console.log({ accepted, slowest });
 });
 
-// Hostile messages: 2^32 - 1 declared items, an 8 MiB buffer behind 4 numbers, deep, wide, long texts, stray
+// Hostile messages: 2^32 - 1 declared items, a 1 MiB buffer behind 4 numbers, deep, wide, long texts, stray
 // indices, 2^32 - 1 log lines.
 test('Node grader: a stand-in worker sending hostile messages: within timeout + 1 s, all refused/failed', async () => {
   const timeout = 2000;
