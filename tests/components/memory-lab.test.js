@@ -196,20 +196,36 @@ test('the key covariance and the target value in steps: the float64 sums, one sl
   let mean = 0;
   for (let i = 0; i < dff; i++) mean += want[i * dff + i] / dff;
   for (let i = 0; i < dff; i++) want[i * dff + i] += lm.LAMBDA * mean + 1e-8;
-  for (const [name, matmul, tol] of [
+  for (const [name, kernels, tol] of [
     ['float64', null, 1e-12],
-    ['matmul', ffn.matmul, 1e-6],
+    ['wasm', ffn, 1e-6],
   ]) {
-    const gen = lm.keyCovarianceSteps(lab, matmul, 0);
+    const gen = lm.keyCovarianceSteps(lab, kernels, 0);
     let r;
     let yields = 0;
     while (!(r = gen.next()).done) yields++;
     assert.equal(yields, 2, `${name}: a yield after each block of rows`);
-    const one = lm.keyCovariance(lab, matmul);
+    const one = lm.keyCovariance(lab, kernels);
     assert.deepEqual(r.value, one, `${name}: in steps, the same bits as in one call`);
     const err = Math.max(...one.map((v, i) => Math.abs(v - want[i]) / (Math.abs(want[i]) + 1e-3)));
     assert.ok(err < tol, `${name}: C within ${tol} of the float64 sums; off by ${err}`);
   }
+  // the wasm layer holding A lives as long as the steps: disposed at their end, or when they are given up
+  const live = new Set();
+  const counted = {
+    createLinear: (o) => {
+      const layer = ffn.createLinear(o);
+      live.add(layer);
+      return { forward: (x) => layer.forward(x), dispose: () => (live.delete(layer), layer.dispose()) };
+    },
+  };
+  lm.keyCovariance(lab, counted);
+  assert.equal(live.size, 0, 'disposed at the end');
+  const given = lm.keyCovarianceSteps(lab, counted, 0);
+  given.next();
+  assert.equal(live.size, 1, 'held between two steps');
+  given.return();
+  assert.equal(live.size, 0, 'disposed when given up');
 });
 
 test('a rank-one edit flips the fact; fine-tuning flips it too; both measured; restore undoes them', () => {

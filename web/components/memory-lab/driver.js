@@ -102,7 +102,10 @@ export class FrameDriver {
       this._loop(
         () => !(r = steps.next()).done,
         () => nextTask(() => ok(r.value)),
-        () => ok(null),
+        () => {
+          steps.return(); // its finally blocks run (a wasm layer of the key covariance is disposed)
+          ok(null);
+        },
       ),
     );
   }

@@ -151,52 +151,87 @@ export function inspectFact(model, lab, f) {
   return { fact: f, object: o, predicted, p: p[predicted], pObject: p[o], logit: logits[o], residual, sum, memories };
 }
 
+/** The time a step of keyCovarianceSteps or targetValueSteps may take before it yields (ms). */
+export const STEP_MS = 10;
+
+/** A generator's clock: due() is true, and starts the next slice, once sliceMs have passed since the last. */
+function sliceClock(sliceMs) {
+  let t0 = performance.now();
+  return () => {
+    const t = performance.now();
+    if (t - t0 < sliceMs) return false;
+    t0 = t;
+    return true;
+  };
+}
+
+/** A generator run to its end: its return value. */
+export function finish(steps) {
+  let r;
+  do r = steps.next();
+  while (!r.done);
+  return r.value;
+}
+
 // ---- the edit ---------------------------------------------------------------------------------------------------
 
 /**
  * The key covariance C = K^T K / N + lambda I (dff, dff), float64, of the stored facts' keys K = A (N, dff);
  * lambda = LAMBDA times C's mean diagonal (a ridge that keeps C positive definite when memories never fire).
- * matmul: ffn-lab's (A^T A in wasm), else a float64 loop.
+ * ffn: ffn-lab (A^T A in wasm), else a float64 loop.
  */
 export const LAMBDA = 0.01;
-export function keyCovariance(lab, matmul = null) {
-  return finish(keyCovarianceSteps(lab, matmul));
+export function keyCovariance(lab, ffn = null) {
+  return finish(keyCovarianceSteps(lab, ffn));
 }
 
-/** Rows of C a matmul of keyCovarianceSteps computes (the rows of a product do not depend on the others'). */
+/** Rows of C a product of keyCovarianceSteps computes (the rows of a product do not depend on the others'). */
 export const COV_ROWS = 32;
 
-/** keyCovariance in steps: it yields after about sliceMs (the page's task ends there), then returns C. */
-export function* keyCovarianceSteps(lab, matmul = null, sliceMs = 10) {
+/**
+ * keyCovariance in steps: it yields after about sliceMs (the page's task ends there), then returns C. With ffn, A
+ * stays in wasm memory as a linear layer's W (createLinear) for the whole walk, each block of C's rows one forward
+ * pass; the layer is disposed at the end, or when the caller gives the steps up with return().
+ */
+export function* keyCovarianceSteps(lab, ffn = null, sliceMs = STEP_MS) {
   const { A, N, dff } = lab;
   const C = new Float64Array(dff * dff);
-  let t0 = performance.now();
-  for (let i0 = 0; i0 < dff; i0 += COV_ROWS) {
-    const i1 = Math.min(dff, i0 + COV_ROWS);
-    if (matmul) {
-      const AT = new Float32Array((i1 - i0) * N); // rows i0..i1-1 of A^T
-      for (let f = 0; f < N; f++) for (let i = i0; i < i1; i++) AT[(i - i0) * N + f] = A[f * dff + i];
-      const P = matmul({ data: AT, shape: [i1 - i0, N] }, { data: A, shape: [N, dff] }).data;
-      for (let i = 0; i < P.length; i++) C[i0 * dff + i] = P[i] / N;
-    } else {
-      for (let f = 0; f < N; f++) {
-        const o = f * dff;
-        for (let i = i0; i < i1; i++) {
-          const ai = A[o + i];
-          if (ai !== 0) for (let j = 0; j < dff; j++) C[i * dff + j] += (ai * A[o + j]) / N;
-        }
-      }
+  const due = sliceClock(sliceMs);
+  const layer = typeof ffn?.createLinear === 'function' ? ffn.createLinear({ W: { data: A, shape: [N, dff] } }) : null;
+  try {
+    for (let i0 = 0; i0 < dff; i0 += COV_ROWS) {
+      const i1 = Math.min(dff, i0 + COV_ROWS);
+      if (layer) covRowsWasm(C, lab, layer, i0, i1);
+      else covRows64(C, lab, i0, i1);
+      if (due()) yield;
     }
-    if (performance.now() - t0 >= sliceMs) {
-      yield;
-      t0 = performance.now();
-    }
+  } finally {
+    layer?.dispose();
   }
   let trace = 0;
   for (let i = 0; i < dff; i++) trace += C[i * dff + i];
   const lambda = LAMBDA * (trace / dff) + 1e-8;
   for (let i = 0; i < dff; i++) C[i * dff + i] += lambda;
   return C;
+}
+
+/** Rows i0..i1-1 of C = A^T A / N by the layer of W = A: the rows i0..i1-1 of A^T, forward. */
+function covRowsWasm(C, { A, N, dff }, layer, i0, i1) {
+  const AT = new Float32Array((i1 - i0) * N);
+  for (let f = 0; f < N; f++) for (let i = i0; i < i1; i++) AT[(i - i0) * N + f] = A[f * dff + i];
+  const P = layer.forward({ data: AT, shape: [i1 - i0, N] }).data;
+  for (let i = 0; i < P.length; i++) C[i0 * dff + i] = P[i] / N;
+}
+
+/** Rows i0..i1-1 of C = A^T A / N in float64, the facts in order. */
+function covRows64(C, { A, N, dff }, i0, i1) {
+  for (let f = 0; f < N; f++) {
+    const o = f * dff;
+    for (let i = i0; i < i1; i++) {
+      const ai = A[o + i];
+      if (ai !== 0) for (let j = 0; j < dff; j++) C[i * dff + j] += (ai * A[o + j]) / N;
+    }
+  }
 }
 
 /**
@@ -232,13 +267,13 @@ export function targetValue(lab, x, kStar, newObject) {
 }
 
 /** targetValue in steps: it yields after each slice of about sliceMs (the page's task ends there), then returns. */
-export function* targetValueSteps(lab, x, kStar, newObject, sliceMs = 10) {
+export function* targetValueSteps(lab, x, kStar, newObject, sliceMs = STEP_MS) {
   const { d, dff, W2, U, nObjects } = lab;
   const v = new Float64Array(d);
   for (let i = 0; i < dff; i++) if (kStar[i] !== 0) for (let j = 0; j < d; j++) v[j] += kStar[i] * W2[i * d + j];
   const logits = new Float64Array(nObjects);
   const h = new Float64Array(d);
-  let t0 = performance.now();
+  const due = sliceClock(sliceMs);
   for (let step = 0; step <= 200; step++) {
     for (let j = 0; j < d; j++) h[j] = x[j] + v[j];
     for (let o = 0; o < nObjects; o++) logits[o] = dot(h, 0, U, o * d, d);
@@ -246,20 +281,9 @@ export function* targetValueSteps(lab, x, kStar, newObject, sliceMs = 10) {
     if (p[newObject] >= TARGET_P || step === 200) return { vStar: v, steps: step, p: p[newObject] };
     p[newObject] -= 1;
     for (let o = 0; o < nObjects; o++) if (p[o] !== 0) for (let j = 0; j < d; j++) v[j] -= p[o] * U[o * d + j];
-    if (performance.now() - t0 >= sliceMs) {
-      yield;
-      t0 = performance.now();
-    }
+    if (due()) yield;
   }
   return null; // not reached
-}
-
-/** A generator run to its end: its return value. */
-export function finish(steps) {
-  let r;
-  do r = steps.next();
-  while (!r.done);
-  return r.value;
 }
 
 /**
@@ -273,7 +297,7 @@ export function covarianceSolver(lab, ffn = null) {
 
 /** covarianceSolver in steps (keyCovarianceSteps', then one for the factor); returns the solver. */
 export function* covarianceSolverSteps(lab, ffn = null) {
-  const C = yield* keyCovarianceSteps(lab, ffn?.matmul ?? null);
+  const C = yield* keyCovarianceSteps(lab, ffn);
   const n = lab.dff;
   if (typeof ffn?.spdSolve === 'function') {
     const A = { data: Float32Array.from(C), shape: [n, n] };

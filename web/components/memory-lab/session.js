@@ -42,7 +42,7 @@ export function modelOptions(idx, { d, dff, seed, activation = 'relu' }) {
 }
 
 export class LabSession {
-  /** ffn: ffn-lab (its createMemoryModel and matmul); idx: indexFacts' result; sizes { d, dff, seed, activation? }. */
+  /** ffn: ffn-lab (its trainer, layers, edit kernels); idx: indexFacts' result; sizes { d, dff, seed, activation? }. */
   constructor(ffn, idx, sizes) {
     this.ffn = ffn;
     this.idx = idx;
